@@ -1,0 +1,123 @@
+// Package export turns cases into files and text: case JSON in a versioned
+// schema, comparisons of cases, and write-ups.
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// SchemaID names the case format. It is the first field of every export.
+const SchemaID = "replaylab.case/v1"
+
+// MaxCaseBytes bounds a case file read from disk.
+const MaxCaseBytes = 64 << 20
+
+// document is a case as written to disk: the schema id first, then the case.
+type document struct {
+	Schema string `json:"schema"`
+	*missions.Case
+}
+
+// Marshal renders a case as indented JSON with a trailing newline. The same
+// case always gives the same bytes.
+func Marshal(c *missions.Case) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(document{Schema: SchemaID, Case: c}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Unmarshal reads a case file. name is used in error messages, which say
+// what is wrong and where (line:col for JSON syntax errors).
+func Unmarshal(name string, data []byte) (*missions.Case, error) {
+	if len(data) > MaxCaseBytes {
+		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", name, len(data), MaxCaseBytes)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	switch {
+	case head.Schema == nil:
+		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
+	case *head.Schema != SchemaID:
+		if strings.HasPrefix(*head.Schema, "replaylab.case/") {
+			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %q)", name, *head.Schema, SchemaID)
+		}
+		return nil, fmt.Errorf("%s: not a replaylab case: schema is %q (expected %q)", name, *head.Schema, SchemaID)
+	}
+	doc := document{Case: &missions.Case{}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: unexpected data after the case object", name)
+	}
+	if err := validateCase(doc.Case); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc.Case, nil
+}
+
+// validateCase checks what the JSON decoder cannot: that the inputs can be
+// run again.
+func validateCase(c *missions.Case) error {
+	if c.Mission.ID == "" {
+		return errors.New("the case has no mission id")
+	}
+	if len(c.Mission.Intents) == 0 || len(c.Mission.Schedule) == 0 {
+		return fmt.Errorf("mission %s: the case has no intents or no schedule", c.Mission.ID)
+	}
+	if err := c.Settings.Validate(); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	return nil
+}
+
+// jsonError turns a decoder error into file:line:col: what is wrong.
+func jsonError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := position(data, se.Offset)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, se)
+	case errors.As(err, &te):
+		line, col := position(data, te.Offset)
+		return fmt.Errorf("%s:%d:%d: field %q holds %s; expected %s", name, line, col, te.Field, te.Value, te.Type)
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: the case ends too early: the file is truncated", name)
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	line, col = 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}

@@ -1,0 +1,488 @@
+// Package ledger is the simulated provider: a sequential, in-memory record of
+// effects (committed mutations) and idempotency records, governed by a
+// provider contract.
+//
+// The ledger is pure. It never reads a clock, touches a file or starts a
+// goroutine: the driver hands it requests with Submit and moves its virtual
+// clock with Advance, and it answers with what it did.
+package ledger
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Contract is what the provider promises about repeated requests.
+type Contract string
+
+// The provider contracts.
+const (
+	// None ignores idempotency keys: every executed request is a new effect.
+	None Contract = "none"
+	// V1 saves the first response once execution begins and replays it,
+	// errors included, for every repeat with the same key and payload.
+	V1 Contract = "v1"
+	// V2 is like V1, but a repeat after a failed or partial execution
+	// completes the work and returns the updated response.
+	V2 Contract = "v2"
+)
+
+// Contracts lists every contract, in the order they are offered.
+var Contracts = []Contract{V1, V2, None}
+
+// ParseContract reads a contract name.
+func ParseContract(s string) (Contract, error) {
+	for _, c := range Contracts {
+		if string(c) == s {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("unknown contract %q (accepted: v1, v2, none)", s)
+}
+
+// Config configures a ledger.
+type Config struct {
+	Contract Contract
+	// Retention is how many ticks an idempotency record is kept before it is
+	// pruned (assumption D). After that, the key executes anew.
+	Retention int
+}
+
+// DefaultRetention is the retention window when a mission names none.
+const DefaultRetention = 100
+
+// Validate rejects a configuration the ledger cannot run.
+func (c Config) Validate() error {
+	if _, err := ParseContract(string(c.Contract)); err != nil {
+		return err
+	}
+	if c.Retention < 1 {
+		return fmt.Errorf("retention %d ticks: must be at least 1", c.Retention)
+	}
+	return nil
+}
+
+// ObjectID names an object the provider created. Zero means no object.
+type ObjectID int
+
+// String renders the id the way a payment provider would show it.
+func (id ObjectID) String() string {
+	if id == 0 {
+		return ""
+	}
+	return "re_" + pad4(int(id))
+}
+
+// MarshalText renders the id for JSON.
+func (id ObjectID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText reads an id written by MarshalText.
+func (id *ObjectID) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "" {
+		*id = 0
+		return nil
+	}
+	if len(s) < 4 || s[:3] != "re_" {
+		return fmt.Errorf("object id %q: want re_NNNN", s)
+	}
+	n, err := strconv.Atoi(s[3:])
+	if err != nil || n < 1 {
+		return fmt.Errorf("object id %q: want re_NNNN", s)
+	}
+	*id = ObjectID(n)
+	return nil
+}
+
+func pad4(n int) string {
+	s := strconv.Itoa(n)
+	for len(s) < 4 {
+		s = "0" + s
+	}
+	return s
+}
+
+// Status is the documented state of an object (assumption E).
+type Status string
+
+// Object statuses. Succeeded and Failed are terminal.
+const (
+	Pending   Status = "pending"
+	Succeeded Status = "succeeded"
+	Failed    Status = "failed"
+)
+
+// Terminal reports whether the status is a documented terminal state.
+func (s Status) Terminal() bool { return s == Succeeded || s == Failed }
+
+// Request is one send that reached the provider.
+type Request struct {
+	// Intent is the caller's metadata linking the request to its logical
+	// operation; read-backs search by it.
+	Intent string
+	// Key is the idempotency key, or "" for none.
+	Key string
+	// Digest binds operation type, principal and normalized payload.
+	Digest string
+	// Payload is the normalized payload, for people reading the ledger.
+	Payload string
+}
+
+// Execution is what the provider does with a request it decides to run.
+// It comes from the fixture; deduplication is the ledger's job.
+type Execution struct {
+	Kind ExecKind
+	// Delay is, for CommitLater, the ticks until the commit, and for
+	// CommitPending, the ticks until the object reaches Terminal.
+	Delay int
+	// Terminal is the status a pending object ends in.
+	Terminal Status
+}
+
+// ExecKind names an Execution.
+type ExecKind int
+
+// The ways a request can execute.
+const (
+	// Reject refuses the request before execution; nothing is saved.
+	Reject ExecKind = iota
+	// Commit creates the effect and saves a success response.
+	Commit
+	// CommitServerError creates the effect but saves a 500 response.
+	CommitServerError
+	// CommitLater keeps executing past the caller's patience and commits
+	// Delay ticks later.
+	CommitLater
+	// CommitPending creates the object in Pending; it turns Terminal Delay
+	// ticks later.
+	CommitPending
+)
+
+// Action is what the provider did with a request.
+type Action string
+
+// Provider actions.
+const (
+	Rejected  Action = "rejected"  // refused before execution; nothing saved
+	Committed Action = "committed" // a new effect
+	Executing Action = "executing" // started; the effect lands later
+	Replayed  Action = "replayed"  // saved response returned; no new effect
+	Completed Action = "completed" // v2: earlier partial work finished; updated response
+	Conflict  Action = "conflict"  // same key still executing; nothing saved
+	Mismatch  Action = "mismatch"  // saved key, different payload digest; rejected
+)
+
+// Response is what the provider answered (whether or not the caller hears it).
+type Response struct {
+	Code   int      `json:"code"`
+	Object ObjectID `json:"object,omitempty"`
+	Status Status   `json:"status,omitempty"`
+}
+
+// HTTP-like response codes the provider uses.
+const (
+	CodeOK          = 200
+	CodeBadRequest  = 400
+	CodeConflict    = 409
+	CodeMismatch    = 422
+	CodeServerError = 500
+)
+
+// Result is the provider's answer to Submit.
+type Result struct {
+	Action   Action
+	Response Response
+}
+
+// RecordState is the state of an idempotency record.
+type RecordState string
+
+// Record states.
+const (
+	RecordExecuting RecordState = "executing"
+	RecordSaved     RecordState = "saved"
+)
+
+// Object is one effect: a committed mutation, such as one refund.
+type Object struct {
+	ID      ObjectID `json:"id"`
+	Intent  string   `json:"intent"`
+	Key     string   `json:"key,omitempty"`
+	Digest  string   `json:"digest"`
+	Payload string   `json:"payload"`
+	Status  Status   `json:"status"`
+	Tick    int      `json:"tick"`
+	// ResolveAt is the tick a pending object reaches its terminal state.
+	ResolveAt int    `json:"resolve_at,omitempty"`
+	terminal  Status // the status a pending object will reach
+}
+
+// Record is an idempotency record: a key bound to a payload digest, the
+// saved response and an expiry.
+type Record struct {
+	Key       string      `json:"key"`
+	Digest    string      `json:"digest"`
+	State     RecordState `json:"state"`
+	Response  Response    `json:"response"`
+	ExpiresAt int         `json:"expires_at"`
+	// partial marks a saved response that does not reflect the completed
+	// work (a saved 500); v2 completes it on a repeat.
+	partial bool
+}
+
+// Change is something the ledger did on its own while the clock moved.
+type Change struct {
+	Tick   int
+	Kind   ChangeKind
+	Object ObjectID
+	Key    string
+	Intent string
+	Status Status
+}
+
+// ChangeKind names a Change.
+type ChangeKind string
+
+// Change kinds.
+const (
+	LateCommit ChangeKind = "late_commit" // an executing request committed
+	Resolved   ChangeKind = "resolved"    // a pending object reached a terminal state
+	Pruned     ChangeKind = "pruned"      // an idempotency record expired
+)
+
+type lateCommit struct {
+	at  int
+	req Request
+}
+
+// Ledger is the provider's sequential in-memory state.
+type Ledger struct {
+	cfg     Config
+	now     int
+	objects []Object
+	records map[string]Record
+	order   []string // record keys in the order they were first saved
+	late    []lateCommit
+}
+
+// New returns an empty ledger at tick 0.
+func New(cfg Config) (*Ledger, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Ledger{cfg: cfg, records: make(map[string]Record)}, nil
+}
+
+// Config returns the ledger's configuration.
+func (l *Ledger) Config() Config { return l.cfg }
+
+// Now is the ledger's current tick.
+func (l *Ledger) Now() int { return l.now }
+
+// Effects is the number of committed effects.
+func (l *Ledger) Effects() int { return len(l.objects) }
+
+// Busy reports whether anything is still in motion: a request executing
+// past its caller's patience, or an object not yet in a terminal state.
+func (l *Ledger) Busy() bool {
+	if len(l.late) > 0 {
+		return true
+	}
+	for _, o := range l.objects {
+		if o.Status == Pending {
+			return true
+		}
+	}
+	return false
+}
+
+// Object returns the object with the given id.
+func (l *Ledger) Object(id ObjectID) (Object, bool) {
+	if id < 1 || int(id) > len(l.objects) {
+		return Object{}, false
+	}
+	return l.objects[id-1], true
+}
+
+// Find returns the objects whose metadata links them to intent, oldest
+// first: the caller's read-back.
+func (l *Ledger) Find(intent string) []Object {
+	var out []Object
+	for _, o := range l.objects {
+		if o.Intent == intent {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// Submit handles one request that reached the provider at the current tick.
+func (l *Ledger) Submit(req Request, ex Execution) Result {
+	if l.cfg.Contract == None || req.Key == "" {
+		return l.execute(req, ex, false)
+	}
+	rec, ok := l.records[req.Key]
+	if ok && rec.ExpiresAt <= l.now {
+		l.prune(req.Key)
+		ok = false
+	}
+	if !ok {
+		return l.execute(req, ex, true)
+	}
+	if rec.Digest != req.Digest {
+		return Result{Action: Mismatch, Response: Response{Code: CodeMismatch}}
+	}
+	if rec.State == RecordExecuting {
+		return Result{Action: Conflict, Response: Response{Code: CodeConflict}}
+	}
+	if l.cfg.Contract == V2 && rec.partial {
+		// v2 finishes the partial work instead of replaying the error.
+		o := l.objects[rec.Response.Object-1]
+		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
+		rec.partial = false
+		l.records[req.Key] = rec
+		return Result{Action: Completed, Response: rec.Response}
+	}
+	resp := rec.Response
+	if l.cfg.Contract == V2 && resp.Object != 0 {
+		// v2 returns the updated response, with the object as it is now.
+		resp.Status = l.objects[resp.Object-1].Status
+	}
+	return Result{Action: Replayed, Response: resp}
+}
+
+func (l *Ledger) execute(req Request, ex Execution, save bool) Result {
+	switch ex.Kind {
+	case Reject:
+		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
+	case CommitLater:
+		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: req})
+		if save {
+			l.save(Record{Key: req.Key, Digest: req.Digest, State: RecordExecuting})
+		}
+		return Result{Action: Executing}
+	}
+	o := l.commit(req)
+	resp := Response{Code: CodeOK, Object: o.ID, Status: o.Status}
+	rec := Record{Key: req.Key, Digest: req.Digest, State: RecordSaved}
+	switch ex.Kind {
+	case CommitServerError:
+		resp = Response{Code: CodeServerError, Object: o.ID}
+		rec.partial = true
+	case CommitPending:
+		p := &l.objects[o.ID-1]
+		p.Status = Pending
+		p.ResolveAt = l.now + ex.Delay
+		p.terminal = ex.Terminal
+		resp.Status = Pending
+	}
+	rec.Response = resp
+	if save {
+		l.save(rec)
+	}
+	return Result{Action: Committed, Response: resp}
+}
+
+func (l *Ledger) commit(req Request) Object {
+	o := Object{
+		ID:      ObjectID(len(l.objects) + 1),
+		Intent:  req.Intent,
+		Key:     req.Key,
+		Digest:  req.Digest,
+		Payload: req.Payload,
+		Status:  Succeeded,
+		Tick:    l.now,
+	}
+	l.objects = append(l.objects, o)
+	return o
+}
+
+func (l *Ledger) save(rec Record) {
+	if _, ok := l.records[rec.Key]; !ok {
+		l.order = append(l.order, rec.Key)
+	}
+	rec.ExpiresAt = l.now + l.cfg.Retention
+	l.records[rec.Key] = rec
+}
+
+func (l *Ledger) prune(key string) {
+	delete(l.records, key)
+	for i, k := range l.order {
+		if k == key {
+			l.order = append(l.order[:i], l.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Advance moves the clock forward by ticks and returns what the provider did
+// on its own meanwhile, in order: late commits land, pending objects reach
+// their terminal state and expired records are pruned.
+func (l *Ledger) Advance(ticks int) []Change {
+	var changes []Change
+	for range ticks {
+		l.now++
+		changes = l.settle(changes)
+	}
+	return changes
+}
+
+func (l *Ledger) settle(changes []Change) []Change {
+	kept := l.late[:0]
+	for _, lc := range l.late {
+		if lc.at > l.now {
+			kept = append(kept, lc)
+			continue
+		}
+		o := l.commit(lc.req)
+		if l.cfg.Contract != None && lc.req.Key != "" {
+			if rec, ok := l.records[lc.req.Key]; ok && rec.State == RecordExecuting {
+				rec.State = RecordSaved
+				rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
+				rec.ExpiresAt = l.now + l.cfg.Retention
+				l.records[lc.req.Key] = rec
+			}
+		}
+		changes = append(changes, Change{Tick: l.now, Kind: LateCommit, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+	}
+	l.late = kept
+	for i := range l.objects {
+		o := &l.objects[i]
+		if o.Status == Pending && o.ResolveAt <= l.now {
+			o.Status = o.terminal
+			changes = append(changes, Change{Tick: l.now, Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+		}
+	}
+	for i := 0; i < len(l.order); {
+		k := l.order[i]
+		if rec := l.records[k]; rec.State == RecordSaved && rec.ExpiresAt <= l.now {
+			l.prune(k)
+			changes = append(changes, Change{Tick: l.now, Kind: Pruned, Key: k})
+			continue
+		}
+		i++
+	}
+	return changes
+}
+
+// Snapshot is a copy of the ledger's state, safe to keep and to export.
+type Snapshot struct {
+	Tick    int      `json:"tick"`
+	Effects int      `json:"effects"`
+	Objects []Object `json:"objects"`
+	Records []Record `json:"records"`
+}
+
+// Snapshot copies the ledger's state; records in the order they were saved.
+func (l *Ledger) Snapshot() Snapshot {
+	s := Snapshot{
+		Tick:    l.now,
+		Effects: len(l.objects),
+		Objects: append([]Object{}, l.objects...),
+		Records: make([]Record, 0, len(l.order)),
+	}
+	for _, k := range l.order {
+		s.Records = append(s.Records, l.records[k])
+	}
+	return s
+}

@@ -1,0 +1,63 @@
+// Command replaylab is a terminal lab for learning why a timed-out write is
+// not a failure: it replays tool-call attempts against a simulated provider
+// and shows what the ledger holds after each one.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitVerdict  = 1 // a run or replay the caller asked to fail on
+	exitBadInput = 2 // bad usage or bad input
+)
+
+// exitError carries an exit code up to main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func badInput(err error) error { return &exitError{code: exitBadInput, err: err} }
+
+func main() {
+	os.Exit(execute(os.Args[1:]))
+}
+
+// execute runs the command line and returns the exit code.
+func execute(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(os.Stderr, "replaylab:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	// Cobra's own errors are usage errors: unknown flags, wrong arguments.
+	return exitBadInput
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "replaylab",
+		Short:         "A terminal lab: a timed-out write is not a failure",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().String("missions", "", "add the mission files (*.yaml) in `DIR` to the catalog")
+	root.AddCommand(newRunCmd())
+	return root
+}

@@ -1,0 +1,209 @@
+package missions
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed catalog/*.yaml
+var catalogFS embed.FS
+
+// Catalog is a set of missions, in the order they are presented.
+type Catalog struct {
+	Missions []*Mission
+	byID     map[string]*Mission
+}
+
+// BuiltIn returns the embedded catalog. The built-in files are written in
+// the same format users write; a broken one is a bug in the binary.
+func BuiltIn() *Catalog {
+	c, err := loadFS(catalogFS, "catalog")
+	if err != nil {
+		panic(fmt.Sprintf("built-in catalog: %v", err))
+	}
+	return c
+}
+
+func loadFS(fsys fs.FS, dir string) (*Catalog, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{byID: map[string]*Mission{}}
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() || !isMissionFile(e.Name()) {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, dir+"/"+e.Name())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		m, err := Parse(dir+"/"+e.Name(), data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := c.add(m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	sort.SliceStable(c.Missions, func(i, j int) bool { return order(c.Missions[i].ID) < order(c.Missions[j].ID) })
+	return c, errors.Join(errs...)
+}
+
+func isMissionFile(name string) bool {
+	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+}
+
+// catalogOrder is the teaching order: the seed lab's three cases first, then
+// the rows of the test matrix.
+var catalogOrder = []string{
+	"timeout-then-success",
+	"failure-then-failure",
+	"timeout-before-commit",
+	"rejected-before-execution",
+	"refund-still-pending",
+	"refund-pending-then-failed",
+	"original-still-running",
+	"concurrent-duplicates",
+	"changed-parameters",
+	"retry-after-key-expiry",
+	"two-intended-refunds",
+	"crash-after-send",
+	"no-idempotency-contract",
+	"saved-server-error",
+}
+
+func order(id string) int {
+	for i, o := range catalogOrder {
+		if o == id {
+			return i
+		}
+	}
+	return len(catalogOrder)
+}
+
+func (c *Catalog) add(m *Mission) error {
+	if prev, ok := c.byID[m.ID]; ok {
+		return fmt.Errorf("%s: mission id %q is already used by %s", m.Source, m.ID, prev.Source)
+	}
+	c.byID[m.ID] = m
+	c.Missions = append(c.Missions, m)
+	return nil
+}
+
+// AddDir reads every .yaml or .yml file in dir into the catalog. All problems
+// are reported; missions that parse are still added.
+func (c *Catalog) AddDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("missions directory: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if e.IsDir() || !isMissionFile(e.Name()) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		m, err := ReadFile(path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := c.add(m); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ReadFile reads and parses one mission file.
+func ReadFile(path string) (*Mission, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > MaxFileBytes {
+		return nil, &FileError{File: path, Msg: fmt.Sprintf("file is %d bytes; a mission file may be at most %d", info.Size(), MaxFileBytes)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Get finds a mission by id. When there is none, the error names the
+// closest ids.
+func (c *Catalog) Get(id string) (*Mission, error) {
+	if m, ok := c.byID[id]; ok {
+		return m, nil
+	}
+	return nil, &UnknownMissionError{ID: id, Closest: c.closest(id, 3)}
+}
+
+// UnknownMissionError is returned for a mission id the catalog lacks.
+type UnknownMissionError struct {
+	ID      string
+	Closest []string
+}
+
+func (e *UnknownMissionError) Error() string {
+	if len(e.Closest) == 0 {
+		return fmt.Sprintf("unknown mission %q (list them with: replaylab missions)", e.ID)
+	}
+	return fmt.Sprintf("unknown mission %q; did you mean %s? (list them with: replaylab missions)", e.ID, strings.Join(e.Closest, ", "))
+}
+
+func (c *Catalog) closest(id string, n int) []string {
+	type cand struct {
+		id   string
+		dist int
+	}
+	var cs []cand
+	for _, m := range c.Missions {
+		d := distance(id, m.ID)
+		if strings.Contains(m.ID, id) && id != "" {
+			d = 0
+		}
+		cs = append(cs, cand{m.ID, d})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].dist < cs[j].dist })
+	var out []string
+	for _, c := range cs {
+		if len(out) == n || c.dist > max(3, len(id)/2) {
+			break
+		}
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// distance is the Levenshtein edit distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

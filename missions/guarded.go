@@ -1,0 +1,277 @@
+package missions
+
+import (
+	"fmt"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// The guarded policy is the executor and reconciler from the test matrix:
+// it classifies every attempt, never resends while the outcome is unknown or
+// pending except with the same key inside the safe retry window, reads the
+// ledger to reconcile, and hands what it cannot settle to a person.
+
+// safeWindow is how long after the first send a same-key retry is safe: the
+// provider's retention minus a margin of a fifth of it (at least one tick).
+func (r *Runner) safeWindow() int {
+	ret := r.led.Config().Retention
+	margin := max(1, ret/5)
+	return ret - margin
+}
+
+// setCheckpoint records a change of the intent's durable state as an event.
+func (r *Runner) setCheckpoint(in *intentState, cp Checkpoint, note string) {
+	if in.checkpoint == cp {
+		return
+	}
+	in.checkpoint = cp
+	r.emit(Event{Kind: EventCheckpoint, Intent: in.intent.ID, Checkpoint: cp, Class: in.class, Note: note})
+}
+
+func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
+	switch in.checkpoint {
+	case Delivered:
+		r.hold(in, worker, "delivered; the executor blocks any further send")
+		return
+	case Escalated:
+		r.hold(in, worker, "escalated; a person decides, the executor sends nothing")
+		return
+	case FailedCheckpoint:
+		if in.class == KnownTerminal {
+			r.hold(in, worker, "failed after execution; a new refund would be a new intent with a new key")
+			return
+		}
+	}
+	if in.class == RecordedNotTerminal {
+		// Recorded, not terminal: do not send again, poll the object.
+		r.readBack(in)
+		return
+	}
+	if in.class == Unknown {
+		if why, ok := r.sameKeyRetry(in); !ok {
+			r.reconcileOne(in, why)
+			return
+		}
+	}
+	if reason, ok := r.budgetLeft(in); !ok {
+		r.hold(in, worker, reason)
+		return
+	}
+	if in.checkpoint == Planned {
+		r.setCheckpoint(in, Approved, "the executor approves the call and records the key before sending")
+	}
+	r.setCheckpoint(in, Submitted, "submitted with key "+in.key)
+	key := in.key
+	if r.s.KeySource == KeyPayloadHash || !r.s.StableKeys {
+		key = r.naiveKey(in, st)
+	}
+	ev := r.send(in, st, worker, key)
+	ev.Checkpoint = ""
+	if ev.Observed == ObservedNothing {
+		in.class = Unknown
+		r.crash(ev)
+		return
+	}
+	r.classify(in, &ev)
+	r.emit(ev)
+	r.afterClass(in, ev)
+}
+
+// sameKeyRetry says whether resending an unknown intent is safe now.
+func (r *Runner) sameKeyRetry(in *intentState) (string, bool) {
+	switch {
+	case r.s.Contract == ledger.None:
+		return "the provider has no idempotency contract, so no resend is safe", false
+	case !r.s.StableKeys || r.s.KeySource != KeyPerIntent:
+		return "keys are not stable per intent, so a resend could be a second operation", false
+	case in.replayedError:
+		return "a same-key retry only replays the saved error", false
+	case r.led.Now()-in.firstSent >= r.safeWindow():
+		return fmt.Sprintf("past the safe retry window (%d ticks after the first send)", r.safeWindow()), false
+	}
+	return "", true
+}
+
+// classify sorts an attempt into one of the four classes.
+func (r *Runner) classify(in *intentState, ev *Event) {
+	prev := in.class
+	switch ev.Observed {
+	case ObservedSuccess:
+		in.class = KnownTerminal
+	case ObservedPending:
+		in.class = RecordedNotTerminal
+	case ObservedError:
+		if ev.Provider == string(ledger.Rejected) {
+			in.class = KnownFailureBeforeExecution
+		} else {
+			in.class = Unknown
+			if prev == Unknown && ev.Provider == string(ledger.Replayed) {
+				in.replayedError = true
+			}
+		}
+	default: // timeout, conflict, mismatch
+		in.class = Unknown
+	}
+	ev.Class = in.class
+}
+
+// afterClass acts on the class: checkpoints, the user's message, escalation.
+func (r *Runner) afterClass(in *intentState, ev Event) {
+	say := ""
+	switch {
+	case ev.Observed == ObservedMismatch:
+		r.escalate(in, "the same key came back with different parameters: a person must decide which refund was meant")
+		return
+	case in.class == KnownTerminal:
+		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider confirms %s", ev.Response.Object))
+		r.deliver(in, ev.Response.Object)
+		return
+	case in.class == RecordedNotTerminal:
+		r.setCheckpoint(in, Committed, fmt.Sprintf("%s is recorded but still pending", ev.Response.Object))
+		in.belief = BelievesPending
+		say = fmt.Sprintf("The %s is recorded (%s) but still pending. I won't send it again; I'll wait for it to finish.", in.label(), ev.Response.Object)
+	case in.class == KnownFailureBeforeExecution:
+		r.setCheckpoint(in, FailedCheckpoint, "rejected before execution; nothing was saved, so the same action may be retried")
+		in.belief = BelievesFailed
+		if r.retriesAhead(in) {
+			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened. I'll fix it and retry the same request.", in.label())
+		} else {
+			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened.", in.label())
+		}
+	case r.s.Contract == ledger.None:
+		r.setCheckpoint(in, UnknownState, "outcome unknown")
+		r.readBack(in)
+		if in.checkpoint != Delivered && in.checkpoint != Escalated {
+			r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
+		}
+		return
+	default:
+		r.setCheckpoint(in, UnknownState, "outcome unknown: "+string(ev.Observed))
+		in.belief = BelievesUnknown
+		if ev.Observed == ObservedConflict {
+			say = fmt.Sprintf("The %s is still being processed. I'll wait and check rather than send a new one.", in.label())
+		} else {
+			say = fmt.Sprintf("I don't know yet whether the %s went through. I'm checking before doing anything else.", in.label())
+		}
+	}
+	r.say(in, say)
+}
+
+// say attaches the agent's words to the last event about the intent.
+func (r *Runner) say(in *intentState, words string) {
+	if words == "" {
+		return
+	}
+	for i := len(r.events) - 1; i >= 0; i-- {
+		if r.events[i].Intent == in.intent.ID {
+			r.events[i].Say = words
+			return
+		}
+	}
+}
+
+func (r *Runner) deliver(in *intentState, obj ledger.ObjectID) {
+	in.belief = BelievesDone
+	in.class = KnownTerminal
+	r.setCheckpoint(in, Delivered, fmt.Sprintf("the result (%s) is reported to the user", obj))
+	r.say(in, fmt.Sprintf("Done: the %s went through (%s).", in.label(), obj))
+}
+
+// reconcileOne reads the ledger instead of sending, and settles what the
+// read-back can settle.
+func (r *Runner) reconcileOne(in *intentState, why string) {
+	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Class: in.class, Checkpoint: in.checkpoint,
+		Note: fmt.Sprintf("%s: no resend, %s; reconciling instead", in.intent.ID, why)})
+	r.readBack(in)
+	if in.checkpoint == UnknownState && r.s.Contract == ledger.None {
+		r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
+	}
+}
+
+// judgeRead settles an intent from a read-back, where the read-back can.
+func (r *Runner) judgeRead(in *intentState, found []ledger.Object, ev *Event) {
+	if in.checkpoint == Delivered || in.checkpoint == Escalated || in.checkpoint == Planned {
+		return
+	}
+	if in.class == KnownFailureBeforeExecution && len(found) == 0 {
+		return
+	}
+	switch {
+	case len(found) > 1:
+		r.emit(*ev)
+		*ev = Event{}
+		r.escalate(in, fmt.Sprintf("the read-back found %d objects for one intent", len(found)))
+	case len(found) == 1 && found[0].Status == ledger.Succeeded:
+		r.emit(*ev)
+		*ev = Event{}
+		in.class = KnownTerminal
+		r.setCheckpoint(in, Reconciled, fmt.Sprintf("the read-back confirms %s succeeded", found[0].ID))
+		r.deliver(in, found[0].ID)
+	case len(found) == 1 && found[0].Status == ledger.Failed:
+		r.emit(*ev)
+		*ev = Event{}
+		in.class = KnownTerminal
+		in.belief = BelievesFailed
+		r.setCheckpoint(in, FailedCheckpoint, fmt.Sprintf("%s ended failed after execution", found[0].ID))
+		r.say(in, fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", in.label(), found[0].ID))
+	case len(found) == 1:
+		in.class = RecordedNotTerminal
+		in.belief = BelievesPending
+		ev.Class = in.class
+	default:
+		// An empty read-back is a snapshot: it shows nothing while the
+		// original could still commit, so the intent stays unknown.
+		ev.Class = in.class
+		ev.Note += "; an empty read-back does not prove failure"
+	}
+}
+
+// reconcileAll is what a restarted caller does before sending anything:
+// read back every intent that is not settled.
+func (r *Runner) reconcileAll() {
+	for _, in := range r.intents {
+		switch in.checkpoint {
+		case Submitted, Committed, UnknownState:
+			in.class = Unknown
+			if in.checkpoint == Committed {
+				in.class = RecordedNotTerminal
+			}
+			r.readBack(in)
+		}
+	}
+}
+
+// guardedFinish reconciles every open intent once the clock has settled and
+// escalates what the read-back cannot settle.
+func (r *Runner) guardedFinish() {
+	for _, in := range r.intents {
+		switch in.checkpoint {
+		case Submitted, Committed, UnknownState:
+		default:
+			continue
+		}
+		r.readBack(in)
+		switch in.checkpoint {
+		case Delivered, Escalated, FailedCheckpoint:
+			continue
+		}
+		r.escalate(in, "reconciliation could not settle the outcome before the run ended")
+	}
+}
+
+// escalate hands the intent to a person with the evidence bundle.
+func (r *Runner) escalate(in *intentState, reason string) {
+	in.belief = BelievesEscalated
+	in.evidence.Key = in.key
+	if r.s.Contract == ledger.None {
+		in.evidence.Key = ""
+	}
+	in.evidence.Reason = reason
+	in.evidence.Objects = []EvidenceObject{}
+	for _, o := range r.led.Find(in.intent.ID) {
+		in.evidence.Objects = append(in.evidence.Objects, EvidenceObject{Object: o.ID, Status: o.Status})
+	}
+	in.checkpoint = Escalated
+	r.emit(Event{Kind: EventEscalate, Intent: in.intent.ID, Class: in.class, Checkpoint: Escalated, Note: "escalated: " + reason,
+		Say: fmt.Sprintf("I've passed the %s to a person to check, with everything I know. I won't retry it myself.", in.label())})
+}

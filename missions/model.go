@@ -1,0 +1,358 @@
+// Package missions holds the mission model, the mission file format and its
+// validation, the embedded catalog, and the runner that replays a mission
+// against a ledger under caller settings and returns a Case.
+//
+// Like the ledger, the runner is pure: no I/O, no clock, no global
+// randomness. The same mission, settings and seed give the same Case.
+package missions
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// Fixture is what the network and the provider do with one attempt.
+type Fixture string
+
+// The fixtures.
+const (
+	FailureBeforeCommit    Fixture = "failure_before_commit"
+	TimeoutAfterCommit     Fixture = "timeout_after_commit"
+	Success                Fixture = "success"
+	TimeoutBeforeCommit    Fixture = "timeout_before_commit"
+	ServerErrorAfterCommit Fixture = "server_error_after_commit"
+	LateCommit             Fixture = "late_commit"
+	PendingFixture         Fixture = "pending"
+	CrashAfterSend         Fixture = "crash_after_send"
+)
+
+// Fixtures lists every fixture in the order the docs present them.
+var Fixtures = []Fixture{
+	FailureBeforeCommit, TimeoutAfterCommit, Success, TimeoutBeforeCommit,
+	ServerErrorAfterCommit, LateCommit, PendingFixture, CrashAfterSend,
+}
+
+// Policy is how the caller decides what to do after an attempt.
+type Policy string
+
+// Caller policies.
+const (
+	// Naive is the agent loop: anything but a success reads as failed and
+	// is retried until the budget ends.
+	Naive Policy = "naive"
+	// Guarded classifies first, never resends while the outcome is unknown
+	// or pending except with the same key inside the safe retry window,
+	// reconciles by reading the ledger and escalates what it cannot settle.
+	Guarded Policy = "guarded"
+)
+
+// Policies lists every policy.
+var Policies = []Policy{Naive, Guarded}
+
+// KeySource is where idempotency keys come from.
+type KeySource string
+
+// Key sources.
+const (
+	// KeyPerIntent mints the key from the intent, once (the right way).
+	KeyPerIntent KeySource = "intent"
+	// KeyPayloadHash derives the key from a hash of the payload (the wrong
+	// way: two intended actions with equal payloads collide).
+	KeyPayloadHash KeySource = "payload_hash"
+)
+
+// KeySources lists every key source.
+var KeySources = []KeySource{KeyPerIntent, KeyPayloadHash}
+
+// ParseFixture reads a fixture name.
+func ParseFixture(s string) (Fixture, error) { return parseWord(s, "fixture", Fixtures) }
+
+// ParsePolicy reads a policy name.
+func ParsePolicy(s string) (Policy, error) { return parseWord(s, "policy", Policies) }
+
+// ParseKeySource reads a key source name.
+func ParseKeySource(s string) (KeySource, error) { return parseWord(s, "key source", KeySources) }
+
+// ParseOnOff reads a stable-keys switch.
+func ParseOnOff(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "on", "true":
+		return true, nil
+	case "off", "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("unknown switch value %q (accepted: on, off)", s)
+}
+
+// OnOff renders a switch the way the command line spells it.
+func OnOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func parseWord[T ~string](s, what string, words []T) (T, error) {
+	for _, w := range words {
+		if string(w) == s {
+			return w, nil
+		}
+	}
+	return "", fmt.Errorf("unknown %s %q (accepted: %s)", what, s, joinWords(words))
+}
+
+func joinWords[T ~string](words []T) string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = string(w)
+	}
+	return strings.Join(s, ", ")
+}
+
+// Mission is one scripted scenario. It is data: the catalog and user files
+// share one format.
+type Mission struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Goal is the teaching goal: what the mission shows.
+	Goal string `json:"goal"`
+	// Contract is the provider contract the mission runs under unless the
+	// settings override it.
+	Contract ledger.Contract `json:"contract"`
+	// Retention is how many ticks the provider keeps idempotency records.
+	Retention int `json:"retention"`
+	// KeySource is where keys come from unless the settings override it.
+	KeySource KeySource `json:"key_source"`
+	Intents   []Intent  `json:"intents"`
+	Schedule  []Step    `json:"schedule"`
+	// Expect lists the outcomes the mission promises under the settings it
+	// contrasts. They double as tests.
+	Expect []Expectation `json:"expect"`
+	// Source is where the mission was read from; not part of the case.
+	Source string `json:"-"`
+}
+
+// Intent is one logical operation the caller means to perform once.
+type Intent struct {
+	ID        string            `json:"id"`
+	Op        string            `json:"op"`
+	Principal string            `json:"principal"`
+	Payload   map[string]string `json:"payload"`
+	// Label is how the agent names the intent to the user,
+	// e.g. "refund of 45.00 on order 1042".
+	Label string `json:"label"`
+	Line  int    `json:"-"`
+}
+
+// Step is one line of the schedule. Exactly one of Attempt, Wait, Read,
+// Restart and Together is set.
+type Step struct {
+	// Attempt is the intent the caller may send for at this step. If the
+	// caller's policy sends, the attempt meets Fixture.
+	Attempt string  `json:"attempt,omitempty"`
+	Fixture Fixture `json:"fixture,omitempty"`
+	// Delay is, for late_commit, the ticks until the commit lands and, for
+	// pending, the ticks until the object reaches Resolve.
+	Delay   int           `json:"delay,omitempty"`
+	Resolve ledger.Status `json:"resolve,omitempty"`
+	// Payload overrides payload fields for this attempt only, as when the
+	// model re-issues a call with different arguments.
+	Payload map[string]string `json:"payload,omitempty"`
+	// Wait advances the clock by this many ticks.
+	Wait int `json:"wait,omitempty"`
+	// Read is the intent the caller reads back from the ledger.
+	Read string `json:"read,omitempty"`
+	// Restart, when true, kills and restarts the caller process.
+	Restart bool `json:"restart,omitempty"`
+	// Together holds attempts two workers send at the same tick.
+	Together []Step `json:"together,omitempty"`
+	Line     int    `json:"-"`
+}
+
+// StepKind names what a Step does.
+type StepKind string
+
+// Step kinds.
+const (
+	StepAttempt  StepKind = "attempt"
+	StepWait     StepKind = "wait"
+	StepRead     StepKind = "read"
+	StepRestart  StepKind = "restart"
+	StepTogether StepKind = "together"
+)
+
+// Kind says what the step does.
+func (s Step) Kind() StepKind {
+	switch {
+	case s.Attempt != "":
+		return StepAttempt
+	case s.Wait > 0:
+		return StepWait
+	case s.Read != "":
+		return StepRead
+	case s.Restart:
+		return StepRestart
+	case len(s.Together) > 0:
+		return StepTogether
+	}
+	return ""
+}
+
+// String renders the step in one short line, for schedules on screen.
+func (s Step) String() string {
+	switch s.Kind() {
+	case StepAttempt:
+		out := fmt.Sprintf("attempt %s → %s", s.Attempt, s.Fixture)
+		if s.Delay > 0 {
+			out += fmt.Sprintf(" (+%d", s.Delay)
+			if s.Resolve != "" {
+				out += " → " + string(s.Resolve)
+			}
+			out += ")"
+		}
+		if len(s.Payload) > 0 {
+			out += " with " + NormalizePayload(s.Payload)
+		}
+		return out
+	case StepWait:
+		return fmt.Sprintf("wait %d ticks", s.Wait)
+	case StepRead:
+		return "read back " + s.Read
+	case StepRestart:
+		return "restart the caller"
+	case StepTogether:
+		parts := make([]string, len(s.Together))
+		for i, t := range s.Together {
+			parts[i] = t.String()
+		}
+		return "together: " + strings.Join(parts, " | ")
+	}
+	return "(empty step)"
+}
+
+// Expectation is an outcome the mission promises under some settings.
+type Expectation struct {
+	When      Overrides          `json:"when"`
+	Effects   int                `json:"effects"`
+	Succeeded *int               `json:"succeeded,omitempty"`
+	Verdicts  map[string]Verdict `json:"verdicts,omitempty"`
+	Line      int                `json:"-"`
+}
+
+// Overrides are settings chosen on top of a mission's defaults; nil fields
+// keep the default.
+type Overrides struct {
+	StableKeys *bool            `json:"stable_keys,omitempty"`
+	Policy     *Policy          `json:"policy,omitempty"`
+	Contract   *ledger.Contract `json:"contract,omitempty"`
+	KeySource  *KeySource       `json:"key_source,omitempty"`
+}
+
+// String renders the overrides as command-line flags.
+func (o Overrides) String() string {
+	var parts []string
+	if o.StableKeys != nil {
+		parts = append(parts, "--stable-keys="+OnOff(*o.StableKeys))
+	}
+	if o.Policy != nil {
+		parts = append(parts, "--policy="+string(*o.Policy))
+	}
+	if o.Contract != nil {
+		parts = append(parts, "--contract="+string(*o.Contract))
+	}
+	if o.KeySource != nil {
+		parts = append(parts, "--key-source="+string(*o.KeySource))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Settings are everything the caller and provider run under.
+type Settings struct {
+	StableKeys bool            `json:"stable_keys"`
+	Policy     Policy          `json:"policy"`
+	Contract   ledger.Contract `json:"contract"`
+	KeySource  KeySource       `json:"key_source"`
+	Seed       uint64          `json:"seed"`
+	// MaxAttempts is the caller's budget of sends per intent; 0 means the
+	// number of attempts the schedule offers for that intent.
+	MaxAttempts int `json:"max_attempts"`
+	// Deadline is the tick after which the caller sends nothing; 0 means
+	// no deadline.
+	Deadline int `json:"deadline"`
+}
+
+// DefaultSeed is the seed when none is given.
+const DefaultSeed = 1
+
+// Settings returns the mission's default settings with o applied.
+func (m *Mission) Settings(o Overrides) Settings {
+	s := Settings{
+		StableKeys: true,
+		Policy:     Naive,
+		Contract:   m.Contract,
+		KeySource:  m.KeySource,
+		Seed:       DefaultSeed,
+	}
+	if s.Contract == "" {
+		s.Contract = ledger.V1
+	}
+	if s.KeySource == "" {
+		s.KeySource = KeyPerIntent
+	}
+	if o.StableKeys != nil {
+		s.StableKeys = *o.StableKeys
+	}
+	if o.Policy != nil {
+		s.Policy = *o.Policy
+	}
+	if o.Contract != nil {
+		s.Contract = *o.Contract
+	}
+	if o.KeySource != nil {
+		s.KeySource = *o.KeySource
+	}
+	return s
+}
+
+// Validate rejects settings the runner cannot use.
+func (s Settings) Validate() error {
+	if _, err := ParsePolicy(string(s.Policy)); err != nil {
+		return err
+	}
+	if _, err := ledger.ParseContract(string(s.Contract)); err != nil {
+		return err
+	}
+	if _, err := ParseKeySource(string(s.KeySource)); err != nil {
+		return err
+	}
+	if s.MaxAttempts < 0 {
+		return fmt.Errorf("max attempts %d: must be 0 (the schedule's) or more", s.MaxAttempts)
+	}
+	if s.Deadline < 0 {
+		return fmt.Errorf("deadline %d: must be 0 (none) or more", s.Deadline)
+	}
+	return nil
+}
+
+// NormalizePayload renders a payload with its fields sorted: the canonical
+// form the digest binds.
+func NormalizePayload(p map[string]string) string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(p[k])
+	}
+	return b.String()
+}

@@ -1,0 +1,525 @@
+package missions
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// Limits keep a mission file to a size a person could have written.
+const (
+	MaxFileBytes = 1 << 20
+	MaxSteps     = 20000
+	MaxTicks     = 10000
+)
+
+// FileError is one problem in a mission file, at a line.
+type FileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// Parse reads a mission file. name is used in error messages. Every problem
+// found is reported, each as a *FileError, joined.
+func Parse(name string, data []byte) (*Mission, error) {
+	p := &parser{file: name}
+	if len(data) > MaxFileBytes {
+		return nil, &FileError{File: name, Msg: fmt.Sprintf("file is %d bytes; a mission file may be at most %d", len(data), MaxFileBytes)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &FileError{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, &FileError{File: name, Msg: "the file is empty (a mission needs id, title, goal, intents, schedule and expect)"}
+	}
+	m := p.mission(doc.Content[0])
+	m.Source = name
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
+	// Defaults are written out, so a case states everything it ran under.
+	if m.Contract == "" {
+		m.Contract = ledger.V1
+	}
+	if m.Retention == 0 {
+		m.Retention = ledger.DefaultRetention
+	}
+	if m.KeySource == "" {
+		m.KeySource = KeyPerIntent
+	}
+	return m, nil
+}
+
+func yamlErrLine(err error) int {
+	var te *yaml.TypeError
+	s := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		s = te.Errors[0]
+	}
+	if i := strings.Index(s, "line "); i >= 0 {
+		rest := s[i+5:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(rest[:j]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func yamlErrMsg(err error) string {
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(s, "line "); i >= 0 {
+		if j := strings.Index(s[i:], ": "); j >= 0 {
+			return s[i+j+2:]
+		}
+	}
+	return s
+}
+
+type parser struct {
+	file string
+	errs []error
+}
+
+func (p *parser) errf(n *yaml.Node, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	p.errs = append(p.errs, &FileError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields walks a mapping node, rejecting unknown and repeated keys.
+func (p *parser) fields(n *yaml.Node, what string, accepted []string, fn func(key string, k, v *yaml.Node)) bool {
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, "%s must be a mapping with keys %s", what, strings.Join(accepted, ", "))
+		return false
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.Contains(accepted, k.Value) {
+			p.errf(k, "unknown key %q in %s (accepted: %s)", k.Value, what, strings.Join(accepted, ", "))
+			continue
+		}
+		if seen[k.Value] {
+			p.errf(k, "key %q appears twice in %s", k.Value, what)
+			continue
+		}
+		seen[k.Value] = true
+		fn(k.Value, k, v)
+	}
+	return true
+}
+
+func (p *parser) str(n *yaml.Node, what string) string {
+	if n.Kind != yaml.ScalarNode {
+		p.errf(n, "%s must be text", what)
+		return ""
+	}
+	return n.Value
+}
+
+func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
+	if n.Kind != yaml.ScalarNode {
+		p.errf(n, "%s must be a whole number from %d to %d", what, lo, hi)
+		return 0
+	}
+	v, err := strconv.Atoi(n.Value)
+	if err != nil || v < lo || v > hi {
+		p.errf(n, "%s is %q; it must be a whole number from %d to %d", what, n.Value, lo, hi)
+		return 0
+	}
+	return v
+}
+
+func (p *parser) payload(n *yaml.Node, what string) map[string]string {
+	out := map[string]string{}
+	if n.Kind != yaml.MappingNode {
+		p.errf(n, "%s must be a mapping of field: value", what)
+		return out
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if _, dup := out[k.Value]; dup {
+			p.errf(k, "field %q appears twice in %s", k.Value, what)
+		}
+		if v.Kind != yaml.ScalarNode {
+			p.errf(v, "%s field %q must be a single value", what, k.Value)
+			continue
+		}
+		out[k.Value] = v.Value
+	}
+	return out
+}
+
+func (p *parser) mission(n *yaml.Node) *Mission {
+	m := &Mission{}
+	var intentsNode, scheduleNode, expectNode *yaml.Node
+	seen := map[string]bool{}
+	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "expect"}, func(key string, k, v *yaml.Node) {
+		seen[key] = true
+		switch key {
+		case "id":
+			m.ID = p.str(v, "id")
+			if m.ID != "" && !idPattern.MatchString(m.ID) {
+				p.errf(v, "id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64", m.ID)
+			}
+		case "title":
+			m.Title = strings.TrimSpace(p.str(v, "title"))
+		case "goal":
+			m.Goal = strings.TrimSpace(p.str(v, "goal"))
+		case "contract":
+			c, err := ledger.ParseContract(p.str(v, "contract"))
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			m.Contract = c
+		case "retention":
+			m.Retention = p.integer(v, "retention", 1, MaxTicks)
+		case "key_source":
+			ks, err := ParseKeySource(p.str(v, "key_source"))
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			m.KeySource = ks
+		case "intents":
+			intentsNode = v
+		case "schedule":
+			scheduleNode = v
+		case "expect":
+			expectNode = v
+		}
+	})
+	if !ok {
+		return m
+	}
+	for _, req := range []string{"id", "title", "goal", "intents", "schedule", "expect"} {
+		if !seen[req] {
+			p.errf(n, "the mission has no %q (required keys: id, title, goal, intents, schedule, expect)", req)
+		}
+	}
+	if m.ID == "" && seen["id"] {
+		p.errf(n, "id is empty")
+	}
+	if intentsNode != nil {
+		m.Intents = p.intents(intentsNode)
+	}
+	ids := map[string]bool{}
+	for _, in := range m.Intents {
+		ids[in.ID] = true
+	}
+	if scheduleNode != nil {
+		m.Schedule = p.schedule(scheduleNode, ids, m.Intents)
+	}
+	if expectNode != nil {
+		m.Expect = p.expectations(expectNode, ids)
+	}
+	return m
+}
+
+func (p *parser) intents(n *yaml.Node) []Intent {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "intents must be a list of at least one intent (each with id, op, principal, payload)")
+		return nil
+	}
+	var out []Intent
+	seen := map[string]int{}
+	for _, item := range n.Content {
+		in := Intent{Line: item.Line}
+		got := map[string]bool{}
+		p.fields(item, "an intent", []string{"id", "op", "principal", "label", "payload"}, func(key string, k, v *yaml.Node) {
+			got[key] = true
+			switch key {
+			case "id":
+				in.ID = p.str(v, "intent id")
+				if in.ID != "" && !idPattern.MatchString(in.ID) {
+					p.errf(v, "intent id %q: use lowercase letters, digits and dashes", in.ID)
+				}
+			case "op":
+				in.Op = p.str(v, "op")
+			case "principal":
+				in.Principal = p.str(v, "principal")
+			case "label":
+				in.Label = p.str(v, "label")
+			case "payload":
+				in.Payload = p.payload(v, "payload")
+			}
+		})
+		if item.Kind != yaml.MappingNode {
+			continue
+		}
+		for _, req := range []string{"id", "op", "principal", "payload"} {
+			if !got[req] {
+				p.errf(item, "the intent has no %q (required: id, op, principal, payload)", req)
+			}
+		}
+		if line, dup := seen[in.ID]; dup && in.ID != "" {
+			p.errf(item, "intent id %q is already used on line %d", in.ID, line)
+		}
+		seen[in.ID] = item.Line
+		out = append(out, in)
+	}
+	return out
+}
+
+var stepKeys = []string{"attempt", "fixture", "delay", "resolve", "payload", "wait", "read", "restart", "together"}
+
+func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) []Step {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "schedule must be a list of at least one step (attempt, wait, read, restart or together)")
+		return nil
+	}
+	if len(n.Content) > MaxSteps {
+		p.errf(n, "schedule has %d steps; at most %d are allowed", len(n.Content), MaxSteps)
+		return nil
+	}
+	var out []Step
+	attempts := 0
+	for _, item := range n.Content {
+		st := p.step(item, ids, intents, false)
+		if st.Kind() == StepAttempt {
+			attempts++
+		}
+		attempts += len(st.Together)
+		out = append(out, st)
+	}
+	if attempts == 0 && len(p.errs) == 0 {
+		p.errf(n, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+	}
+	return out
+}
+
+func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTogether bool) Step {
+	st := Step{Line: n.Line}
+	var kinds []string
+	var togetherNode, payloadNode *yaml.Node
+	hasDelay, hasResolve := false, false
+	p.fields(n, "a step", stepKeys, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "attempt":
+			kinds = append(kinds, key)
+			st.Attempt = p.str(v, "attempt")
+			if st.Attempt != "" && !ids[st.Attempt] {
+				p.errf(v, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
+			}
+		case "fixture":
+			f, err := ParseFixture(p.str(v, "fixture"))
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			st.Fixture = f
+		case "delay":
+			hasDelay = true
+			st.Delay = p.integer(v, "delay", 1, MaxTicks)
+		case "resolve":
+			hasResolve = true
+			s := ledger.Status(p.str(v, "resolve"))
+			if !s.Terminal() {
+				p.errf(v, "resolve %q is not a terminal status (accepted: succeeded, failed)", s)
+			}
+			st.Resolve = s
+		case "payload":
+			payloadNode = v
+			st.Payload = p.payload(v, "payload")
+		case "wait":
+			kinds = append(kinds, key)
+			st.Wait = p.integer(v, "wait", 1, MaxTicks)
+		case "read":
+			kinds = append(kinds, key)
+			st.Read = p.str(v, "read")
+			if st.Read != "" && !ids[st.Read] {
+				p.errf(v, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
+			}
+		case "restart":
+			kinds = append(kinds, key)
+			b, err := strconv.ParseBool(p.str(v, "restart"))
+			if err != nil || !b {
+				p.errf(v, "restart must be true")
+			}
+			st.Restart = true
+		case "together":
+			kinds = append(kinds, key)
+			togetherNode = v
+		}
+	})
+	if n.Kind != yaml.MappingNode {
+		return st
+	}
+	if len(kinds) != 1 {
+		what := "none"
+		if len(kinds) > 1 {
+			what = strings.Join(kinds, " and ")
+		}
+		p.errf(n, "a step does exactly one thing; this one has %s (accepted: attempt, wait, read, restart, together)", what)
+		return st
+	}
+	if inTogether && kinds[0] != "attempt" {
+		p.errf(n, "a together step holds attempts only; found %s", kinds[0])
+	}
+	if kinds[0] != "attempt" {
+		if st.Fixture != "" || hasDelay || hasResolve || payloadNode != nil {
+			p.errf(n, "fixture, delay, resolve and payload belong to attempt steps only")
+		}
+	}
+	switch kinds[0] {
+	case "attempt":
+		p.checkAttempt(n, st, hasDelay, hasResolve, intents)
+	case "together":
+		if togetherNode.Kind != yaml.SequenceNode || len(togetherNode.Content) < 2 {
+			p.errf(togetherNode, "together must list at least two attempts sent at the same tick")
+			break
+		}
+		for _, item := range togetherNode.Content {
+			st.Together = append(st.Together, p.step(item, ids, intents, true))
+		}
+	}
+	return st
+}
+
+func (p *parser) checkAttempt(n *yaml.Node, st Step, hasDelay, hasResolve bool, intents []Intent) {
+	if st.Fixture == "" {
+		p.errf(n, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
+		return
+	}
+	switch st.Fixture {
+	case LateCommit:
+		if !hasDelay {
+			p.errf(n, "late_commit needs delay: the ticks until the commit lands")
+		}
+		if hasResolve {
+			p.errf(n, "resolve belongs to the pending fixture only")
+		}
+	case PendingFixture:
+		if !hasDelay || !hasResolve {
+			p.errf(n, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
+		}
+	default:
+		if hasDelay || hasResolve {
+			p.errf(n, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
+		}
+	}
+	for _, in := range intents {
+		if in.ID != st.Attempt {
+			continue
+		}
+		for k := range st.Payload {
+			if _, ok := in.Payload[k]; !ok {
+				p.errf(n, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
+			}
+		}
+	}
+}
+
+func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "expect must be a list of at least one expected outcome (when, effects, verdicts)")
+		return nil
+	}
+	var out []Expectation
+	for _, item := range n.Content {
+		e := Expectation{Line: item.Line}
+		got := map[string]bool{}
+		p.fields(item, "an expectation", []string{"when", "effects", "succeeded", "verdicts"}, func(key string, k, v *yaml.Node) {
+			got[key] = true
+			switch key {
+			case "when":
+				e.When = p.overrides(v)
+			case "effects":
+				e.Effects = p.integer(v, "effects", 0, MaxSteps)
+			case "succeeded":
+				s := p.integer(v, "succeeded", 0, MaxSteps)
+				e.Succeeded = &s
+			case "verdicts":
+				e.Verdicts = map[string]Verdict{}
+				if v.Kind != yaml.MappingNode {
+					p.errf(v, "verdicts must map intent ids to verdicts (accepted verdicts: %s)", joinWords(Verdicts))
+					return
+				}
+				for i := 0; i+1 < len(v.Content); i += 2 {
+					ik, iv := v.Content[i], v.Content[i+1]
+					if !ids[ik.Value] {
+						p.errf(ik, "verdict for intent %q, which the mission does not declare (declared: %s)", ik.Value, sortedKeys(ids))
+					}
+					vd, err := ParseVerdict(p.str(iv, "verdict"))
+					if err != nil {
+						p.errf(iv, "%v", err)
+					}
+					e.Verdicts[ik.Value] = vd
+				}
+			}
+		})
+		if item.Kind == yaml.MappingNode && !got["effects"] {
+			p.errf(item, "the expectation has no \"effects\" (the effect count the ledger must end with)")
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (p *parser) overrides(n *yaml.Node) Overrides {
+	var o Overrides
+	p.fields(n, "when", []string{"stable_keys", "policy", "contract", "key_source"}, func(key string, k, v *yaml.Node) {
+		s := p.str(v, key)
+		switch key {
+		case "stable_keys":
+			b, err := ParseOnOff(s)
+			if err != nil {
+				p.errf(v, "stable_keys: %v", err)
+			}
+			o.StableKeys = &b
+		case "policy":
+			pol, err := ParsePolicy(s)
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			o.Policy = &pol
+		case "contract":
+			c, err := ledger.ParseContract(s)
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			o.Contract = &c
+		case "key_source":
+			ks, err := ParseKeySource(s)
+			if err != nil {
+				p.errf(v, "%v", err)
+			}
+			o.KeySource = &ks
+		}
+	})
+	return o
+}
+
+func sortedKeys[V any](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		return "none"
+	}
+	return strings.Join(keys, ", ")
+}
