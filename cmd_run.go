@@ -10,34 +10,25 @@ import (
 )
 
 func newRunCmd() *cobra.Command {
-	var stable, policy, contract string
+	var sf settingFlags
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run MISSION",
 		Short: "Run a mission headless and print a summary or the case JSON",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat := missions.BuiltIn()
+			cat, err := loadCatalog(cmd)
+			if err != nil {
+				return err
+			}
 			m, err := cat.Get(args[0])
 			if err != nil {
 				return badInput(err)
 			}
-			var o missions.Overrides
-			if cmd.Flags().Changed("stable-keys") {
-				b, err := missions.ParseOnOff(stable)
-				if err != nil {
-					return badInput(fmt.Errorf("--stable-keys: %w", err))
-				}
-				o.StableKeys = &b
+			o, err := sf.overrides(cmd)
+			if err != nil {
+				return err
 			}
-			if cmd.Flags().Changed("policy") {
-				p, err := missions.ParsePolicy(policy)
-				if err != nil {
-					return badInput(fmt.Errorf("--policy: %w", err))
-				}
-				o.Policy = &p
-			}
-			_ = contract
 			c, err := missions.Run(m, m.Settings(o))
 			if err != nil {
 				return badInput(err)
@@ -57,9 +48,7 @@ func newRunCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&stable, "stable-keys", "on", "reuse one key per intent: on or off")
-	cmd.Flags().StringVar(&policy, "policy", "naive", "caller policy: naive or guarded")
-	cmd.Flags().StringVar(&contract, "contract", "", "provider contract: v1, v2 or none")
+	sf.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON")
 	return cmd
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// settingFlags are the caller and provider settings a command accepts.
+type settingFlags struct {
+	stableKeys, policy, contract, keySource string
+}
+
+func (f *settingFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.stableKeys, "stable-keys", "", "reuse one idempotency key per intent: on or off (default on)")
+	cmd.Flags().StringVar(&f.policy, "policy", "", "caller policy: naive or guarded (default naive)")
+	cmd.Flags().StringVar(&f.contract, "contract", "", "provider contract: v1, v2 or none (default: the mission's)")
+	cmd.Flags().StringVar(&f.keySource, "key-source", "", "where keys come from: intent or payload_hash (default: the mission's)")
+}
+
+// overrides reads the flags the user set; flags left alone keep the
+// mission's defaults. A bad value is a usage error naming what is accepted.
+func (f *settingFlags) overrides(cmd *cobra.Command) (missions.Overrides, error) {
+	var o missions.Overrides
+	if cmd.Flags().Changed("stable-keys") {
+		b, err := missions.ParseOnOff(f.stableKeys)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--stable-keys: %w", err))
+		}
+		o.StableKeys = &b
+	}
+	if cmd.Flags().Changed("policy") {
+		p, err := missions.ParsePolicy(f.policy)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--policy: %w", err))
+		}
+		o.Policy = &p
+	}
+	if cmd.Flags().Changed("contract") {
+		c, err := ledger.ParseContract(f.contract)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--contract: %w", err))
+		}
+		o.Contract = &c
+	}
+	if cmd.Flags().Changed("key-source") {
+		k, err := missions.ParseKeySource(f.keySource)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--key-source: %w", err))
+		}
+		o.KeySource = &k
+	}
+	return o, nil
+}
+
+// loadCatalog is the built-in catalog plus the files of --missions DIR.
+func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
+	cat := missions.BuiltIn()
+	dir, _ := cmd.Flags().GetString("missions")
+	if dir == "" {
+		return cat, nil
+	}
+	if err := cat.AddDir(dir); err != nil {
+		return nil, badInput(err)
+	}
+	return cat, nil
+}
