@@ -171,6 +171,10 @@ func (c *Catalog) closest(id string, n int) []string {
 	var cs []cand
 	for _, m := range c.Missions {
 		d := distance(id, m.ID)
+		if len(id) < len(m.ID) {
+			// A mistyped start of a long id is close too.
+			d = min(d, distance(id, m.ID[:len(id)])+1)
+		}
 		if strings.Contains(m.ID, id) && id != "" {
 			d = 0
 		}
