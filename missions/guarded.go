@@ -141,9 +141,7 @@ func (r *Runner) afterClass(in *intentState, ev Event) {
 	case r.s.Contract == ledger.None:
 		r.setCheckpoint(in, UnknownState, "outcome unknown")
 		r.readBack(in)
-		if in.checkpoint != Delivered && in.checkpoint != Escalated {
-			r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
-		}
+		r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
 		return
 	default:
 		r.setCheckpoint(in, UnknownState, "outcome unknown: "+string(ev.Observed))
@@ -183,9 +181,6 @@ func (r *Runner) reconcileOne(in *intentState, why string) {
 	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Class: in.class, Checkpoint: in.checkpoint,
 		Note: fmt.Sprintf("%s: no resend, %s; reconciling instead", in.intent.ID, why)})
 	r.readBack(in)
-	if in.checkpoint == UnknownState && r.s.Contract == ledger.None {
-		r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
-	}
 }
 
 // judgeRead settles an intent from a read-back, where the read-back can.
@@ -194,6 +189,13 @@ func (r *Runner) judgeRead(in *intentState, found []ledger.Object, ev *Event) {
 		return
 	}
 	if in.class == KnownFailureBeforeExecution && len(found) == 0 {
+		return
+	}
+	if r.s.Contract == ledger.None {
+		// Without a key contract nothing binds the objects found to this
+		// one send: the read-back is evidence for a person, not a verdict.
+		ev.Class = in.class
+		ev.Note += "; with no key contract this is evidence for a person, not a settlement"
 		return
 	}
 	switch {
