@@ -57,16 +57,12 @@ func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
 		r.hold(in, worker, reason)
 		return
 	}
-	if in.checkpoint == Planned {
-		r.setCheckpoint(in, Approved, "the executor approves the call and records the key before sending")
-	}
-	r.setCheckpoint(in, Submitted, "submitted with key "+in.key)
+	r.submit(in)
 	key := in.key
 	if r.s.KeySource == KeyPayloadHash || !r.s.StableKeys {
 		key = r.naiveKey(in, st)
 	}
 	ev := r.send(in, st, worker, key)
-	ev.Checkpoint = ""
 	if ev.Observed == ObservedNothing {
 		in.class = Unknown
 		r.crash(ev)

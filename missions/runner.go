@@ -211,25 +211,36 @@ func (r *Runner) naiveAttempt(in *intentState, st Step, worker int) {
 		r.hold(in, worker, reason)
 		return
 	}
+	r.submit(in)
 	ev := r.send(in, st, worker, r.naiveKey(in, st))
 	if ev.Observed == ObservedNothing {
 		r.crash(ev)
 		return
 	}
-	if ev.Observed == ObservedSuccess {
-		in.belief = BelievesDone
-		in.checkpoint = Delivered
-		ev.Say = fmt.Sprintf("Done: the %s went through (%s).", in.label(), ev.Response.Object)
-	} else {
-		in.belief = BelievesFailed
-		in.checkpoint = FailedCheckpoint
-		if r.retriesAhead(in) {
-			ev.Say = fmt.Sprintf("Sorry, the %s failed. I'll try again.", in.label())
-		} else {
-			ev.Say = fmt.Sprintf("Sorry, the %s failed, and I could not complete it.", in.label())
-		}
-	}
 	r.emit(ev)
+	if ev.Observed == ObservedSuccess {
+		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider answers with %s", ev.Response.Object))
+		r.deliver(in, ev.Response.Object)
+		return
+	}
+	// The loop writes down "failed" for anything but a success, whatever
+	// the provider actually did.
+	in.belief = BelievesFailed
+	r.setCheckpoint(in, FailedCheckpoint, "recorded as failed: "+string(ev.Observed))
+	if r.retriesAhead(in) {
+		r.say(in, fmt.Sprintf("Sorry, the %s failed. I'll try again.", in.label()))
+	} else {
+		r.say(in, fmt.Sprintf("Sorry, the %s failed, and I could not complete it.", in.label()))
+	}
+}
+
+// submit records, before a send, that the intent is approved and submitted.
+func (r *Runner) submit(in *intentState) {
+	if in.checkpoint == Planned {
+		r.setCheckpoint(in, Approved, "the call is approved to run")
+	}
+	in.checkpoint = "" // a retry is a new submission, recorded again
+	r.setCheckpoint(in, Submitted, "submitted")
 }
 
 // budgetLeft says whether the caller may still send for the intent.
@@ -250,7 +261,7 @@ func (r *Runner) retriesAhead(in *intentState) bool {
 }
 
 func (r *Runner) hold(in *intentState, worker int, why string) {
-	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Checkpoint: r.cp(in),
+	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Checkpoint: in.checkpoint,
 		Note: fmt.Sprintf("%s: %s", in.intent.ID, why)})
 }
 
@@ -332,7 +343,6 @@ func (r *Runner) send(in *intentState, st Step, worker int, key string) Event {
 		Attempt: ev.Attempt, Tick: r.led.Now(), Key: ev.Key, Payload: req.Payload,
 		Observed: ev.Observed, Error: errorText(ev), Response: res.Response,
 	})
-	in.checkpoint = Submitted
 	return ev
 }
 
@@ -410,7 +420,6 @@ func errorText(ev Event) string {
 // crash records an attempt whose reply died with the caller process.
 func (r *Runner) crash(ev Event) {
 	ev.Note += "; the caller process dies before recording the reply"
-	ev.Checkpoint = r.cp(r.byID[ev.Intent])
 	r.emit(ev)
 	r.down = true
 }
@@ -439,7 +448,7 @@ func (r *Runner) readBack(in *intentState) []ledger.Object {
 	if r.s.Policy == Guarded {
 		r.judgeRead(in, found, &ev)
 	}
-	ev.Checkpoint = r.cp(in)
+	ev.Checkpoint = in.checkpoint
 	if ev.Kind != "" {
 		r.emit(ev)
 	}
@@ -477,15 +486,6 @@ func (r *Runner) emitAt(ev Event) {
 	ev.Step = r.step
 	ev.Effects = r.led.Effects()
 	r.events = append(r.events, ev)
-}
-
-// cp is the intent's checkpoint as events show it: only the guarded
-// executor keeps checkpoints; the naive agent has a conversation.
-func (r *Runner) cp(in *intentState) Checkpoint {
-	if r.s.Policy != Guarded {
-		return ""
-	}
-	return in.checkpoint
 }
 
 func (in *intentState) label() string {
