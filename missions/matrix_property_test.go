@@ -43,7 +43,8 @@ func genMission(t *rapid.T) *Mission {
 		}
 		return st
 	}
-	n := rapid.IntRange(1, 8).Draw(t, "steps")
+	m.Schedule = append(m.Schedule, attempt("first"))
+	n := rapid.IntRange(0, 8).Draw(t, "steps")
 	for i := range n {
 		label := fmt.Sprintf("step%d", i)
 		switch rapid.IntRange(0, 9).Draw(t, label+"-kind") {

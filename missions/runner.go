@@ -48,14 +48,13 @@ type intentState struct {
 
 // NewRunner prepares a run of m under s. Neither is modified.
 func NewRunner(m *Mission, s Settings) (*Runner, error) {
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
+	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
-	retention := m.Retention
-	if retention == 0 {
-		retention = ledger.DefaultRetention
-	}
-	led, err := ledger.New(ledger.Config{Contract: s.Contract, Retention: retention})
+	led, err := ledger.New(ledger.Config{Contract: s.Contract, Retention: m.Retention})
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
