@@ -1,21 +1,74 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 
+// outputFormat is how a command renders a case.
+type outputFormat string
+
+// Output formats.
+const (
+	formatText outputFormat = "text" // the human summary
+	formatJSON outputFormat = "json" // the case export
+)
+
+// renderCase renders a case in the given format.
+func renderCase(c *missions.Case, f outputFormat) ([]byte, error) {
+	switch f {
+	case formatJSON:
+		return export.Marshal(c)
+	case formatText:
+		var buf bytes.Buffer
+		writeSummary(&buf, c)
+		return buf.Bytes(), nil
+	}
+	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, json)", f))
+}
+
+// registerSeed adds --seed, the seed of the run's key generator.
+func registerSeed(cmd *cobra.Command, seed *uint64) {
+	cmd.Flags().Uint64Var(seed, "seed", missions.DefaultSeed, "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
+}
+
+// settingsFor is the mission's default settings with the user's flags and
+// seed applied.
+func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed uint64) (missions.Settings, error) {
+	o, err := sf.overrides(cmd)
+	if err != nil {
+		return missions.Settings{}, err
+	}
+	s := m.Settings(o)
+	s.Seed = seed
+	return s, nil
+}
+
 func newRunCmd() *cobra.Command {
-	var sf settingFlags
-	var asJSON bool
+	var (
+		sf     settingFlags
+		seed   uint64
+		asJSON bool
+		out    string
+		force  bool
+	)
 	cmd := &cobra.Command{
 		Use:   "run MISSION",
 		Short: "Run a mission headless and print a summary or the case JSON",
-		Args:  cobra.ExactArgs(1),
+		Long: "Run a mission without the lab and print what happened: what the agent said\n" +
+			"beside what the ledger held after each event, the effect count and the\n" +
+			"verdicts. With --json, print the whole case in the export format instead.",
+		Example: "  replaylab run timeout-then-success --stable-keys=off\n" +
+			"  replaylab run timeout-then-success --json --out case.json",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := loadCatalog(cmd)
 			if err != nil {
@@ -25,30 +78,212 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			o, err := sf.overrides(cmd)
+			s, err := settingsFor(cmd, m, &sf, seed)
 			if err != nil {
 				return err
 			}
-			c, err := missions.Run(m, m.Settings(o))
+			format := formatText
+			if asJSON {
+				format = formatJSON
+			}
+			if out != "" {
+				// Refuse before running, so nothing is half done.
+				if err := checkWritable(out, force); err != nil {
+					return err
+				}
+			}
+			c, err := missions.Run(m, s)
 			if err != nil {
 				return badInput(err)
 			}
-			b, err := export.Marshal(c)
+			b, err := renderCase(c, format)
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if out == "" {
 				_, err = cmd.OutOrStdout().Write(b)
 				return err
 			}
-			for _, ev := range c.Events {
-				fmt.Fprintf(cmd.OutOrStdout(), "t%-3d %-8s %-22s %-10s %-9s eff=%d  %s | %s\n", ev.Tick, ev.Kind, ev.Fixture, ev.Provider, ev.Observed, ev.Effects, ev.Note, ev.Say)
+			if err := writeFileAtomic(out, b, force); err != nil {
+				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "effects %d intended %d verdicts %+v\n", c.Outcome.Effects, c.Outcome.Intended, c.Outcome.Verdicts)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
 			return nil
 		},
 	}
 	sf.register(cmd)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON")
+	registerSeed(cmd, &seed)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON (the export format)")
+	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
+	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
 	return cmd
+}
+
+// Column widths of the summary table; with the gaps it is 96 columns wide.
+const (
+	colTick   = 5
+	colWhat   = 36
+	colSay    = 34
+	colLedger = 17
+	colGap    = 2
+)
+
+// writeSummary prints the human summary of a case: the transcript beside
+// the ledger, event by event, then the outcome and the verdicts.
+func writeSummary(w io.Writer, c *missions.Case) {
+	m := &c.Mission
+	s := c.Settings
+	fmt.Fprintf(w, "%s — %s\n", export.CleanLine(m.ID), export.CleanLine(m.Title))
+	fmt.Fprintf(w, "stable keys %s · policy %s · contract %s · key source %s · seed %d\n\n",
+		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
+
+	writeRow(w, []string{"tick"}, []string{"what happened"}, []string{"the agent says"}, []string{"ledger after"})
+	writeRow(w, []string{"----"}, []string{strings.Repeat("-", colWhat)}, []string{strings.Repeat("-", colSay)}, []string{strings.Repeat("-", colLedger)})
+	for _, ev := range c.Events {
+		say := []string{""}
+		if ev.Say != "" {
+			say = wrap(`"`+export.CleanLine(ev.Say)+`"`, colSay)
+		}
+		writeRow(w, []string{fmt.Sprintf("t%d", ev.Tick)}, describeEvent(ev), say, ledgerAfter(c, ev.Effects))
+	}
+
+	o := c.Outcome
+	fmt.Fprintf(w, "\neffects %d · intended %d · succeeded %d\n", o.Effects, o.Intended, o.Succeeded)
+	width := 0
+	for _, v := range o.Verdicts {
+		width = max(width, ansi.StringWidth(export.CleanLine(v.Intent)))
+	}
+	for _, v := range o.Verdicts {
+		id := export.CleanLine(v.Intent)
+		fmt.Fprintf(w, "  %s%s  %-14s %s\n", id, strings.Repeat(" ", width-ansi.StringWidth(id)), v.Verdict, explainVerdict(v))
+	}
+	for _, e := range o.Evidence {
+		for i, line := range wrap(fmt.Sprintf("escalated %s: %s", e.Intent, e.Reason), 92) {
+			if i > 0 {
+				line = "  " + line
+			}
+			fmt.Fprintf(w, "  %s\n", export.CleanLine(line))
+		}
+	}
+}
+
+// describeEvent is the "what happened" cell of an event.
+func describeEvent(ev missions.Event) []string {
+	var lines []string
+	switch ev.Kind {
+	case missions.EventAttempt:
+		head := fmt.Sprintf("attempt %d · %s", ev.Attempt, ev.Intent)
+		if ev.Worker > 0 {
+			head += fmt.Sprintf(" · worker %d", ev.Worker)
+		}
+		lines = append(lines, wrap(head, colWhat)...)
+		key := "no key"
+		if ev.Key != "" {
+			key = "key " + ev.Key
+		}
+		lines = append(lines, wrap(fmt.Sprintf("%s · %s", key, ev.Fixture), colWhat)...)
+		lines = append(lines, wrap(ev.Note, colWhat)...)
+		seen := fmt.Sprintf("→ the caller sees: %s", ev.Observed)
+		if ev.Class != "" {
+			seen += " (" + string(ev.Class) + ")"
+		}
+		lines = append(lines, wrap(seen, colWhat)...)
+	default:
+		head := string(ev.Kind)
+		if ev.Intent != "" {
+			head += " · " + ev.Intent
+		}
+		if ev.Kind == missions.EventCheckpoint && ev.Checkpoint != "" {
+			head += " → " + string(ev.Checkpoint)
+		}
+		lines = append(lines, wrap(head, colWhat)...)
+		lines = append(lines, wrap(ev.Note, colWhat)...)
+	}
+	for i := range lines {
+		lines[i] = export.CleanLine(lines[i])
+	}
+	return lines
+}
+
+// ledgerAfter is the "ledger after" cell: the effect count and the objects
+// that existed then. Objects are numbered in commit order, so the first n
+// objects of the final ledger are the ones there after an event with n
+// effects.
+func ledgerAfter(c *missions.Case, effects int) []string {
+	lines := []string{plural(effects, "effect")}
+	objs := c.Ledger.Objects
+	if effects > len(objs) {
+		return lines
+	}
+	var ids []string
+	for _, o := range objs[:effects] {
+		ids = append(ids, o.ID.String())
+	}
+	if len(ids) > 4 {
+		ids = append(ids[:1], "…", ids[len(ids)-1])
+	}
+	return append(lines, wrap(strings.Join(ids, " "), colLedger)...)
+}
+
+// explainVerdict says in words what a verdict means for this intent.
+func explainVerdict(v missions.IntentVerdict) string {
+	switch v.Verdict {
+	case missions.ExactlyOnce:
+		return "believes done; the ledger holds one effect"
+	case missions.FailedCleanly:
+		return "believes it failed; the ledger holds nothing"
+	case missions.Duplicate:
+		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
+	case missions.HiddenEffect:
+		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, plural(v.Effects, "effect"))
+	case missions.Phantom:
+		return "believes done, but no effect of its own is in the ledger"
+	case missions.EscalatedV:
+		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", plural(v.Effects, "effect"))
+	}
+	return fmt.Sprintf("believes %s; %s", v.Belief, plural(v.Effects, "effect"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// wrap breaks text into lines at most width columns wide.
+func wrap(s string, width int) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+}
+
+// writeRow prints one table row whose cells may span several lines.
+func writeRow(w io.Writer, cells ...[]string) {
+	widths := []int{colTick, colWhat, colSay, colLedger}
+	rows := 0
+	for _, c := range cells {
+		rows = max(rows, len(c))
+	}
+	for i := range rows {
+		var b strings.Builder
+		for j, c := range cells {
+			text := ""
+			if i < len(c) {
+				text = c[i]
+			}
+			if j == len(cells)-1 {
+				b.WriteString(text)
+				break
+			}
+			b.WriteString(text)
+			pad := widths[j] - ansi.StringWidth(text)
+			if j > 0 {
+				pad += colGap
+			}
+			b.WriteString(strings.Repeat(" ", max(pad, 1)))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
 }

@@ -6,9 +6,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
 )
 
 // Exit codes.
@@ -35,13 +38,21 @@ func main() {
 
 // execute runs the command line and returns the exit code.
 func execute(args []string) int {
+	return executeIO(args, os.Stdout, os.Stderr)
+}
+
+// executeIO runs the command line with the given output streams and returns
+// the exit code.
+func executeIO(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "replaylab:", err)
+	fmt.Fprintln(stderr, "replaylab:", export.Clean(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -58,6 +69,13 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("missions", "", "add the mission files (*.yaml) in `DIR` to the catalog")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
+	})
+	root.AddCommand(newMissionsCmd())
 	root.AddCommand(newRunCmd())
+	root.AddCommand(newExportCmd())
+	root.AddCommand(newValidateCmd())
+	root.AddCommand(newReplayCmd())
 	return root
 }

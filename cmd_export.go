@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// defaultCaseDir is where export writes when --dir is not given.
+const defaultCaseDir = "replaylab-cases"
+
+// exportJob is one case to write.
+type exportJob struct {
+	m    *missions.Mission
+	s    missions.Settings
+	path string
+	c    *missions.Case
+	data []byte
+}
+
+func newExportCmd() *cobra.Command {
+	var (
+		sf       settingFlags
+		seed     uint64
+		variants bool
+		dir      string
+		force    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "export MISSION...",
+		Short: "Write cases as JSON files, one per mission and settings",
+		Long: "Run each mission and write its case as JSON into --dir, one file per case,\n" +
+			"named after the mission and its settings. With --variants, write one case\n" +
+			"for each setting the mission contrasts (the settings its expectations name).\n" +
+			"Files are written atomically and existing files are kept unless --force.",
+		Example: "  replaylab export timeout-then-success --variants --dir cases\n" +
+			"  replaylab export failure-then-failure --stable-keys=off --dir cases",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := loadCatalog(cmd)
+			if err != nil {
+				return err
+			}
+			if variants {
+				for _, name := range []string{"stable-keys", "policy", "contract", "key-source"} {
+					if cmd.Flags().Changed(name) {
+						return badInput(fmt.Errorf("--%s and --variants do not go together: --variants exports the settings each mission contrasts", name))
+					}
+				}
+			}
+			var jobs []*exportJob
+			seen := map[string]bool{}
+			for _, id := range args {
+				m, err := cat.Get(id)
+				if err != nil {
+					return badInput(err)
+				}
+				var settings []missions.Settings
+				if variants {
+					for _, e := range m.Expect {
+						s := m.Settings(e.When)
+						s.Seed = seed
+						settings = append(settings, s)
+					}
+				} else {
+					s, err := settingsFor(cmd, m, &sf, seed)
+					if err != nil {
+						return err
+					}
+					settings = append(settings, s)
+				}
+				for _, s := range settings {
+					path := filepath.Join(dir, caseFileName(m.ID, s))
+					if seen[path] {
+						continue
+					}
+					seen[path] = true
+					jobs = append(jobs, &exportJob{m: m, s: s, path: path})
+				}
+			}
+			// Everything is checked and run before the first file is
+			// written, so a refusal leaves the directory as it was.
+			for _, j := range jobs {
+				if err := checkWritable(j.path, force); err != nil {
+					return err
+				}
+			}
+			for _, j := range jobs {
+				if j.c, err = missions.Run(j.m, j.s); err != nil {
+					return badInput(err)
+				}
+				if j.data, err = export.Marshal(j.c); err != nil {
+					return err
+				}
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return badInput(fmt.Errorf("--dir %s: %w", dir, err))
+			}
+			w := cmd.OutOrStdout()
+			for _, j := range jobs {
+				if err := writeFileAtomic(j.path, j.data, force); err != nil {
+					var ee *exitError
+					if errors.As(err, &ee) {
+						return err
+					}
+					return badInput(err)
+				}
+				fmt.Fprintf(w, "wrote %s  (%s)\n", j.path, caseBrief(j.c))
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	registerSeed(cmd, &seed)
+	cmd.Flags().BoolVar(&variants, "variants", false, "one case per setting the mission contrasts")
+	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
+	return cmd
+}
+
+// caseFileName names a case file after the mission and its settings, e.g.
+// timeout-then-success.stable-keys-off.naive.v1.json. Settings left at
+// their defaults beyond the main three are not named.
+func caseFileName(id string, s missions.Settings) string {
+	parts := []string{id, "stable-keys-" + missions.OnOff(s.StableKeys), string(s.Policy), string(s.Contract)}
+	if s.KeySource != missions.KeyPerIntent {
+		parts = append(parts, "key-"+strings.ReplaceAll(string(s.KeySource), "_", "-"))
+	}
+	if s.Seed != missions.DefaultSeed {
+		parts = append(parts, fmt.Sprintf("seed-%d", s.Seed))
+	}
+	if s.MaxAttempts != 0 {
+		parts = append(parts, fmt.Sprintf("attempts-%d", s.MaxAttempts))
+	}
+	if s.Deadline != 0 {
+		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
+	}
+	return strings.Join(parts, ".") + ".json"
+}
+
+// caseBrief sums a case up in a few words: effects and verdicts.
+func caseBrief(c *missions.Case) string {
+	var vs []string
+	for _, v := range c.Outcome.Verdicts {
+		vs = append(vs, export.CleanLine(v.Intent)+" "+string(v.Verdict))
+	}
+	return fmt.Sprintf("%s; %s", plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+func newReplayCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "replay CASE.json...",
+		Short: "Re-run a case's recorded inputs and confirm the same result",
+		Long: "Read a case file, run its mission again under its settings and compare the\n" +
+			"result with the file. Prints \"identical\", or the first difference in words.\n" +
+			"Exit code 1 when a case differs, 2 when a file cannot be read as a case.",
+		Example: "  replaylab replay replaylab-cases/timeout-then-success.stable-keys-off.naive.v1.json",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			differ := 0
+			for _, path := range args {
+				c, err := readCaseFile(path)
+				if err != nil {
+					return badInput(fileError(path, err))
+				}
+				again, err := missions.Run(&c.Mission, c.Settings)
+				if err != nil {
+					return badInput(fmt.Errorf("%s: %w", path, err))
+				}
+				want, err := export.Marshal(c)
+				if err != nil {
+					return err
+				}
+				got, err := export.Marshal(again)
+				if err != nil {
+					return err
+				}
+				if bytes.Equal(want, got) {
+					fmt.Fprintf(w, "%s: identical\n", path)
+					continue
+				}
+				differ++
+				fmt.Fprintf(w, "%s: differs from its replay\n  first difference: %s\n", path, export.CleanLine(firstDifference(c, want, got)))
+			}
+			if differ > 0 {
+				return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %d cases differ from their replay", differ, len(args))}
+			}
+			return nil
+		},
+	}
+}
+
+// readCaseFile reads and checks a case file.
+func readCaseFile(path string) (*missions.Case, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; expected a case .json file", path)
+	}
+	if info.Size() > export.MaxCaseBytes {
+		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", path, info.Size(), export.MaxCaseBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return export.Unmarshal(path, data)
+}
+
+// firstDifference says where two renderings of a case first differ, in
+// words: which event or which part of the ledger or outcome, which field,
+// what the file says and what the replay gives.
+func firstDifference(c *missions.Case, want, got []byte) string {
+	var a, b any
+	if err := decodeNumbers(want, &a); err != nil {
+		return err.Error()
+	}
+	if err := decodeNumbers(got, &b); err != nil {
+		return err.Error()
+	}
+	path, av, bv, ok := diffValues(nil, a, b)
+	if !ok {
+		return "the bytes differ, but not the values"
+	}
+	return fmt.Sprintf("%s: the case file says %s; the replay gives %s", describePath(c, path), show(av), show(bv))
+}
+
+func decodeNumbers(data []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// missing marks a value that one side lacks.
+type missing struct{}
+
+// diffValues walks two decoded JSON values and returns the path of the
+// first difference. Object keys are visited in the order the case format
+// writes them where it matters: events, then the ledger, then the outcome.
+func diffValues(path []string, a, b any) ([]string, any, any, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return path, a, b, true
+		}
+		for _, k := range orderedKeys(x, y) {
+			av, aok := x[k]
+			bv, bok := y[k]
+			if !aok {
+				return append(path, k), missing{}, bv, true
+			}
+			if !bok {
+				return append(path, k), av, missing{}, true
+			}
+			if p, da, db, ok := diffValues(append(path, k), av, bv); ok {
+				return p, da, db, true
+			}
+		}
+		return nil, nil, nil, false
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return path, a, b, true
+		}
+		for i := 0; i < min(len(x), len(y)); i++ {
+			if p, da, db, ok := diffValues(append(path, strconv.Itoa(i)), x[i], y[i]); ok {
+				return p, da, db, true
+			}
+		}
+		if len(x) != len(y) {
+			return append(path, "#"), len(x), len(y), true
+		}
+		return nil, nil, nil, false
+	}
+	if fmt.Sprint(a) != fmt.Sprint(b) || fmt.Sprintf("%T", a) != fmt.Sprintf("%T", b) {
+		return path, a, b, true
+	}
+	return nil, nil, nil, false
+}
+
+// caseOrder is the order of a case's top-level parts.
+var caseOrder = map[string]int{"schema": 0, "mission": 1, "settings": 2, "events": 3, "ledger": 4, "outcome": 5}
+
+func orderedKeys(x, y map[string]any) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for _, m := range []map[string]any{x, y} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		oi, iok := caseOrder[keys[i]]
+		oj, jok := caseOrder[keys[j]]
+		if iok && jok {
+			return oi < oj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+// describePath names a place in a case the way a person would.
+func describePath(c *missions.Case, path []string) string {
+	if len(path) == 0 {
+		return "the case"
+	}
+	if path[len(path)-1] == "#" {
+		what := strings.Join(path[:len(path)-1], ".")
+		if what == "events" {
+			return "the number of events"
+		}
+		return "the number of entries in " + what
+	}
+	field := strings.Join(path[1:], ".")
+	switch path[0] {
+	case "events":
+		i, err := strconv.Atoi(path[1])
+		if err != nil || i >= len(c.Events) {
+			break
+		}
+		ev := c.Events[i]
+		where := fmt.Sprintf("event %d (tick %d, %s", ev.Seq, ev.Tick, ev.Kind)
+		if ev.Attempt > 0 {
+			where += fmt.Sprintf(" %d", ev.Attempt)
+		}
+		if ev.Intent != "" {
+			where += " for " + ev.Intent
+		}
+		where += ")"
+		if len(path) > 2 {
+			return fmt.Sprintf("%s, field %q", where, strings.Join(path[2:], "."))
+		}
+		return where
+	case "outcome":
+		if len(path) > 3 && path[1] == "verdicts" {
+			if i, err := strconv.Atoi(path[2]); err == nil && i < len(c.Outcome.Verdicts) {
+				return fmt.Sprintf("the outcome for intent %s, field %q", c.Outcome.Verdicts[i].Intent, strings.Join(path[3:], "."))
+			}
+		}
+		return fmt.Sprintf("the outcome, field %q", field)
+	case "ledger":
+		if len(path) > 3 && path[1] == "objects" {
+			if i, err := strconv.Atoi(path[2]); err == nil && i < len(c.Ledger.Objects) {
+				return fmt.Sprintf("ledger object %s, field %q", c.Ledger.Objects[i].ID, strings.Join(path[3:], "."))
+			}
+		}
+		return fmt.Sprintf("the final ledger, field %q", field)
+	}
+	return fmt.Sprintf("%s, field %q", path[0], field)
+}
+
+// show renders a JSON value briefly.
+func show(v any) string {
+	if _, ok := v.(missing); ok {
+		return "nothing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return ansi.Truncate(string(b), 60, "…")
+}

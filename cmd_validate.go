@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check mission files (or case .json files) and say what is wrong, and where",
+		Long: "Check each mission file: that it parses, and that every outcome it expects\n" +
+			"is what a run gives. Problems are printed as file:line: what is wrong\n" +
+			"(accepted: ...). A .json file is read as an exported case. The exit code\n" +
+			"is 2 if any file has a problem.",
+		Example: "  replaylab validate my-missions/*.yaml\n" +
+			"  replaylab validate replaylab-cases/timeout-then-success.stable-keys-on.naive.v1.json",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			bad := 0
+			for _, path := range args {
+				msg, problems := validateFile(path)
+				if len(problems) == 0 {
+					fmt.Fprintf(w, "%s: ok (%s)\n", path, msg)
+					continue
+				}
+				bad++
+				for _, p := range problems {
+					fmt.Fprintln(w, export.Clean(p))
+				}
+			}
+			if bad > 0 {
+				return badInput(fmt.Errorf("%d of %d files have problems", bad, len(args)))
+			}
+			return nil
+		},
+	}
+}
+
+// validateFile checks one file and returns what it holds, or its problems,
+// one line each.
+func validateFile(path string) (string, []string) {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		c, err := readCaseFile(path)
+		if err != nil {
+			return "", splitErrors(fileError(path, err))
+		}
+		return fmt.Sprintf("case of mission %s, %s", export.CleanLine(c.Mission.ID), settingsWords(c.Settings)), nil
+	}
+	m, err := missions.ReadFile(path)
+	if err != nil {
+		return "", splitErrors(fileError(path, err))
+	}
+	var problems []string
+	for _, e := range m.Expect {
+		c, err := missions.Run(m, m.Settings(e.When))
+		if err == nil {
+			err = missions.Check(c, e)
+		}
+		if err != nil {
+			when := e.When.String()
+			if when == "" {
+				when = "the default settings"
+			}
+			for _, line := range splitErrors(err) {
+				problems = append(problems, fmt.Sprintf("%s:%d: under %s, %s", path, e.Line, when, line))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return "", problems
+	}
+	return m.ID, nil
+}
+
+// fileError words a file system error for a person: the path, then what
+// went wrong, without the name of the system call.
+func fileError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: no such file", path)
+		}
+		return fmt.Errorf("%s: %v", path, pe.Err)
+	}
+	return err
+}
+
+// splitErrors turns an error, possibly joined, into one line per problem.
+func splitErrors(err error) []string {
+	var out []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, splitErrors(e)...)
+		}
+		return out
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		err = ee.err
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// settingsWords renders settings as the flags that would reproduce them.
+func settingsWords(s missions.Settings) string {
+	return fmt.Sprintf("--stable-keys=%s --policy=%s --contract=%s --key-source=%s --seed=%d",
+		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
+}
