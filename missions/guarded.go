@@ -97,7 +97,10 @@ func (r *Runner) classify(in *intentState, ev *Event) {
 	case ObservedPending:
 		in.class = RecordedNotTerminal
 	case ObservedError:
-		if ev.Provider == string(ledger.Rejected) {
+		if ev.Response != nil && ev.Response.Status == ledger.Failed {
+			// The object exists and reached the documented state failed.
+			in.class = KnownTerminal
+		} else if ev.Provider == string(ledger.Rejected) {
 			in.class = KnownFailureBeforeExecution
 		} else {
 			in.class = Unknown
@@ -117,6 +120,9 @@ func (r *Runner) afterClass(in *intentState, ev Event) {
 	switch {
 	case ev.Observed == ObservedMismatch:
 		r.escalate(in, "the same key came back with different parameters: a person must decide which refund was meant")
+		return
+	case in.class == KnownTerminal && ev.Observed == ObservedError:
+		r.failedAfterExecution(in, ev.Response.Object)
 		return
 	case in.class == KnownTerminal:
 		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider confirms %s", ev.Response.Object))
@@ -164,6 +170,15 @@ func (r *Runner) say(in *intentState, words string) {
 	}
 }
 
+// failedAfterExecution records a known failure after execution: the object
+// reached the terminal state failed.
+func (r *Runner) failedAfterExecution(in *intentState, obj ledger.ObjectID) {
+	in.class = KnownTerminal
+	in.belief = BelievesFailed
+	r.setCheckpoint(in, FailedCheckpoint, fmt.Sprintf("%s ended failed after execution", obj))
+	r.say(in, fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", in.label(), obj))
+}
+
 func (r *Runner) deliver(in *intentState, obj ledger.ObjectID) {
 	in.belief = BelievesDone
 	in.class = KnownTerminal
@@ -208,10 +223,7 @@ func (r *Runner) judgeRead(in *intentState, found []ledger.Object, ev *Event) {
 	case len(found) == 1 && found[0].Status == ledger.Failed:
 		r.emit(*ev)
 		*ev = Event{}
-		in.class = KnownTerminal
-		in.belief = BelievesFailed
-		r.setCheckpoint(in, FailedCheckpoint, fmt.Sprintf("%s ended failed after execution", found[0].ID))
-		r.say(in, fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", in.label(), found[0].ID))
+		r.failedAfterExecution(in, found[0].ID)
 	case len(found) == 1:
 		in.class = RecordedNotTerminal
 		in.belief = BelievesPending

@@ -333,7 +333,7 @@ func (r *Runner) send(in *intentState, st Step, worker int, key string) Event {
 		resp := res.Response
 		ev.Response = &resp
 		ev.Observed = observe(st.Fixture, res)
-		ev.Note = providerNote(res)
+		ev.Note = r.providerNote(res)
 		if res.Response.Object != 0 {
 			in.lastObj = res.Response.Object
 		}
@@ -363,7 +363,7 @@ func observe(f Fixture, res ledger.Result) Observation {
 		return ObservedMismatch
 	}
 	switch {
-	case res.Response.Code != ledger.CodeOK:
+	case res.Response.Code != ledger.CodeOK, res.Response.Status == ledger.Failed:
 		return ObservedError
 	case res.Response.Status == ledger.Pending:
 		return ObservedPending
@@ -371,7 +371,7 @@ func observe(f Fixture, res ledger.Result) Observation {
 	return ObservedSuccess
 }
 
-func providerNote(res ledger.Result) string {
+func (r *Runner) providerNote(res ledger.Result) string {
 	obj := res.Response.Object
 	switch res.Action {
 	case ledger.Rejected:
@@ -387,6 +387,9 @@ func providerNote(res ledger.Result) string {
 	case ledger.Executing:
 		return "the provider is still executing when the caller stops waiting"
 	case ledger.Replayed:
+		if r.s.Contract == ledger.V2 && obj != 0 {
+			return fmt.Sprintf("the key is known: the provider returns the updated response, %s %s; no new effect", obj, res.Response.Status)
+		}
 		if obj != 0 {
 			return fmt.Sprintf("the key is known: the provider replays the saved %d for %s; no new effect", res.Response.Code, obj)
 		}
