@@ -83,6 +83,9 @@ func validateCase(c *missions.Case) error {
 	if len(c.Mission.Intents) == 0 || len(c.Mission.Schedule) == 0 {
 		return fmt.Errorf("mission %s: the case has no intents or no schedule", c.Mission.ID)
 	}
+	if err := c.Mission.Validate(); err != nil {
+		return fmt.Errorf("mission %s: %w", c.Mission.ID, err)
+	}
 	if err := c.Settings.Validate(); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
@@ -94,6 +97,13 @@ func jsonError(name string, data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && len(bytes.TrimSpace(data)) == 0:
+		return fmt.Errorf("%s: the file is empty (expected a case: a JSON object with \"schema\": %q)", name, SchemaID)
+	case errors.As(err, &se) && strings.HasPrefix(se.Error(), "unexpected end of JSON input"):
+		return fmt.Errorf("%s: the case ends too early: the file is truncated", name)
+	case errors.As(err, &se) && strings.Contains(se.Error(), "after top-level value"):
+		line, col := position(data, se.Offset)
+		return fmt.Errorf("%s:%d:%d: unexpected data after the case object", name, line, col)
 	case errors.As(err, &se):
 		line, col := position(data, se.Offset)
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, se)
