@@ -115,12 +115,14 @@ func TestSchemaRejects(t *testing.T) {
 		"attempt without fixture": func(d map[string]any) {
 			delete(event(d, "attempt"), "fixture")
 		},
-		"negative effects":  func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = -1 },
-		"effects as text":   func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = "2" },
-		"unknown policy":    func(d map[string]any) { d["settings"].(map[string]any)["policy"] = "hopeful" },
-		"unknown contract":  func(d map[string]any) { d["settings"].(map[string]any)["contract"] = "v3" },
-		"settings no seed":  func(d map[string]any) { delete(d["settings"].(map[string]any), "seed") },
-		"bad object id":     func(d map[string]any) { d["ledger"].(map[string]any)["objects"].([]any)[0].(map[string]any)["id"] = "refund-1" },
+		"negative effects": func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = -1 },
+		"effects as text":  func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = "2" },
+		"unknown policy":   func(d map[string]any) { d["settings"].(map[string]any)["policy"] = "hopeful" },
+		"unknown contract": func(d map[string]any) { d["settings"].(map[string]any)["contract"] = "v3" },
+		"settings no seed": func(d map[string]any) { delete(d["settings"].(map[string]any), "seed") },
+		"bad object id": func(d map[string]any) {
+			d["ledger"].(map[string]any)["objects"].([]any)[0].(map[string]any)["id"] = "refund-1"
+		},
 		"step does nothing": func(d map[string]any) { d["mission"].(map[string]any)["schedule"].([]any)[0] = map[string]any{} },
 		"unknown event kind": func(d map[string]any) {
 			d["events"].([]any)[0].(map[string]any)["kind"] = "teleport"
