@@ -77,5 +77,6 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newExportCmd())
 	root.AddCommand(newValidateCmd())
 	root.AddCommand(newReplayCmd())
+	root.AddCommand(newCompareCmd())
 	return root
 }

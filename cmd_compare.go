@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// formatMarkdown renders a comparison, or a write-up of a case, as
+// Markdown.
+const formatMarkdown outputFormat = "markdown"
+
+// parseOutputFormat reads a --format value; "md" is accepted for markdown.
+func parseOutputFormat(s string) (outputFormat, error) {
+	switch strings.ToLower(s) {
+	case "text", "txt":
+		return formatText, nil
+	case "json":
+		return formatJSON, nil
+	case "markdown", "md":
+		return formatMarkdown, nil
+	}
+	return "", badInput(fmt.Errorf("--format: unknown format %q (accepted: text, markdown, json)", s))
+}
+
+// textWidth is the width text output should fit: --width when given, else
+// the terminal's when out is one, else export.DefaultTextWidth.
+func textWidth(out io.Writer, flag int) int {
+	if flag > 0 {
+		return flag
+	}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return export.DefaultTextWidth
+}
+
+func newCompareCmd() *cobra.Command {
+	var format string
+	var width int
+	cmd := &cobra.Command{
+		Use:   "compare CASE.json CASE.json [CASE.json...]",
+		Short: "Show cases side by side, attempt by attempt",
+		Long: `Show exported cases side by side, aligned by attempt number: for each case
+the fixture, what the caller observed, what the agent said and the ledger's
+effect count after the attempt, then how each case ended. The attempt where
+two cases' ledgers first diverge while the agent's words are the same is
+marked, and one sentence per pair of cases says what it shows. Cases of
+different missions are aligned by attempt number, with a note.
+
+Formats: text (default; fits the terminal, or --width), markdown (a GFM
+table to paste into a document) and json (for scripts).
+
+All files are read and checked before anything is printed; a corrupt,
+truncated or unknown-version case file stops the command with exit code 2.`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := parseOutputFormat(format)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("width") && width < export.MinTextWidth {
+				return badInput(fmt.Errorf("--width %d: must be at least %d", width, export.MinTextWidth))
+			}
+			cases := make([]*missions.Case, len(args))
+			for i, path := range args {
+				c, err := readCaseFile(path)
+				if err != nil {
+					return badInput(fileError(path, err))
+				}
+				cases[i] = c
+			}
+			cmp := export.Compare(cases)
+			for i, path := range args {
+				cmp.Cases[i].Source = path
+			}
+			var out []byte
+			switch f {
+			case formatJSON:
+				out, err = export.CompareJSON(cmp)
+				if err != nil {
+					return err
+				}
+			case formatMarkdown:
+				out = export.CompareMarkdown(cmp)
+			default:
+				out = export.CompareText(cmp, textWidth(cmd.OutOrStdout(), width))
+			}
+			_, err = cmd.OutOrStdout().Write(out)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", string(formatText), "output format: text, markdown or json")
+	cmd.Flags().IntVar(&width, "width", 0, "lay text out for `N` columns (default: the terminal's, or 100)")
+	return cmd
+}

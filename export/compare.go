@@ -1,0 +1,400 @@
+package export
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// ComparisonSchemaID names the machine-readable comparison format.
+const ComparisonSchemaID = "replaylab.comparison/v1"
+
+// Comparison is several cases side by side, aligned by the mission-wide
+// attempt number. It is plain data: the command line renders it as text,
+// Markdown or JSON, and the lab shows it on screen.
+type Comparison struct {
+	Cases []CaseHead `json:"cases"`
+	// Notes say what a reader must know before trusting the alignment,
+	// such as cases that come from different missions.
+	Notes []string `json:"notes,omitempty"`
+	// Rows holds one row per attempt number, from 1 to the most attempts
+	// any case made.
+	Rows []Row `json:"rows"`
+	// Outcomes holds, per case, how the run ended.
+	Outcomes []OutcomeCell `json:"outcomes"`
+	// Pairs holds one entry per pair of cases, in order (1,2), (1,3), … (2,3), ….
+	Pairs []Pair `json:"pairs"`
+	// Diverge is the earliest attempt at which some pair of cases first
+	// holds different ledgers while the agent's words are the same; 0 when
+	// no pair does.
+	Diverge int `json:"diverge"`
+}
+
+// CaseHead says which case a column holds.
+type CaseHead struct {
+	// Name is how the comparison refers to the case: "#1", "#2", ….
+	Name string `json:"name"`
+	// Label is what sets the case apart from the others: its mission, when
+	// the missions differ, and the settings that differ. Empty when
+	// nothing does.
+	Label string `json:"label"`
+	// Source is where the case was read from; the caller of Compare may
+	// fill it in.
+	Source   string            `json:"source,omitempty"`
+	Mission  string            `json:"mission"`
+	Title    string            `json:"title"`
+	Settings missions.Settings `json:"settings"`
+}
+
+// Heading returns the name followed by the label, e.g. "#2 stable keys off".
+func (h CaseHead) Heading() string {
+	if h.Label == "" {
+		return h.Name
+	}
+	return h.Name + " " + h.Label
+}
+
+// Row is one attempt number across all cases.
+type Row struct {
+	Attempt int `json:"attempt"`
+	// Cells holds one cell per case, in the order of Comparison.Cases.
+	Cells []Cell `json:"cells"`
+	// Divergent is true where at least one pair of cases first holds
+	// different ledgers while the agent's words are the same.
+	Divergent bool `json:"divergent"`
+}
+
+// Cell is what one case did at one attempt number.
+type Cell struct {
+	// Present is false when the case made no attempt with this number.
+	Present  bool                 `json:"present"`
+	Intent   string               `json:"intent,omitempty"`
+	Fixture  missions.Fixture     `json:"fixture,omitempty"`
+	Observed missions.Observation `json:"observed,omitempty"`
+	// Said is what the agent told the user after the attempt and before
+	// the next one; empty when it said nothing.
+	Said string `json:"said"`
+	// Effects is the ledger's effect count right after the attempt.
+	Effects int `json:"effects"`
+}
+
+// OutcomeCell is how one case ended.
+type OutcomeCell struct {
+	Effects  int                      `json:"effects"`
+	Intended int                      `json:"intended"`
+	Verdicts []missions.IntentVerdict `json:"verdicts"`
+}
+
+// Pair compares two cases.
+type Pair struct {
+	// A and B index Comparison.Cases; A < B.
+	A int `json:"a"`
+	B int `json:"b"`
+	// Diverge is the first attempt present in both cases where the effect
+	// counts differ while the agent's words are the same (object ids and
+	// keys aside); 0 when there is none.
+	Diverge int `json:"diverge"`
+	// LedgerDiffers is the first attempt present in both cases where the
+	// effect counts differ, words aside; 0 when there is none.
+	LedgerDiffers int `json:"ledger_differs"`
+	// WordsDiffer is the first attempt present in both cases where the
+	// agent's words differ; 0 when there is none.
+	WordsDiffer int `json:"words_differ"`
+	// Sentence says what the pair shows, in one sentence.
+	Sentence string `json:"sentence"`
+}
+
+// Compare lines cases up attempt by attempt and says, for every pair, the
+// first attempt where their ledgers diverge while the agent's words are
+// still the same. It is a pure function of the cases: the same cases in
+// the same order give the same Comparison.
+//
+// Rows are aligned by the mission-wide attempt number (Event.Attempt). What
+// the agent said for an attempt is the Say of the attempt event and of the
+// events after it up to the next attempt, since a guarded caller speaks on
+// the checkpoints that follow a send. Words are compared with provider
+// object ids and idempotency keys masked, because those name different
+// things in different runs even when the sentence is the same. Cases of
+// different missions are aligned by number all the same, and a note says
+// so. Text that came from case files is cleaned for the terminal.
+func Compare(cases []*missions.Case) Comparison {
+	cmp := Comparison{Rows: []Row{}, Outcomes: []OutcomeCell{}, Pairs: []Pair{}}
+	cells := make([]map[int]Cell, len(cases))
+	most := 0
+	for i, c := range cases {
+		cells[i] = attemptCells(c)
+		for n := range cells[i] {
+			most = max(most, n)
+		}
+		cmp.Outcomes = append(cmp.Outcomes, OutcomeCell{
+			Effects:  c.Outcome.Effects,
+			Intended: c.Outcome.Intended,
+			Verdicts: cleanVerdicts(c.Outcome.Verdicts),
+		})
+	}
+	cmp.Cases = heads(cases)
+	if ids := missionIDs(cases); len(ids) > 1 {
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
+			"These cases come from different missions (%s): their attempts are aligned by number only, so one row may pair different steps.",
+			strings.Join(ids, ", ")))
+	}
+	for n := 1; n <= most; n++ {
+		row := Row{Attempt: n, Cells: make([]Cell, len(cases))}
+		for i := range cases {
+			row.Cells[i] = cells[i][n]
+		}
+		cmp.Rows = append(cmp.Rows, row)
+	}
+	for a := 0; a < len(cases); a++ {
+		for b := a + 1; b < len(cases); b++ {
+			p := comparePair(cmp, a, b)
+			cmp.Pairs = append(cmp.Pairs, p)
+			if p.Diverge > 0 {
+				cmp.Rows[p.Diverge-1].Divergent = true
+				if cmp.Diverge == 0 || p.Diverge < cmp.Diverge {
+					cmp.Diverge = p.Diverge
+				}
+			}
+		}
+	}
+	return cmp
+}
+
+// attemptCells collects, per attempt number, what the case did and said.
+func attemptCells(c *missions.Case) map[int]Cell {
+	out := make(map[int]Cell)
+	current := 0
+	var said []string
+	flush := func() {
+		if current == 0 {
+			return
+		}
+		cell := out[current]
+		cell.Said = strings.Join(said, " ")
+		out[current] = cell
+	}
+	for _, ev := range c.Events {
+		if ev.Kind == missions.EventAttempt && ev.Attempt > 0 {
+			flush()
+			current, said = ev.Attempt, nil
+			out[current] = Cell{
+				Present:  true,
+				Intent:   CleanLine(ev.Intent),
+				Fixture:  missions.Fixture(CleanLine(string(ev.Fixture))),
+				Observed: missions.Observation(CleanLine(string(ev.Observed))),
+				Effects:  ev.Effects,
+			}
+		}
+		if current > 0 && strings.TrimSpace(ev.Say) != "" {
+			said = append(said, strings.TrimSpace(CleanLine(ev.Say)))
+		}
+	}
+	flush()
+	return out
+}
+
+func cleanVerdicts(vs []missions.IntentVerdict) []missions.IntentVerdict {
+	out := make([]missions.IntentVerdict, len(vs))
+	for i, v := range vs {
+		out[i] = missions.IntentVerdict{
+			Intent:  CleanLine(v.Intent),
+			Verdict: missions.Verdict(CleanLine(string(v.Verdict))),
+			Effects: v.Effects,
+			Belief:  missions.Belief(CleanLine(string(v.Belief))),
+		}
+	}
+	return out
+}
+
+func missionIDs(cases []*missions.Case) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, c := range cases {
+		id := CleanLine(c.Mission.ID)
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// settingWords renders each setting the way a person reads it, in a fixed
+// order.
+func settingWords(s missions.Settings) []string {
+	budget := "schedule's budget"
+	if s.MaxAttempts > 0 {
+		budget = fmt.Sprintf("at most %d attempts", s.MaxAttempts)
+	}
+	deadline := "no deadline"
+	if s.Deadline > 0 {
+		deadline = fmt.Sprintf("deadline tick %d", s.Deadline)
+	}
+	return []string{
+		"stable keys " + missions.OnOff(s.StableKeys),
+		CleanLine(string(s.Policy)),
+		"contract " + CleanLine(string(s.Contract)),
+		"keys from " + CleanLine(string(s.KeySource)),
+		fmt.Sprintf("seed %d", s.Seed),
+		budget,
+		deadline,
+	}
+}
+
+// heads names the cases and labels each with what sets it apart.
+func heads(cases []*missions.Case) []CaseHead {
+	out := make([]CaseHead, len(cases))
+	words := make([][]string, len(cases))
+	for i, c := range cases {
+		words[i] = settingWords(c.Settings)
+	}
+	differs := func(k int) bool {
+		for i := 1; i < len(words); i++ {
+			if words[i][k] != words[0][k] {
+				return true
+			}
+		}
+		return false
+	}
+	manyMissions := len(missionIDs(cases)) > 1
+	for i, c := range cases {
+		var parts []string
+		if manyMissions {
+			parts = append(parts, CleanLine(c.Mission.ID))
+		}
+		for k := range words[i] {
+			if differs(k) {
+				parts = append(parts, words[i][k])
+			}
+		}
+		out[i] = CaseHead{
+			Name:     fmt.Sprintf("#%d", i+1),
+			Label:    strings.Join(parts, ", "),
+			Mission:  CleanLine(c.Mission.ID),
+			Title:    CleanLine(c.Mission.Title),
+			Settings: c.Settings,
+		}
+	}
+	return out
+}
+
+// SettingsLine renders a case's settings on one line, e.g.
+// "stable keys on · naive · contract v1 · keys from intent · seed 1".
+func SettingsLine(s missions.Settings) string {
+	return strings.Join(settingWords(s)[:5], " · ")
+}
+
+// maskedRefs matches provider object ids and idempotency keys in the
+// agent's words.
+var maskedRefs = regexp.MustCompile(`\b(re|ik)_[0-9A-Za-z]+\b`)
+
+func sameWords(a, b string) bool {
+	return maskedRefs.ReplaceAllString(a, "$1_") == maskedRefs.ReplaceAllString(b, "$1_")
+}
+
+func comparePair(cmp Comparison, a, b int) Pair {
+	p := Pair{A: a, B: b}
+	for _, row := range cmp.Rows {
+		ca, cb := row.Cells[a], row.Cells[b]
+		if !ca.Present || !cb.Present {
+			continue
+		}
+		same := sameWords(ca.Said, cb.Said)
+		if !same && p.WordsDiffer == 0 {
+			p.WordsDiffer = row.Attempt
+		}
+		if ca.Effects != cb.Effects {
+			if p.LedgerDiffers == 0 {
+				p.LedgerDiffers = row.Attempt
+			}
+			if same && p.Diverge == 0 {
+				p.Diverge = row.Attempt
+			}
+		}
+	}
+	p.Sentence = pairSentence(cmp, p)
+	return p
+}
+
+func effects(n int) string {
+	if n == 1 {
+		return "1 effect"
+	}
+	return fmt.Sprintf("%d effects", n)
+}
+
+func quote(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return "“" + s + "”"
+}
+
+// pairSentence says in one sentence what a pair of cases shows.
+func pairSentence(cmp Comparison, p Pair) string {
+	ha, hb := cmp.Cases[p.A], cmp.Cases[p.B]
+	na, nb := ha.Heading(), hb.Heading()
+	if ha.Label != "" {
+		na = fmt.Sprintf("%s (%s)", ha.Name, ha.Label)
+		nb = fmt.Sprintf("%s (%s)", hb.Name, hb.Label)
+	}
+	cell := func(n, i int) Cell { return cmp.Rows[n-1].Cells[i] }
+	switch {
+	case p.Diverge > 0:
+		ca, cb := cell(p.Diverge, p.A), cell(p.Diverge, p.B)
+		words := "the agent says " + quote(ca.Said) + " in both"
+		if ca.Said == "" {
+			words = "the agent says nothing in either"
+		} else if ca.Said != cb.Said {
+			words += ", object ids aside"
+		}
+		return fmt.Sprintf("%s and %s first diverge at attempt %d: %s, yet the ledger holds %s in %s and %s in %s.",
+			na, nb, p.Diverge, words, effects(ca.Effects), ha.Name, effects(cb.Effects), hb.Name)
+	case p.LedgerDiffers > 0:
+		ca, cb := cell(p.LedgerDiffers, p.A), cell(p.LedgerDiffers, p.B)
+		return fmt.Sprintf("%s and %s first differ in the ledger at attempt %d (%s against %s), where the agent's words differ too: %s against %s.",
+			na, nb, p.LedgerDiffers, effects(ca.Effects), effects(cb.Effects), quote(ca.Said), quote(cb.Said))
+	}
+	oa, ob := cmp.Outcomes[p.A], cmp.Outcomes[p.B]
+	shared, onlyOne := 0, 0
+	for _, row := range cmp.Rows {
+		pa, pb := row.Cells[p.A].Present, row.Cells[p.B].Present
+		switch {
+		case pa && pb:
+			shared++
+		case pa || pb:
+			onlyOne++
+		}
+	}
+	var s string
+	switch {
+	case shared == 0:
+		s = fmt.Sprintf("%s and %s share no attempt number", na, nb)
+	default:
+		s = fmt.Sprintf("%s and %s hold the same effect count after every attempt both make", na, nb)
+	}
+	if oa.Effects != ob.Effects {
+		s += fmt.Sprintf(", but end with %s and %s", effects(oa.Effects), effects(ob.Effects))
+		if onlyOne > 0 {
+			s += ", after different numbers of attempts"
+		}
+	} else {
+		s += fmt.Sprintf(" and both end with %s", effects(oa.Effects))
+	}
+	if p.WordsDiffer > 0 {
+		s += fmt.Sprintf("; the agent's words first differ at attempt %d", p.WordsDiffer)
+	}
+	return s + "."
+}
+
+// verdictWords renders an outcome's verdicts, e.g.
+// "refund-1042: duplicate (believes done, 2 effects)".
+func verdictWords(o OutcomeCell) []string {
+	out := make([]string, len(o.Verdicts))
+	for i, v := range o.Verdicts {
+		out[i] = fmt.Sprintf("%s: %s (believes %s, %s)", v.Intent, v.Verdict, v.Belief, effects(v.Effects))
+	}
+	return out
+}

@@ -1,0 +1,456 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/yuin/goldmark"
+	gast "github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+	"pgregory.net/rapid"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// seedCases runs the seed lab's three cases: a timeout that committed and
+// then a success, with stable keys on and then off, and a failure before
+// commit twice.
+func seedCases(t testing.TB) []*missions.Case {
+	t.Helper()
+	on, off := true, false
+	return []*missions.Case{
+		runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &on}),
+		runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
+		runCase(t, "failure-then-failure", missions.Overrides{StableKeys: &on}),
+	}
+}
+
+func runCase(t testing.TB, id string, o missions.Overrides) *missions.Case {
+	t.Helper()
+	m, err := missions.BuiltIn().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := missions.Run(m, m.Settings(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCompareSeedGolden(t *testing.T) {
+	cmp := Compare(seedCases(t))
+	t.Run("text", func(t *testing.T) { golden.RequireEqual(t, CompareText(cmp, 100)) })
+	t.Run("text_narrow", func(t *testing.T) { golden.RequireEqual(t, CompareText(cmp, 56)) })
+	t.Run("markdown", func(t *testing.T) { golden.RequireEqual(t, CompareMarkdown(cmp)) })
+}
+
+// The teaching point of the seed lab: the same words, different ledgers.
+func TestCompareSeedDivergence(t *testing.T) {
+	cmp := Compare(seedCases(t))
+	want := []struct {
+		a, b, diverge int
+		says          []string
+	}{
+		// Stable keys on and off: both say "done" at attempt 2, with
+		// different object ids; one ledger holds 1 refund, the other 2.
+		{0, 1, 2, []string{"at attempt 2", "1 effect in #1", "2 effects in #2", "went through", "object ids aside"}},
+		// A committed timeout and a failure before commit: both say
+		// "failed, I'll try again" at attempt 1; the ledgers hold 1 and 0.
+		{0, 2, 1, []string{"at attempt 1", "1 effect in #1", "0 effects in #3", "I'll try again"}},
+		{1, 2, 1, []string{"at attempt 1", "1 effect in #2", "0 effects in #3"}},
+	}
+	if len(cmp.Pairs) != len(want) {
+		t.Fatalf("got %d pairs, want %d", len(cmp.Pairs), len(want))
+	}
+	for i, w := range want {
+		p := cmp.Pairs[i]
+		if p.A != w.a || p.B != w.b || p.Diverge != w.diverge {
+			t.Errorf("pair %d: got (%d,%d) diverging at %d, want (%d,%d) at %d", i, p.A, p.B, p.Diverge, w.a, w.b, w.diverge)
+		}
+		for _, s := range w.says {
+			if !strings.Contains(p.Sentence, s) {
+				t.Errorf("pair %d sentence lacks %q:\n%s", i, s, p.Sentence)
+			}
+		}
+		if strings.Count(p.Sentence, ".”") > 1 || !strings.HasSuffix(p.Sentence, ".") {
+			t.Errorf("pair %d: not one sentence: %s", i, p.Sentence)
+		}
+	}
+	if cmp.Diverge != 1 || !cmp.Rows[0].Divergent || !cmp.Rows[1].Divergent {
+		t.Errorf("divergent rows: diverge=%d rows=%v,%v", cmp.Diverge, cmp.Rows[0].Divergent, cmp.Rows[1].Divergent)
+	}
+	// The words at attempt 2 differ only by the object id.
+	a, b := cmp.Rows[1].Cells[0].Said, cmp.Rows[1].Cells[1].Said
+	if a == b || !strings.Contains(a, "re_0001") || !strings.Contains(b, "re_0002") {
+		t.Errorf("attempt 2 words: %q and %q", a, b)
+	}
+	if len(cmp.Notes) != 1 || !strings.Contains(cmp.Notes[0], "different missions") {
+		t.Errorf("notes = %q, want one about different missions", cmp.Notes)
+	}
+}
+
+func TestCompareSameMissionHasNoNote(t *testing.T) {
+	cases := seedCases(t)[:2]
+	cmp := Compare(cases)
+	if len(cmp.Notes) != 0 {
+		t.Errorf("notes = %q", cmp.Notes)
+	}
+	if cmp.Cases[0].Label != "stable keys on" || cmp.Cases[1].Label != "stable keys off" {
+		t.Errorf("labels = %q, %q", cmp.Cases[0].Label, cmp.Cases[1].Label)
+	}
+}
+
+// The guarded caller speaks on the checkpoints after a send; those words
+// belong to the attempt before them.
+func TestCompareGuardedWordsFollowTheAttempt(t *testing.T) {
+	g := missions.Guarded
+	guarded := runCase(t, "timeout-then-success", missions.Overrides{Policy: &g})
+	for _, ev := range guarded.Events {
+		if ev.Kind == missions.EventAttempt && ev.Say != "" {
+			t.Fatalf("this test needs the guarded caller to speak after its attempts, not on them: %+v", ev)
+		}
+	}
+	cmp := Compare([]*missions.Case{seedCases(t)[0], guarded})
+	said := cmp.Rows[0].Cells[1].Said
+	if said == "" || strings.Contains(said, "Done") {
+		t.Fatalf("guarded words for attempt 1 = %q, want the words said after it and before attempt 2", said)
+	}
+	if !strings.Contains(cmp.Rows[1].Cells[1].Said, "Done") {
+		t.Errorf("guarded words for attempt 2 = %q", cmp.Rows[1].Cells[1].Said)
+	}
+	// Same ledgers throughout, different words: no divergence to mark.
+	p := cmp.Pairs[0]
+	if p.Diverge != 0 || p.LedgerDiffers != 0 || p.WordsDiffer != 1 {
+		t.Errorf("pair = %+v", p)
+	}
+	if !strings.Contains(p.Sentence, "same effect count") || !strings.Contains(p.Sentence, "first differ at attempt 1") {
+		t.Errorf("sentence = %s", p.Sentence)
+	}
+}
+
+func TestCompareMissingAttempt(t *testing.T) {
+	short := seedCases(t)[0]
+	short.Events = short.Events[:1] // only attempt 1
+	short.Outcome.Effects = 1
+	cmp := Compare([]*missions.Case{short, seedCases(t)[1]})
+	if len(cmp.Rows) != 2 || cmp.Rows[1].Cells[0].Present || !cmp.Rows[1].Cells[1].Present {
+		t.Fatalf("rows = %+v", cmp.Rows)
+	}
+	if !strings.Contains(string(CompareText(cmp, 100)), "(no such attempt)") {
+		t.Error("text does not show the missing attempt")
+	}
+	if s := cmp.Pairs[0].Sentence; !strings.Contains(s, "end with 1 effect and 2 effects") || !strings.Contains(s, "different numbers of attempts") {
+		t.Errorf("sentence = %s", s)
+	}
+}
+
+func TestCompareJSON(t *testing.T) {
+	b, err := CompareJSON(Compare(seedCases(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("{\n  \"schema\": \""+ComparisonSchemaID+"\"")) {
+		t.Errorf("JSON does not start with the schema: %.80s", b)
+	}
+	var back Comparison
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Rows) != 2 || len(back.Pairs) != 3 || back.Pairs[0].Diverge != 2 || back.Rows[0].Cells[2].Fixture != missions.FailureBeforeCommit {
+		t.Errorf("round trip lost data: %+v", back)
+	}
+}
+
+// hostile returns a copy of c whose file-borne text tries to break the
+// output: escape sequences, bars, newlines, Markdown, wide characters and
+// a word longer than any column.
+func hostile(c *missions.Case, say string) *missions.Case {
+	h := *c
+	h.Mission.Title = "Evil | title\n# heading \x1b[31mred\x1b[0m"
+	h.Events = append([]missions.Event(nil), c.Events...)
+	for i := range h.Events {
+		if h.Events[i].Say != "" {
+			h.Events[i].Say = say
+		}
+	}
+	return &h
+}
+
+// Text output never has a line wider than asked, and every line of a
+// table has its column separators in the same places.
+func TestCompareTextFitsWidth(t *testing.T) {
+	base := seedCases(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		width := rapid.IntRange(MinTextWidth, 220).Draw(rt, "width")
+		n := rapid.IntRange(2, 7).Draw(rt, "cases")
+		say := rapid.StringOfN(rapid.SampledFrom([]rune("ab |\n\t*_`界😀\x1b[0mm-")), 0, 200, -1).Draw(rt, "say")
+		var cases []*missions.Case
+		for i := 0; i < n; i++ {
+			c := base[i%len(base)]
+			if rapid.Bool().Draw(rt, "hostile") {
+				c = hostile(c, say)
+			}
+			cases = append(cases, c)
+		}
+		out := string(CompareText(Compare(cases), width))
+		if strings.Contains(out, "\x1b") {
+			rt.Fatalf("escape sequence in output")
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if w := ansi.StringWidth(line); w > width {
+				rt.Fatalf("line %d wide at width %d: %q", w, width, line)
+			}
+		}
+		checkTables(rt, out)
+	})
+}
+
+// checkTables finds each table (a header line followed by a rule) and
+// checks that its lines keep their separators at the rule's columns.
+func checkTables(t interface{ Fatalf(string, ...any) }, out string) {
+	lines := strings.Split(out, "\n")
+	for i := 1; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "────────") {
+			continue
+		}
+		cols := separatorColumns(lines[i], '┼')
+		// Walk up to the header and down to the end of the table.
+		start := i - 1
+		for start > 0 && strings.Contains(lines[start-1], "│") {
+			start--
+		}
+		for j := start; j < len(lines) && lines[j] != ""; j++ {
+			if j == i || strings.HasPrefix(lines[j], "─") {
+				if got := separatorColumns(lines[j], '┼'); fmt.Sprint(got) != fmt.Sprint(cols) {
+					t.Fatalf("rule %d has separators at %v, want %v", j, got, cols)
+				}
+				continue
+			}
+			got := separatorColumns(lines[j], '│')
+			// A row may end early where its last cells are empty.
+			if len(got) > len(cols) || fmt.Sprint(got) != fmt.Sprint(cols[:len(got)]) {
+				t.Fatalf("table line %d has separators at %v, want %v: %q", j, got, cols, lines[j])
+			}
+			if len(got) < len(cols) && ansi.StringWidth(lines[j]) > cols[len(got)] {
+				t.Fatalf("table line %d lost a separator: %q", j, lines[j])
+			}
+		}
+	}
+}
+
+// separatorColumns returns the display columns where sep occurs in line.
+func separatorColumns(line string, sep rune) []int {
+	var cols []int
+	col := 0
+	for _, r := range line {
+		if r == sep {
+			cols = append(cols, col)
+		}
+		col += ansi.StringWidth(string(r))
+	}
+	return cols
+}
+
+// mdTables parses Markdown as GFM and returns each table as rows of cell
+// texts, the header row first.
+func mdTables(t *testing.T, src []byte) [][][]string {
+	t.Helper()
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
+	var tables [][][]string
+	err := gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		tbl, ok := n.(*east.Table)
+		if !ok {
+			return gast.WalkContinue, nil
+		}
+		var rows [][]string
+		for r := tbl.FirstChild(); r != nil; r = r.NextSibling() {
+			switch r.(type) {
+			case *east.TableHeader, *east.TableRow:
+			default:
+				t.Fatalf("unexpected %s in a table", r.Kind())
+			}
+			var cells []string
+			for c := r.FirstChild(); c != nil; c = c.NextSibling() {
+				if _, ok := c.(*east.TableCell); !ok {
+					t.Fatalf("unexpected %s in a table row", c.Kind())
+				}
+				cells = append(cells, inlineText(c, src))
+			}
+			rows = append(rows, cells)
+		}
+		tables = append(tables, rows)
+		return gast.WalkSkipChildren, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables
+}
+
+func inlineText(n gast.Node, src []byte) string {
+	var b strings.Builder
+	_ = gast.Walk(n, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
+		if !entering {
+			return gast.WalkContinue, nil
+		}
+		switch x := n.(type) {
+		case *gast.Text:
+			b.Write(util.UnescapePunctuations(x.Value(src)))
+		case *gast.String:
+			b.Write(x.Value)
+		}
+		return gast.WalkContinue, nil
+	})
+	return b.String()
+}
+
+func renderHTML(t *testing.T, src []byte) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(src, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// The comparison's Markdown is a real GFM table: a Markdown library
+// parses one table with a header and five columns in every row, and
+// hostile text stays inside its cell.
+func TestCompareMarkdownRendersAsTable(t *testing.T) {
+	cases := seedCases(t)
+	cases[2] = hostile(cases[2], "a | b\nc `code` *em* <b>x</b> \\| 1. item")
+	md := CompareMarkdown(Compare(cases))
+	tables := mdTables(t, md)
+	if len(tables) != 1 {
+		t.Fatalf("found %d tables, want 1:\n%s", len(tables), md)
+	}
+	rows := tables[0]
+	// Header, 2 attempts × 4 fields, outcome effects and verdicts.
+	if len(rows) != 1+2*4+2 {
+		t.Fatalf("table has %d rows, want 11:\n%s", len(rows), md)
+	}
+	for i, r := range rows {
+		if len(r) != 5 {
+			t.Fatalf("row %d has %d cells, want 5: %q", i, len(r), r)
+		}
+	}
+	if got := rows[1][2]; got != "timeout_after_commit" {
+		t.Errorf("attempt 1 fixture of #1 = %q", got)
+	}
+	if got := rows[3][4]; got != "a | b c `code` *em* <b>x</b> \\| 1. item" {
+		t.Errorf("hostile words cell = %q", got)
+	}
+	if got := rows[4][3]; got != "1" {
+		t.Errorf("attempt 1 effects of #2 = %q", got)
+	}
+	if got := rows[9][3]; got != "2 of 1 intended" {
+		t.Errorf("outcome of #2 = %q", got)
+	}
+	html := renderHTML(t, md)
+	if strings.Count(html, "<table>") != 1 || strings.Count(html, "<td>") != 10*5 || strings.Contains(html, "<b>x") {
+		t.Errorf("HTML is not one clean 5-column table:\n%s", html)
+	}
+}
+
+func TestWriteUpGolden(t *testing.T) {
+	off := false
+	b, err := WriteUp(runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.RequireEqual(t, b)
+}
+
+// Every table of a write-up parses as a GFM table with as many cells in
+// each row as in its header, for every built-in mission and policy.
+func TestWriteUpRendersAsTables(t *testing.T) {
+	cat := missions.BuiltIn()
+	for _, m := range cat.Missions {
+		for _, p := range missions.Policies {
+			t.Run(fmt.Sprintf("%s/%s", m.ID, p), func(t *testing.T) {
+				c, err := missions.Run(m, m.Settings(missions.Overrides{Policy: &p}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				md, err := WriteUp(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tables := mdTables(t, md)
+				// Settings, timeline, verdicts and the final records at least.
+				if len(tables) < 4 {
+					t.Fatalf("found %d tables:\n%s", len(tables), md)
+				}
+				for k, tbl := range tables {
+					for i, r := range tbl {
+						if len(r) != len(tbl[0]) {
+							t.Fatalf("table %d row %d has %d cells, header %d", k, i, len(r), len(tbl[0]))
+						}
+					}
+				}
+				timeline := tables[1]
+				if len(timeline) != 1+len(c.Events) {
+					t.Errorf("timeline has %d rows for %d events", len(timeline)-1, len(c.Events))
+				}
+				if !strings.Contains(string(md), "\n"+ReproduceCommand(c)+"\n") {
+					t.Error("no reproduce command")
+				}
+			})
+		}
+	}
+}
+
+func TestWriteUpHostileText(t *testing.T) {
+	c := hostile(seedCases(t)[1], "done | really\n## not a heading")
+	md, err := WriteUp(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(md, []byte("\x1b")) {
+		t.Error("escape sequence in write-up")
+	}
+	html := renderHTML(t, md)
+	if strings.Count(html, "<h1>") != 1 || strings.Contains(html, "<h1>heading") || !strings.Contains(html, "<h1>Evil | title # heading red</h1>") {
+		t.Errorf("title not kept to one heading:\n%s", html)
+	}
+	if !strings.Contains(html, "<td>done | really ## not a heading</td>") {
+		t.Errorf("hostile words not kept in their cell:\n%s", html)
+	}
+}
+
+func TestReproduceCommand(t *testing.T) {
+	off := false
+	g := missions.Guarded
+	ph := missions.KeyPayloadHash
+	cases := []struct {
+		c    *missions.Case
+		want string
+	}{
+		{runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
+			"replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1"},
+		{runCase(t, "timeout-then-success", missions.Overrides{Policy: &g, KeySource: &ph}),
+			"replaylab run timeout-then-success --stable-keys=on --policy guarded --contract v1 --key-source payload_hash"},
+	}
+	for _, tc := range cases {
+		if got := ReproduceCommand(tc.c); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+	c := seedCases(t)[0]
+	c.Mission.ID = "it's mine; rm -rf"
+	if got := ReproduceCommand(c); !strings.Contains(got, `'it'\''s mine; rm -rf'`) {
+		t.Errorf("mission id not quoted for the shell: %s", got)
+	}
+}

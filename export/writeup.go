@@ -1,0 +1,266 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// WriteUp renders one case as a Markdown document a person can paste into
+// a write-up: the title and teaching goal, the settings, a table of the
+// timeline, the transcript beside the ledger, the verdicts, the final
+// ledger and the command that reproduces the case. Every table is a GFM
+// table; text from the case is cleaned and escaped.
+func WriteUp(c *missions.Case) ([]byte, error) {
+	if c == nil {
+		return nil, errors.New("write-up: no case")
+	}
+	if c.Mission.ID == "" {
+		return nil, errors.New("write-up: the case has no mission id")
+	}
+	var b strings.Builder
+	m := c.Mission
+	title := m.Title
+	if strings.TrimSpace(title) == "" {
+		title = m.ID
+	}
+	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
+	fmt.Fprintf(&b, "Mission %s, %s.\n", mdCode(m.ID), mdText(SettingsLine(c.Settings)))
+	if goal := strings.TrimSpace(Clean(m.Goal)); goal != "" {
+		b.WriteString("\n**Teaching goal.** ")
+		b.WriteString(mdText(goal))
+		b.WriteByte('\n')
+	}
+
+	b.WriteString("\n## Settings\n\n")
+	mdTable(&b, []string{"setting", "value"}, settingsRows(c))
+
+	b.WriteString("\n## Timeline\n\n")
+	writeTimeline(&b, c)
+
+	b.WriteString("\n## Transcript beside the ledger\n\n")
+	writeTranscript(&b, c)
+
+	b.WriteString("\n## Verdict\n\n")
+	writeVerdicts(&b, c)
+
+	b.WriteString("\n## Ledger at the end\n\n")
+	writeLedger(&b, c.Ledger)
+
+	b.WriteString("\n## Reproduce\n\n")
+	b.WriteString("```sh\n")
+	b.WriteString(ReproduceCommand(c))
+	b.WriteString("\n```\n")
+	if c.Settings.Seed != missions.DefaultSeed || c.Settings.MaxAttempts != 0 || c.Settings.Deadline != 0 {
+		b.WriteString("\nThis case ran with a seed or budget the `run` flags do not set; `replaylab replay` on its JSON export reruns it exactly.\n")
+	}
+	b.WriteString("\nA mission read from a file needs `--missions DIR` as well, naming the folder that holds it.\n")
+	return []byte(b.String()), nil
+}
+
+// ReproduceCommand is the command line that runs the case's mission under
+// the case's settings again, e.g.
+// "replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1".
+// The key source is named only when it is not the mission's own.
+func ReproduceCommand(c *missions.Case) string {
+	s := c.Settings
+	parts := []string{
+		"replaylab", "run", shellWord(CleanLine(c.Mission.ID)),
+		"--stable-keys=" + missions.OnOff(s.StableKeys),
+		"--policy", shellWord(string(s.Policy)),
+		"--contract", shellWord(string(s.Contract)),
+	}
+	def := c.Mission.KeySource
+	if def == "" {
+		def = missions.KeyPerIntent
+	}
+	if s.KeySource != "" && s.KeySource != def {
+		parts = append(parts, "--key-source", shellWord(string(s.KeySource)))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellWord quotes s for a POSIX shell unless it is plainly safe.
+func shellWord(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func settingsRows(c *missions.Case) [][]string {
+	s := c.Settings
+	budget := "the schedule's attempts"
+	if s.MaxAttempts > 0 {
+		budget = fmt.Sprintf("%d attempts per intent", s.MaxAttempts)
+	}
+	deadline := "none"
+	if s.Deadline > 0 {
+		deadline = fmt.Sprintf("tick %d", s.Deadline)
+	}
+	retention := "the provider's default"
+	if c.Mission.Retention > 0 {
+		retention = fmt.Sprintf("%d ticks", c.Mission.Retention)
+	}
+	return [][]string{
+		{"stable keys", missions.OnOff(s.StableKeys)},
+		{"policy", mdCode(string(s.Policy))},
+		{"contract", mdCode(string(s.Contract))},
+		{"key source", mdCode(string(s.KeySource))},
+		{"seed", fmt.Sprint(s.Seed)},
+		{"budget", budget},
+		{"deadline", deadline},
+		{"key retention", retention},
+	}
+}
+
+func writeTimeline(b *strings.Builder, c *missions.Case) {
+	many := len(c.Mission.Intents) > 1
+	header := []string{"#", "tick", "event"}
+	if many {
+		header = append(header, "intent")
+	}
+	header = append(header, "fixture", "provider", "observed", "class", "checkpoint", "effects", "what happened")
+	var rows [][]string
+	for _, ev := range c.Events {
+		event := mdText(string(ev.Kind))
+		if ev.Attempt > 0 {
+			event = fmt.Sprintf("%s %d", event, ev.Attempt)
+		}
+		if ev.Worker > 0 {
+			event += fmt.Sprintf(" (worker %d)", ev.Worker)
+		}
+		row := []string{fmt.Sprint(ev.Seq), fmt.Sprint(ev.Tick), event}
+		if many {
+			row = append(row, mdCode(ev.Intent))
+		}
+		row = append(row,
+			mdCode(string(ev.Fixture)),
+			mdText(ev.Provider),
+			mdText(string(ev.Observed)),
+			mdCode(string(ev.Class)),
+			mdText(string(ev.Checkpoint)),
+			fmt.Sprint(ev.Effects),
+			mdText(ev.Note),
+		)
+		rows = append(rows, row)
+	}
+	mdTable(b, header, rows)
+}
+
+// objectsAt lists the objects the ledger held when it held n effects:
+// effects are only ever added, in order, so they are the first n of the
+// final ledger.
+func objectsAt(l ledger.Snapshot, n int) string {
+	n = max(0, min(n, len(l.Objects)))
+	if n == 0 {
+		return "no effect"
+	}
+	ids := make([]string, n)
+	for i, o := range l.Objects[:n] {
+		ids[i] = mdCode(o.ID.String())
+	}
+	return effects(n) + ": " + strings.Join(ids, ", ")
+}
+
+func writeTranscript(b *strings.Builder, c *missions.Case) {
+	var rows [][]string
+	attempt := ""
+	for _, ev := range c.Events {
+		if ev.Attempt > 0 {
+			attempt = fmt.Sprint(ev.Attempt)
+		}
+		if strings.TrimSpace(ev.Say) == "" {
+			continue
+		}
+		rows = append(rows, []string{attempt, fmt.Sprint(ev.Tick), mdText(ev.Say), objectsAt(c.Ledger, ev.Effects)})
+	}
+	if len(rows) == 0 {
+		b.WriteString("The agent said nothing to the user.\n")
+		return
+	}
+	mdTable(b, []string{"after attempt", "tick", "the agent said", "the ledger held"}, rows)
+}
+
+func writeVerdicts(b *strings.Builder, c *missions.Case) {
+	o := c.Outcome
+	fmt.Fprintf(b, "The ledger holds %s for %s intended; %d reached a successful terminal state.\n\n",
+		effects(o.Effects), plural(o.Intended, "effect"), o.Succeeded)
+	var rows [][]string
+	for _, v := range o.Verdicts {
+		rows = append(rows, []string{mdCode(v.Intent), "**" + mdText(string(v.Verdict)) + "**", mdText(string(v.Belief)), fmt.Sprint(v.Effects)})
+	}
+	mdTable(b, []string{"intent", "verdict", "the caller believes", "effects"}, rows)
+	for _, e := range o.Evidence {
+		fmt.Fprintf(b, "\n### Evidence handed over for %s\n\n%s\n\n", mdCode(e.Intent), mdText(e.Reason))
+		if e.Key != "" {
+			fmt.Fprintf(b, "Key: %s.\n\n", mdCode(e.Key))
+		}
+		var rows [][]string
+		for _, a := range e.Attempts {
+			resp := fmt.Sprint(a.Response.Code)
+			if a.Response.Object != 0 {
+				resp += " " + mdCode(a.Response.Object.String())
+			}
+			if a.Response.Status != "" {
+				resp += " " + mdText(string(a.Response.Status))
+			}
+			rows = append(rows, []string{fmt.Sprint(a.Attempt), fmt.Sprint(a.Tick), mdText(string(a.Observed)), resp, mdText(a.Error)})
+		}
+		if len(rows) > 0 {
+			mdTable(b, []string{"attempt", "tick", "observed", "provider answered", "error"}, rows)
+		}
+		for _, r := range e.Reads {
+			fmt.Fprintf(b, "\n- read at tick %d: %s", r.Tick, mdText(r.Summary))
+		}
+		if len(e.Reads) > 0 {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+func writeLedger(b *strings.Builder, l ledger.Snapshot) {
+	if len(l.Objects) == 0 {
+		b.WriteString("No effects.\n")
+	} else {
+		var rows [][]string
+		for _, o := range l.Objects {
+			rows = append(rows, []string{mdCode(o.ID.String()), mdCode(o.Intent), mdCode(o.Key), mdText(string(o.Status)), fmt.Sprint(o.Tick), mdText(o.Payload)})
+		}
+		mdTable(b, []string{"effect", "intent", "key", "status", "tick", "payload"}, rows)
+	}
+	if len(l.Records) == 0 {
+		b.WriteString("\nNo idempotency records.\n")
+		return
+	}
+	b.WriteByte('\n')
+	var rows [][]string
+	for _, r := range l.Records {
+		resp := fmt.Sprint(r.Response.Code)
+		if r.Response.Object != 0 {
+			resp += " " + mdCode(r.Response.Object.String())
+		}
+		rows = append(rows, []string{mdCode(r.Key), mdText(string(r.State)), resp, fmt.Sprint(r.ExpiresAt)})
+	}
+	mdTable(b, []string{"idempotency key", "state", "saved response", "expires at tick"}, rows)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
