@@ -54,7 +54,7 @@ func seedCaseFiles(t testing.TB, dir string) ([]string, []*missions.Case) {
 	return paths, cases
 }
 
-func run(args ...string) (code int, stdout, stderr string) {
+func captureRun(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = executeIO(args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -84,7 +84,7 @@ func TestCompareCommandFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out, errs := run(append(append([]string{"compare"}, paths...), tc.flags...)...)
+			code, out, errs := captureRun(append(append([]string{"compare"}, paths...), tc.flags...)...)
 			if code != 0 || errs != "" {
 				t.Fatalf("exit %d, stderr %q", code, errs)
 			}
@@ -93,7 +93,7 @@ func TestCompareCommandFormats(t *testing.T) {
 			}
 		})
 	}
-	code, out, _ := run(append([]string{"compare", "--width", "64"}, paths...)...)
+	code, out, _ := captureRun(append([]string{"compare", "--width", "64"}, paths...)...)
 	for _, line := range strings.Split(out, "\n") {
 		if ansi.StringWidth(line) > 64 || code != 0 {
 			t.Fatalf("exit %d; line wider than 64: %q", code, line)
@@ -115,7 +115,7 @@ func TestCompareCommandUsage(t *testing.T) {
 		{[]string{"compare", paths[0], paths[1], "--width", "10"}, "--width 10: must be at least 40"},
 	}
 	for _, tc := range tests {
-		code, out, errs := run(tc.args...)
+		code, out, errs := captureRun(tc.args...)
 		if code != exitBadInput || out != "" || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, errs, tc.want)
 		}
@@ -160,7 +160,7 @@ func TestCompareRejectsBadFiles(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// The bad file comes last, after good ones were read.
-			code, out, errs := run("compare", paths[0], paths[1], tc.path)
+			code, out, errs := captureRun("compare", paths[0], paths[1], tc.path)
 			if code != exitBadInput {
 				t.Errorf("exit %d, want 2", code)
 			}
@@ -196,7 +196,7 @@ func TestCompareTruncatedAndMutatedFiles(t *testing.T) {
 		if err := os.WriteFile(bad, data, 0o644); err != nil {
 			rt.Fatal(err)
 		}
-		code, out, errs := run("compare", paths[0], bad, "--format", "json")
+		code, out, errs := captureRun("compare", paths[0], bad, "--format", "json")
 		switch code {
 		case exitOK:
 			var v map[string]any
@@ -229,10 +229,16 @@ func TestReproduceCommandReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range append(cases, extra) {
+	seeded := m.Settings(missions.Overrides{})
+	seeded.Seed = 7
+	other, err := missions.Run(m, seeded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range append(cases, extra, other) {
 		cmdline := export.ReproduceCommand(c)
 		args := strings.Fields(strings.TrimPrefix(cmdline, "replaylab "))
-		code, out, errs := run(append(args, "--json")...)
+		code, out, errs := captureRun(append(args, "--json")...)
 		want, err := export.Marshal(c)
 		if err != nil {
 			t.Fatal(err)
@@ -240,5 +246,91 @@ func TestReproduceCommandReproduces(t *testing.T) {
 		if code != 0 || out != string(want) {
 			t.Errorf("%s: exit %d, stderr %q; the case it prints differs from the original", cmdline, code, errs)
 		}
+	}
+}
+
+func TestRunFormats(t *testing.T) {
+	m, err := missions.BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	c, err := missions.Run(m, m.Settings(missions.Overrides{StableKeys: &off}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeUp, err := export.WriteUp(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asJSON, err := export.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"run", "timeout-then-success", "--stable-keys=off"}
+	for _, tc := range []struct {
+		flags []string
+		want  []byte
+	}{
+		{[]string{"--format", "markdown"}, writeUp},
+		{[]string{"--format", "md"}, writeUp},
+		{[]string{"--format", "json"}, asJSON},
+		{[]string{"--json"}, asJSON},
+		{[]string{"--json", "--format", "json"}, asJSON},
+	} {
+		code, out, errs := captureRun(append(base, tc.flags...)...)
+		if code != 0 || out != string(tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, output differs:\n%.300s", tc.flags, code, errs, out)
+		}
+	}
+	code, text, _ := captureRun(base...)
+	if code != 0 || text == string(writeUp) || strings.HasPrefix(text, "{") {
+		t.Errorf("default format is not the text summary:\n%.300s", text)
+	}
+	if code, out, errs := captureRun(append(base, "--json", "--format", "markdown")...); code != exitBadInput || out != "" || !strings.Contains(errs, "--json and --format markdown do not go together") {
+		t.Errorf("conflicting formats: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := captureRun(append(base, "--format", "pdf")...); code != exitBadInput || !strings.Contains(errs, "accepted: text, markdown, json") {
+		t.Errorf("unknown format: exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestExportMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := captureRun("export", "timeout-then-success", "--variants", "--format", "markdown", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	m, err := missions.BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Expect {
+		c, err := missions.Run(m, m.Settings(e.When))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := export.WriteUp(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(caseFileName(m.ID, c.Settings), ".json") + ".md"
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%v (stdout: %s)", err, out)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s is not the write-up of its case", name)
+		}
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(matches) != 0 {
+		t.Errorf("markdown export also wrote JSON: %v", matches)
+	}
+	empty := t.TempDir()
+	if code, _, errs := captureRun("export", "timeout-then-success", "--format", "text", "--dir", empty); code != exitBadInput || !strings.Contains(errs, "accepted: json, markdown") {
+		t.Errorf("--format text: exit %d, stderr %q", code, errs)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("a refused export wrote %d files", len(entries))
 	}
 }

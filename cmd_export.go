@@ -32,21 +32,33 @@ func newExportCmd() *cobra.Command {
 		variants bool
 		dir      string
 		force    bool
+		format   string
 	)
 	cmd := &cobra.Command{
 		Use:   "export MISSION...",
-		Short: "Write cases as JSON files, one per mission and settings",
+		Short: "Write cases as JSON files (or Markdown write-ups), one per mission and settings",
 		Long: "Run each mission and write its case as JSON into --dir, one file per case,\n" +
 			"named after the mission and its settings. With --variants, write one case\n" +
 			"for each setting the mission contrasts (the settings its expectations name).\n" +
+			"With --format markdown, write a Markdown write-up of each case instead of its\n" +
+			"JSON, under the same name ending in .md; export again without it for the\n" +
+			"JSON that compare and replay read.\n" +
 			"Files are written atomically and existing files are kept unless --force.",
 		Example: "  replaylab export timeout-then-success --variants --dir cases\n" +
-			"  replaylab export failure-then-failure --stable-keys=off --dir cases",
+			"  replaylab export failure-then-failure --stable-keys=off --dir cases\n" +
+			"  replaylab export timeout-then-success --variants --format markdown --dir write-ups",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := loadCatalog(cmd)
 			if err != nil {
 				return err
+			}
+			f, err := parseOutputFormat(format)
+			if err != nil {
+				return err
+			}
+			if f == formatText {
+				return badInput(fmt.Errorf("--format text: export writes files; accepted: json, markdown"))
 			}
 			if variants {
 				for _, name := range []string{"stable-keys", "policy", "contract", "key-source"} {
@@ -78,6 +90,9 @@ func newExportCmd() *cobra.Command {
 				}
 				for _, s := range settings {
 					path := filepath.Join(dir, caseFileName(m.ID, s))
+					if f == formatMarkdown {
+						path = strings.TrimSuffix(path, ".json") + ".md"
+					}
 					if seen[path] {
 						continue
 					}
@@ -96,7 +111,7 @@ func newExportCmd() *cobra.Command {
 				if j.c, err = missions.Run(j.m, j.s); err != nil {
 					return badInput(err)
 				}
-				if j.data, err = export.Marshal(j.c); err != nil {
+				if j.data, err = renderCase(j.c, f); err != nil {
 					return err
 				}
 			}
@@ -122,6 +137,7 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&variants, "variants", false, "one case per setting the mission contrasts")
 	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
+	cmd.Flags().StringVar(&format, "format", string(formatJSON), "what to write: json (the case) or markdown (a write-up, as .md)")
 	return cmd
 }
 

@@ -31,8 +31,10 @@ func renderCase(c *missions.Case, f outputFormat) ([]byte, error) {
 		var buf bytes.Buffer
 		writeSummary(&buf, c)
 		return buf.Bytes(), nil
+	case formatMarkdown:
+		return export.WriteUp(c)
 	}
-	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, json)", f))
+	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, markdown, json)", f))
 }
 
 // registerSeed adds --seed, the seed of the run's key generator.
@@ -54,20 +56,25 @@ func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed
 
 func newRunCmd() *cobra.Command {
 	var (
-		sf     settingFlags
-		seed   uint64
-		asJSON bool
-		out    string
-		force  bool
+		sf         settingFlags
+		seed       uint64
+		asJSON     bool
+		formatFlag string
+		out        string
+		force      bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run MISSION",
-		Short: "Run a mission headless and print a summary or the case JSON",
+		Short: "Run a mission headless and print a summary, a write-up or the case JSON",
 		Long: "Run a mission without the lab and print what happened: what the agent said\n" +
 			"beside what the ledger held after each event, the effect count and the\n" +
-			"verdicts. With --json, print the whole case in the export format instead.",
+			"verdicts. --format markdown prints a write-up to paste into a document\n" +
+			"(settings, timeline, transcript beside the ledger, verdicts and the command\n" +
+			"that reproduces it); --format json (or --json) prints the whole case in the\n" +
+			"export format.",
 		Example: "  replaylab run timeout-then-success --stable-keys=off\n" +
-			"  replaylab run timeout-then-success --json --out case.json",
+			"  replaylab run timeout-then-success --json --out case.json\n" +
+			"  replaylab run timeout-then-success --stable-keys=off --format markdown --out case.md",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := loadCatalog(cmd)
@@ -82,8 +89,14 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			format := formatText
+			format, err := parseOutputFormat(formatFlag)
+			if err != nil {
+				return err
+			}
 			if asJSON {
+				if cmd.Flags().Changed("format") && format != formatJSON {
+					return badInput(fmt.Errorf("--json and --format %s do not go together: --json is --format json", format))
+				}
 				format = formatJSON
 			}
 			if out != "" {
@@ -113,7 +126,8 @@ func newRunCmd() *cobra.Command {
 	}
 	sf.register(cmd)
 	registerSeed(cmd, &seed)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON (the export format)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON (the export format); the same as --format json")
+	cmd.Flags().StringVar(&formatFlag, "format", string(formatText), "output: text (a summary), markdown (a write-up) or json (the case)")
 	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
 	return cmd

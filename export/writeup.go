@@ -54,8 +54,8 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	b.WriteString("```sh\n")
 	b.WriteString(ReproduceCommand(c))
 	b.WriteString("\n```\n")
-	if c.Settings.Seed != missions.DefaultSeed || c.Settings.MaxAttempts != 0 || c.Settings.Deadline != 0 {
-		b.WriteString("\nThis case ran with a seed or budget the `run` flags do not set; `replaylab replay` on its JSON export reruns it exactly.\n")
+	if c.Settings.MaxAttempts != 0 || c.Settings.Deadline != 0 {
+		b.WriteString("\nThis case ran with a budget the `run` flags do not set; `replaylab replay` on its JSON export reruns it exactly.\n")
 	}
 	b.WriteString("\nA mission read from a file needs `--missions DIR` as well, naming the folder that holds it.\n")
 	return []byte(b.String()), nil
@@ -64,7 +64,8 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 // ReproduceCommand is the command line that runs the case's mission under
 // the case's settings again, e.g.
 // "replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1".
-// The key source is named only when it is not the mission's own.
+// The key source is named only when it is not the mission's own, the seed
+// only when it is not the default.
 func ReproduceCommand(c *missions.Case) string {
 	s := c.Settings
 	parts := []string{
@@ -79,6 +80,9 @@ func ReproduceCommand(c *missions.Case) string {
 	}
 	if s.KeySource != "" && s.KeySource != def {
 		parts = append(parts, "--key-source", shellWord(string(s.KeySource)))
+	}
+	if s.Seed != missions.DefaultSeed {
+		parts = append(parts, fmt.Sprintf("--seed %d", s.Seed))
 	}
 	return strings.Join(parts, " ")
 }
