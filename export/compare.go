@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/replaylab/replaylab/missions"
@@ -19,8 +20,8 @@ type Comparison struct {
 	// Notes say what a reader must know before trusting the alignment,
 	// such as cases that come from different missions.
 	Notes []string `json:"notes,omitempty"`
-	// Rows holds one row per attempt number, from 1 to the most attempts
-	// any case made.
+	// Rows holds one row per attempt number that any case made, in
+	// order.
 	Rows []Row `json:"rows"`
 	// Outcomes holds, per case, how the run ended.
 	Outcomes []OutcomeCell `json:"outcomes"`
@@ -122,11 +123,15 @@ type Pair struct {
 func Compare(cases []*missions.Case) Comparison {
 	cmp := Comparison{Rows: []Row{}, Outcomes: []OutcomeCell{}, Pairs: []Pair{}}
 	cells := make([]map[int]Cell, len(cases))
-	most := 0
+	seen := map[int]bool{}
+	var numbers []int
 	for i, c := range cases {
 		cells[i] = attemptCells(c)
 		for n := range cells[i] {
-			most = max(most, n)
+			if !seen[n] {
+				seen[n] = true
+				numbers = append(numbers, n)
+			}
 		}
 		cmp.Outcomes = append(cmp.Outcomes, OutcomeCell{
 			Effects:  c.Outcome.Effects,
@@ -140,7 +145,8 @@ func Compare(cases []*missions.Case) Comparison {
 			"These cases come from different missions (%s): their attempts are aligned by number only, so one row may pair different steps.",
 			strings.Join(ids, ", ")))
 	}
-	for n := 1; n <= most; n++ {
+	sort.Ints(numbers)
+	for _, n := range numbers {
 		row := Row{Attempt: n, Cells: make([]Cell, len(cases))}
 		for i := range cases {
 			row.Cells[i] = cells[i][n]
@@ -152,7 +158,7 @@ func Compare(cases []*missions.Case) Comparison {
 			p := comparePair(cmp, a, b)
 			cmp.Pairs = append(cmp.Pairs, p)
 			if p.Diverge > 0 {
-				cmp.Rows[p.Diverge-1].Divergent = true
+				cmp.Rows[cmp.rowIndex(p.Diverge)].Divergent = true
 				if cmp.Diverge == 0 || p.Diverge < cmp.Diverge {
 					cmp.Diverge = p.Diverge
 				}
@@ -160,6 +166,11 @@ func Compare(cases []*missions.Case) Comparison {
 		}
 	}
 	return cmp
+}
+
+// rowIndex returns the index of the row for attempt n, which must exist.
+func (cmp Comparison) rowIndex(n int) int {
+	return sort.Search(len(cmp.Rows), func(i int) bool { return cmp.Rows[i].Attempt >= n })
 }
 
 // attemptCells collects, per attempt number, what the case did and said.
@@ -340,7 +351,7 @@ func pairSentence(cmp Comparison, p Pair) string {
 		na = fmt.Sprintf("%s (%s)", ha.Name, ha.Label)
 		nb = fmt.Sprintf("%s (%s)", hb.Name, hb.Label)
 	}
-	cell := func(n, i int) Cell { return cmp.Rows[n-1].Cells[i] }
+	cell := func(n, i int) Cell { return cmp.Rows[cmp.rowIndex(n)].Cells[i] }
 	switch {
 	case p.Diverge > 0:
 		ca, cb := cell(p.Diverge, p.A), cell(p.Diverge, p.B)

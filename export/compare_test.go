@@ -454,3 +454,22 @@ func TestReproduceCommand(t *testing.T) {
 		t.Errorf("mission id not quoted for the shell: %s", got)
 	}
 }
+
+// Attempt numbers come from files; a huge one must not make a huge table.
+func TestCompareSparseAttemptNumbers(t *testing.T) {
+	cases := seedCases(t)
+	c := *cases[1]
+	c.Events = append([]missions.Event(nil), c.Events...)
+	for i := range c.Events {
+		if c.Events[i].Attempt == 2 {
+			c.Events[i].Attempt = 1 << 40
+		}
+	}
+	cmp := Compare([]*missions.Case{cases[0], &c})
+	if len(cmp.Rows) != 3 || cmp.Rows[1].Attempt != 2 || cmp.Rows[2].Attempt != 1<<40 {
+		t.Fatalf("rows: %+v", cmp.Rows)
+	}
+	if len(CompareText(cmp, 80)) == 0 || len(CompareMarkdown(cmp)) == 0 {
+		t.Fatal("no output")
+	}
+}
