@@ -67,13 +67,18 @@ func newRootCmd() *cobra.Command {
 		Short:         "A terminal lab: a timed-out write is not a failure",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.NoArgs,
 	}
+	var lf labFlags
+	lf.register(root)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return runLab(cmd, &lf, "") }
 	root.PersistentFlags().String("missions", "", "add the mission files (*.yaml) in `DIR` to the catalog")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
 	root.AddCommand(newMissionsCmd())
 	root.AddCommand(newRunCmd())
+	root.AddCommand(newLabCmd())
 	root.AddCommand(newExportCmd())
 	root.AddCommand(newValidateCmd())
 	root.AddCommand(newReplayCmd())

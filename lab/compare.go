@@ -1,0 +1,237 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// Compare view layout.
+const (
+	compareGutter = 5  // "#12 ◆"
+	compareMinCol = 22 // narrower columns are not shown
+	compareSaidH  = 3  // lines of the agent's words per cell
+)
+
+// compareView puts pinned cases in columns, attempt by attempt: what the
+// agent said and how many effects the ledger held, with the first
+// divergence marked. The comparison itself comes from the export package.
+type compareView struct {
+	st     *Styles
+	keys   *KeyMap
+	w, h   int
+	cmp    export.Comparison
+	offset int // first attempt row shown
+}
+
+func newCompareView(st *Styles, keys *KeyMap) compareView {
+	return compareView{st: st, keys: keys}
+}
+
+func (v *compareView) SetSize(w, h int) { v.w, v.h = w, h }
+
+func (v *compareView) ShortHelp() []key.Binding {
+	return []key.Binding{v.keys.Up}
+}
+
+func (v *compareView) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{v.keys.Up, v.keys.PageUp}}
+}
+
+// SetCases compares the pinned cases.
+func (v *compareView) SetCases(cases []*missions.Case) {
+	v.cmp = export.Compare(cases)
+	v.offset = 0
+	if v.cmp.Diverge > 0 {
+		// Open on the divergence, with the row before it for context.
+		v.offset = max(0, v.cmp.Diverge-2)
+	}
+}
+
+// Update scrolls the attempt rows.
+func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return v, nil
+	}
+	switch {
+	case key.Matches(k, v.keys.Up):
+		v.offset--
+	case key.Matches(k, v.keys.Down):
+		v.offset++
+	case key.Matches(k, v.keys.PageUp):
+		v.offset -= 5
+	case key.Matches(k, v.keys.PageDown):
+		v.offset += 5
+	}
+	v.offset = clamp(v.offset, 0, max(0, len(v.cmp.Rows)-1))
+	return v, nil
+}
+
+// columns says which cases fit side by side (the newest pinned) and how
+// wide each column is.
+func (v *compareView) columns() (first, colW int) {
+	n := len(v.cmp.Cases)
+	if n == 0 {
+		return 0, 0
+	}
+	fits := max(1, (v.w-compareGutter)/(compareMinCol+1))
+	if fits < n {
+		first = n - fits
+		n = fits
+	}
+	return first, (v.w-compareGutter)/n - 1
+}
+
+// sentence is what the first divergence shows, in words.
+func (v *compareView) sentence() string {
+	for _, p := range v.cmp.Pairs {
+		if v.cmp.Diverge > 0 && p.Diverge == v.cmp.Diverge {
+			return p.Sentence
+		}
+	}
+	if len(v.cmp.Pairs) > 0 {
+		return v.cmp.Pairs[0].Sentence
+	}
+	return "Pin another case (m on the lab screen) to compare: try the same mission with stable keys off, or another mission."
+}
+
+func (v *compareView) View() string {
+	if v.w <= 0 || v.h <= 0 {
+		return ""
+	}
+	first, colW := v.columns()
+	cases := v.cmp.Cases[first:]
+	note := plural(len(v.cmp.Cases), "pinned case")
+	if first > 0 {
+		note = fmt.Sprintf("showing the newest %d of %d pinned", len(cases), len(v.cmp.Cases))
+	}
+	lines := []string{panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)}
+
+	// Bottom: what the divergence means, plus notes.
+	var foot []string
+	for _, n := range v.cmp.Notes {
+		foot = append(foot, wrap(export.CleanLine(n), v.w)...)
+	}
+	msg := v.sentence()
+	if v.cmp.Diverge > 0 {
+		msg = "◆ " + msg
+	}
+	for _, l := range wrap(msg, v.w) {
+		foot = append(foot, l)
+	}
+	foot = foot[max(0, len(foot)-4):]
+
+	// Column heads: name and label, then the outcome.
+	head := make([][]string, len(cases))
+	for i, c := range cases {
+		o := v.cmp.Outcomes[first+i]
+		cs := v.st.counterStyle(o.Effects, o.Intended)
+		var vs []string
+		for _, iv := range o.Verdicts {
+			vs = append(vs, string(iv.Verdict))
+		}
+		name := wrap(c.Heading(), colW)
+		if len(name) > 2 {
+			name = name[:2]
+			name[1] = cut(name[1]+"…", colW)
+		}
+		for len(name) < 2 {
+			name = append(name, "")
+		}
+		head[i] = []string{
+			v.st.Title.Render(name[0]),
+			v.st.Title.Render(name[1]),
+			cs.Render(cut(fmt.Sprintf("effects %d · intended %d", o.Effects, o.Intended), colW)),
+			cs.Render(cut(strings.Join(vs, ", "), colW)),
+		}
+	}
+	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW), "\n")...)
+	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
+
+	room := v.h - len(lines) - len(foot)
+	body := []string{}
+	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
+		row := v.cmp.Rows[r]
+		mark := "  "
+		gs := v.st.Subtle
+		if row.Divergent {
+			mark, gs = " ◆", v.st.Diverge
+		}
+		cells := make([][]string, len(cases))
+		for i := range cases {
+			cells[i] = v.cell(row.Cells[first+i], colW, row.Divergent)
+		}
+		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW), "\n")
+		if len(body)+len(block) > room && len(body) > 0 {
+			break
+		}
+		body = append(body, block...)
+		if len(body) < room {
+			body = append(body, "")
+		}
+	}
+	if len(v.cmp.Rows) == 0 {
+		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
+	}
+	body = body[:min(len(body), max(0, room))]
+	lines = append(lines, body...)
+	for len(lines) < v.h-len(foot) {
+		lines = append(lines, "")
+	}
+	for _, f := range foot {
+		if v.cmp.Diverge > 0 {
+			lines = append(lines, v.st.Diverge.Render(f))
+		} else {
+			lines = append(lines, v.st.Text.Render(f))
+		}
+	}
+	return box(lines, v.w, v.h)
+}
+
+// cell renders what one case did at one attempt.
+func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
+	if !c.Present {
+		return []string{v.st.Subtle.Render(cut("(no such attempt)", w))}
+	}
+	var out []string
+	for _, l := range wrap(fmt.Sprintf("%s → %s", c.Fixture, c.Observed), w) {
+		out = append(out, v.st.Subtle.Render(l))
+	}
+	words := "(says nothing)"
+	if c.Said != "" {
+		words = "“" + c.Said + "”"
+	}
+	ws := wrap(words, w)
+	if len(ws) > compareSaidH {
+		ws = ws[:compareSaidH]
+		ws[compareSaidH-1] = cut(ws[compareSaidH-1]+"…", w)
+	}
+	for _, l := range ws {
+		out = append(out, v.st.Say.Render(l))
+	}
+	es := v.st.Text
+	if divergent {
+		es = v.st.Diverge
+	}
+	return append(out, es.Render(cut("ledger: "+plural(c.Effects, "effect"), w)))
+}
+
+// join lays cells side by side after a gutter, each column w wide.
+func (v *compareView) join(gutter string, cells [][]string, w int) string {
+	h := 0
+	for _, c := range cells {
+		h = max(h, len(c))
+	}
+	cols := []string{box([]string{gutter}, lipgloss.Width(gutter), h)}
+	for _, c := range cells {
+		cols = append(cols, box(c, w, h), " ")
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
+}

@@ -1,0 +1,127 @@
+package lab
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// component is what every panel is: it renders itself into the box the
+// root gives it with SetSize and says which keys it answers to. Panels
+// that take keys also have an Update that returns their own concrete type,
+// so the root needs no type assertions.
+type component interface {
+	help.KeyMap
+	SetSize(width, height int)
+	View() string
+}
+
+// Compile-time checks that every panel meets the contract.
+var (
+	_ component = (*header)(nil)
+	_ component = (*schedulePanel)(nil)
+	_ component = (*timeline)(nil)
+	_ component = (*transcript)(nil)
+	_ component = (*ledgerPanel)(nil)
+	_ component = (*compareView)(nil)
+	_ component = (*picker)(nil)
+)
+
+// fit cuts plain text to width w, marking a cut with "…", and pads it with
+// spaces to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+	}
+	if pad := w - ansi.StringWidth(s); pad > 0 {
+		s += strings.Repeat(" ", pad)
+	}
+	return s
+}
+
+// cut cuts plain text to width w without padding it.
+func cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s
+}
+
+// wrap breaks plain text into lines of at most w cells.
+func wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// box lays lines into exactly h lines of exactly w cells, so panels placed
+// side by side line up.
+func box(lines []string, w, h int) string {
+	if h <= 0 || w <= 0 {
+		return ""
+	}
+	out := make([]string, h)
+	for i := range out {
+		line := ""
+		if i < len(lines) {
+			line = lines[i]
+		}
+		if lw := lipgloss.Width(line); lw > w {
+			line = ansi.Truncate(line, w, "…")
+		} else if lw < w {
+			line += strings.Repeat(" ", w-lw)
+		}
+		out[i] = line
+	}
+	return strings.Join(out, "\n")
+}
+
+// panelTitle renders a panel's title line: the name, a rule to the edge,
+// and an optional note on the right.
+func panelTitle(st Styles, name, note string, focused bool, w int) string {
+	ts := st.PanelTitle
+	if focused {
+		ts = st.PanelFocus
+		name = "▸ " + name
+	}
+	left := ts.Render(cut(name, w))
+	used := lipgloss.Width(left)
+	right := ""
+	if note != "" && used+3+ansi.StringWidth(note) <= w {
+		right = " " + st.Subtle.Render(note)
+	}
+	ruleW := w - used - lipgloss.Width(right) - 1
+	if ruleW < 0 {
+		return left
+	}
+	return left + " " + st.Rule.Render(strings.Repeat("─", ruleW)) + right
+}
+
+// clamp keeps v within [lo, hi].
+func clamp(v, lo, hi int) int {
+	if v > hi {
+		v = hi
+	}
+	if v < lo {
+		v = lo
+	}
+	return v
+}
+
+// plural renders a count with its noun, e.g. "1 effect", "2 effects".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

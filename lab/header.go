@@ -1,0 +1,166 @@
+package lab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// headerHeight is how many lines the header takes.
+const headerHeight = 3
+
+// header shows the mission, the settings, where the run stands and the
+// effect counter: effects beside intended, in digits three lines tall.
+type header struct {
+	st   *Styles
+	w, h int
+
+	title, id string
+	settings  missions.Settings
+	defaults  missions.Settings // the mission's own, to mark what changed
+	pos, n    int
+	stepLine  string
+	effects   int
+	intended  int
+	verdicts  []missions.IntentVerdict
+}
+
+func newHeader(st *Styles) header { return header{st: st} }
+
+func (h *header) SetSize(w, height int) { h.w, h.h = w, height }
+
+func (h *header) ShortHelp() []key.Binding  { return nil }
+func (h *header) FullHelp() [][]key.Binding { return nil }
+
+// SetRun tells the header what the lab is showing.
+func (h *header) SetRun(m *missions.Mission, s, defaults missions.Settings, pos, n int, stepLine string, c *missions.Case) {
+	h.title, h.id = export.CleanLine(m.Title), export.CleanLine(m.ID)
+	h.settings, h.defaults = s, defaults
+	h.pos, h.n, h.stepLine = pos, n, stepLine
+	h.effects, h.intended = c.Outcome.Effects, c.Outcome.Intended
+	h.verdicts = c.Outcome.Verdicts
+}
+
+// bigDigits is a three-line font for the effect counter.
+var bigDigits = [10][3]string{
+	{"█▀█", "█ █", "▀▀▀"},
+	{"▀█ ", " █ ", "▀▀▀"},
+	{"▀▀█", "█▀▀", "▀▀▀"},
+	{"▀▀█", " ▀█", "▀▀▀"},
+	{"█ █", "▀▀█", "  ▀"},
+	{"█▀▀", "▀▀█", "▀▀▀"},
+	{"█▀▀", "█▀█", "▀▀▀"},
+	{"▀▀█", "  █", "  ▀"},
+	{"█▀█", "█▀█", "▀▀▀"},
+	{"█▀█", "▀▀█", "▀▀▀"},
+}
+
+// big renders n in the three-line font.
+func big(n int) [3]string {
+	var out [3]string
+	for i, r := range strconv.Itoa(n) {
+		d := bigDigits[r-'0']
+		for row := range out {
+			if i > 0 {
+				out[row] += " "
+			}
+			out[row] += d[row]
+		}
+	}
+	return out
+}
+
+// counterState says in words what the counter's colour says.
+func counterState(effects, intended int) string {
+	switch {
+	case effects > intended:
+		return fmt.Sprintf("▲ %d extra", effects-intended)
+	case effects < intended:
+		return fmt.Sprintf("▼ %d short", intended-effects)
+	}
+	return "= as intended"
+}
+
+// counter renders the effect counter as three lines: the effect count in
+// large digits, then "effects N", "intended M" and what the difference
+// means, so the state reads without colour too.
+func (h *header) counter() [3]string {
+	cs := h.st.counterStyle(h.effects, h.intended)
+	e := big(h.effects)
+	text := [3]string{
+		cs.Render(fmt.Sprintf("effects %d", h.effects)),
+		h.st.Text.Render(fmt.Sprintf("intended %d", h.intended)),
+		cs.Render(counterState(h.effects, h.intended)),
+	}
+	var out [3]string
+	for i := range out {
+		out[i] = cs.Render(e[i]) + "  " + text[i]
+	}
+	return out
+}
+
+func (h *header) settingsLine() string {
+	part := func(label, value string, changed bool) string {
+		if changed {
+			return h.st.Subtle.Render(label) + h.st.Changed.Render(value)
+		}
+		return h.st.Subtle.Render(label) + h.st.Text.Render(value)
+	}
+	s, d := h.settings, h.defaults
+	parts := []string{
+		part("stable keys ", missions.OnOff(s.StableKeys), s.StableKeys != d.StableKeys),
+		part("policy ", string(s.Policy), s.Policy != d.Policy),
+		part("contract ", string(s.Contract), s.Contract != d.Contract),
+	}
+	if s.KeySource != missions.KeyPerIntent {
+		parts = append(parts, part("keys from ", string(s.KeySource), s.KeySource != d.KeySource))
+	}
+	return strings.Join(parts, h.st.Subtle.Render(" · "))
+}
+
+func (h *header) positionLine() string {
+	switch {
+	case h.pos == 0:
+		return h.st.Accent.Render("ready") + h.st.Subtle.Render(fmt.Sprintf(" · %d steps · n takes the first", h.n))
+	case h.pos < h.n:
+		return h.st.Now.Render(fmt.Sprintf("step %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · ") + h.st.Text.Render(h.stepLine)
+	}
+	var vs []string
+	for _, v := range h.verdicts {
+		vs = append(vs, export.CleanLine(string(v.Verdict)))
+	}
+	return h.st.Now.Render(fmt.Sprintf("done, %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · verdict ") +
+		h.st.counterStyle(h.effects, h.intended).Render(strings.Join(vs, ", "))
+}
+
+func (h *header) View() string {
+	if h.w <= 0 || h.h <= 0 {
+		return ""
+	}
+	right := h.counter()
+	rw := 0
+	for _, l := range right {
+		rw = max(rw, lipgloss.Width(l))
+	}
+	lw := h.w - rw - 1
+	left := []string{
+		h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ") + h.st.Title.Render(h.title) + " " + h.st.Subtle.Render(h.id),
+		h.settingsLine(),
+		h.positionLine(),
+	}
+	if lw < 24 {
+		// Too narrow for the large counter: say it in one line.
+		line := h.st.counterStyle(h.effects, h.intended).Render(
+			fmt.Sprintf("effects %d · intended %d · %s", h.effects, h.intended, counterState(h.effects, h.intended)))
+		return box([]string{left[0], left[2], line}, h.w, headerHeight)
+	}
+	l := box(left, lw, headerHeight)
+	r := box(right[:], rw, headerHeight)
+	return lipgloss.JoinHorizontal(lipgloss.Top, l, " ", r)
+}

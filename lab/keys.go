@@ -1,0 +1,70 @@
+package lab
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the lab answers to. The root turns bindings on and
+// off with SetEnabled as the screen and the run change, so the help bar
+// never advertises a key that would do nothing.
+type KeyMap struct {
+	// Picker.
+	Open key.Binding
+
+	// Lab: moving through the run.
+	Step     key.Binding
+	StepBack key.Binding
+	RunAll   key.Binding
+	Restart  key.Binding
+
+	// Lab: settings. Each re-runs the mission and keeps the position.
+	StableKeys key.Binding
+	Policy     key.Binding
+	Contract   key.Binding
+
+	// Lab: cases.
+	Export  key.Binding
+	Pin     key.Binding
+	Compare key.Binding
+	Unpin   key.Binding
+
+	// Scrolling the focused panel.
+	Focus    key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+
+	Leave key.Binding
+	Quit  key.Binding
+	Help  key.Binding
+}
+
+// DefaultKeyMap returns the lab's keys.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open mission")),
+
+		Step:     key.NewBinding(key.WithKeys("n", " ", "right"), key.WithHelp("n/→", "step")),
+		StepBack: key.NewBinding(key.WithKeys("b", "left"), key.WithHelp("b/←", "back")),
+		RunAll:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to end")),
+		Restart:  key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "restart")),
+
+		StableKeys: key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stable keys")),
+		Policy:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
+		Contract:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
+
+		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export JSON")),
+		Pin:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "pin case")),
+		Compare: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compare pinned")),
+		Unpin:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
+
+		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "timeline/ledger")),
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "scroll")),
+		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+
+		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+	}
+}

@@ -1,0 +1,581 @@
+// Package lab is the interactive terminal lab: a mission picker, a lab
+// screen that steps a mission's schedule against the provider's ledger
+// with a live effect counter, and a view that compares pinned cases.
+//
+// The root Model owns layout and focus and routes keys; each panel is its
+// own component (header, schedule, timeline, transcript, ledger, compare,
+// picker) with a SetSize and its own key help. The lab renders what the
+// engine returns and never decides an outcome itself: for position k it
+// builds a fresh runner, steps it k times and reads its case.
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The smallest terminal the lab draws in.
+const (
+	MinWidth  = 72
+	MinHeight = 20
+)
+
+// DefaultDir is where exports go unless told otherwise.
+const DefaultDir = "./replaylab-cases"
+
+type screen int
+
+const (
+	screenPicker screen = iota
+	screenLab
+	screenCompare
+)
+
+type focus int
+
+const (
+	focusTimeline focus = iota
+	focusLedger
+)
+
+// Options configure a lab.
+type Options struct {
+	// Catalog is what the picker offers.
+	Catalog *missions.Catalog
+	// Mission, when set, opens the lab straight on this mission id.
+	Mission string
+	// Overrides are the settings chosen on the command line.
+	Overrides missions.Overrides
+	// Dir is where exports are written; DefaultDir when empty.
+	Dir string
+}
+
+// Model is the lab's root model.
+type Model struct {
+	st   *Styles
+	keys *KeyMap
+	help help.Model
+	dir  string
+
+	width, height int
+	screen        screen
+	fullHelp      bool
+
+	picker picker
+
+	mission  *missions.Mission
+	over     missions.Overrides
+	settings missions.Settings
+	defaults missions.Settings
+	pos      int
+	steps    int
+	cas      *missions.Case
+
+	header   header
+	schedule schedulePanel
+	timeline timeline
+	said     transcript
+	holds    ledgerPanel
+	focus    focus
+
+	compare compareView
+	pinned  []*missions.Case
+
+	status    string
+	statusErr bool
+}
+
+// New builds a lab. It fails when Options.Mission names no mission in the
+// catalog.
+func New(o Options) (Model, error) {
+	if o.Catalog == nil {
+		o.Catalog = missions.BuiltIn()
+	}
+	if o.Dir == "" {
+		o.Dir = DefaultDir
+	}
+	st := DefaultStyles()
+	keys := DefaultKeyMap()
+	m := Model{st: &st, keys: &keys, dir: o.Dir, over: o.Overrides}
+	m.help = help.New()
+	m.help.Styles = st.Help
+	m.picker = newPicker(m.st, m.keys, o.Catalog)
+	m.header = newHeader(m.st)
+	m.schedule = newSchedulePanel(m.st)
+	m.timeline = newTimeline(m.st, m.keys)
+	m.said = newTranscript(m.st)
+	m.holds = newLedgerPanel(m.st, m.keys)
+	m.compare = newCompareView(m.st, m.keys)
+	if o.Mission != "" {
+		ms, err := o.Catalog.Get(o.Mission)
+		if err != nil {
+			return Model{}, err
+		}
+		if err := m.open(ms); err != nil {
+			return Model{}, err
+		}
+	}
+	m.updateKeys()
+	return m, nil
+}
+
+// Init starts nothing: the lab waits for the terminal's size and keys.
+func (m Model) Init() tea.Cmd { return nil }
+
+// open shows a mission from its first step.
+func (m *Model) open(ms *missions.Mission) error {
+	prev := m.mission
+	m.mission, m.pos = ms, 0
+	if err := m.rerun(); err != nil {
+		m.mission = prev
+		return err
+	}
+	m.defaults = ms.Settings(missions.Overrides{})
+	m.schedule.SetMission(ms)
+	m.screen = screenLab
+	m.focus = focusTimeline
+	m.timeline.Follow()
+	m.picker.Select(ms.ID)
+	m.refresh()
+	return nil
+}
+
+// rerun replays the open mission under the current overrides up to the
+// current position: a fresh runner stepped pos times.
+func (m *Model) rerun() error {
+	s := m.mission.Settings(m.over)
+	r, err := missions.NewRunner(m.mission, s)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < m.pos && r.Step(); i++ {
+	}
+	m.settings, m.steps, m.pos, m.cas = s, r.Steps(), r.Position(), r.Case()
+	m.refresh()
+	return nil
+}
+
+// moveTo replays to position pos.
+func (m *Model) moveTo(pos int) {
+	m.pos = clamp(pos, 0, m.steps)
+	if err := m.rerun(); err != nil {
+		m.setError(err)
+		return
+	}
+	m.timeline.Follow()
+}
+
+// refresh hands the current case to the panels.
+func (m *Model) refresh() {
+	if m.cas == nil {
+		return
+	}
+	stepLine := ""
+	switch {
+	case m.pos >= 1 && m.pos <= len(m.mission.Schedule):
+		stepLine = export.CleanLine(m.mission.Schedule[m.pos-1].String())
+	case m.pos == m.steps:
+		stepLine = settleLabel
+	}
+	m.header.SetRun(m.mission, m.settings, m.defaults, m.pos, m.steps, stepLine, m.cas)
+	m.schedule.SetPosition(m.pos)
+	m.timeline.SetCase(m.cas, m.pos)
+	m.said.SetCase(m.cas, m.pos)
+	m.holds.SetLedger(m.cas.Ledger, len(m.mission.Intents) > 1)
+	m.timeline.focused = m.focus == focusTimeline
+	m.holds.focused = m.focus == focusLedger
+}
+
+func (m *Model) setStatus(s string) { m.status, m.statusErr = s, false }
+func (m *Model) setError(err error) { m.status, m.statusErr = err.Error(), true }
+
+// toggle applies a change of settings, replays to the same position and
+// says how the counter moved.
+func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Settings) string) {
+	before := m.cas.Outcome.Effects
+	old := m.over
+	change(&m.over)
+	if err := m.rerun(); err != nil {
+		m.over = old
+		m.setError(err)
+		return
+	}
+	after := m.cas.Outcome.Effects
+	moved := fmt.Sprintf("effects stay at %d", after)
+	if after != before {
+		moved = fmt.Sprintf("effects %d → %d", before, after)
+	}
+	m.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(m.settings), m.pos, m.steps, moved))
+}
+
+// fullRun is the whole case under the current settings, whatever the
+// position: what pinning and exporting keep.
+func (m *Model) fullRun() (*missions.Case, error) {
+	return missions.Run(m.mission, m.settings)
+}
+
+func (m *Model) pin() {
+	c, err := m.fullRun()
+	if err != nil {
+		m.setError(err)
+		return
+	}
+	for i, p := range m.pinned {
+		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
+			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c) to pin a contrasting case", i+1))
+			return
+		}
+	}
+	m.pinned = append(m.pinned, c)
+	m.setStatus(fmt.Sprintf("pinned #%d: %s, %s (%s); v compares",
+		len(m.pinned), export.CleanLine(c.Mission.ID), export.SettingsLine(c.Settings), plural(c.Outcome.Effects, "effect")))
+}
+
+// Update routes messages: sizes to the layout, keys to the screen that
+// has them, export results to the status line.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.layout()
+	case exportedMsg:
+		if msg.err != nil {
+			m.setError(fmt.Errorf("export failed: %w", msg.err))
+		} else {
+			m.setStatus("exported the full run to " + msg.path)
+		}
+	case tea.KeyMsg:
+		cmd = m.handleKey(msg)
+	default:
+		if m.screen == screenPicker {
+			m.picker, cmd = m.picker.Update(msg)
+		}
+	}
+	m.updateKeys()
+	return m, cmd
+}
+
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.screen == screenPicker && m.picker.Filtering() {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(k)
+		return cmd
+	}
+	switch {
+	case key.Matches(k, m.keys.Quit):
+		return tea.Quit
+	case key.Matches(k, m.keys.Help):
+		m.fullHelp = !m.fullHelp
+		m.layout()
+		return nil
+	case m.fullHelp && key.Matches(k, m.keys.Leave):
+		m.fullHelp = false
+		m.layout()
+		return nil
+	}
+	switch m.screen {
+	case screenPicker:
+		return m.pickerKey(k)
+	case screenLab:
+		return m.labKey(k)
+	case screenCompare:
+		return m.compareKey(k)
+	}
+	return nil
+}
+
+func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
+	if key.Matches(k, m.keys.Open) {
+		if ms := m.picker.Selected(); ms != nil {
+			if err := m.open(ms); err != nil {
+				m.setError(err)
+				return nil
+			}
+			m.setStatus("")
+			m.layout()
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.picker, cmd = m.picker.Update(k)
+	return cmd
+}
+
+func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Step):
+		if m.pos < m.steps {
+			m.moveTo(m.pos + 1)
+			m.setStatus("")
+		}
+	case key.Matches(k, m.keys.StepBack):
+		if m.pos > 0 {
+			m.moveTo(m.pos - 1)
+			m.setStatus("")
+		}
+	case key.Matches(k, m.keys.RunAll):
+		m.moveTo(m.steps)
+		m.setStatus("")
+	case key.Matches(k, m.keys.Restart):
+		m.moveTo(0)
+		m.setStatus("")
+	case key.Matches(k, m.keys.StableKeys):
+		m.toggle(func(o *missions.Overrides) {
+			b := !m.settings.StableKeys
+			o.StableKeys = &b
+		}, func(s missions.Settings) string { return "stable keys " + missions.OnOff(s.StableKeys) })
+	case key.Matches(k, m.keys.Policy):
+		m.toggle(func(o *missions.Overrides) {
+			p := next(missions.Policies, m.settings.Policy)
+			o.Policy = &p
+		}, func(s missions.Settings) string { return "policy " + string(s.Policy) })
+	case key.Matches(k, m.keys.Contract):
+		m.toggle(func(o *missions.Overrides) {
+			c := next(ledger.Contracts, m.settings.Contract)
+			o.Contract = &c
+		}, func(s missions.Settings) string { return "contract " + string(s.Contract) })
+	case key.Matches(k, m.keys.Pin):
+		m.pin()
+	case key.Matches(k, m.keys.Compare):
+		if len(m.pinned) > 0 {
+			m.compare.SetCases(m.pinned)
+			m.screen = screenCompare
+			m.setStatus("")
+			m.layout()
+		}
+	case key.Matches(k, m.keys.Export):
+		c, err := m.fullRun()
+		if err != nil {
+			m.setError(err)
+			return nil
+		}
+		m.setStatus("exporting " + caseFileName(c) + "…")
+		return exportCase(m.dir, c)
+	case key.Matches(k, m.keys.Focus):
+		if m.focus == focusTimeline {
+			m.focus = focusLedger
+		} else {
+			m.focus = focusTimeline
+		}
+		m.refresh()
+	case key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
+		if m.focus == focusLedger {
+			m.holds, _ = m.holds.Update(k)
+		} else {
+			m.timeline, _ = m.timeline.Update(k)
+		}
+	case key.Matches(k, m.keys.Leave):
+		m.screen = screenPicker
+		m.setStatus("")
+		m.layout()
+	}
+	return nil
+}
+
+func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Leave):
+		m.screen = screenLab
+		m.layout()
+	case key.Matches(k, m.keys.Unpin):
+		m.pinned = nil
+		m.screen = screenLab
+		m.setStatus("pins cleared")
+		m.layout()
+	default:
+		m.compare, _ = m.compare.Update(k)
+	}
+	return nil
+}
+
+// next is the value after cur in order, wrapping around.
+func next[T comparable](order []T, cur T) T {
+	for i, v := range order {
+		if v == cur {
+			return order[(i+1)%len(order)]
+		}
+	}
+	return order[0]
+}
+
+// updateKeys turns on exactly the keys that do something now.
+func (m *Model) updateKeys() {
+	k := m.keys
+	lab := m.screen == screenLab && m.mission != nil
+	cmp := m.screen == screenCompare
+	k.Open.SetEnabled(m.screen == screenPicker && m.picker.Selected() != nil)
+	k.Step.SetEnabled(lab && m.pos < m.steps)
+	k.RunAll.SetEnabled(lab && m.pos < m.steps)
+	k.StepBack.SetEnabled(lab && m.pos > 0)
+	k.Restart.SetEnabled(lab && m.pos > 0)
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Export, &k.Pin, &k.Focus} {
+		b.SetEnabled(lab)
+	}
+	k.Compare.SetEnabled(lab && len(m.pinned) > 0)
+	k.Unpin.SetEnabled(cmp && len(m.pinned) > 0)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
+		b.SetEnabled(lab || cmp)
+	}
+	k.Leave.SetEnabled(lab || cmp || m.fullHelp)
+	if m.fullHelp {
+		k.Help.SetHelp("?", "close help")
+	} else {
+		k.Help.SetHelp("?", "all keys")
+	}
+}
+
+// ShortHelp is the help bar for the current screen.
+func (m Model) ShortHelp() []key.Binding {
+	k := m.keys
+	switch m.screen {
+	case screenPicker:
+		return append(m.picker.ShortHelp(), k.Quit)
+	case screenCompare:
+		return append(m.compare.ShortHelp(), k.Unpin, k.Leave, k.Quit)
+	}
+	return []key.Binding{k.Step, k.StepBack, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
+}
+
+// FullHelp is every key of the current screen, in groups.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	switch m.screen {
+	case screenPicker:
+		return append(m.picker.FullHelp(), []key.Binding{k.Quit, k.Help})
+	case screenCompare:
+		return append(m.compare.FullHelp(), []key.Binding{k.Unpin, k.Leave, k.Quit, k.Help})
+	}
+	return [][]key.Binding{
+		{k.Step, k.StepBack, k.RunAll, k.Restart},
+		{k.StableKeys, k.Policy, k.Contract},
+		{k.Pin, k.Compare, k.Export},
+		{k.Focus, k.Up, k.PageUp},
+		{k.Leave, k.Quit, k.Help},
+	}
+}
+
+// Layout of the lab screen.
+const (
+	chromeLines = 2 // status line and help bar
+	gap         = 2 // between columns
+)
+
+// layout gives every panel its box.
+func (m *Model) layout() {
+	w, h := m.width, m.height
+	if w < MinWidth || h < MinHeight {
+		return
+	}
+	body := h - chromeLines
+	m.picker.SetSize(w, body)
+	m.compare.SetSize(w, body)
+	m.header.SetSize(w, headerHeight)
+	rest := body - headerHeight
+	th := max(5, rest*4/10)
+	bh := rest - th
+	m.timeline.SetSize(w, th)
+	sw := clamp(w*3/10, 24, 34)
+	tw := (w - sw - 2*gap) / 2
+	lw := w - sw - 2*gap - tw
+	m.schedule.SetSize(sw, bh)
+	m.said.SetSize(tw, bh)
+	m.holds.SetSize(lw, bh)
+}
+
+// View draws the current screen.
+func (m Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if m.width < MinWidth || m.height < MinHeight {
+		msg := fmt.Sprintf("replaylab needs a terminal of at least %d×%d;\nthis one is %d×%d.\n\nMake the window larger, or press q to quit.",
+			MinWidth, MinHeight, m.width, m.height)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.st.Text.Render(msg))
+	}
+	body := m.height - chromeLines
+	var top string
+	switch {
+	case m.fullHelp:
+		hv := m.help
+		hv.ShowAll = true
+		hv.Width = m.width
+		title := panelTitle(*m.st, "all keys", "? or esc closes", false, m.width)
+		top = box(append([]string{title, ""}, strings.Split(hv.FullHelpView(m.FullHelp()), "\n")...), m.width, body)
+	case m.screen == screenPicker:
+		top = m.picker.View()
+	case m.screen == screenCompare:
+		top = m.compare.View()
+	default:
+		bottom := lipgloss.JoinHorizontal(lipgloss.Top,
+			m.schedule.View(), strings.Repeat(" ", gap), m.said.View(), strings.Repeat(" ", gap), m.holds.View())
+		top = lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.timeline.View(), bottom)
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, box(strings.Split(top, "\n"), m.width, body), m.statusLine(), m.helpLine())
+}
+
+// statusLine says what the last action did, or where to go next.
+func (m Model) statusLine() string {
+	if m.status != "" {
+		s := m.st.Status
+		if m.statusErr {
+			s = m.st.StatusError
+		}
+		return s.Render(cut(export.CleanLine(m.status), m.width))
+	}
+	hint := ""
+	switch m.screen {
+	case screenPicker:
+		hint = "enter opens a mission · / filters the list"
+	case screenLab:
+		switch {
+		case m.pos == m.steps && len(m.pinned) == 0:
+			hint = "done: m pins this case; change a setting (k, p, c) and pin again to compare"
+		case len(m.pinned) > 0:
+			hint = fmt.Sprintf("%s · v compares", plural(len(m.pinned), "pinned case"))
+		default:
+			hint = "n steps through the schedule · r runs to the end · k toggles stable keys"
+		}
+	case screenCompare:
+		hint = "◆ marks the first attempt where the words match and the ledgers do not"
+	}
+	return m.st.Subtle.Render(cut(hint, m.width))
+}
+
+// helpLine is the short help, with the key to the full list always shown
+// at the right. Bindings that do not fit are left out whole.
+func (m Model) helpLine() string {
+	hs := m.st.Help
+	item := func(b key.Binding) string {
+		return hs.ShortKey.Render(b.Help().Key) + " " + hs.ShortDesc.Render(b.Help().Desc)
+	}
+	more := item(m.keys.Help)
+	room := m.width - lipgloss.Width(more) - 2
+	sep := hs.ShortSeparator.Render(" • ")
+	var b strings.Builder
+	used := 0
+	for _, kb := range m.ShortHelp() {
+		if !kb.Enabled() {
+			continue
+		}
+		s := item(kb)
+		if used > 0 {
+			s = sep + s
+		}
+		if used+lipgloss.Width(s) > room {
+			break
+		}
+		b.WriteString(s)
+		used += lipgloss.Width(s)
+	}
+	return b.String() + strings.Repeat(" ", max(1, m.width-used-lipgloss.Width(more))) + more
+}

@@ -1,0 +1,139 @@
+package lab
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// ledgerPanel shows what the provider's ledger holds after the current
+// step: its objects (the effects) and its idempotency records. It scrolls
+// when it has the keys and builds only the lines on screen.
+type ledgerPanel struct {
+	st      *Styles
+	keys    *KeyMap
+	w, h    int
+	snap    ledger.Snapshot
+	many    bool // several intents: name the intent on each object
+	offset  int
+	focused bool
+}
+
+func newLedgerPanel(st *Styles, keys *KeyMap) ledgerPanel {
+	return ledgerPanel{st: st, keys: keys}
+}
+
+func (p *ledgerPanel) SetSize(w, h int) { p.w, p.h = w, h; p.clampOffset() }
+
+func (p *ledgerPanel) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Up}
+}
+
+func (p *ledgerPanel) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{p.keys.Up, p.keys.PageUp}}
+}
+
+// SetLedger shows a snapshot.
+func (p *ledgerPanel) SetLedger(s ledger.Snapshot, manyIntents bool) {
+	p.snap, p.many = s, manyIntents
+	p.clampOffset()
+}
+
+func (p *ledgerPanel) rows() int { return max(0, p.h-1) }
+
+// lineCount is the number of lines of the whole ledger: a heading and at
+// least one line for objects, the same for records.
+func (p *ledgerPanel) lineCount() int {
+	return 2 + max(1, len(p.snap.Objects)) + max(1, len(p.snap.Records))
+}
+
+func (p *ledgerPanel) clampOffset() {
+	p.offset = clamp(p.offset, 0, max(0, p.lineCount()-p.rows()))
+}
+
+// Update scrolls when the ledger has the keys.
+func (p ledgerPanel) Update(msg tea.Msg) (ledgerPanel, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return p, nil
+	}
+	switch {
+	case key.Matches(k, p.keys.Up):
+		p.offset--
+	case key.Matches(k, p.keys.Down):
+		p.offset++
+	case key.Matches(k, p.keys.PageUp):
+		p.offset -= max(1, p.rows()-1)
+	case key.Matches(k, p.keys.PageDown):
+		p.offset += max(1, p.rows()-1)
+	}
+	p.clampOffset()
+	return p, nil
+}
+
+// line builds line i of the whole ledger.
+func (p *ledgerPanel) line(i int) string {
+	objs, recs := p.snap.Objects, p.snap.Records
+	objLines := max(1, len(objs))
+	switch {
+	case i == 0:
+		return p.st.Title.Render(cut(fmt.Sprintf("objects: %s", plural(len(objs), "effect")), p.w))
+	case i <= objLines:
+		if len(objs) == 0 {
+			return p.st.Subtle.Render(cut(" none: nothing was committed", p.w))
+		}
+		o := objs[i-1]
+		s := fmt.Sprintf(" %s %s t%d", o.ID, o.Status, o.Tick)
+		if o.Status == ledger.Pending && o.ResolveAt > 0 {
+			s += fmt.Sprintf(" (until t%d)", o.ResolveAt)
+		}
+		if p.many {
+			s += " " + export.CleanLine(o.Intent)
+		}
+		return p.st.Text.Render(cut(s, p.w))
+	case i == objLines+1:
+		return p.st.Title.Render(cut(fmt.Sprintf("idempotency records: %d", len(recs)), p.w))
+	}
+	j := i - objLines - 2
+	if len(recs) == 0 {
+		if j == 0 {
+			return p.st.Subtle.Render(cut(" none: no key was saved", p.w))
+		}
+		return ""
+	}
+	if j >= len(recs) {
+		return ""
+	}
+	r := recs[j]
+	s := fmt.Sprintf(" %s %d", export.CleanLine(r.Key), r.Response.Code)
+	if r.Response.Object != 0 {
+		s += " " + r.Response.Object.String()
+	}
+	if r.State != ledger.RecordSaved {
+		s += " " + string(r.State)
+	}
+	if until := fmt.Sprintf(" until t%d", r.ExpiresAt); len(s)+len(until) <= p.w {
+		s += until
+	}
+	return p.st.Text.Render(cut(s, p.w))
+}
+
+func (p *ledgerPanel) View() string {
+	if p.w <= 0 || p.h <= 0 {
+		return ""
+	}
+	note := fmt.Sprintf("t%d", p.snap.Tick)
+	if p.lineCount() > p.rows() {
+		note = fmt.Sprintf("%d/%d ↕", p.offset+1, p.lineCount())
+	}
+	lines := []string{panelTitle(*p.st, "the ledger holds", note, p.focused, p.w)}
+	end := min(p.lineCount(), p.offset+p.rows())
+	for i := p.offset; i < end; i++ {
+		lines = append(lines, p.line(i))
+	}
+	return box(lines, p.w, p.h)
+}

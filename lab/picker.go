@@ -1,0 +1,193 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/list"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// pickerDetailMin is the width from which the picker shows the selected
+// mission in full beside the list.
+const pickerDetailMin = 110
+
+// missionItem is one mission in the picker.
+type missionItem struct {
+	m     *missions.Mission
+	title string
+	goal  string
+}
+
+func newMissionItem(m *missions.Mission) missionItem {
+	return missionItem{
+		m:     m,
+		title: export.CleanLine(m.Title),
+		goal:  strings.Join(strings.Fields(export.CleanLine(m.Goal)), " "),
+	}
+}
+
+func (i missionItem) FilterValue() string { return i.title + " " + i.m.ID + " " + i.goal }
+
+// missionDelegate draws a mission as its title and id over two lines of
+// its teaching goal. The selected one is marked with a bar, which reads
+// with or without colour.
+type missionDelegate struct{ st *Styles }
+
+func (d missionDelegate) Height() int                         { return 3 }
+func (d missionDelegate) Spacing() int                        { return 1 }
+func (d missionDelegate) Update(tea.Msg, *list.Model) tea.Cmd { return nil }
+
+func (d missionDelegate) Render(w io.Writer, m list.Model, index int, item list.Item) {
+	it, ok := item.(missionItem)
+	if !ok || m.Width() <= 2 {
+		return
+	}
+	tw := m.Width() - 2
+	bar, ts, gs := "  ", d.st.Title, d.st.Subtle
+	if index == m.Index() && m.FilterState() != list.Filtering {
+		bar, ts, gs = d.st.Selected.Render("▌ "), d.st.Selected, d.st.Text
+	}
+	title := ts.Render(cut(it.title, tw))
+	if rest := tw - lipgloss.Width(title) - 2; rest >= 8 {
+		title += "  " + d.st.Subtle.Render(cut(export.CleanLine(it.m.ID), rest))
+	}
+	goal := wrap(it.goal, tw)
+	if len(goal) > 2 {
+		goal = goal[:2]
+		goal[1] = cut(goal[1]+" …", tw)
+	}
+	for len(goal) < 2 {
+		goal = append(goal, "")
+	}
+	fmt.Fprintf(w, "%s%s\n%s%s\n%s%s", bar, title, bar, gs.Render(goal[0]), bar, gs.Render(goal[1])) //nolint:errcheck
+}
+
+// picker is the mission picker: a filterable list of the catalog, with the
+// selected mission in full beside it on wide terminals.
+type picker struct {
+	st   *Styles
+	keys *KeyMap
+	w, h int
+	list list.Model
+}
+
+func newPicker(st *Styles, keys *KeyMap, cat *missions.Catalog) picker {
+	items := make([]list.Item, 0, len(cat.Missions))
+	for _, m := range cat.Missions {
+		items = append(items, newMissionItem(m))
+	}
+	l := list.New(items, missionDelegate{st: st}, 0, 0)
+	l.Title = "pick a mission"
+	l.Styles.Title = st.AppTitle
+	l.Styles.TitleBar = lipgloss.NewStyle().PaddingLeft(2).PaddingBottom(1)
+	l.SetStatusBarItemName("mission", "missions")
+	l.SetShowHelp(false)
+	l.DisableQuitKeybindings()
+	l.KeyMap.ShowFullHelp.Unbind()
+	l.KeyMap.CloseFullHelp.Unbind()
+	return picker{st: st, keys: keys, list: l}
+}
+
+func (p *picker) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.list.SetSize(p.listWidth(), h)
+}
+
+func (p *picker) listWidth() int {
+	if p.w >= pickerDetailMin {
+		return min(64, p.w/2)
+	}
+	return p.w
+}
+
+// Filtering reports whether the user is typing a filter; then every key
+// belongs to the list.
+func (p *picker) Filtering() bool { return p.list.SettingFilter() }
+
+// Selected is the highlighted mission, or nil when the filter matches none.
+func (p *picker) Selected() *missions.Mission {
+	if it, ok := p.list.SelectedItem().(missionItem); ok {
+		return it.m
+	}
+	return nil
+}
+
+// Select highlights the mission with the given id.
+func (p *picker) Select(id string) {
+	for i, it := range p.list.Items() {
+		if it.(missionItem).m.ID == id {
+			p.list.Select(i)
+			return
+		}
+	}
+}
+
+func (p *picker) ShortHelp() []key.Binding {
+	return append([]key.Binding{p.keys.Open}, p.list.ShortHelp()...)
+}
+
+func (p *picker) FullHelp() [][]key.Binding {
+	return append([][]key.Binding{{p.keys.Open}}, p.list.FullHelp()...)
+}
+
+// Update passes keys and filter results to the list.
+func (p picker) Update(msg tea.Msg) (picker, tea.Cmd) {
+	var cmd tea.Cmd
+	p.list, cmd = p.list.Update(msg)
+	return p, cmd
+}
+
+func (p *picker) View() string {
+	if p.w <= 0 || p.h <= 0 {
+		return ""
+	}
+	lv := p.list.View()
+	if p.w < pickerDetailMin {
+		return box(strings.Split(lv, "\n"), p.w, p.h)
+	}
+	lw := p.listWidth()
+	left := box(strings.Split(lv, "\n"), lw, p.h)
+	dw := p.w - lw - 3
+	right := box(p.detail(dw), dw, p.h)
+	sep := box(strings.Split(strings.Repeat(p.st.Rule.Render("│")+"\n", p.h), "\n"), 1, p.h)
+	return lipgloss.JoinHorizontal(lipgloss.Top, left, " ", sep, " ", right)
+}
+
+// detail describes the selected mission in full.
+func (p *picker) detail(w int) []string {
+	m := p.Selected()
+	if m == nil {
+		return []string{p.st.Subtle.Render("no mission matches the filter")}
+	}
+	out := []string{"", p.st.Title.Render(cut(export.CleanLine(m.Title), w)), p.st.Subtle.Render(cut(export.CleanLine(m.ID), w)), ""}
+	for _, l := range wrap(strings.Join(strings.Fields(export.CleanLine(m.Goal)), " "), w) {
+		out = append(out, p.st.Text.Render(l))
+	}
+	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", plural(len(m.Schedule), "step"))))
+	labels := stepLabels(m)
+	for i, l := range labels[:len(labels)-1] {
+		if i == 6 {
+			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %d more", len(labels)-1-i)))
+			break
+		}
+		out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %d %s", i+1, l), w)))
+	}
+	if len(m.Expect) > 0 {
+		out = append(out, "", p.st.PanelTitle.Render("what it promises"))
+		for _, e := range m.Expect {
+			when := e.When.String()
+			if when == "" {
+				when = "defaults"
+			}
+			out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %s: %s", export.CleanLine(when), plural(e.Effects, "effect")), w)))
+		}
+	}
+	return out
+}
