@@ -260,8 +260,11 @@ type Ledger struct {
 	cfg     Config
 	now     int
 	objects []Object
-	records map[string]Record
-	order   []string // record keys in the order they were first saved
+	// records holds the idempotency records in the order they were first
+	// saved; index maps a key to its position. A small map value keeps an
+	// attempt cheap: lookups and growth move an int, not a Record.
+	records []Record
+	index   map[string]int
 	late    []lateCommit
 }
 
@@ -270,7 +273,15 @@ func New(cfg Config) (*Ledger, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Ledger{cfg: cfg, records: make(map[string]Record)}, nil
+	// Room for a typical mission's handful of attempts, so the first ones
+	// do not pay for growing.
+	const room = 8
+	return &Ledger{
+		cfg:     cfg,
+		objects: make([]Object, 0, room),
+		records: make([]Record, 0, room),
+		index:   make(map[string]int, room),
+	}, nil
 }
 
 // Config returns the ledger's configuration.
@@ -321,14 +332,15 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	if l.cfg.Contract == None || req.Key == "" {
 		return l.execute(req, ex, false)
 	}
-	rec, ok := l.records[req.Key]
-	if ok && rec.ExpiresAt <= l.now {
+	i, ok := l.index[req.Key]
+	if ok && l.records[i].ExpiresAt <= l.now {
 		l.prune(req.Key)
 		ok = false
 	}
 	if !ok {
 		return l.execute(req, ex, true)
 	}
+	rec := &l.records[i]
 	if rec.Digest != req.Digest {
 		return Result{Action: Mismatch, Response: Response{Code: CodeMismatch}}
 	}
@@ -340,7 +352,6 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		o := l.objects[rec.Response.Object-1]
 		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
 		rec.partial = false
-		l.records[req.Key] = rec
 		return Result{Action: Completed, Response: rec.Response}
 	}
 	resp := rec.Response
@@ -398,20 +409,24 @@ func (l *Ledger) commit(req Request) Object {
 }
 
 func (l *Ledger) save(rec Record) {
-	if _, ok := l.records[rec.Key]; !ok {
-		l.order = append(l.order, rec.Key)
-	}
 	rec.ExpiresAt = l.now + l.cfg.Retention
-	l.records[rec.Key] = rec
+	if i, ok := l.index[rec.Key]; ok {
+		l.records[i] = rec
+		return
+	}
+	l.index[rec.Key] = len(l.records)
+	l.records = append(l.records, rec)
 }
 
 func (l *Ledger) prune(key string) {
-	delete(l.records, key)
-	for i, k := range l.order {
-		if k == key {
-			l.order = append(l.order[:i], l.order[i+1:]...)
-			break
-		}
+	i, ok := l.index[key]
+	if !ok {
+		return
+	}
+	delete(l.index, key)
+	l.records = append(l.records[:i], l.records[i+1:]...)
+	for j := i; j < len(l.records); j++ {
+		l.index[l.records[j].Key] = j
 	}
 }
 
@@ -436,11 +451,11 @@ func (l *Ledger) settle(changes []Change) []Change {
 		}
 		o := l.commit(lc.req)
 		if l.cfg.Contract != None && lc.req.Key != "" {
-			if rec, ok := l.records[lc.req.Key]; ok && rec.State == RecordExecuting {
+			if i, ok := l.index[lc.req.Key]; ok && l.records[i].State == RecordExecuting {
+				rec := &l.records[i]
 				rec.State = RecordSaved
 				rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
 				rec.ExpiresAt = l.now + l.cfg.Retention
-				l.records[lc.req.Key] = rec
 			}
 		}
 		changes = append(changes, Change{Tick: l.now, Kind: LateCommit, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
@@ -453,11 +468,10 @@ func (l *Ledger) settle(changes []Change) []Change {
 			changes = append(changes, Change{Tick: l.now, Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
 		}
 	}
-	for i := 0; i < len(l.order); {
-		k := l.order[i]
-		if rec := l.records[k]; rec.State == RecordSaved && rec.ExpiresAt <= l.now {
-			l.prune(k)
-			changes = append(changes, Change{Tick: l.now, Kind: Pruned, Key: k})
+	for i := 0; i < len(l.records); {
+		if rec := l.records[i]; rec.State == RecordSaved && rec.ExpiresAt <= l.now {
+			l.prune(rec.Key)
+			changes = append(changes, Change{Tick: l.now, Kind: Pruned, Key: rec.Key})
 			continue
 		}
 		i++
@@ -479,10 +493,7 @@ func (l *Ledger) Snapshot() Snapshot {
 		Tick:    l.now,
 		Effects: len(l.objects),
 		Objects: append([]Object{}, l.objects...),
-		Records: make([]Record, 0, len(l.order)),
-	}
-	for _, k := range l.order {
-		s.Records = append(s.Records, l.records[k])
+		Records: append([]Record{}, l.records...),
 	}
 	return s
 }
