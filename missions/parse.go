@@ -254,7 +254,7 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 			switch key {
 			case "id":
 				in.ID = p.str(v, "intent id")
-				if in.ID != "" && !idPattern.MatchString(in.ID) {
+				if !idPattern.MatchString(in.ID) {
 					p.errf(v, "intent id %q: use lowercase letters, digits and dashes", in.ID)
 				}
 			case "op":
@@ -321,7 +321,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		case "attempt":
 			kinds = append(kinds, key)
 			st.Attempt = p.str(v, "attempt")
-			if st.Attempt != "" && !ids[st.Attempt] {
+			if !ids[st.Attempt] {
 				p.errf(v, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
 			}
 		case "fixture":
@@ -349,7 +349,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		case "read":
 			kinds = append(kinds, key)
 			st.Read = p.str(v, "read")
-			if st.Read != "" && !ids[st.Read] {
+			if !ids[st.Read] {
 				p.errf(v, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
 			}
 		case "restart":

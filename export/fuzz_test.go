@@ -1,0 +1,77 @@
+package export_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// FuzzUnmarshal feeds the case reader arbitrary bytes, seeded with catalog
+// exports whole, truncated and mutated. It must never panic; a case it
+// accepts must write back to bytes it reads again unchanged, and must run.
+//
+//	go test -run=^$ -fuzz=^FuzzUnmarshal$ -fuzztime=30s ./export/
+func FuzzUnmarshal(f *testing.F) {
+	for i, m := range missions.BuiltIn().Missions {
+		if i >= 4 {
+			break
+		}
+		c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+		if err != nil {
+			f.Fatal(err)
+		}
+		data, err := export.Marshal(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+		f.Add(bytes.Replace(data, []byte(`"effects": `), []byte(`"effects": -`), 1))
+		f.Add(bytes.Replace(data, []byte(`"fixture": "`), []byte(`"fixture": "x`), 1))
+		f.Add(bytes.Replace(data, []byte(`"wait"`), []byte(`"wait": 9999, "w"`), 1))
+	}
+	f.Add([]byte(`{"schema": "replaylab.case/v1"}`))
+	f.Add([]byte(`{"schema": "replaylab.case/v2"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := export.Unmarshal("fuzz.json", data)
+		if err != nil {
+			if c != nil {
+				t.Fatalf("Unmarshal returned a case and an error: %v", err)
+			}
+			return
+		}
+		out, err := export.Marshal(c)
+		if err != nil {
+			t.Fatalf("an accepted case does not marshal: %v", err)
+		}
+		back, err := export.Unmarshal("again.json", out)
+		if err != nil {
+			t.Fatalf("a marshalled case is not read back: %v", err)
+		}
+		again, _ := export.Marshal(back)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("the round trip is not stable:\n%s\n---\n%s", out, again)
+		}
+		if cheapCase(c) {
+			if _, err := missions.Run(&c.Mission, c.Settings); err != nil {
+				t.Fatalf("an accepted case does not run: %v", err)
+			}
+		}
+	})
+}
+
+func cheapCase(c *missions.Case) bool {
+	ticks := 0
+	var add func(steps []missions.Step)
+	add = func(steps []missions.Step) {
+		for _, st := range steps {
+			ticks += st.Wait + st.Delay + 1
+			add(st.Together)
+		}
+	}
+	add(c.Mission.Schedule)
+	return ticks < 2000 && len(c.Mission.Schedule) < 200
+}
