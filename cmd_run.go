@@ -186,29 +186,34 @@ func describeEvent(ev missions.Event) []string {
 	var lines []string
 	switch ev.Kind {
 	case missions.EventAttempt:
-		head := fmt.Sprintf("attempt %d · %s", ev.Attempt, ev.Intent)
+		lines = append(lines, wrap(fmt.Sprintf("attempt %d → %s", ev.Attempt, ev.Fixture), colWhat)...)
+		who := ev.Intent
 		if ev.Worker > 0 {
-			head += fmt.Sprintf(" · worker %d", ev.Worker)
+			who += fmt.Sprintf(" · worker %d", ev.Worker)
 		}
-		lines = append(lines, wrap(head, colWhat)...)
-		key := "no key"
 		if ev.Key != "" {
-			key = "key " + ev.Key
+			who += " · key " + ev.Key
+		} else {
+			who += " · no key"
 		}
-		lines = append(lines, wrap(fmt.Sprintf("%s · %s", key, ev.Fixture), colWhat)...)
+		lines = append(lines, wrap(who, colWhat)...)
 		lines = append(lines, wrap(ev.Note, colWhat)...)
 		seen := fmt.Sprintf("→ the caller sees: %s", ev.Observed)
 		if ev.Class != "" {
 			seen += " (" + string(ev.Class) + ")"
 		}
 		lines = append(lines, wrap(seen, colWhat)...)
+	case missions.EventCheckpoint:
+		// One line where the note only repeats the new state.
+		head := fmt.Sprintf("%s → %s", ev.Intent, ev.Checkpoint)
+		if ev.Note != "" && ev.Note != string(ev.Checkpoint) {
+			head += ": " + ev.Note
+		}
+		lines = append(lines, wrap(head, colWhat)...)
 	default:
 		head := string(ev.Kind)
 		if ev.Intent != "" {
 			head += " · " + ev.Intent
-		}
-		if ev.Kind == missions.EventCheckpoint && ev.Checkpoint != "" {
-			head += " → " + string(ev.Checkpoint)
 		}
 		lines = append(lines, wrap(head, colWhat)...)
 		lines = append(lines, wrap(ev.Note, colWhat)...)
