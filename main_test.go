@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -556,4 +557,46 @@ func TestReplayBadInput(t *testing.T) {
 	if code != exitBadInput || !strings.Contains(errOut, "absent.json: no such file") {
 		t.Errorf("absent: exit %d, %q", code, errOut)
 	}
+}
+
+var updateReadme = flag.Bool("update-readme", false, "rewrite the catalog table in README.md from the built-in catalog")
+
+// catalogTable is the README's catalog table, from the real catalog.
+func catalogTable(cat *missions.Catalog) string {
+	cell := func(s string) string { return strings.ReplaceAll(export.CleanLine(s), "|", `\|`) }
+	var b strings.Builder
+	b.WriteString("| id | title | what it teaches |\n|---|---|---|\n")
+	for _, m := range cat.Missions {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.ID, cell(m.Title), cell(goalLine(m.Goal)))
+	}
+	return b.String()
+}
+
+// TestReadmeCatalog fails when the README's catalog table is out of date
+// with missions.BuiltIn(). Refresh it with:
+//
+//	go test -run TestReadmeCatalog -update-readme .
+func TestReadmeCatalog(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	start := strings.Index(readme, "<!-- catalog:start")
+	end := strings.Index(readme, "<!-- catalog:end -->")
+	if start < 0 || end < start {
+		t.Fatal("README.md has no <!-- catalog:start … --> … <!-- catalog:end --> section")
+	}
+	start += strings.Index(readme[start:], "-->\n") + len("-->\n")
+	want := catalogTable(missions.BuiltIn())
+	if readme[start:end] == want {
+		return
+	}
+	if *updateReadme {
+		if err := writeFileAtomic("README.md", []byte(readme[:start]+want+readme[end:]), true); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("the catalog table in README.md is out of date; run: go test -run TestReadmeCatalog -update-readme .\nwant:\n%s", want)
 }
