@@ -116,9 +116,6 @@ func (v *compareView) View() string {
 
 	// Bottom: what the divergence means, plus notes.
 	var foot []string
-	for _, n := range v.cmp.Notes {
-		foot = append(foot, wrap(export.CleanLine(n), v.w)...)
-	}
 	msg := v.sentence()
 	if v.cmp.Diverge > 0 {
 		msg = "◆ " + msg
@@ -154,6 +151,11 @@ func (v *compareView) View() string {
 	}
 	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW), "\n")...)
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
+	for _, n := range v.cmp.Notes {
+		for _, l := range wrap(export.CleanLine(n), v.w) {
+			lines = append(lines, v.st.Subtle.Render(l))
+		}
+	}
 
 	room := v.h - len(lines) - len(foot)
 	body := []string{}

@@ -18,10 +18,11 @@ import (
 // maxSuffix bounds the numbered names tried before an export gives up.
 const maxSuffix = 999
 
-// exportedMsg reports how an export went.
+// exportedMsg reports how an export went: the files written, in order,
+// and the error that stopped it, if any.
 type exportedMsg struct {
-	path string
-	err  error
+	paths []string
+	err   error
 }
 
 // unsafeName matches what may not appear in a file name made from a
@@ -43,18 +44,28 @@ func caseFileName(c *missions.Case) string {
 	return unsafeName.ReplaceAllString(strings.Join(parts, "_"), "-") + ".json"
 }
 
-// exportCase returns the command that writes c into dir. The file is
-// written whole to a temporary name and then linked into place, which
-// fails rather than replaces when the name is taken; a taken name gets a
-// numeric suffix instead. The lab's Update never touches the disk itself.
-func exportCase(dir string, c *missions.Case) tea.Cmd {
+// exportCases returns the command that writes each case into dir. Each
+// file is written whole to a temporary name and then linked into place,
+// which fails rather than replaces when the name is taken; a taken name
+// gets a numeric suffix instead. The lab's Update never touches the disk
+// itself.
+func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 	return func() tea.Msg {
-		data, err := export.Marshal(c)
-		if err != nil {
-			return exportedMsg{err: fmt.Errorf("encoding the case: %w", err)}
+		var msg exportedMsg
+		for _, c := range cases {
+			data, err := export.Marshal(c)
+			if err != nil {
+				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
+				return msg
+			}
+			path, err := writeNew(dir, caseFileName(c), data)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.paths = append(msg.paths, path)
 		}
-		path, err := writeNew(dir, caseFileName(c), data)
-		return exportedMsg{path: path, err: err}
+		return msg
 	}
 }
 

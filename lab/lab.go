@@ -11,6 +11,7 @@ package lab
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -249,11 +250,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
 	case exportedMsg:
-		if msg.err != nil {
-			m.setError(fmt.Errorf("export failed: %w", msg.err))
-		} else {
-			m.setStatus("exported the full run to " + msg.path)
-		}
+		m.exported(msg)
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	default:
@@ -360,7 +357,7 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		m.setStatus("exporting " + caseFileName(c) + "…")
-		return exportCase(m.dir, c)
+		return exportCases(m.dir, c)
 	case key.Matches(k, m.keys.Focus):
 		if m.focus == focusTimeline {
 			m.focus = focusLedger
@@ -387,6 +384,9 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Leave):
 		m.screen = screenLab
 		m.layout()
+	case key.Matches(k, m.keys.Export):
+		m.setStatus(fmt.Sprintf("exporting %s…", plural(len(m.pinned), "pinned case")))
+		return exportCases(m.dir, m.pinned...)
 	case key.Matches(k, m.keys.Unpin):
 		m.pinned = nil
 		m.screen = screenLab
@@ -396,6 +396,24 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 		m.compare, _ = m.compare.Update(k)
 	}
 	return nil
+}
+
+// exported reports a finished export on the status line.
+func (m *Model) exported(msg exportedMsg) {
+	names := make([]string, len(msg.paths))
+	for i, p := range msg.paths {
+		names[i] = filepath.Base(p)
+	}
+	switch {
+	case msg.err != nil && len(msg.paths) > 0:
+		m.setError(fmt.Errorf("exported %s, then failed: %w", strings.Join(msg.paths, ", "), msg.err))
+	case msg.err != nil:
+		m.setError(fmt.Errorf("export failed: %w", msg.err))
+	case len(msg.paths) == 1:
+		m.setStatus("exported the full run to " + msg.paths[0])
+	default:
+		m.setStatus(fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), filepath.Dir(msg.paths[0]), strings.Join(names, ", ")))
+	}
 }
 
 // next is the value after cur in order, wrapping around.
@@ -418,8 +436,14 @@ func (m *Model) updateKeys() {
 	k.RunAll.SetEnabled(lab && m.pos < m.steps)
 	k.StepBack.SetEnabled(lab && m.pos > 0)
 	k.Restart.SetEnabled(lab && m.pos > 0)
-	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Export, &k.Pin, &k.Focus} {
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Pin, &k.Focus} {
 		b.SetEnabled(lab)
+	}
+	k.Export.SetEnabled(lab || cmp && len(m.pinned) > 0)
+	if cmp {
+		k.Export.SetHelp("e", "export all")
+	} else {
+		k.Export.SetHelp("e", "export JSON")
 	}
 	k.Compare.SetEnabled(lab && len(m.pinned) > 0)
 	k.Unpin.SetEnabled(cmp && len(m.pinned) > 0)
@@ -441,7 +465,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case screenPicker:
 		return append(m.picker.ShortHelp(), k.Quit)
 	case screenCompare:
-		return append(m.compare.ShortHelp(), k.Unpin, k.Leave, k.Quit)
+		return append(m.compare.ShortHelp(), k.Export, k.Unpin, k.Leave, k.Quit)
 	}
 	return []key.Binding{k.Step, k.StepBack, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
 }
@@ -453,7 +477,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	case screenPicker:
 		return append(m.picker.FullHelp(), []key.Binding{k.Quit, k.Help})
 	case screenCompare:
-		return append(m.compare.FullHelp(), []key.Binding{k.Unpin, k.Leave, k.Quit, k.Help})
+		return append(m.compare.FullHelp(), []key.Binding{k.Export, k.Unpin, k.Leave, k.Quit, k.Help})
 	}
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart},

@@ -1,0 +1,57 @@
+package lab
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// labWithEvents opens the lab at the end of a run of at least n events.
+func labWithEvents(b *testing.B, n int) Model {
+	b.Helper()
+	off := false
+	o := missions.Overrides{StableKeys: &off}
+	// Learn how many events one attempt step makes, then size the schedule.
+	probe, err := missions.Run(longMission(10), longMission(10).Settings(o))
+	if err != nil {
+		b.Fatal(err)
+	}
+	perStep := max(1, len(probe.Events)/10)
+	steps := max(1, (n+perStep-1)/perStep)
+	m := longMission(steps)
+	lab := newLab(b, Options{Catalog: catalogOf(m), Overrides: o}, 120, 40)
+	lab = press(b, openMission(b, lab, m), "r")
+	if len(lab.cas.Events) < n {
+		b.Fatalf("%d events, want at least %d", len(lab.cas.Events), n)
+	}
+	return lab
+}
+
+// BenchmarkLabView draws the lab screen for a short run and a very long
+// one. Only the rows on screen are built, so the two cost about the same.
+func BenchmarkLabView(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		m := labWithEvents(b, n)
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			b.ReportMetric(float64(len(m.cas.Events)), "events")
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkCompareView draws the compare view for pinned runs of both
+// sizes.
+func BenchmarkCompareView(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		m := labWithEvents(b, n)
+		m = press(b, m, "m", "k", "m", "v")
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package lab
+
+import (
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/bubbles/list"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+func init() {
+	// Goldens and assertions read plain text.
+	lipgloss.SetColorProfile(termenv.Ascii)
+}
+
+// keyMsg builds the message a terminal sends for a key name.
+func keyMsg(k string) tea.KeyMsg {
+	types := map[string]tea.KeyType{
+		"space": tea.KeySpace, "right": tea.KeyRight, "left": tea.KeyLeft, "esc": tea.KeyEscape,
+		"enter": tea.KeyEnter, "tab": tea.KeyTab, "up": tea.KeyUp, "down": tea.KeyDown,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "ctrl+c": tea.KeyCtrlC,
+	}
+	if t, ok := types[k]; ok {
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// newLab opens the lab at a size, on a mission when one is named.
+func newLab(t testing.TB, o Options, w, h int) Model {
+	t.Helper()
+	m, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resize(m, w, h)
+}
+
+func resize(m Model, w, h int) Model {
+	next, _ := m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return next.(Model)
+}
+
+// press sends keys one by one and drops the commands they return.
+func press(t testing.TB, m Model, keys ...string) Model {
+	t.Helper()
+	for _, k := range keys {
+		next, _ := m.Update(keyMsg(k))
+		m = next.(Model)
+	}
+	return m
+}
+
+// pressRun sends one key and feeds back whatever its command returns, as
+// the program would (used for the picker's filter and for exports).
+func pressRun(t testing.TB, m Model, k string) Model {
+	t.Helper()
+	next, cmd := m.Update(keyMsg(k))
+	m = next.(Model)
+	return runCmd(t, m, cmd)
+}
+
+func runCmd(t testing.TB, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	if cmd == nil {
+		return m
+	}
+	// Timers (the filter's cursor blink) would block or loop forever, so
+	// only commands that answer at once count, and only the messages the
+	// lab acts on are fed back.
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(50 * time.Millisecond):
+		return m
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			m = runCmd(t, m, c)
+		}
+		return m
+	case list.FilterMatchesMsg, exportedMsg:
+		next, more := m.Update(msg)
+		return runCmd(t, next.(Model), more)
+	}
+	return m
+}
+
+// longMission is a mission whose schedule offers n attempts that all
+// time out after committing: with fresh keys every one is a new effect.
+func longMission(n int) *missions.Mission {
+	m := &missions.Mission{
+		ID:       "long-run",
+		Title:    "A long run of timeouts",
+		Goal:     "Many attempts, each committing while the caller hears a timeout.",
+		Contract: ledger.V1, Retention: ledger.DefaultRetention, KeySource: missions.KeyPerIntent,
+		Intents: []missions.Intent{{
+			ID: "refund-1", Op: "refund", Principal: "support-agent",
+			Label: "refund of 10.00 on order 1", Payload: map[string]string{"order": "1", "amount": "10.00"},
+		}},
+	}
+	for i := 0; i < n; i++ {
+		m.Schedule = append(m.Schedule, missions.Step{Attempt: "refund-1", Fixture: missions.TimeoutAfterCommit})
+	}
+	return m
+}
+
+// catalogOf is a catalog holding the given missions, in order.
+func catalogOf(ms ...*missions.Mission) *missions.Catalog {
+	return &missions.Catalog{Missions: ms}
+}
+
+// openMission opens a mission that is not in the built-in catalog.
+func openMission(t testing.TB, m Model, ms *missions.Mission) Model {
+	t.Helper()
+	if err := m.open(ms); err != nil {
+		t.Fatal(err)
+	}
+	m.layout()
+	m.updateKeys()
+	return m
+}

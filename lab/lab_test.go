@@ -1,0 +1,434 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+const tts = "timeout-then-success"
+
+func ttsLab(t *testing.T) Model {
+	return newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+}
+
+// wantCase is the engine's own case for the mission after pos steps.
+func wantCase(t *testing.T, id string, o missions.Overrides, pos int) *missions.Case {
+	t.Helper()
+	m, err := missions.BuiltIn().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := missions.NewRunner(m, m.Settings(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < pos; i++ {
+		r.Step()
+	}
+	return r.Case()
+}
+
+func TestStepKeysMoveForward(t *testing.T) {
+	for _, k := range []string{"n", "space", "right"} {
+		t.Run(k, func(t *testing.T) {
+			m := press(t, ttsLab(t), k)
+			if m.pos != 1 {
+				t.Fatalf("%s: position %d, want 1", k, m.pos)
+			}
+			want := wantCase(t, tts, missions.Overrides{}, 1)
+			if m.cas.Outcome.Effects != want.Outcome.Effects || len(m.cas.Events) != len(want.Events) {
+				t.Fatalf("%s: lab shows %d effects/%d events, engine says %d/%d", k,
+					m.cas.Outcome.Effects, len(m.cas.Events), want.Outcome.Effects, len(want.Events))
+			}
+		})
+	}
+}
+
+func TestStepStopsAtTheEnd(t *testing.T) {
+	m := press(t, ttsLab(t), "n", "n", "n")
+	if m.pos != m.steps || m.steps != 3 {
+		t.Fatalf("position %d of %d, want 3 of 3", m.pos, m.steps)
+	}
+	if m.keys.Step.Enabled() || m.keys.RunAll.Enabled() {
+		t.Fatal("step and run stay enabled at the end")
+	}
+	m = press(t, m, "n")
+	if m.pos != 3 {
+		t.Fatalf("stepping past the end moved to %d", m.pos)
+	}
+}
+
+func TestStepBackKeys(t *testing.T) {
+	for _, k := range []string{"b", "left"} {
+		t.Run(k, func(t *testing.T) {
+			m := press(t, ttsLab(t), "n", "n", k)
+			if m.pos != 1 {
+				t.Fatalf("%s: position %d, want 1", k, m.pos)
+			}
+			if got, want := len(m.cas.Events), len(wantCase(t, tts, missions.Overrides{}, 1).Events); got != want {
+				t.Fatalf("%s: %d events after stepping back, want %d", k, got, want)
+			}
+		})
+	}
+	m := ttsLab(t)
+	if m.keys.StepBack.Enabled() || m.keys.Restart.Enabled() {
+		t.Fatal("back and restart enabled at the start")
+	}
+	if m = press(t, m, "b"); m.pos != 0 {
+		t.Fatalf("stepping back from the start moved to %d", m.pos)
+	}
+}
+
+func TestRunToEndAndRestart(t *testing.T) {
+	m := press(t, ttsLab(t), "r")
+	if m.pos != m.steps {
+		t.Fatalf("r: position %d, want %d", m.pos, m.steps)
+	}
+	full, _ := missions.Run(m.mission, m.settings)
+	if m.cas.Outcome.Effects != full.Outcome.Effects || len(m.cas.Events) != len(full.Events) {
+		t.Fatal("r does not show the whole run")
+	}
+	m = press(t, m, "0")
+	if m.pos != 0 || len(m.cas.Events) != 0 || m.cas.Outcome.Effects != 0 {
+		t.Fatalf("0: position %d, %d events, %d effects; want a fresh start", m.pos, len(m.cas.Events), m.cas.Outcome.Effects)
+	}
+}
+
+func TestStableKeysToggleKeepsPositionAndMovesCounter(t *testing.T) {
+	m := press(t, ttsLab(t), "r")
+	if m.cas.Outcome.Effects != 1 {
+		t.Fatalf("stable keys on: %d effects, want 1", m.cas.Outcome.Effects)
+	}
+	m = press(t, m, "k")
+	if m.settings.StableKeys || m.pos != 3 {
+		t.Fatalf("after k: stable keys %v at position %d, want off at 3", m.settings.StableKeys, m.pos)
+	}
+	if m.cas.Outcome.Effects != 2 || m.header.effects != 2 {
+		t.Fatalf("after k: %d effects (header %d), want 2", m.cas.Outcome.Effects, m.header.effects)
+	}
+	if !strings.Contains(m.status, "effects 1 → 2") {
+		t.Fatalf("status %q does not say how the counter moved", m.status)
+	}
+	// Mid-run too: the position stays where it was.
+	m = press(t, m, "0", "n", "k")
+	if m.pos != 1 || !m.settings.StableKeys {
+		t.Fatalf("k mid-run: position %d, stable %v", m.pos, m.settings.StableKeys)
+	}
+}
+
+func TestPolicyAndContractCycle(t *testing.T) {
+	m := press(t, ttsLab(t), "n")
+	var policies []missions.Policy
+	for range 2 {
+		m = press(t, m, "p")
+		policies = append(policies, m.settings.Policy)
+	}
+	if policies[0] != missions.Guarded || policies[1] != missions.Naive {
+		t.Fatalf("p cycles %v, want guarded then naive", policies)
+	}
+	var contracts []ledger.Contract
+	for range 3 {
+		m = press(t, m, "c")
+		contracts = append(contracts, m.settings.Contract)
+	}
+	if contracts[0] != ledger.V2 || contracts[1] != ledger.None || contracts[2] != ledger.V1 {
+		t.Fatalf("c cycles %v, want v2, none, v1", contracts)
+	}
+	if m.pos != 1 {
+		t.Fatalf("toggles moved the position to %d", m.pos)
+	}
+	// Under contract none, keys are ignored: the retry is a second effect.
+	m = press(t, m, "c", "c", "r")
+	if m.settings.Contract != ledger.None || m.cas.Outcome.Effects != 2 {
+		t.Fatalf("contract %s: %d effects, want none with 2", m.settings.Contract, m.cas.Outcome.Effects)
+	}
+}
+
+func TestExportWritesTheFullRunAndNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	m := newLab(t, Options{Mission: tts, Dir: dir}, 100, 30)
+	m = press(t, m, "n") // position does not matter: the full run is exported
+	next, cmd := m.Update(keyMsg("e"))
+	m = next.(Model)
+	if cmd == nil {
+		t.Fatal("e returned no command")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatal("Update wrote to disk before the command ran")
+	}
+	m = runCmd(t, m, cmd)
+	path := filepath.Join(dir, "timeout-then-success_stable-on_naive_v1.json")
+	if !strings.Contains(m.status, path) || m.statusErr {
+		t.Fatalf("status %q does not name %s", m.status, path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := export.Unmarshal(path, data)
+	if err != nil {
+		t.Fatalf("exported case does not read back: %v", err)
+	}
+	if c.Outcome.Effects != 1 || len(c.Events) != len(wantCase(t, tts, missions.Overrides{}, 3).Events) {
+		t.Fatal("export is not the full run")
+	}
+
+	// A second export goes next to the first, which stays as it was.
+	if err := os.WriteFile(path, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = pressRun(t, m, "e")
+	second := filepath.Join(dir, "timeout-then-success_stable-on_naive_v1-2.json")
+	if !strings.Contains(m.status, second) {
+		t.Fatalf("status %q, want %s", m.status, second)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep me" {
+		t.Fatal("export overwrote an existing file")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Fatalf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestExportFailureIsReported(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newLab(t, Options{Mission: tts, Dir: filepath.Join(blocker, "sub")}, 100, 30)
+	m = pressRun(t, m, "e")
+	if !m.statusErr || !strings.Contains(m.status, "export failed") {
+		t.Fatalf("status %q (error %v), want the failure", m.status, m.statusErr)
+	}
+}
+
+func TestPinAndCompare(t *testing.T) {
+	m := ttsLab(t)
+	if m.keys.Compare.Enabled() {
+		t.Fatal("compare enabled with nothing pinned")
+	}
+	if m = press(t, m, "v"); m.screen != screenLab {
+		t.Fatal("v opened compare with nothing pinned")
+	}
+	m = press(t, m, "m")
+	if len(m.pinned) != 1 || m.pinned[0].Outcome.Effects != 1 {
+		t.Fatalf("pinned %d cases", len(m.pinned))
+	}
+	if m = press(t, m, "m"); len(m.pinned) != 1 || !strings.Contains(m.status, "already pinned") {
+		t.Fatalf("pinning the same case twice: %d pinned, status %q", len(m.pinned), m.status)
+	}
+	m = press(t, m, "k", "m", "v")
+	if len(m.pinned) != 2 || m.screen != screenCompare {
+		t.Fatalf("%d pinned, screen %d; want 2 on compare", len(m.pinned), m.screen)
+	}
+	if m.compare.cmp.Diverge != 2 {
+		t.Fatalf("first divergence at attempt %d, want 2 (same words, 1 effect against 2)", m.compare.cmp.Diverge)
+	}
+	if m = press(t, m, "esc"); m.screen != screenLab {
+		t.Fatal("esc does not leave compare")
+	}
+	m = press(t, m, "v", "x")
+	if len(m.pinned) != 0 || m.screen != screenLab {
+		t.Fatal("x does not clear the pins")
+	}
+}
+
+func TestCompareExportWritesEveryPinnedCase(t *testing.T) {
+	dir := t.TempDir()
+	m := newLab(t, Options{Mission: tts, Dir: dir}, 100, 30)
+	m = press(t, m, "m", "k", "m", "v")
+	m = pressRun(t, m, "e")
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 || !strings.Contains(m.status, "exported 2 cases") {
+		t.Fatalf("%d files, status %q", len(entries), m.status)
+	}
+}
+
+func TestFocusAndScrolling(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Catalog: catalogOf(longMission(50)), Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, openMission(t, m, m.picker.Selected()), "r")
+	end := m.timeline.offset
+	if end == 0 || !m.timeline.follow {
+		t.Fatalf("timeline does not follow the newest events (offset %d)", end)
+	}
+	if m = press(t, m, "up"); m.timeline.offset != end-1 || m.timeline.follow {
+		t.Fatalf("up: offset %d, want %d", m.timeline.offset, end-1)
+	}
+	if m = press(t, m, "pgup"); m.timeline.offset >= end-1 {
+		t.Fatal("pgup did not scroll a page")
+	}
+	m = press(t, m, "pgdown", "down", "down")
+	if m.timeline.offset != end || !m.timeline.follow {
+		t.Fatalf("scrolling back down: offset %d, want %d and following", m.timeline.offset, end)
+	}
+	m = press(t, m, "tab")
+	if m.focus != focusLedger || !m.holds.focused || m.timeline.focused {
+		t.Fatal("tab does not move the keys to the ledger")
+	}
+	m = press(t, m, "down", "down", "pgdown")
+	if m.holds.offset == 0 || m.timeline.offset != end {
+		t.Fatalf("ledger offset %d, timeline %d: scroll went to the wrong panel", m.holds.offset, m.timeline.offset)
+	}
+	m = press(t, m, "up")
+	if m = press(t, m, "tab"); m.focus != focusTimeline {
+		t.Fatal("tab does not come back to the timeline")
+	}
+}
+
+func TestEscQuitAndHelp(t *testing.T) {
+	m := ttsLab(t)
+	if m = press(t, m, "?"); !m.fullHelp || !strings.Contains(m.View(), "all keys") {
+		t.Fatal("? does not open the full help")
+	}
+	if m = press(t, m, "esc"); m.fullHelp || m.screen != screenLab {
+		t.Fatal("esc does not close the help first")
+	}
+	if m = press(t, m, "esc"); m.screen != screenPicker {
+		t.Fatal("esc does not go back to the picker")
+	}
+	if m.picker.Selected().ID != tts {
+		t.Fatal("the picker does not keep the mission just left selected")
+	}
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := m.Update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s returned no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s does not quit", k)
+		}
+	}
+}
+
+func TestPickerOpensAndFilters(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
+	if m.screen != screenPicker || !m.keys.Open.Enabled() {
+		t.Fatal("the lab does not start on the picker")
+	}
+	if m.keys.Step.Enabled() || m.keys.StableKeys.Enabled() {
+		t.Fatal("lab keys enabled on the picker")
+	}
+	m = pressRun(t, m, "/")
+	for _, r := range "failure-then-failure" {
+		m = pressRun(t, m, string(r))
+	}
+	// While filtering, q is text, not quit.
+	if _, cmd := m.Update(keyMsg("q")); cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("q quit while typing a filter")
+		}
+	}
+	m = pressRun(t, m, "enter") // accept the filter
+	if got := m.picker.Selected(); got == nil || got.ID != "failure-then-failure" {
+		t.Fatalf("filter selected %v", got)
+	}
+	m = pressRun(t, m, "enter") // open
+	if m.screen != screenLab || m.mission.ID != "failure-then-failure" || m.pos != 0 {
+		t.Fatal("enter does not open the selected mission")
+	}
+}
+
+func TestSettingsCarryAcrossMissions(t *testing.T) {
+	m := press(t, ttsLab(t), "k", "esc", "down", "enter")
+	if m.mission.ID == tts || m.settings.StableKeys {
+		t.Fatalf("opened %s with stable keys %v; want another mission with them still off", m.mission.ID, m.settings.StableKeys)
+	}
+}
+
+func TestCommandLineOverridesApply(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}}, 100, 30)
+	if m = press(t, m, "r"); m.cas.Outcome.Effects != 2 {
+		t.Fatalf("--stable-keys=off: %d effects, want 2", m.cas.Outcome.Effects)
+	}
+}
+
+func TestUnknownMissionIsAnError(t *testing.T) {
+	if _, err := New(Options{Mission: "no-such-mission"}); err == nil || !strings.Contains(err.Error(), "no-such-mission") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestHelpShowsOnlyLiveKeys(t *testing.T) {
+	m := ttsLab(t)
+	line := m.helpLine()
+	if strings.Contains(line, "back") || strings.Contains(line, "compare") {
+		t.Fatalf("help at the start advertises dead keys: %q", line)
+	}
+	if !strings.Contains(line, "step") || !strings.Contains(line, "? all keys") {
+		t.Fatalf("help at the start lacks step or ?: %q", line)
+	}
+	m = press(t, m, "r", "m")
+	line = m.helpLine()
+	if strings.Contains(line, "n/→ step") || !strings.Contains(line, "back") {
+		t.Fatalf("help at the end: %q", line)
+	}
+	full := press(t, m, "?").View()
+	if !strings.Contains(full, "compare pinned") || strings.Contains(full, "open mission") {
+		t.Fatalf("full help lists the wrong keys:\n%s", full)
+	}
+}
+
+func TestTooSmallSaysHowBig(t *testing.T) {
+	m := newLab(t, Options{Mission: tts}, 60, 15)
+	v := m.View()
+	if !strings.Contains(v, "at least 72×20") || !strings.Contains(v, "60×15") {
+		t.Fatalf("small terminal view:\n%s", v)
+	}
+	// Growing the window brings the lab back, laid out for the new size.
+	m = resize(m, 80, 24)
+	v = m.View()
+	if strings.Contains(v, "at least") || len(strings.Split(v, "\n")) != 24 {
+		t.Fatalf("after resize: %d lines\n%s", len(strings.Split(v, "\n")), v)
+	}
+}
+
+func TestEveryScreenFillsTheTerminalExactly(t *testing.T) {
+	for _, size := range [][2]int{{72, 20}, {80, 24}, {100, 30}, {120, 40}, {200, 60}} {
+		w, h := size[0], size[1]
+		m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, w, h)
+		screens := map[string]Model{
+			"lab":     press(t, m, "n"),
+			"end":     press(t, m, "r", "k", "p"),
+			"compare": press(t, m, "r", "m", "k", "m", "v"),
+			"help":    press(t, m, "?"),
+			"picker":  press(t, m, "esc"),
+		}
+		for name, s := range screens {
+			lines := strings.Split(s.View(), "\n")
+			if len(lines) != h {
+				t.Errorf("%dx%d %s: %d lines", w, h, name, len(lines))
+			}
+			for i, l := range lines {
+				if n := len([]rune(l)); n > w {
+					t.Errorf("%dx%d %s: line %d is %d wide", w, h, name, i, n)
+				}
+			}
+		}
+	}
+}
+
+func TestTextFromFilesIsCleaned(t *testing.T) {
+	evil := longMission(1)
+	evil.Title = "Evil \x1b[31mred\x1b[0m title"
+	m := newLab(t, Options{Catalog: catalogOf(evil), Dir: t.TempDir()}, 100, 30)
+	if strings.Contains(m.View(), "\x1b") {
+		t.Fatal("picker shows an escape sequence from a mission file")
+	}
+	if m = openMission(t, m, evil); strings.Contains(m.View(), "\x1b") {
+		t.Fatal("lab shows an escape sequence from a mission file")
+	}
+}
