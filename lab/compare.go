@@ -152,7 +152,12 @@ func (v *compareView) View() string {
 	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW), "\n")...)
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
 	for _, n := range v.cmp.Notes {
-		for _, l := range wrap(export.CleanLine(n), v.w) {
+		ls := wrap(export.CleanLine(n), v.w)
+		if len(ls) > 2 {
+			ls = ls[:2]
+			ls[1] = cut(ls[1]+" …", v.w)
+		}
+		for _, l := range ls {
 			lines = append(lines, v.st.Subtle.Render(l))
 		}
 	}

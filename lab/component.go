@@ -76,7 +76,15 @@ func box(lines []string, w, h int) string {
 		if i < len(lines) {
 			line = lines[i]
 		}
-		if lw := lipgloss.Width(line); lw > w {
+		lw := lipgloss.Width(line)
+		if lw > w {
+			// Padding that runs past the edge is dropped before any
+			// text is cut.
+			if t := strings.TrimRight(line, " "); lipgloss.Width(t) <= w {
+				line, lw = t, lipgloss.Width(t)
+			}
+		}
+		if lw > w {
 			line = ansi.Truncate(line, w, "…")
 		} else if lw < w {
 			line += strings.Repeat(" ", w-lw)

@@ -86,6 +86,10 @@ func writeNew(dir, name string, data []byte) (string, error) {
 		tmp.Close()
 		return "", fmt.Errorf("writing %s: %w", tmpName, err)
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("writing %s: %w", tmpName, err)
+	}
 	if err := tmp.Sync(); err != nil {
 		tmp.Close()
 		return "", fmt.Errorf("writing %s: %w", tmpName, err)

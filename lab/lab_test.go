@@ -432,3 +432,19 @@ func TestTextFromFilesIsCleaned(t *testing.T) {
 		t.Fatal("lab shows an escape sequence from a mission file")
 	}
 }
+
+func TestPickerWhileFilteringFitsTheWidth(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 80, 24)
+	m = pressRun(t, m, "/")
+	for _, r := range "pend" {
+		m = pressRun(t, m, string(r))
+	}
+	for i, l := range strings.Split(m.View(), "\n") {
+		trimmed := strings.TrimSpace(l)
+		// Padding wider than the screen must be dropped, not cut: a cut
+		// shows as a lone "…" or a "…" after the filter prompt.
+		if trimmed == "…" || strings.HasPrefix(trimmed, "Filter:") && strings.HasSuffix(trimmed, "…") {
+			t.Fatalf("line %d was cut at the edge: %q", i, l)
+		}
+	}
+}
