@@ -164,6 +164,7 @@ func (v *compareView) View() string {
 
 	room := v.h - len(lines) - len(foot)
 	body := []string{}
+	shown := v.offset
 	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
 		row := v.cmp.Rows[r]
 		mark := "  "
@@ -180,6 +181,7 @@ func (v *compareView) View() string {
 			break
 		}
 		body = append(body, block...)
+		shown = r + 1
 		if len(body) < room {
 			body = append(body, "")
 		}
@@ -188,6 +190,10 @@ func (v *compareView) View() string {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
 	}
 	body = body[:min(len(body), max(0, room))]
+	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {
+		note = fmt.Sprintf("attempts %d–%d of %d, ↑↓ scroll · %s", v.offset+1, max(v.offset+1, shown), n, note)
+		lines[0] = panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)
+	}
 	lines = append(lines, body...)
 	for len(lines) < v.h-len(foot) {
 		lines = append(lines, "")

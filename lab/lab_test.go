@@ -448,3 +448,21 @@ func TestPickerWhileFilteringFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareScrolls(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
+	m = press(t, m, "m", "k", "p", "m", "v")
+	start := m.compare.offset
+	if m = press(t, m, "down"); m.compare.offset != start+1 {
+		t.Fatalf("down: offset %d, want %d", m.compare.offset, start+1)
+	}
+	if m = press(t, m, "up", "up", "up"); m.compare.offset != 0 {
+		t.Fatalf("up past the top: offset %d", m.compare.offset)
+	}
+	if m = press(t, m, "pgdown", "pgdown"); m.compare.offset != len(m.compare.cmp.Rows)-1 {
+		t.Fatalf("pgdown past the end: offset %d of %d rows", m.compare.offset, len(m.compare.cmp.Rows))
+	}
+	if m = press(t, m, "pgup"); m.compare.offset != 0 {
+		t.Fatalf("pgup: offset %d", m.compare.offset)
+	}
+}
