@@ -466,3 +466,16 @@ func TestCompareScrolls(t *testing.T) {
 		t.Fatalf("pgup: offset %d", m.compare.offset)
 	}
 }
+
+func TestLargeCountsAreNotCut(t *testing.T) {
+	off := false
+	long := longMission(1000)
+	m := newLab(t, Options{Catalog: catalogOf(long), Overrides: missions.Overrides{StableKeys: &off}}, 80, 24)
+	m = press(t, openMission(t, m, long), "r", "b")
+	v := m.View()
+	for _, want := range []string{"1000 ↑", "effects 1000", "▲ 999 extra"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+}

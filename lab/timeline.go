@@ -16,7 +16,7 @@ const (
 	keyW      = 13 // ik_ + ten hex digits
 	providerW = 11 // not_reached, late_commit
 	observedW = 8  // conflict, mismatch
-	effectsW  = 5  // "12 ↑"
+	effectsW  = 5  // "12 ↑"; wider when the count needs it
 	noteMinW  = 16 // below this, notes of attempts are left out
 )
 
@@ -33,7 +33,7 @@ type timeline struct {
 	follow  bool // stick to the newest events
 	focused bool
 
-	tickW, attW, fixW int
+	tickW, attW, fixW, effW int
 }
 
 func newTimeline(st *Styles, keys *KeyMap) timeline {
@@ -54,8 +54,10 @@ func (t *timeline) FullHelp() [][]key.Binding {
 // from the largest values, which sit at the end of the event list.
 func (t *timeline) SetCase(c *missions.Case, pos int) {
 	t.events, t.pos = c.Events, pos
-	t.tickW, t.attW = 4, 2
+	t.tickW, t.attW, t.effW = 4, 2, effectsW
 	if n := len(c.Events); n > 0 {
+		// Effects never go away, so the last count is the largest.
+		t.effW = max(effectsW, len(fmt.Sprint(c.Events[n-1].Effects))+2)
 		t.tickW = max(4, len(fmt.Sprint(c.Events[n-1].Tick))+1)
 		for i := n - 1; i >= 0; i-- {
 			if c.Events[i].Attempt > 0 {
@@ -132,7 +134,7 @@ func (t timeline) Update(msg tea.Msg) (timeline, tea.Cmd) {
 
 // fixedW is the width of every column but the note.
 func (t *timeline) fixedW(kw int) int {
-	return 1 + t.tickW + 1 + t.attW + 1 + kw + 1 + t.fixW + 1 + providerW + 1 + observedW + 1 + effectsW
+	return 1 + t.tickW + 1 + t.attW + 1 + kw + 1 + t.fixW + 1 + providerW + 1 + observedW + 1 + t.effW
 }
 
 func (t *timeline) View() string {
@@ -150,7 +152,7 @@ func (t *timeline) View() string {
 	}
 	noteW := t.w - t.fixedW(kw) - 1
 	head := " " + fit("tick", t.tickW) + " " + fit("#", t.attW) + " " + fit("key", kw) + " " +
-		fit("fixture", t.fixW) + " " + fit("provider", providerW) + " " + fit("observed", observedW) + " " + fit("eff", effectsW)
+		fit("fixture", t.fixW) + " " + fit("provider", providerW) + " " + fit("observed", observedW) + " " + fit("eff", t.effW)
 	if noteW >= noteMinW {
 		head += " what happened"
 	}
@@ -194,7 +196,7 @@ func (t *timeline) row(i, kw, noteW int) string {
 	}
 	text := gutter + tick + " " + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " + key + " " +
 		fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " + fit(export.CleanLine(ev.Provider), providerW) + " " +
-		fit(export.CleanLine(string(ev.Observed)), observedW) + " " + fit(eff, effectsW)
+		fit(export.CleanLine(string(ev.Observed)), observedW) + " " + fit(eff, t.effW)
 	if noteW >= noteMinW {
 		text += " " + cut(export.CleanLine(ev.Note), noteW)
 	}
