@@ -219,8 +219,8 @@ func writeVerdicts(b *strings.Builder, c *missions.Case) {
 			if a.Response.Object != 0 {
 				resp += " " + mdCode(a.Response.Object.String())
 			}
-			if a.Response.Status != "" {
-				resp += " " + mdText(string(a.Response.Status))
+			if a.Response.Status != 0 {
+				resp += " " + mdText(a.Response.Status.String())
 			}
 			rows = append(rows, []string{fmt.Sprint(a.Attempt), fmt.Sprint(a.Tick), mdText(string(a.Observed)), resp, mdText(a.Error)})
 		}
@@ -242,7 +242,7 @@ func writeLedger(b *strings.Builder, l ledger.Snapshot) {
 	} else {
 		var rows [][]string
 		for _, o := range l.Objects {
-			rows = append(rows, []string{mdCode(o.ID.String()), mdCode(o.Intent), mdCode(o.Key), mdText(string(o.Status)), fmt.Sprint(o.Tick), mdText(o.Payload)})
+			rows = append(rows, []string{mdCode(o.ID.String()), mdCode(o.Intent), mdCode(o.Key), mdText(o.Status.String()), fmt.Sprint(o.Tick), mdText(o.Payload)})
 		}
 		mdTable(b, []string{"effect", "intent", "key", "status", "tick", "payload"}, rows)
 	}
@@ -257,7 +257,7 @@ func writeLedger(b *strings.Builder, l ledger.Snapshot) {
 		if r.Response.Object != 0 {
 			resp += " " + mdCode(r.Response.Object.String())
 		}
-		rows = append(rows, []string{mdCode(r.Key), mdText(string(r.State)), resp, fmt.Sprint(r.ExpiresAt)})
+		rows = append(rows, []string{mdCode(r.Key), mdText(r.State.String()), resp, fmt.Sprint(r.ExpiresAt)})
 	}
 	mdTable(b, []string{"idempotency key", "state", "saved response", "expires at tick"}, rows)
 }

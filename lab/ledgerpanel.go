@@ -114,7 +114,7 @@ func (p *ledgerPanel) line(i int) string {
 		s += " " + r.Response.Object.String()
 	}
 	if r.State != ledger.RecordSaved {
-		s += " " + string(r.State)
+		s += " " + r.State.String()
 	}
 	if until := fmt.Sprintf(" until t%d", r.ExpiresAt); len(s)+len(until) <= p.w {
 		s += until

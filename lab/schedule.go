@@ -56,8 +56,8 @@ func shortStep(st missions.Step, manyIntents bool) string {
 		s := string(st.Fixture)
 		if st.Delay > 0 {
 			s += fmt.Sprintf(" +%d", st.Delay)
-			if st.Resolve != "" {
-				s += "→" + string(st.Resolve)
+			if st.Resolve != 0 {
+				s += "→" + st.Resolve.String()
 			}
 		}
 		if len(st.Payload) > 0 {

@@ -103,14 +103,52 @@ func pad4(n int) string {
 }
 
 // Status is the documented state of an object (assumption E).
-type Status string
+type Status uint8
 
-// Object statuses. Succeeded and Failed are terminal.
+// Object statuses. Succeeded and Failed are terminal. The zero Status means
+// no object.
 const (
-	Pending   Status = "pending"
-	Succeeded Status = "succeeded"
-	Failed    Status = "failed"
+	Pending Status = iota + 1
+	Succeeded
+	Failed
 )
+
+var statusNames = [...]string{"", "pending", "succeeded", "failed"}
+
+// String is the status as the provider documents it.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseStatus reads a status name.
+func ParseStatus(name string) (Status, error) {
+	for i, n := range statusNames {
+		if i > 0 && n == name {
+			return Status(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown status %q (accepted: pending, succeeded, failed)", name)
+}
+
+// MarshalText renders the status for JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status written by MarshalText.
+func (s *Status) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = 0
+		return nil
+	}
+	v, err := ParseStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
 
 // Terminal reports whether the status is a documented terminal state.
 func (s Status) Terminal() bool { return s == Succeeded || s == Failed }
@@ -195,13 +233,40 @@ type Result struct {
 }
 
 // RecordState is the state of an idempotency record.
-type RecordState string
+type RecordState uint8
 
 // Record states.
 const (
-	RecordExecuting RecordState = "executing"
-	RecordSaved     RecordState = "saved"
+	RecordExecuting RecordState = iota + 1
+	RecordSaved
 )
+
+// String names the state.
+func (s RecordState) String() string {
+	switch s {
+	case RecordExecuting:
+		return "executing"
+	case RecordSaved:
+		return "saved"
+	}
+	return ""
+}
+
+// MarshalText renders the state for JSON.
+func (s RecordState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state written by MarshalText.
+func (s *RecordState) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "executing":
+		*s = RecordExecuting
+	case "saved":
+		*s = RecordSaved
+	default:
+		return fmt.Errorf("unknown record state %q (accepted: executing, saved)", b)
+	}
+	return nil
+}
 
 // Object is one effect: a committed mutation, such as one refund.
 type Object struct {
@@ -284,6 +349,17 @@ func New(cfg Config) (*Ledger, error) {
 	}, nil
 }
 
+// Reset empties the ledger and rewinds its clock to tick 0, keeping the
+// memory it has grown, so a driver that replays many runs against one
+// ledger does not allocate again. Snapshots taken earlier stay valid.
+func (l *Ledger) Reset() {
+	l.now = 0
+	l.objects = l.objects[:0]
+	l.records = l.records[:0]
+	l.late = l.late[:0]
+	clear(l.index)
+}
+
 // Config returns the ledger's configuration.
 func (l *Ledger) Config() Config { return l.cfg }
 
@@ -330,7 +406,7 @@ func (l *Ledger) Find(intent string) []Object {
 // Submit handles one request that reached the provider at the current tick.
 func (l *Ledger) Submit(req Request, ex Execution) Result {
 	if l.cfg.Contract == None || req.Key == "" {
-		return l.execute(req, ex, false)
+		return l.execute(&req, ex, false)
 	}
 	i, ok := l.index[req.Key]
 	if ok && l.records[i].ExpiresAt <= l.now {
@@ -338,7 +414,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		ok = false
 	}
 	if !ok {
-		return l.execute(req, ex, true)
+		return l.execute(&req, ex, true)
 	}
 	rec := &l.records[i]
 	if rec.Digest != req.Digest {
@@ -362,58 +438,57 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	return Result{Action: Replayed, Response: resp}
 }
 
-func (l *Ledger) execute(req Request, ex Execution, save bool) Result {
+// execute runs a request no saved record answers. With save, the key is
+// known to be absent from the index, and the request's record is added.
+func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 	switch ex.Kind {
 	case Reject:
 		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
 	case CommitLater:
-		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: req})
+		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req})
 		if save {
-			l.save(Record{Key: req.Key, Digest: req.Digest, State: RecordExecuting})
+			l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordExecuting})
 		}
 		return Result{Action: Executing}
 	}
-	o := l.commit(req)
-	resp := Response{Code: CodeOK, Object: o.ID, Status: o.Status}
-	rec := Record{Key: req.Key, Digest: req.Digest, State: RecordSaved}
+	id := l.commit(req)
+	resp := Response{Code: CodeOK, Object: id, Status: Succeeded}
+	partial := false
 	switch ex.Kind {
 	case CommitServerError:
-		resp = Response{Code: CodeServerError, Object: o.ID}
-		rec.partial = true
+		resp = Response{Code: CodeServerError, Object: id}
+		partial = true
 	case CommitPending:
-		p := &l.objects[o.ID-1]
+		p := &l.objects[id-1]
 		p.Status = Pending
 		p.ResolveAt = l.now + ex.Delay
 		p.terminal = ex.Terminal
 		resp.Status = Pending
 	}
-	rec.Response = resp
 	if save {
-		l.save(rec)
+		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp, partial: partial})
 	}
 	return Result{Action: Committed, Response: resp}
 }
 
-func (l *Ledger) commit(req Request) Object {
-	o := Object{
-		ID:      ObjectID(len(l.objects) + 1),
+// commit records a new effect and returns its id.
+func (l *Ledger) commit(req *Request) ObjectID {
+	id := ObjectID(len(l.objects) + 1)
+	l.objects = append(l.objects, Object{
+		ID:      id,
 		Intent:  req.Intent,
 		Key:     req.Key,
 		Digest:  req.Digest,
 		Payload: req.Payload,
 		Status:  Succeeded,
 		Tick:    l.now,
-	}
-	l.objects = append(l.objects, o)
-	return o
+	})
+	return id
 }
 
-func (l *Ledger) save(rec Record) {
+// insert adds a record for a key the index does not hold.
+func (l *Ledger) insert(rec Record) {
 	rec.ExpiresAt = l.now + l.cfg.Retention
-	if i, ok := l.index[rec.Key]; ok {
-		l.records[i] = rec
-		return
-	}
 	l.index[rec.Key] = len(l.records)
 	l.records = append(l.records, rec)
 }
@@ -449,16 +524,16 @@ func (l *Ledger) settle(changes []Change) []Change {
 			kept = append(kept, lc)
 			continue
 		}
-		o := l.commit(lc.req)
+		id := l.commit(&lc.req)
 		if l.cfg.Contract != None && lc.req.Key != "" {
 			if i, ok := l.index[lc.req.Key]; ok && l.records[i].State == RecordExecuting {
 				rec := &l.records[i]
 				rec.State = RecordSaved
-				rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
+				rec.Response = Response{Code: CodeOK, Object: id, Status: Succeeded}
 				rec.ExpiresAt = l.now + l.cfg.Retention
 			}
 		}
-		changes = append(changes, Change{Tick: l.now, Kind: LateCommit, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+		changes = append(changes, Change{Tick: l.now, Kind: LateCommit, Object: id, Key: lc.req.Key, Intent: lc.req.Intent, Status: Succeeded})
 	}
 	l.late = kept
 	for i := range l.objects {

@@ -158,7 +158,7 @@ func TestLedgerRules(t *testing.T) {
 					if res.Action != o.want || res.Response.Code != o.code || res.Response.Object != o.object {
 						t.Errorf("%s: got %s %d %q, want %s %d %q", where, res.Action, res.Response.Code, res.Response.Object, o.want, o.code, o.object)
 					}
-					if o.status != "" && res.Response.Status != o.status {
+					if o.status != 0 && res.Response.Status != o.status {
 						t.Errorf("%s: status %q, want %q", where, res.Response.Status, o.status)
 					}
 				}

@@ -208,8 +208,8 @@ func (s Step) String() string {
 		out := fmt.Sprintf("attempt %s → %s", s.Attempt, s.Fixture)
 		if s.Delay > 0 {
 			out += fmt.Sprintf(" (+%d", s.Delay)
-			if s.Resolve != "" {
-				out += " → " + string(s.Resolve)
+			if s.Resolve != 0 {
+				out += " → " + s.Resolve.String()
 			}
 			out += ")"
 		}

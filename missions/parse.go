@@ -335,9 +335,10 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			st.Delay = p.integer(v, "delay", 1, MaxTicks)
 		case "resolve":
 			hasResolve = true
-			s := ledger.Status(p.str(v, "resolve"))
+			name := p.str(v, "resolve")
+			s, _ := ledger.ParseStatus(name)
 			if !s.Terminal() {
-				p.errf(v, "resolve %q is not a terminal status (accepted: succeeded, failed)", s)
+				p.errf(v, "resolve %q is not a terminal status (accepted: succeeded, failed)", name)
 			}
 			st.Resolve = s
 		case "payload":

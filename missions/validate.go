@@ -82,7 +82,7 @@ func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) 
 		}
 		switch st.Fixture {
 		case LateCommit:
-			if st.Delay < 1 || st.Delay > MaxTicks || st.Resolve != "" {
+			if st.Delay < 1 || st.Delay > MaxTicks || st.Resolve != 0 {
 				return fmt.Errorf("late_commit needs a delay from 1 to %d and no resolve", MaxTicks)
 			}
 		case PendingFixture:
@@ -90,7 +90,7 @@ func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) 
 				return fmt.Errorf("pending needs a delay from 1 to %d and resolve succeeded or failed", MaxTicks)
 			}
 		default:
-			if st.Delay != 0 || st.Resolve != "" {
+			if st.Delay != 0 || st.Resolve != 0 {
 				return fmt.Errorf("delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
 			}
 		}
