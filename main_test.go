@@ -430,7 +430,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, want := range []string{
 		good + ": ok (good-one)",
-		fmt.Sprintf("%s:%d: unknown fixture \"sucess\" (accepted: failure_before_commit", bad, badLine),
+		fmt.Sprintf("%s:%d: unknown fixture \"sucess\"; did you mean success? (accepted: failure_before_commit", bad, badLine),
 		fmt.Sprintf("%s:%d: under --stable-keys=off, effects: got 2, expected 3", wrong, wrongLine),
 		filepath.Join(dir, "absent.yaml") + ": no such file",
 	} {

@@ -101,6 +101,15 @@ func parseWord[T ~string](s, what string, words []T) (T, error) {
 			return w, nil
 		}
 	}
+	best, bestDist := "", 3
+	for _, w := range words {
+		if d := distance(s, string(w)); d < bestDist {
+			best, bestDist = string(w), d
+		}
+	}
+	if best != "" {
+		return "", fmt.Errorf("unknown %s %q; did you mean %s? (accepted: %s)", what, s, best, joinWords(words))
+	}
 	return "", fmt.Errorf("unknown %s %q (accepted: %s)", what, s, joinWords(words))
 }
 

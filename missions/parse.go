@@ -315,7 +315,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 	st := Step{Line: n.Line}
 	var kinds []string
 	var togetherNode, payloadNode *yaml.Node
-	hasDelay, hasResolve := false, false
+	hasFixture, hasDelay, hasResolve := false, false, false
 	p.fields(n, "a step", stepKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "attempt":
@@ -325,6 +325,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 				p.errf(v, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
 			}
 		case "fixture":
+			hasFixture = true
 			f, err := ParseFixture(p.str(v, "fixture"))
 			if err != nil {
 				p.errf(v, "%v", err)
@@ -386,6 +387,9 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 	}
 	switch kinds[0] {
 	case "attempt":
+		if hasFixture && st.Fixture == "" {
+			break // the fixture's own error says what is accepted
+		}
 		p.checkAttempt(n, st, hasDelay, hasResolve, intents)
 	case "together":
 		if togetherNode.Kind != yaml.SequenceNode || len(togetherNode.Content) < 2 {
