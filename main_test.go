@@ -193,7 +193,7 @@ func TestMissionsList(t *testing.T) {
 			t.Errorf("the list lacks %s (%s)", m.ID, m.Title)
 		}
 	}
-	if !strings.Contains(out, "The first refund commits at the provider") {
+	if !strings.Contains(out, "A timeout can hide a refund that already committed") {
 		t.Errorf("the list lacks the goal of timeout-then-success:\n%s", out)
 	}
 }
