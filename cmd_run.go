@@ -153,12 +153,16 @@ func writeSummary(w io.Writer, c *missions.Case) {
 
 	writeRow(w, []string{"tick"}, []string{"what happened"}, []string{"the agent says"}, []string{"ledger after"})
 	writeRow(w, []string{"----"}, []string{strings.Repeat("-", colWhat)}, []string{strings.Repeat("-", colSay)}, []string{strings.Repeat("-", colLedger)})
-	for _, ev := range c.Events {
+	for _, r := range summaryRows(c.Events) {
 		say := []string{""}
-		if ev.Say != "" {
-			say = wrap(`"`+export.CleanLine(ev.Say)+`"`, colSay)
+		if r.say != "" {
+			say = wrap(`"`+export.CleanLine(r.say)+`"`, colSay)
 		}
-		writeRow(w, []string{fmt.Sprintf("t%d", ev.Tick)}, describeEvent(ev), say, ledgerAfter(c, ev.Effects))
+		what := describeEvent(r.ev)
+		if len(r.checkpoints) > 0 {
+			what = append(what, wrap(export.CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), colWhat)...)
+		}
+		writeRow(w, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(c, r.effects))
 	}
 
 	o := c.Outcome
@@ -179,6 +183,58 @@ func writeSummary(w io.Writer, c *missions.Case) {
 			fmt.Fprintf(w, "  %s\n", export.CleanLine(line))
 		}
 	}
+}
+
+// summaryRow is one row of the summary: an event with the checkpoint changes
+// that belong to it folded in, and what the agent said by the row's end.
+type summaryRow struct {
+	ev          missions.Event
+	checkpoints []string
+	say         string
+	effects     int
+}
+
+// summaryRows folds checkpoint events into the rows they belong to: the ones
+// recorded just before a send go with that send, the ones after an event go
+// with it. Every other event is a row of its own.
+func summaryRows(events []missions.Event) []summaryRow {
+	var rows []summaryRow
+	var pending []missions.Event
+	for _, ev := range events {
+		if ev.Kind == missions.EventCheckpoint {
+			if n := len(rows); n > 0 && len(pending) == 0 && rows[n-1].ev.Intent == ev.Intent && !sendsNext(ev) {
+				rows[n-1].checkpoints = append(rows[n-1].checkpoints, string(ev.Checkpoint))
+				rows[n-1].effects = ev.Effects
+				if ev.Say != "" {
+					rows[n-1].say = ev.Say
+				}
+				continue
+			}
+			pending = append(pending, ev)
+			continue
+		}
+		r := summaryRow{ev: ev, say: ev.Say, effects: ev.Effects}
+		if len(pending) > 0 && pending[0].Intent == ev.Intent {
+			for _, p := range pending {
+				r.checkpoints = append(r.checkpoints, string(p.Checkpoint))
+			}
+			pending = nil
+		}
+		for _, p := range pending {
+			rows = append(rows, summaryRow{ev: p, say: p.Say, effects: p.Effects})
+		}
+		pending = nil
+		rows = append(rows, r)
+	}
+	for _, p := range pending {
+		rows = append(rows, summaryRow{ev: p, say: p.Say, effects: p.Effects})
+	}
+	return rows
+}
+
+// sendsNext reports whether a checkpoint is recorded on the way to a send.
+func sendsNext(ev missions.Event) bool {
+	return ev.Checkpoint == missions.Approved || ev.Checkpoint == missions.Submitted
 }
 
 // describeEvent is the "what happened" cell of an event.

@@ -600,3 +600,23 @@ func TestReadmeCatalog(t *testing.T) {
 	}
 	t.Errorf("the catalog table in README.md is out of date; run: go test -run TestReadmeCatalog -update-readme .\nwant:\n%s", want)
 }
+
+// The summary folds checkpoint events into the rows they belong to: one row
+// per attempt, each naming the states the intent moved through.
+func TestRunSummaryFoldsCheckpoints(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--stable-keys=off")
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "t0 ") || strings.HasPrefix(line, "t1 ") {
+			rows++
+		}
+	}
+	if rows != 2 {
+		t.Errorf("want one row per attempt (2), got %d:\n%s", rows, out)
+	}
+	for _, want := range []string{"checkpoint: approved → submitted →", "checkpoint: submitted → committed →", "delivered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
