@@ -37,9 +37,12 @@ func renderCase(c *missions.Case, f outputFormat) ([]byte, error) {
 	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, markdown, json)", f))
 }
 
-// registerSeed adds --seed, the seed of the run's key generator.
+// registerSeed adds --seed, the seed of the run's key generator, and the
+// caller's budget: --max-attempts and --deadline.
 func registerSeed(cmd *cobra.Command, seed *uint64) {
 	cmd.Flags().Uint64Var(seed, "seed", missions.DefaultSeed, "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
+	cmd.Flags().Int("max-attempts", 0, "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
+	cmd.Flags().Int("deadline", 0, "the tick after which the caller sends nothing (default 0: no deadline)")
 }
 
 // settingsFor is the mission's default settings with the user's flags and
@@ -51,6 +54,11 @@ func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed
 	}
 	s := m.Settings(o)
 	s.Seed = seed
+	s.MaxAttempts, _ = cmd.Flags().GetInt("max-attempts")
+	s.Deadline, _ = cmd.Flags().GetInt("deadline")
+	if err := s.Validate(); err != nil {
+		return missions.Settings{}, badInput(err)
+	}
 	return s, nil
 }
 

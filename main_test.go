@@ -620,3 +620,20 @@ func TestRunSummaryFoldsCheckpoints(t *testing.T) {
 		}
 	}
 }
+
+// The caller's budget: one attempt leaves the refund committed but believed
+// failed; the write-up's command reproduces that budget.
+func TestRunBudgetFlags(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "1", "--json")
+	if !strings.Contains(out, `"verdict": "hidden_effect"`) || !strings.Contains(out, `"max_attempts": 1`) {
+		t.Errorf("one attempt must end believed failed with the effect hidden:\n%s", out)
+	}
+	md := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "1", "--format", "markdown")
+	if !strings.Contains(md, "--max-attempts 1") {
+		t.Errorf("the write-up's command drops the budget:\n%s", md)
+	}
+	code, _, errOut := cli("run", "timeout-then-success", "--deadline", "-1")
+	if code != exitBadInput || !strings.Contains(errOut, "deadline -1") {
+		t.Errorf("a negative deadline: exit %d, %q", code, errOut)
+	}
+}

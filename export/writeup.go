@@ -84,6 +84,12 @@ func ReproduceCommand(c *missions.Case) string {
 	if s.Seed != missions.DefaultSeed {
 		parts = append(parts, fmt.Sprintf("--seed %d", s.Seed))
 	}
+	if s.MaxAttempts != 0 {
+		parts = append(parts, fmt.Sprintf("--max-attempts %d", s.MaxAttempts))
+	}
+	if s.Deadline != 0 {
+		parts = append(parts, fmt.Sprintf("--deadline %d", s.Deadline))
+	}
 	return strings.Join(parts, " ")
 }
 

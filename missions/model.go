@@ -337,11 +337,11 @@ func (s Settings) Validate() error {
 	if _, err := ParseKeySource(string(s.KeySource)); err != nil {
 		return err
 	}
-	if s.MaxAttempts < 0 {
-		return fmt.Errorf("max attempts %d: must be 0 (the schedule's) or more", s.MaxAttempts)
+	if s.MaxAttempts < 0 || s.MaxAttempts > MaxSteps {
+		return fmt.Errorf("max attempts %d: must be from 0 (as many as the schedule offers) to %d", s.MaxAttempts, MaxSteps)
 	}
 	if s.Deadline < 0 {
-		return fmt.Errorf("deadline %d: must be 0 (none) or more", s.Deadline)
+		return fmt.Errorf("deadline %d: must be 0 (no deadline) or a tick after 0", s.Deadline)
 	}
 	return nil
 }
