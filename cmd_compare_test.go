@@ -314,7 +314,7 @@ func TestExportMarkdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		name := strings.TrimSuffix(caseFileName(m.ID, c.Settings), ".json") + ".md"
+		name := strings.TrimSuffix(export.FileName(m.ID, c.Settings), ".json") + ".md"
 		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatalf("%v (stdout: %s)", err, out)

@@ -89,7 +89,7 @@ func newExportCmd() *cobra.Command {
 					settings = append(settings, s)
 				}
 				for _, s := range settings {
-					path := filepath.Join(dir, caseFileName(m.ID, s))
+					path := filepath.Join(dir, export.FileName(m.ID, s))
 					if f == formatMarkdown {
 						path = strings.TrimSuffix(path, ".json") + ".md"
 					}
@@ -139,26 +139,6 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
 	cmd.Flags().StringVar(&format, "format", string(formatJSON), "what to write: json (the case) or markdown (a write-up, as .md)")
 	return cmd
-}
-
-// caseFileName names a case file after the mission and its settings, e.g.
-// timeout-then-success.stable-keys-off.naive.v1.json. Settings left at
-// their defaults beyond the main three are not named.
-func caseFileName(id string, s missions.Settings) string {
-	parts := []string{id, "stable-keys-" + missions.OnOff(s.StableKeys), string(s.Policy), string(s.Contract)}
-	if s.KeySource != missions.KeyPerIntent {
-		parts = append(parts, "key-"+strings.ReplaceAll(string(s.KeySource), "_", "-"))
-	}
-	if s.Seed != missions.DefaultSeed {
-		parts = append(parts, fmt.Sprintf("seed-%d", s.Seed))
-	}
-	if s.MaxAttempts != 0 {
-		parts = append(parts, fmt.Sprintf("attempts-%d", s.MaxAttempts))
-	}
-	if s.Deadline != 0 {
-		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
-	}
-	return strings.Join(parts, ".") + ".json"
 }
 
 // caseBrief sums a case up in a few words: effects and verdicts.

@@ -321,7 +321,7 @@ func TestExportVariants(t *testing.T) {
 		m, _ := missions.BuiltIn().Get(id)
 		names := map[string]bool{}
 		for _, e := range m.Expect {
-			names[caseFileName(m.ID, m.Settings(e.When))] = true
+			names[export.FileName(m.ID, m.Settings(e.When))] = true
 		}
 		total += len(names)
 	}

@@ -68,9 +68,9 @@ func TestSeedExercise(t *testing.T) {
 	golden.RequireEqual(t, final.View())
 
 	want := map[string]int{
-		"timeout-then-success_stable-on_naive_v1.json":  1,
-		"timeout-then-success_stable-off_naive_v1.json": 2,
-		"failure-then-failure_stable-off_naive_v1.json": 0,
+		"timeout-then-success.stable-keys-on.naive.v1.json":  1,
+		"timeout-then-success.stable-keys-off.naive.v1.json": 2,
+		"failure-then-failure.stable-keys-off.naive.v1.json": 0,
 	}
 	for name, effects := range want {
 		path := filepath.Join(tmp, "cases", name)

@@ -165,7 +165,7 @@ func TestExportWritesTheFullRunAndNeverOverwrites(t *testing.T) {
 		t.Fatal("Update wrote to disk before the command ran")
 	}
 	m = runCmd(t, m, cmd)
-	path := filepath.Join(dir, "timeout-then-success_stable-on_naive_v1.json")
+	path := filepath.Join(dir, "timeout-then-success.stable-keys-on.naive.v1.json")
 	if !strings.Contains(m.status, path) || m.statusErr {
 		t.Fatalf("status %q does not name %s", m.status, path)
 	}
@@ -186,7 +186,7 @@ func TestExportWritesTheFullRunAndNeverOverwrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = pressRun(t, m, "e")
-	second := filepath.Join(dir, "timeout-then-success_stable-on_naive_v1-2.json")
+	second := filepath.Join(dir, "timeout-then-success.stable-keys-on.naive.v1-2.json")
 	if !strings.Contains(m.status, second) {
 		t.Fatalf("status %q, want %s", m.status, second)
 	}

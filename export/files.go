@@ -1,0 +1,139 @@
+package export
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// ErrExists is returned when a file is in the way and overwriting was not
+// asked for.
+var ErrExists = errors.New("already exists")
+
+// unsafeName matches what may not appear in a file name.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FileName names a case file after its mission and settings, e.g.
+// "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their
+// defaults are left out; the name is safe on any file system.
+func FileName(missionID string, s missions.Settings) string {
+	id := strings.Trim(unsafeName.ReplaceAllString(missionID, "-"), ".-")
+	if id == "" {
+		id = "case"
+	}
+	parts := []string{id, "stable-keys-" + missions.OnOff(s.StableKeys), string(s.Policy), string(s.Contract)}
+	if s.KeySource != missions.KeyPerIntent {
+		parts = append(parts, "key-"+strings.ReplaceAll(string(s.KeySource), "_", "-"))
+	}
+	if s.Seed != missions.DefaultSeed {
+		parts = append(parts, fmt.Sprintf("seed-%d", s.Seed))
+	}
+	if s.MaxAttempts != 0 {
+		parts = append(parts, fmt.Sprintf("attempts-%d", s.MaxAttempts))
+	}
+	if s.Deadline != 0 {
+		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
+	}
+	return unsafeName.ReplaceAllString(strings.Join(parts, "."), "-") + ".json"
+}
+
+// WriteFile writes data to path so that readers see either no file, the old
+// file or the whole new one, never a part: the bytes go to a temporary file
+// in the same directory, which is synced and then moved into place. Without
+// force an existing path is left alone and ErrExists returned. On any
+// failure the temporary file is removed.
+func WriteFile(path string, data []byte, force bool) error {
+	tmp, err := writeTemp(filepath.Dir(path), data)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp)
+	if force {
+		if err := os.Rename(tmp, path); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
+	}
+	return place(tmp, path)
+}
+
+// WriteNew writes data to a new file in dir (created if missing) named name,
+// or name with a suffix (-2, -3, …) when that is taken, and returns the
+// path. It never overwrites a file and leaves no temporary file behind.
+func WriteNew(dir, name string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", dir, err)
+	}
+	tmp, err := writeTemp(dir, data)
+	if err != nil {
+		return "", fmt.Errorf("writing to %s: %w", dir, err)
+	}
+	defer os.Remove(tmp)
+	const maxSuffix = 999
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	for n := 1; n <= maxSuffix; n++ {
+		path := filepath.Join(dir, name)
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, n, ext))
+		}
+		err := place(tmp, path)
+		if errors.Is(err, ErrExists) {
+			continue
+		}
+		return path, err
+	}
+	return "", fmt.Errorf("%s and %d numbered versions of it already exist in %s; move some away or choose another directory", name, maxSuffix-1, dir)
+}
+
+// writeTemp writes data to a new temporary file in dir, synced and closed,
+// and returns its name.
+func writeTemp(dir string, data []byte) (name string, err error) {
+	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return "", err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return "", err
+	}
+	if err = f.Sync(); err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
+}
+
+// place moves the temporary file to path unless path exists. A hard link
+// fails when path exists, so a file that appears meanwhile is still never
+// replaced; where the file system has no hard links, it checks, then
+// renames.
+func place(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s %w", path, ErrExists)
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return fmt.Errorf("%s %w", path, ErrExists)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
