@@ -565,9 +565,23 @@ var updateReadme = flag.Bool("update-readme", false, "rewrite the catalog table 
 func catalogTable(cat *missions.Catalog) string {
 	cell := func(s string) string { return strings.ReplaceAll(export.CleanLine(s), "|", `\|`) }
 	var b strings.Builder
-	b.WriteString("| id | title | what it teaches |\n|---|---|---|\n")
+	b.WriteString("| id | title | what it teaches | effects (verdicts) it expects |\n|---|---|---|---|\n")
 	for _, m := range cat.Missions {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.ID, cell(m.Title), cell(goalLine(m.Goal)))
+		var expect []string
+		for _, e := range m.Expect {
+			when := e.When.String()
+			if when == "" {
+				when = "defaults"
+			}
+			var vs []string
+			for _, iv := range m.Intents {
+				if v, ok := e.Verdicts[iv.ID]; ok {
+					vs = append(vs, string(v))
+				}
+			}
+			expect = append(expect, fmt.Sprintf("`%s`: %d (%s)", when, e.Effects, strings.Join(vs, ", ")))
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.ID, cell(m.Title), cell(goalLine(m.Goal)), strings.Join(expect, "<br>"))
 	}
 	return b.String()
 }
