@@ -17,6 +17,7 @@ const (
 	compareGutter = 5  // "#12 ◆"
 	compareMinCol = 22 // narrower columns are not shown
 	compareSaidH  = 3  // lines of the agent's words per cell
+	compareColGap = 2  // blank cells between columns
 )
 
 // compareView puts pinned cases in columns, attempt by attempt: what the
@@ -81,12 +82,12 @@ func (v *compareView) columns() (first, colW int) {
 	if n == 0 {
 		return 0, 0
 	}
-	fits := max(1, (v.w-compareGutter)/(compareMinCol+1))
+	fits := max(1, (v.w-compareGutter+compareColGap)/(compareMinCol+compareColGap))
 	if fits < n {
 		first = n - fits
 		n = fits
 	}
-	return first, (v.w-compareGutter)/n - 1
+	return first, (v.w - compareGutter - compareColGap*(n-1)) / n
 }
 
 // sentence is what the first divergence shows, in words.
@@ -243,8 +244,11 @@ func (v *compareView) join(gutter string, cells [][]string, w int) string {
 		h = max(h, len(c))
 	}
 	cols := []string{box([]string{gutter}, lipgloss.Width(gutter), h)}
-	for _, c := range cells {
-		cols = append(cols, box(c, w, h), " ")
+	for i, c := range cells {
+		if i > 0 {
+			cols = append(cols, strings.Repeat(" ", compareColGap))
+		}
+		cols = append(cols, box(c, w, h))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, cols...)
 }

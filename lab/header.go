@@ -25,7 +25,7 @@ type header struct {
 	settings  missions.Settings
 	defaults  missions.Settings // the mission's own, to mark what changed
 	pos, n    int
-	stepLine  string
+	stepLine  [2]string // in full, and short for a narrow header
 	effects   int
 	intended  int
 	verdicts  []missions.IntentVerdict
@@ -39,7 +39,7 @@ func (h *header) ShortHelp() []key.Binding  { return nil }
 func (h *header) FullHelp() [][]key.Binding { return nil }
 
 // SetRun tells the header what the lab is showing.
-func (h *header) SetRun(m *missions.Mission, s, defaults missions.Settings, pos, n int, stepLine string, c *missions.Case) {
+func (h *header) SetRun(m *missions.Mission, s, defaults missions.Settings, pos, n int, stepLine [2]string, c *missions.Case) {
 	h.title, h.id = export.CleanLine(m.Title), export.CleanLine(m.ID)
 	h.settings, h.defaults = s, defaults
 	h.pos, h.n, h.stepLine = pos, n, stepLine
@@ -124,12 +124,19 @@ func (h *header) settingsLine() string {
 	return strings.Join(parts, h.st.Subtle.Render(" · "))
 }
 
-func (h *header) positionLine() string {
+// positionLine says where the run stands in at most w cells: the step in
+// full when it fits, else in short.
+func (h *header) positionLine(w int) string {
 	switch {
 	case h.pos == 0:
 		return h.st.Accent.Render("ready") + h.st.Subtle.Render(fmt.Sprintf(" · %d steps · n takes the first", h.n))
 	case h.pos < h.n:
-		return h.st.Now.Render(fmt.Sprintf("step %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · ") + h.st.Text.Render(h.stepLine)
+		at := fmt.Sprintf("step %d of %d", h.pos, h.n)
+		step := h.stepLine[0]
+		if len(at)+3+lipgloss.Width(step) > w {
+			step = h.stepLine[1]
+		}
+		return h.st.Now.Render(at) + h.st.Subtle.Render(" · ") + h.st.Text.Render(step)
 	}
 	var vs []string
 	for _, v := range h.verdicts {
@@ -152,7 +159,7 @@ func (h *header) View() string {
 	left := []string{
 		h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ") + h.st.Title.Render(h.title) + " " + h.st.Subtle.Render(h.id),
 		h.settingsLine(),
-		h.positionLine(),
+		h.positionLine(lw),
 	}
 	if lw < 24 {
 		// Too narrow for the large counter: say it in one line.

@@ -26,6 +26,9 @@ type KeyMap struct {
 	Compare key.Binding
 	Unpin   key.Binding
 
+	// Lab: what the timeline shows.
+	Checkpoints key.Binding
+
 	// Scrolling the focused panel.
 	Focus    key.Binding
 	Up       key.Binding
@@ -57,7 +60,9 @@ func DefaultKeyMap() KeyMap {
 		Compare: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compare pinned")),
 		Unpin:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
 
-		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "timeline/ledger")),
+		Checkpoints: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hide checkpoints")),
+
+		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "scroll timeline/ledger")),
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "scroll")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),

@@ -80,6 +80,11 @@ type Model struct {
 	pos      int
 	steps    int
 	cas      *missions.Case
+	// full is the whole run under the current settings: the panels are
+	// sized for it, so stepping fills them without moving them.
+	full *missions.Case
+
+	goal goalPanel
 
 	header   header
 	schedule schedulePanel
@@ -112,6 +117,7 @@ func New(o Options) (Model, error) {
 	m.picker = newPicker(m.st, m.keys, o.Catalog)
 	m.header = newHeader(m.st)
 	m.schedule = newSchedulePanel(m.st)
+	m.goal = newGoalPanel(m.st)
 	m.timeline = newTimeline(m.st, m.keys)
 	m.said = newTranscript(m.st)
 	m.holds = newLedgerPanel(m.st, m.keys)
@@ -135,18 +141,20 @@ func (m Model) Init() tea.Cmd { return nil }
 // open shows a mission from its first step.
 func (m *Model) open(ms *missions.Mission) error {
 	prev := m.mission
-	m.mission, m.pos = ms, 0
+	m.mission, m.pos, m.full = ms, 0, nil
 	if err := m.rerun(); err != nil {
 		m.mission = prev
 		return err
 	}
 	m.defaults = ms.Settings(missions.Overrides{})
 	m.schedule.SetMission(ms)
+	m.goal.SetMission(ms)
 	m.screen = screenLab
 	m.focus = focusTimeline
 	m.timeline.Follow()
 	m.picker.Select(ms.ID)
 	m.refresh()
+	m.layout()
 	return nil
 }
 
@@ -159,6 +167,14 @@ func (m *Model) rerun() error {
 		return err
 	}
 	for i := 0; i < m.pos && r.Step(); i++ {
+	}
+	if m.full == nil || m.full.Settings != s {
+		full, err := missions.Run(m.mission, s)
+		if err != nil {
+			return err
+		}
+		m.full = full
+		defer m.layout()
 	}
 	m.settings, m.steps, m.pos, m.cas = s, r.Steps(), r.Position(), r.Case()
 	m.refresh()
@@ -180,12 +196,14 @@ func (m *Model) refresh() {
 	if m.cas == nil {
 		return
 	}
-	stepLine := ""
+	var stepLine [2]string
 	switch {
 	case m.pos >= 1 && m.pos <= len(m.mission.Schedule):
-		stepLine = export.CleanLine(m.mission.Schedule[m.pos-1].String())
+		st := m.mission.Schedule[m.pos-1]
+		stepLine[0] = export.CleanLine(st.String())
+		stepLine[1] = export.CleanLine(shortStep(st, len(m.mission.Intents) > 1))
 	case m.pos == m.steps:
-		stepLine = settleLabel
+		stepLine[0], stepLine[1] = settleLabel, settleLabel
 	}
 	m.header.SetRun(m.mission, m.settings, m.defaults, m.pos, m.steps, stepLine, m.cas)
 	m.schedule.SetPosition(m.pos)
@@ -221,6 +239,9 @@ func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Sett
 // fullRun is the whole case under the current settings, whatever the
 // position: what pinning and exporting keep.
 func (m *Model) fullRun() (*missions.Case, error) {
+	if m.full != nil && m.full.Settings == m.settings {
+		return m.full, nil
+	}
 	return missions.Run(m.mission, m.settings)
 }
 
@@ -237,8 +258,17 @@ func (m *Model) pin() {
 		}
 	}
 	m.pinned = append(m.pinned, c)
-	m.setStatus(fmt.Sprintf("pinned #%d: %s, %s (%s); v compares",
-		len(m.pinned), export.CleanLine(c.Mission.ID), export.SettingsLine(c.Settings), plural(c.Outcome.Effects, "effect")))
+	m.setStatus(fmt.Sprintf("pinned #%d: %s (%s), %s; v compares",
+		len(m.pinned), export.CleanLine(c.Mission.ID), shortSettings(c.Settings), plural(c.Outcome.Effects, "effect")))
+}
+
+// shortSettings names the settings in a few words, for the status line.
+func shortSettings(s missions.Settings) string {
+	out := fmt.Sprintf("stable keys %s, %s, contract %s", missions.OnOff(s.StableKeys), s.Policy, s.Contract)
+	if s.KeySource != missions.KeyPerIntent {
+		out += ", keys from " + string(s.KeySource)
+	}
+	return export.CleanLine(out)
 }
 
 // Update routes messages: sizes to the layout, keys to the screen that
@@ -358,6 +388,14 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 		}
 		m.setStatus("exporting " + caseFileName(c) + "…")
 		return exportCases(m.dir, c)
+	case key.Matches(k, m.keys.Checkpoints):
+		m.timeline.ToggleCheckpoints()
+		m.layout()
+		if m.timeline.CheckpointsHidden() {
+			m.setStatus("checkpoint rows hidden; h shows them again")
+		} else {
+			m.setStatus("checkpoint rows shown: what the caller recorded after each event")
+		}
 	case key.Matches(k, m.keys.Focus):
 		if m.focus == focusTimeline {
 			m.focus = focusLedger
@@ -436,8 +474,13 @@ func (m *Model) updateKeys() {
 	k.RunAll.SetEnabled(lab && m.pos < m.steps)
 	k.StepBack.SetEnabled(lab && m.pos > 0)
 	k.Restart.SetEnabled(lab && m.pos > 0)
-	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Pin, &k.Focus} {
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Pin, &k.Focus, &k.Checkpoints} {
 		b.SetEnabled(lab)
+	}
+	if m.timeline.CheckpointsHidden() {
+		k.Checkpoints.SetHelp("h", "show checkpoints")
+	} else {
+		k.Checkpoints.SetHelp("h", "hide checkpoints")
 	}
 	k.Export.SetEnabled(lab || cmp && len(m.pinned) > 0)
 	if cmp {
@@ -467,7 +510,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case screenCompare:
 		return append(m.compare.ShortHelp(), k.Export, k.Unpin, k.Leave, k.Quit)
 	}
-	return []key.Binding{k.Step, k.StepBack, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
+	return []key.Binding{k.Step, k.StepBack, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Checkpoints, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
 }
 
 // FullHelp is every key of the current screen, in groups.
@@ -483,7 +526,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		{k.Step, k.StepBack, k.RunAll, k.Restart},
 		{k.StableKeys, k.Policy, k.Contract},
 		{k.Pin, k.Compare, k.Export},
-		{k.Focus, k.Up, k.PageUp},
+		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
 		{k.Leave, k.Quit, k.Help},
 	}
 }
@@ -492,9 +535,19 @@ func (m Model) FullHelp() [][]key.Binding {
 const (
 	chromeLines = 2 // status line and help bar
 	gap         = 2 // between columns
+	// The bottom row of panels never takes more than this share of the
+	// room below the header, so the timeline keeps most of it.
+	bottomShareNum, bottomShareDen = 9, 20
+	minBottom                      = 4 // a title and three lines
+	minGoal                        = 3 // a title and two lines
 )
 
-// layout gives every panel its box.
+// layout gives every panel its box. Widths come from the terminal.
+// Heights come from the whole run under the current settings, so that
+// stepping fills the panels without moving them: the schedule, the
+// transcript and the ledger are as tall as the tallest of them needs, up
+// to a share of the room; the timeline gets what it needs of the rest; the
+// mission's goal fills what is left over, if there is enough for it.
 func (m *Model) layout() {
 	w, h := m.width, m.height
 	if w < MinWidth || h < MinHeight {
@@ -504,16 +557,56 @@ func (m *Model) layout() {
 	m.picker.SetSize(w, body)
 	m.compare.SetSize(w, body)
 	m.header.SetSize(w, headerHeight)
-	rest := body - headerHeight
-	th := max(5, rest*4/10)
-	bh := rest - th
-	m.timeline.SetSize(w, th)
 	sw := clamp(w*3/10, 24, 34)
 	tw := (w - sw - 2*gap) / 2
 	lw := w - sw - 2*gap - tw
+	rest := body - headerHeight
+
+	capB := max(minBottom, rest*bottomShareNum/bottomShareDen)
+	needB, needT := capB, rest
+	if m.full != nil {
+		said := newTranscript(m.st)
+		said.SetCase(m.full, m.steps)
+		said.SetSize(tw, 0)
+		needB = max(m.schedule.Height(), said.Height(rest), 1+ledgerLines(m.full.Ledger))
+		needT = 2 + max(1, m.fullRows())
+	}
+	bh := clamp(needB, minBottom, capB)
+	th := max(rest-bh, 0)
+	if needT < th {
+		th = needT
+	}
+	spare := rest - th - bh
+	// A capped bottom row takes back what the timeline does not need.
+	grow := min(spare, max(0, needB-bh))
+	bh, spare = bh+grow, spare-grow
+	gh := 0
+	if spare >= minGoal {
+		gh = min(spare, m.goal.Height(w))
+		spare -= gh
+	}
+	// Whatever is still over goes to the bottom row, at the screen's foot.
+	bh += spare
+	m.goal.SetSize(w, gh)
+	m.timeline.SetSize(w, th)
 	m.schedule.SetSize(sw, bh)
 	m.said.SetSize(tw, bh)
 	m.holds.SetSize(lw, bh)
+}
+
+// fullRows is how many timeline rows the whole run makes, with checkpoint
+// rows left out when the timeline hides them.
+func (m *Model) fullRows() int {
+	if !m.timeline.CheckpointsHidden() {
+		return len(m.full.Events)
+	}
+	n := 0
+	for i := range m.full.Events {
+		if m.full.Events[i].Kind != missions.EventCheckpoint {
+			n++
+		}
+	}
+	return n
 }
 
 // View draws the current screen.
@@ -530,11 +623,8 @@ func (m Model) View() string {
 	var top string
 	switch {
 	case m.fullHelp:
-		hv := m.help
-		hv.ShowAll = true
-		hv.Width = m.width
 		title := panelTitle(*m.st, "all keys", "? or esc closes", false, m.width)
-		top = box(append([]string{title, ""}, strings.Split(hv.FullHelpView(m.FullHelp()), "\n")...), m.width, body)
+		top = box(append([]string{title, ""}, m.fullHelpLines()...), m.width, body)
 	case m.screen == screenPicker:
 		top = m.picker.View()
 	case m.screen == screenCompare:
@@ -542,9 +632,77 @@ func (m Model) View() string {
 	default:
 		bottom := lipgloss.JoinHorizontal(lipgloss.Top,
 			m.schedule.View(), strings.Repeat(" ", gap), m.said.View(), strings.Repeat(" ", gap), m.holds.View())
-		top = lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.timeline.View(), bottom)
+		parts := []string{m.header.View()}
+		if g := m.goal.View(); g != "" {
+			parts = append(parts, g)
+		}
+		top = lipgloss.JoinVertical(lipgloss.Left, append(parts, m.timeline.View(), bottom)...)
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, box(strings.Split(top, "\n"), m.width, body), m.statusLine(), m.helpLine())
+}
+
+// fullHelpLines lays the groups of FullHelp out as columns, starting a new
+// row of columns when the next group would not fit, so no key is cut off
+// however narrow the terminal.
+func (m Model) fullHelpLines() []string {
+	hs := m.st.Help
+	const colGap = "    "
+	var out, row []string
+	rowW := 0
+	flush := func() {
+		if len(row) == 0 {
+			return
+		}
+		if len(out) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, row...)
+		row, rowW = nil, 0
+	}
+	for _, group := range m.FullHelp() {
+		var keys, descs []string
+		kw := 0
+		for _, b := range group {
+			if !b.Enabled() {
+				continue
+			}
+			keys = append(keys, b.Help().Key)
+			descs = append(descs, b.Help().Desc)
+			kw = max(kw, lipgloss.Width(b.Help().Key))
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		col := make([]string, len(keys))
+		cw := 0
+		for i := range keys {
+			col[i] = hs.FullKey.Render(fit(keys[i], kw)) + " " + hs.FullDesc.Render(descs[i])
+			cw = max(cw, lipgloss.Width(col[i]))
+		}
+		if rowW > 0 && rowW+len(colGap)+cw > m.width {
+			flush()
+		}
+		sep := ""
+		if rowW > 0 {
+			sep = colGap
+		}
+		// Pad the row so the new column starts at the same place on every
+		// line, then add it.
+		for len(row) < len(col) {
+			row = append(row, strings.Repeat(" ", rowW))
+		}
+		for i := range row {
+			line := row[i]
+			line += strings.Repeat(" ", max(0, rowW-lipgloss.Width(line)))
+			if i < len(col) {
+				line += sep + col[i]
+			}
+			row[i] = line
+		}
+		rowW += len(sep) + cw
+	}
+	flush()
+	return out
 }
 
 // statusLine says what the last action did, or where to go next.

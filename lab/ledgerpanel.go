@@ -47,8 +47,10 @@ func (p *ledgerPanel) rows() int { return max(0, p.h-1) }
 
 // lineCount is the number of lines of the whole ledger: a heading and at
 // least one line for objects, the same for records.
-func (p *ledgerPanel) lineCount() int {
-	return 2 + max(1, len(p.snap.Objects)) + max(1, len(p.snap.Records))
+func (p *ledgerPanel) lineCount() int { return ledgerLines(p.snap) }
+
+func ledgerLines(s ledger.Snapshot) int {
+	return 2 + max(1, len(s.Objects)) + max(1, len(s.Records))
 }
 
 func (p *ledgerPanel) clampOffset() {
@@ -84,7 +86,7 @@ func (p *ledgerPanel) line(i int) string {
 		return p.st.Title.Render(cut(fmt.Sprintf("objects: %s", plural(len(objs), "effect")), p.w))
 	case i <= objLines:
 		if len(objs) == 0 {
-			return p.st.Subtle.Render(cut(" none: nothing was committed", p.w))
+			return p.st.Subtle.Render(cut(" none: nothing committed", p.w))
 		}
 		o := objs[i-1]
 		s := fmt.Sprintf(" %s %s t%d", o.ID, o.Status, o.Tick)
@@ -109,7 +111,10 @@ func (p *ledgerPanel) line(i int) string {
 		return ""
 	}
 	r := recs[j]
-	s := fmt.Sprintf(" %s %d", export.CleanLine(r.Key), r.Response.Code)
+	s := " " + export.CleanLine(r.Key)
+	if r.Response.Code != 0 {
+		s += fmt.Sprintf(" %d", r.Response.Code)
+	}
 	if r.Response.Object != 0 {
 		s += " " + r.Response.Object.String()
 	}

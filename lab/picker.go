@@ -171,13 +171,18 @@ func (p *picker) detail(w int) []string {
 		out = append(out, p.st.Text.Render(l))
 	}
 	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", plural(len(m.Schedule), "step"))))
-	labels := stepLabels(m)
-	for i, l := range labels[:len(labels)-1] {
-		if i == 6 {
-			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %d more", len(labels)-1-i)))
+	lines := stepLines(m)
+	lines = lines[:len(lines)-1] // the settle step is not the mission's
+	for i, l := range lines {
+		if i >= 6 && l.first {
+			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %s more", plural(len(m.Schedule)-l.step+1, "step"))))
 			break
 		}
-		out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %d %s", i+1, l), w)))
+		text := fmt.Sprintf("  %d %s", l.step, l.text)
+		if !l.first {
+			text = fmt.Sprintf("  %*s %s", len(fmt.Sprint(l.step)), "", l.text)
+		}
+		out = append(out, p.st.Text.Render(cut(text, w)))
 	}
 	if len(m.Expect) > 0 {
 		out = append(out, "", p.st.PanelTitle.Render("what it promises"))

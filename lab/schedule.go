@@ -15,13 +15,23 @@ import (
 const settleLabel = "after the schedule: clock runs out"
 
 // schedulePanel lists the mission's steps with the current one marked.
-// Only the lines that fit are built, around the current step.
+// A step of two workers sending together takes a line per worker. Only the
+// lines that fit are built, around the current step.
 type schedulePanel struct {
 	st      *Styles
 	w, h    int
-	labels  []string // one per runner step, the settle step last
+	lines   []schedLine // the settle step last
+	steps   int
 	pos     int
 	focused bool
+}
+
+// schedLine is one line of the schedule: the first line of a step carries
+// its number, the lines of its workers follow indented.
+type schedLine struct {
+	step  int // 1-based
+	first bool
+	text  string
 }
 
 func newSchedulePanel(st *Styles) schedulePanel { return schedulePanel{st: st} }
@@ -30,22 +40,37 @@ func (p *schedulePanel) SetSize(w, h int)          { p.w, p.h = w, h }
 func (p *schedulePanel) ShortHelp() []key.Binding  { return nil }
 func (p *schedulePanel) FullHelp() [][]key.Binding { return nil }
 
-// SetMission builds the step labels once per mission.
+// SetMission builds the step lines once per mission.
 func (p *schedulePanel) SetMission(m *missions.Mission) {
-	p.labels = stepLabels(m)
+	p.lines = stepLines(m)
+	p.steps = len(m.Schedule) + 1
 }
 
 // SetPosition marks how many steps have run.
 func (p *schedulePanel) SetPosition(pos int) { p.pos = pos }
 
-// stepLabels renders each runner step in a few words, the settle step last.
-func stepLabels(m *missions.Mission) []string {
+// Height is how many lines the panel needs to show every step.
+func (p *schedulePanel) Height() int { return 1 + len(p.lines) }
+
+// stepLines renders each runner step in a few words, the settle step last.
+func stepLines(m *missions.Mission) []schedLine {
 	many := len(m.Intents) > 1
-	out := make([]string, 0, len(m.Schedule)+1)
-	for _, st := range m.Schedule {
-		out = append(out, export.CleanLine(shortStep(st, many)))
+	out := make([]schedLine, 0, len(m.Schedule)+1)
+	for i, st := range m.Schedule {
+		if st.Kind() != missions.StepTogether {
+			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many))})
+			continue
+		}
+		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together))})
+		for j, tg := range st.Together {
+			branch := "├ "
+			if j == len(st.Together)-1 {
+				branch = "└ "
+			}
+			out = append(out, schedLine{step: i + 1, text: branch + export.CleanLine(shortStep(tg, many))})
+		}
 	}
-	return append(out, "clock runs out")
+	return append(out, schedLine{step: len(m.Schedule) + 1, first: true, text: "clock runs out"})
 }
 
 // shortStep renders a step compactly: the fixture first, since that is
@@ -61,7 +86,7 @@ func shortStep(st missions.Step, manyIntents bool) string {
 			}
 		}
 		if len(st.Payload) > 0 {
-			s += " (new payload)"
+			s += ", new payload"
 		}
 		if manyIntents {
 			s = st.Attempt + ": " + s
@@ -72,7 +97,7 @@ func shortStep(st missions.Step, manyIntents bool) string {
 		for i, t := range st.Together {
 			parts[i] = shortStep(t, manyIntents)
 		}
-		return "together " + strings.Join(parts, " | ")
+		return "together: " + strings.Join(parts, " | ")
 	case missions.StepWait:
 		return fmt.Sprintf("wait %d ticks", st.Wait)
 	case missions.StepRead:
@@ -87,25 +112,34 @@ func (p *schedulePanel) View() string {
 	if p.w <= 0 || p.h <= 0 {
 		return ""
 	}
-	n := len(p.labels)
-	lines := []string{panelTitle(*p.st, "schedule", fmt.Sprintf("%d/%d", p.pos, n), p.focused, p.w)}
+	n := len(p.lines)
+	lines := []string{panelTitle(*p.st, "schedule", fmt.Sprintf("%d/%d", p.pos, p.steps), p.focused, p.w)}
 	rows := p.h - 1
 	// A window around the current step, so the next one shows too.
-	start := clamp(p.pos-rows/2, 0, max(0, n-rows))
+	cur := 0
+	for i, l := range p.lines {
+		if l.step <= p.pos {
+			cur = i
+		}
+	}
+	start := clamp(cur-rows/2, 0, max(0, n-rows))
 	end := min(n, start+rows)
-	numW := len(fmt.Sprint(n))
+	numW := len(fmt.Sprint(p.steps))
 	for i := start; i < end; i++ {
-		step := i + 1
+		l := p.lines[i]
 		mark, style := " ", p.st.Text
 		switch {
-		case step == p.pos:
+		case l.step == p.pos:
 			mark, style = "▶", p.st.Now
-		case step < p.pos:
+		case l.step < p.pos:
 			mark, style = "✓", p.st.Done
-		case step == p.pos+1:
+		case l.step == p.pos+1:
 			mark, style = "›", p.st.Text
 		}
-		text := fmt.Sprintf("%s %*d %s", mark, numW, step, p.labels[i])
+		text := fmt.Sprintf("%s %*d %s", mark, numW, l.step, l.text)
+		if !l.first {
+			text = fmt.Sprintf("  %*s %s", numW, "", l.text)
+		}
 		lines = append(lines, style.Render(cut(text, p.w)))
 	}
 	return box(lines, p.w, p.h)

@@ -37,6 +37,8 @@ type Styles struct {
 	CountLabel lipgloss.Style
 
 	Now      lipgloss.Style // what the current step did
+	Provider lipgloss.Style // the provider changing its ledger on its own
+	Escalate lipgloss.Style // an intent handed to a person
 	Done     lipgloss.Style // steps already run
 	Say      lipgloss.Style
 	Diverge  lipgloss.Style
@@ -67,6 +69,8 @@ func DefaultStyles() Styles {
 	s.CountLabel = lipgloss.NewStyle().Foreground(colorSubtle)
 
 	s.Now = lipgloss.NewStyle().Bold(true).Foreground(colorText)
+	s.Provider = lipgloss.NewStyle().Bold(true).Foreground(colorAmber)
+	s.Escalate = lipgloss.NewStyle().Bold(true).Foreground(colorRed)
 	s.Done = lipgloss.NewStyle().Foreground(colorSubtle)
 	s.Say = lipgloss.NewStyle().Foreground(colorText).Italic(true)
 	s.Diverge = lipgloss.NewStyle().Bold(true).Foreground(colorRed)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -17,17 +18,31 @@ const (
 	providerW = 11 // not_reached, late_commit
 	observedW = 8  // conflict, mismatch
 	effectsW  = 5  // "12 ↑"; wider when the count needs it
-	noteMinW  = 16 // below this, notes of attempts are left out
+	noteMinW  = 36 // below this, the "what happened" column is left out
 )
+
+// providerLabel fills the fixture column of the provider's own events: no
+// request was sent, the provider changed its ledger by itself.
+const providerLabel = "(provider)"
 
 // timeline is the scrollable list of the run's events. It keeps a
 // reference to the case's events and builds only the rows on screen, so a
 // run of ten thousand events draws as fast as a run of ten.
+//
+// Three kinds of row share its columns. Attempts fill every column. The
+// provider's own changes (a late commit, a pending object resolving, a key
+// pruned) fill the key, provider and effect columns and say "(provider)"
+// where a fixture would be. The caller's other events (checkpoints,
+// read-backs, holds, waits, restarts, escalations) carry a label across
+// the attempt, key and fixture columns and their note under "what
+// happened".
 type timeline struct {
 	st      *Styles
 	keys    *KeyMap
 	w, h    int
 	events  []missions.Event
+	shown   []int // indices of the rows shown when checkpoints are hidden
+	hideCP  bool  // checkpoint rows are left out
 	pos     int
 	offset  int
 	follow  bool // stick to the newest events
@@ -43,11 +58,11 @@ func newTimeline(st *Styles, keys *KeyMap) timeline {
 func (t *timeline) SetSize(w, h int) { t.w, t.h = w, h; t.clampOffset() }
 
 func (t *timeline) ShortHelp() []key.Binding {
-	return []key.Binding{t.keys.Up}
+	return []key.Binding{t.keys.Up, t.keys.Checkpoints}
 }
 
 func (t *timeline) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{t.keys.Up, t.keys.PageUp}}
+	return [][]key.Binding{{t.keys.Up, t.keys.PageUp, t.keys.Checkpoints}}
 }
 
 // SetCase shows the events of c after pos steps. The column widths come
@@ -66,13 +81,55 @@ func (t *timeline) SetCase(c *missions.Case, pos int) {
 			}
 		}
 	}
-	t.fixW = len("checkpoint")
+	t.fixW = len(providerLabel)
 	for _, f := range missions.Fixtures {
 		if fixtureUsed(&c.Mission, f) {
 			t.fixW = max(t.fixW, len(f))
 		}
 	}
+	t.index()
 	t.clampOffset()
+}
+
+// index lists the events shown when checkpoints are hidden. It runs when
+// the case or the choice changes, never while drawing.
+func (t *timeline) index() {
+	t.shown = t.shown[:0]
+	if !t.hideCP {
+		return
+	}
+	for i := range t.events {
+		if t.events[i].Kind != missions.EventCheckpoint {
+			t.shown = append(t.shown, i)
+		}
+	}
+}
+
+// ToggleCheckpoints hides or shows the checkpoint rows, keeping the newest
+// rows in view.
+func (t *timeline) ToggleCheckpoints() {
+	t.hideCP = !t.hideCP
+	t.index()
+	t.Follow()
+}
+
+// CheckpointsHidden reports whether checkpoint rows are left out.
+func (t *timeline) CheckpointsHidden() bool { return t.hideCP }
+
+// count is the number of rows the events make.
+func (t *timeline) count() int {
+	if t.hideCP {
+		return len(t.shown)
+	}
+	return len(t.events)
+}
+
+// at is the event index of row r.
+func (t *timeline) at(r int) int {
+	if t.hideCP {
+		return t.shown[r]
+	}
+	return r
 }
 
 // fixtureUsed reports whether the mission's schedule names f. Missions
@@ -97,7 +154,7 @@ func (t *timeline) Follow() { t.follow = true; t.clampOffset() }
 func (t *timeline) rows() int { return max(0, t.h-2) }
 
 func (t *timeline) clampOffset() {
-	maxOff := max(0, len(t.events)-t.rows())
+	maxOff := max(0, t.count()-t.rows())
 	if t.follow {
 		t.offset = maxOff
 	}
@@ -107,7 +164,7 @@ func (t *timeline) clampOffset() {
 func (t *timeline) scroll(d int) {
 	t.follow = false
 	t.offset += d
-	if t.offset >= len(t.events)-t.rows() {
+	if t.offset >= t.count()-t.rows() {
 		t.follow = true
 	}
 	t.clampOffset()
@@ -137,15 +194,35 @@ func (t *timeline) fixedW(kw int) int {
 	return 1 + t.tickW + 1 + t.attW + 1 + kw + 1 + t.fixW + 1 + providerW + 1 + observedW + 1 + t.effW
 }
 
+// title is the panel's title note: how many events, which are on screen,
+// and how many checkpoints are hidden.
+func (t *timeline) title() string {
+	n, all := t.count(), len(t.events)
+	note := plural(all, "event")
+	if n > t.rows() && t.rows() > 0 {
+		note = fmt.Sprintf("%d–%d of %d", t.offset+1, min(n, t.offset+t.rows()), n)
+		if t.hideCP {
+			note += " shown"
+		} else {
+			note += " events"
+		}
+	}
+	switch {
+	case t.hideCP && all > n:
+		note += fmt.Sprintf(" · %s hidden (h)", plural(all-n, "checkpoint"))
+	case t.hideCP:
+		note += " · checkpoints hidden (h)"
+	case n > 0:
+		note += " · h hides checkpoints"
+	}
+	return note
+}
+
 func (t *timeline) View() string {
 	if t.w <= 0 || t.h <= 0 {
 		return ""
 	}
-	note := fmt.Sprintf("%d events", len(t.events))
-	if n := len(t.events); n > t.rows() && t.rows() > 0 {
-		note = fmt.Sprintf("%d–%d of %d events", t.offset+1, min(n, t.offset+t.rows()), n)
-	}
-	lines := []string{panelTitle(*t.st, "timeline", note, t.focused, t.w)}
+	lines := []string{panelTitle(*t.st, "timeline", t.title(), t.focused, t.w)}
 	kw := keyW
 	if t.fixedW(kw) > t.w {
 		kw = max(4, keyW-(t.fixedW(kw)-t.w))
@@ -157,48 +234,139 @@ func (t *timeline) View() string {
 		head += " what happened"
 	}
 	lines = append(lines, t.st.Subtle.Render(cut(head, t.w)))
-	if len(t.events) == 0 {
+	switch {
+	case len(t.events) == 0:
 		lines = append(lines, t.st.Subtle.Render(cut(" nothing has happened yet: n sends the first step", t.w)))
 		return box(lines, t.w, t.h)
+	case t.count() == 0:
+		lines = append(lines, t.st.Subtle.Render(cut(" only checkpoints so far: h shows them", t.w)))
+		return box(lines, t.w, t.h)
 	}
-	end := min(len(t.events), t.offset+t.rows())
-	for i := t.offset; i < end; i++ {
-		lines = append(lines, t.row(i, kw, noteW))
+	end := min(t.count(), t.offset+t.rows())
+	for r := t.offset; r < end; r++ {
+		lines = append(lines, t.row(t.at(r), kw, noteW))
 	}
 	return box(lines, t.w, t.h)
+}
+
+// effCell is the effects column of event i: the count, with an arrow when
+// the event added an effect. Events other than attempts show it only then.
+func (t *timeline) effCell(i int) string {
+	ev := &t.events[i]
+	up := i > 0 && ev.Effects > t.events[i-1].Effects || i == 0 && ev.Effects > 0
+	switch {
+	case up:
+		return fmt.Sprintf("%d ↑", ev.Effects)
+	case ev.Kind == missions.EventAttempt:
+		return fmt.Sprint(ev.Effects)
+	}
+	return ""
+}
+
+// callerLabel names a caller event that is not an attempt, in a few words.
+func callerLabel(ev *missions.Event) string {
+	switch ev.Kind {
+	case missions.EventCheckpoint:
+		if ev.Checkpoint != "" {
+			return "checkpoint → " + string(ev.Checkpoint)
+		}
+		return "checkpoint"
+	case missions.EventRead:
+		return "read-back"
+	case missions.EventHold:
+		return "hold"
+	case missions.EventWait:
+		return "wait"
+	case missions.EventRestart:
+		return "caller restarts"
+	case missions.EventEscalate:
+		return "escalated"
+	}
+	return string(ev.Kind)
+}
+
+// providerOwn reports whether an event is the provider changing its ledger
+// with no request from the caller.
+func providerOwn(k missions.EventKind) bool {
+	switch k {
+	case missions.EventCommit, missions.EventResolve, missions.EventPrune:
+		return true
+	}
+	return false
 }
 
 // row renders event i.
 func (t *timeline) row(i, kw, noteW int) string {
 	ev := &t.events[i]
-	gutter, style := " ", t.st.Done
-	if ev.Step == t.pos {
-		gutter, style = "›", t.st.Now
+	now := ev.Step == t.pos
+	gutter, text, dim := " ", t.st.Done, t.st.Done
+	if now {
+		gutter, text, dim = "›", t.st.Now, t.st.Subtle
 	}
-	tick := fit(fmt.Sprintf("t%d", ev.Tick), t.tickW)
-	key := "—"
-	if ev.Key != "" {
-		key = export.CleanLine(ev.Key)
+	lead := gutter + fit(fmt.Sprintf("t%d", ev.Tick), t.tickW) + " "
+	note := export.CleanLine(ev.Note)
+	withNote := noteW >= noteMinW
+	var b strings.Builder
+	b.WriteString(text.Render(lead))
+	switch {
+	case ev.Kind == missions.EventAttempt:
+		b.WriteString(text.Render(fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
+			fit(keyCell(ev.Key), kw) + " " +
+			fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " +
+			fit(export.CleanLine(ev.Provider), providerW) + " " +
+			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
+			fit(t.effCell(i), t.effW)))
+	case providerOwn(ev.Kind):
+		own := t.st.Provider
+		if !now {
+			own = t.st.Done
+		}
+		b.WriteString(text.Render(fit("", t.attW)+" "+fit(keyCell(ev.Key), kw)+" ") +
+			own.Render(fit(providerLabel, t.fixW)) + " " +
+			own.Render(fit(export.CleanLine(ev.Provider), providerW)) + " " +
+			text.Render(fit("", observedW)+" "+fit(t.effCell(i), t.effW)))
+	default:
+		label, mark := callerLabel(ev), ""
+		ls := dim
+		if ev.Kind == missions.EventEscalate {
+			// The one row that hands the intent to a person stands out
+			// in any colour profile: marked, and in its own style.
+			ls, text, mark = t.st.Escalate, t.st.Escalate, "!! "
+		}
+		if ev.Kind == missions.EventCheckpoint && note == string(ev.Checkpoint) {
+			note = "" // the label says it already
+		}
+		span := t.attW + 1 + kw + 1 + t.fixW + 1 + providerW + 1 + observedW
+		eff := t.effCell(i)
+		if withNote || eff != "" {
+			b.WriteString(ls.Render(fit(mark+label, span)) + " " + text.Render(fit(eff, t.effW)))
+			break
+		}
+		// No room for a column of its own: the note follows the label,
+		// or carries on from it when it starts with the same words.
+		room := t.w - lipgloss.Width(lead)
+		rest := ""
+		switch {
+		case note != "" && strings.HasPrefix(note, label):
+			rest = note[len(label):]
+		case note != "":
+			rest = " · " + note
+		}
+		label = cut(mark+label, room)
+		b.WriteString(ls.Render(label) + text.Render(cut(rest, room-lipgloss.Width(label))))
+		return b.String()
 	}
-	if ev.Kind != missions.EventAttempt && ev.Key == "" {
-		key = ""
+	if withNote && note != "" {
+		b.WriteString(" " + text.Render(cut(note, noteW)))
 	}
-	key = fit(key, kw)
-	if ev.Kind != missions.EventAttempt {
-		rest := t.w - (1 + t.tickW + 1 + t.attW + 1 + kw + 1 + t.fixW + 1)
-		text := gutter + tick + " " + fit("", t.attW) + " " + key + " " + fit(string(ev.Kind), t.fixW) + " " +
-			cut(export.CleanLine(ev.Note), rest)
-		return style.Render(cut(text, t.w))
+	return b.String()
+}
+
+// keyCell is what the key column shows: the key, or a dash for an attempt
+// sent without one.
+func keyCell(k string) string {
+	if k == "" {
+		return "—"
 	}
-	eff := fmt.Sprint(ev.Effects)
-	if i > 0 && ev.Effects > t.events[i-1].Effects || i == 0 && ev.Effects > 0 {
-		eff += " ↑"
-	}
-	text := gutter + tick + " " + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " + key + " " +
-		fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " + fit(export.CleanLine(ev.Provider), providerW) + " " +
-		fit(export.CleanLine(string(ev.Observed)), observedW) + " " + fit(eff, t.effW)
-	if noteW >= noteMinW {
-		text += " " + cut(export.CleanLine(ev.Note), noteW)
-	}
-	return style.Render(strings.TrimRight(text, " "))
+	return export.CleanLine(k)
 }

@@ -56,41 +56,80 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 	}
 }
 
+// block is the lines of one entry: the words, wrapped, then what the
+// ledger held when they were said. With tail > 0 only its last tail lines
+// are built, the first of them marked as a continuation.
+func (p *transcript) block(e said, tail int) []string {
+	style := p.st.Done
+	if e.step == p.pos {
+		style = p.st.Say
+	}
+	prefix := e.who + " "
+	indent := fit("", len(prefix))
+	words := wrap(e.text, p.w-len(prefix))
+	b := make([]string, 0, len(words)+1)
+	for j, l := range words {
+		lead := indent
+		if j == 0 {
+			lead = p.st.Subtle.Render(prefix)
+		}
+		if tail > 0 && j == len(words)+1-tail {
+			l = cut("…"+l, p.w-len(prefix))
+		}
+		b = append(b, lead+style.Render(l))
+	}
+	b = append(b, indent+p.st.Subtle.Render("ledger then: "+plural(e.effects, "effect")))
+	if tail > 0 && tail < len(b) {
+		b = b[len(b)-tail:]
+	}
+	return b
+}
+
+// Height is how many lines the panel needs to show every entry at its
+// width, counting no further than limit.
+func (p *transcript) Height(limit int) int {
+	n := 2 // the title and "nothing yet"
+	if len(p.lines) > 0 {
+		n = 1
+	}
+	for i := len(p.lines) - 1; i >= 0 && n <= limit; i-- {
+		n += len(p.block(p.lines[i], 0))
+	}
+	return min(n, limit)
+}
+
 // View draws the newest entries that fit, building only those.
 func (p *transcript) View() string {
 	if p.w <= 0 || p.h <= 0 {
 		return ""
 	}
-	title := panelTitle(*p.st, "the agent said", "", p.focused, p.w)
 	rows := p.h - 1
 	if len(p.lines) == 0 {
+		title := panelTitle(*p.st, "the agent said", "", p.focused, p.w)
 		return box([]string{title, p.st.Subtle.Render(cut("nothing yet", p.w))}, p.w, p.h)
 	}
 	var blocks [][]string
-	used := 0
+	used, shown := 0, 0
 	for i := len(p.lines) - 1; i >= 0 && used < rows; i-- {
-		e := p.lines[i]
-		style := p.st.Done
-		if e.step == p.pos {
-			style = p.st.Say
-		}
-		var b []string
-		prefix := e.who + " "
-		for j, l := range wrap(e.text, p.w-len(prefix)) {
-			if j == 0 {
-				b = append(b, p.st.Subtle.Render(prefix)+style.Render(l))
-			} else {
-				b = append(b, fit("", len(prefix))+style.Render(l))
-			}
-		}
-		b = append(b, fit("", len(prefix))+p.st.Subtle.Render("ledger then: "+plural(e.effects, "effect")))
+		b := p.block(p.lines[i], 0)
 		if used+len(b) > rows && len(blocks) > 0 {
+			// The end of the entry before fills the rows left, if it
+			// reaches beyond its "ledger then" line.
+			if left := rows - used; left >= 2 {
+				blocks = append(blocks, p.block(p.lines[i], left))
+				used += left
+			}
 			break
 		}
 		blocks = append(blocks, b)
 		used += len(b)
+		shown++
 	}
-	lines := []string{title}
+	note := ""
+	if earlier := len(p.lines) - shown; earlier > 0 {
+		note = fmt.Sprintf("↑%d more", earlier)
+	}
+	lines := []string{panelTitle(*p.st, "the agent said", note, p.focused, p.w)}
 	if used > rows {
 		// The newest entry alone is taller than the panel: show its end.
 		b := blocks[0]

@@ -1,0 +1,57 @@
+package lab
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// goalPanel shows what the open mission sets out to show. The lab gives it
+// only the lines the other panels leave over, so it fills what would be
+// blank and never takes room from the run.
+type goalPanel struct {
+	st   *Styles
+	w, h int
+	text string
+}
+
+func newGoalPanel(st *Styles) goalPanel { return goalPanel{st: st} }
+
+func (p *goalPanel) SetSize(w, h int)          { p.w, p.h = w, h }
+func (p *goalPanel) ShortHelp() []key.Binding  { return nil }
+func (p *goalPanel) FullHelp() [][]key.Binding { return nil }
+
+// SetMission takes the mission's teaching goal as one paragraph.
+func (p *goalPanel) SetMission(m *missions.Mission) {
+	p.text = strings.Join(strings.Fields(export.CleanLine(m.Goal)), " ")
+}
+
+// Height is how many lines the whole goal takes at width w, with its title.
+func (p *goalPanel) Height(w int) int {
+	if p.text == "" {
+		return 0
+	}
+	return 1 + len(wrap(p.text, w))
+}
+
+func (p *goalPanel) View() string {
+	if p.w <= 0 || p.h <= 0 {
+		return ""
+	}
+	lines := []string{panelTitle(*p.st, "what this mission shows", "", false, p.w)}
+	text := wrap(p.text, p.w)
+	if rows := p.h - 1; len(text) > rows {
+		// Cut at the last line that fits and mark the cut.
+		text = text[:rows]
+		if rows > 0 {
+			text[rows-1] = cut(text[rows-1]+" …", p.w)
+		}
+	}
+	for _, l := range text {
+		lines = append(lines, p.st.Subtle.Render(l))
+	}
+	return box(lines, p.w, p.h)
+}
