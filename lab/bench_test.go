@@ -28,17 +28,27 @@ func labWithEvents(b *testing.B, n int) Model {
 	return lab
 }
 
-// BenchmarkLabView draws the lab screen for a short run and a very long
-// one. Only the rows on screen are built, so the two cost about the same.
+// BenchmarkLabView draws the lab screen for a short run and two long ones,
+// with checkpoint rows shown and hidden. Only the rows on screen are built,
+// so the cost follows the screen, not the run: a thousand events and ten
+// thousand cost the same, and ten events (a timeline not yet full) a
+// little less.
 func BenchmarkLabView(b *testing.B) {
-	for _, n := range []int{10, 10000} {
-		m := labWithEvents(b, n)
-		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
-			b.ReportMetric(float64(len(m.cas.Events)), "events")
-			for b.Loop() {
-				_ = m.View()
+	for _, hidden := range []bool{false, true} {
+		for _, n := range []int{10, 1000, 10000} {
+			m := labWithEvents(b, n)
+			name := fmt.Sprintf("events=%d", n)
+			if hidden {
+				m = press(b, m, "h")
+				name += "/checkpoints-hidden"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.ReportMetric(float64(len(m.cas.Events)), "events")
+				for b.Loop() {
+					_ = m.View()
+				}
+			})
+		}
 	}
 }
 

@@ -258,8 +258,9 @@ func (m *Model) pin() {
 		}
 	}
 	m.pinned = append(m.pinned, c)
-	m.setStatus(fmt.Sprintf("pinned #%d: %s (%s), %s; v compares",
-		len(m.pinned), export.CleanLine(c.Mission.ID), shortSettings(c.Settings), plural(c.Outcome.Effects, "effect")))
+	// The mission is on screen; the settings are what tells pins apart.
+	m.setStatus(fmt.Sprintf("pinned #%d: %s → %s · v compares",
+		len(m.pinned), shortSettings(c.Settings), plural(c.Outcome.Effects, "effect")))
 }
 
 // shortSettings names the settings in a few words, for the status line.

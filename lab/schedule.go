@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -48,6 +49,13 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 
 // SetPosition marks how many steps have run.
 func (p *schedulePanel) SetPosition(pos int) { p.pos = pos }
+
+// current is the last line of the current step (0 before the first),
+// found by halving since the lines are in step order.
+func (p *schedulePanel) current() int {
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i].step > p.pos })
+	return max(0, i-1)
+}
 
 // Height is how many lines the panel needs to show every step.
 func (p *schedulePanel) Height() int { return 1 + len(p.lines) }
@@ -116,13 +124,7 @@ func (p *schedulePanel) View() string {
 	lines := []string{panelTitle(*p.st, "schedule", fmt.Sprintf("%d/%d", p.pos, p.steps), p.focused, p.w)}
 	rows := p.h - 1
 	// A window around the current step, so the next one shows too.
-	cur := 0
-	for i, l := range p.lines {
-		if l.step <= p.pos {
-			cur = i
-		}
-	}
-	start := clamp(cur-rows/2, 0, max(0, n-rows))
+	start := clamp(p.current()-rows/2, 0, max(0, n-rows))
 	end := min(n, start+rows)
 	numW := len(fmt.Sprint(p.steps))
 	for i := start; i < end; i++ {
