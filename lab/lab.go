@@ -451,7 +451,12 @@ func (m *Model) exported(msg exportedMsg) {
 	case len(msg.paths) == 1:
 		m.setStatus("exported the full run to " + msg.paths[0])
 	default:
-		m.setStatus(fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), filepath.Dir(msg.paths[0]), strings.Join(names, ", ")))
+		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), filepath.Dir(msg.paths[0]), strings.Join(names, ", "))
+		if lipgloss.Width(s) > m.width {
+			// Too many names to read on one line: say where they are.
+			s = fmt.Sprintf("exported %d cases to %s, one .json file per case", len(msg.paths), filepath.Dir(msg.paths[0]))
+		}
+		m.setStatus(s)
 	}
 }
 
