@@ -103,7 +103,7 @@ func (p *ledgerPanel) line(i int) string {
 	j := i - objLines - 2
 	if len(recs) == 0 {
 		if j == 0 {
-			return p.st.Subtle.Render(cut(" none: no key was saved", p.w))
+			return p.st.Subtle.Render(cut(" none: no key saved", p.w))
 		}
 		return ""
 	}

@@ -3,6 +3,8 @@ package lab
 import (
 	"fmt"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/replaylab/replaylab/export"
@@ -78,7 +80,11 @@ func (p *transcript) block(e said, tail int) []string {
 		}
 		b = append(b, lead+style.Render(l))
 	}
-	b = append(b, indent+p.st.Subtle.Render("ledger then: "+plural(e.effects, "effect")))
+	then := "ledger then: " + plural(e.effects, "effect")
+	if len(prefix)+lipgloss.Width(then) > p.w {
+		then = "ledger: " + plural(e.effects, "effect")
+	}
+	b = append(b, indent+p.st.Subtle.Render(then))
 	if tail > 0 && tail < len(b) {
 		b = b[len(b)-tail:]
 	}
@@ -132,8 +138,7 @@ func (p *transcript) View() string {
 	lines := []string{panelTitle(*p.st, "the agent said", note, p.focused, p.w)}
 	if used > rows {
 		// The newest entry alone is taller than the panel: show its end.
-		b := blocks[0]
-		lines = append(lines, b[len(b)-rows:]...)
+		lines = append(lines, p.block(p.lines[len(p.lines)-1], rows)...)
 		return box(lines, p.w, p.h)
 	}
 	for i := len(blocks) - 1; i >= 0; i-- {
