@@ -31,8 +31,9 @@ func newLabCmd() *cobra.Command {
 		Short: "Open the interactive lab, on the mission picker or straight on MISSION",
 		Long: `Open the interactive lab. Step a mission's schedule against the provider's
 ledger, watch the effect counter, toggle stable keys (k), the caller policy (p)
-and the provider contract (c), pin cases (m) and compare them side by side (v),
-and export the current case as JSON (e). Press ? in the lab for every key.
+and the provider contract (c), hide or show the checkpoint rows (h), pin cases
+(m) and compare them side by side (v), and export the current case as JSON (e).
+Press ? in the lab for every key.
 
 The lab needs a terminal; for a headless run use "replaylab run MISSION".`,
 		Args: cobra.MaximumNArgs(1),
