@@ -17,7 +17,8 @@ const (
 	compareGutter = 5  // "#12 ◆"
 	compareMinCol = 22 // narrower columns are not shown
 	compareSaidH  = 3  // lines of the agent's words per cell
-	compareColGap = 2  // blank cells between columns
+	compareColGap = 2  // blank cells between columns where there is room
+	compareRoomy  = 26 // columns at least this wide keep the full gap
 )
 
 // compareView puts pinned cases in columns, attempt by attempt: what the
@@ -75,19 +76,24 @@ func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 	return v, nil
 }
 
-// columns says which cases fit side by side (the newest pinned) and how
-// wide each column is.
-func (v *compareView) columns() (first, colW int) {
+// columns says which cases fit side by side (the newest pinned), how wide
+// each column is and how many blank cells separate them: two, unless that
+// would make narrow columns narrower still.
+func (v *compareView) columns() (first, colW, gap int) {
 	n := len(v.cmp.Cases)
 	if n == 0 {
-		return 0, 0
+		return 0, 0, 1
 	}
-	fits := max(1, (v.w-compareGutter+compareColGap)/(compareMinCol+compareColGap))
+	fits := max(1, (v.w-compareGutter+1)/(compareMinCol+1))
 	if fits < n {
 		first = n - fits
 		n = fits
 	}
-	return first, (v.w - compareGutter - compareColGap*(n-1)) / n
+	gap = compareColGap
+	if (v.w-compareGutter-gap*(n-1))/n < compareRoomy {
+		gap = 1
+	}
+	return first, (v.w - compareGutter - gap*(n-1)) / n, gap
 }
 
 // sentence is what the first divergence shows, in words.
@@ -107,7 +113,7 @@ func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
 	}
-	first, colW := v.columns()
+	first, colW, gap := v.columns()
 	cases := v.cmp.Cases[first:]
 	note := plural(len(v.cmp.Cases), "pinned case")
 	if first > 0 {
@@ -150,7 +156,7 @@ func (v *compareView) View() string {
 			cs.Render(cut(strings.Join(vs, ", "), colW)),
 		}
 	}
-	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW), "\n")...)
+	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")...)
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
 	for _, n := range v.cmp.Notes {
 		ls := wrap(export.CleanLine(n), v.w)
@@ -177,7 +183,7 @@ func (v *compareView) View() string {
 		for i := range cases {
 			cells[i] = v.cell(row.Cells[first+i], colW, row.Divergent)
 		}
-		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW), "\n")
+		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW, gap), "\n")
 		if len(body)+len(block) > room && len(body) > 0 {
 			break
 		}
@@ -237,8 +243,9 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 	return append(out, es.Render(cut("ledger: "+plural(c.Effects, "effect"), w)))
 }
 
-// join lays cells side by side after a gutter, each column w wide.
-func (v *compareView) join(gutter string, cells [][]string, w int) string {
+// join lays cells side by side after a gutter, each column w wide and gap
+// blank cells from the next.
+func (v *compareView) join(gutter string, cells [][]string, w, gap int) string {
 	h := 0
 	for _, c := range cells {
 		h = max(h, len(c))
@@ -246,7 +253,7 @@ func (v *compareView) join(gutter string, cells [][]string, w int) string {
 	cols := []string{box([]string{gutter}, lipgloss.Width(gutter), h)}
 	for i, c := range cells {
 		if i > 0 {
-			cols = append(cols, strings.Repeat(" ", compareColGap))
+			cols = append(cols, strings.Repeat(" ", gap))
 		}
 		cols = append(cols, box(c, w, h))
 	}
