@@ -306,16 +306,22 @@ func (t *timeline) row(i, kw, noteW int) string {
 	lead := gutter + fit(fmt.Sprintf("t%d", ev.Tick), t.tickW) + " "
 	note := export.CleanLine(ev.Note)
 	withNote := noteW >= noteMinW
-	var b strings.Builder
-	b.WriteString(text.Render(lead))
-	switch {
-	case ev.Kind == missions.EventAttempt:
-		b.WriteString(text.Render(fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
+	if ev.Kind == missions.EventAttempt {
+		// One style for the whole row: one render, the cheapest row.
+		cells := lead + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
 			fit(keyCell(ev.Key), kw) + " " +
 			fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " +
 			fit(export.CleanLine(ev.Provider), providerW) + " " +
 			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
-			fit(t.effCell(i), t.effW)))
+			fit(t.effCell(i), t.effW)
+		if withNote && note != "" {
+			cells += " " + cut(note, noteW)
+		}
+		return text.Render(cells)
+	}
+	var b strings.Builder
+	b.WriteString(text.Render(lead))
+	switch {
 	case providerOwn(ev.Kind):
 		own := t.st.Provider
 		if !now {
