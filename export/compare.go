@@ -386,10 +386,14 @@ func pairSentence(cmp Comparison, p Pair) string {
 	default:
 		s = fmt.Sprintf("%s and %s hold the same effect count after every attempt both make", na, nb)
 	}
-	if oa.Effects != ob.Effects {
-		s += fmt.Sprintf(", but end with %s and %s", effects(oa.Effects), effects(ob.Effects))
+	if oa.Effects != ob.Effects && shared == 0 {
+		s += fmt.Sprintf(": %s ends with %s, %s with %s", ha.Name, effects(oa.Effects), hb.Name, effects(ob.Effects))
+	} else if oa.Effects != ob.Effects {
+		s += fmt.Sprintf("; the ledgers part later: %s ends with %s, %s with %s", ha.Name, effects(oa.Effects), hb.Name, effects(ob.Effects))
 		if onlyOne > 0 {
-			s += ", after different numbers of attempts"
+			s += ", one case having made attempts the other did not"
+		} else {
+			s += ", the difference landing after the last attempt"
 		}
 	} else {
 		s += fmt.Sprintf(" and both end with %s", effects(oa.Effects))
