@@ -57,11 +57,8 @@ func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
 		r.hold(in, worker, reason)
 		return
 	}
-	r.submit(in)
-	key := in.key
-	if r.s.KeySource == KeyPayloadHash || !r.s.StableKeys {
-		key = r.naiveKey(in, st)
-	}
+	key := r.attemptKey(in, st)
+	r.submit(in, key)
 	ev := r.send(in, st, worker, key)
 	if ev.Observed == ObservedNothing {
 		in.class = Unknown

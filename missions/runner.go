@@ -210,8 +210,9 @@ func (r *Runner) naiveAttempt(in *intentState, st Step, worker int) {
 		r.hold(in, worker, reason)
 		return
 	}
-	r.submit(in)
-	ev := r.send(in, st, worker, r.naiveKey(in, st))
+	key := r.attemptKey(in, st)
+	r.submit(in, key)
+	ev := r.send(in, st, worker, key)
 	if ev.Observed == ObservedNothing {
 		r.crash(ev)
 		return
@@ -233,13 +234,19 @@ func (r *Runner) naiveAttempt(in *intentState, st Step, worker int) {
 	}
 }
 
-// submit records, before a send, that the intent is approved and submitted.
-func (r *Runner) submit(in *intentState) {
+// submit records, before a send, that the intent is approved and
+// submitted, with the key the send will carry: every send is a submission
+// of its own.
+func (r *Runner) submit(in *intentState, key string) {
 	if in.checkpoint == Planned {
 		r.setCheckpoint(in, Approved, "the call is approved to run")
 	}
-	in.checkpoint = "" // a retry is a new submission, recorded again
-	r.setCheckpoint(in, Submitted, "submitted")
+	note := "with key " + key
+	if r.s.Contract == ledger.None {
+		note = "without a key: the provider takes none"
+	}
+	in.checkpoint = Submitted
+	r.emit(Event{Kind: EventCheckpoint, Intent: in.intent.ID, Checkpoint: Submitted, Class: in.class, Note: note})
 }
 
 // budgetLeft says whether the caller may still send for the intent.
@@ -264,9 +271,9 @@ func (r *Runner) hold(in *intentState, worker int, why string) {
 		Note: fmt.Sprintf("%s: %s", in.intent.ID, why)})
 }
 
-// naiveKey is the key for a new send: the minted one when keys are stable,
-// a fresh one otherwise.
-func (r *Runner) naiveKey(in *intentState, st Step) string {
+// attemptKey is the key for a new send: the one minted with the intent when
+// keys are stable, a fresh one otherwise, or the payload's hash.
+func (r *Runner) attemptKey(in *intentState, st Step) string {
 	digest := in.digest
 	if len(st.Payload) > 0 {
 		digest = Digest(in.intent.Op, in.intent.Principal, mergePayload(in.intent.Payload, st.Payload))
