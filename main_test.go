@@ -651,3 +651,35 @@ func TestRunBudgetFlags(t *testing.T) {
 		t.Errorf("a negative deadline: exit %d, %q", code, errOut)
 	}
 }
+
+// The matrix's headline checks, through the command line: a guarded run of
+// changed-parameters escalates with an evidence bundle, and a naive retry
+// under fresh keys is a duplicate.
+func TestRunMatrixHeadlines(t *testing.T) {
+	var c struct {
+		Outcome struct {
+			Verdicts []struct{ Verdict string }
+			Evidence []struct {
+				Intent   string
+				Key      string
+				Attempts []json.RawMessage
+				Reads    []json.RawMessage
+				Objects  []json.RawMessage
+			}
+		}
+	}
+	out := mustCLI(t, "run", "changed-parameters", "--policy", "guarded", "--json")
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Outcome.Verdicts) != 1 || c.Outcome.Verdicts[0].Verdict != "escalated" {
+		t.Errorf("verdicts %+v; want escalated", c.Outcome.Verdicts)
+	}
+	if len(c.Outcome.Evidence) != 1 || c.Outcome.Evidence[0].Key == "" || len(c.Outcome.Evidence[0].Attempts) != 2 || len(c.Outcome.Evidence[0].Objects) != 1 {
+		t.Errorf("evidence %+v; want the key, both attempts and the object", c.Outcome.Evidence)
+	}
+	summary := mustCLI(t, "run", "timeout-then-success", "--stable-keys=off")
+	if !strings.Contains(summary, "duplicate") {
+		t.Errorf("the summary lacks the duplicate verdict:\n%s", summary)
+	}
+}
