@@ -63,8 +63,19 @@ func executeIO(args []string, stdout, stderr io.Writer) int {
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "replaylab",
-		Short:         "A terminal lab: a timed-out write is not a failure",
+		Use:   "replaylab",
+		Short: "A terminal lab: a timed-out write is not a failure",
+		Long: `replaylab replays missions: scripted tool-call attempts against a simulated
+provider whose ledger you can read after every step. Flip stable keys, the
+caller's policy and the provider's contract, and watch the effect counter say
+what really happened. Every run is a case you can export, replay and compare.
+
+With no command it opens the interactive lab on the mission picker.`,
+		Example: `  replaylab                                   # the lab
+  replaylab lab timeout-then-success          # the lab, on one mission
+  replaylab run timeout-then-success --stable-keys=off
+  replaylab export timeout-then-success failure-then-failure --variants --dir cases
+  replaylab compare cases/*.json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
@@ -76,12 +87,23 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
-	root.AddCommand(newMissionsCmd())
-	root.AddCommand(newRunCmd())
-	root.AddCommand(newLabCmd())
-	root.AddCommand(newExportCmd())
-	root.AddCommand(newValidateCmd())
-	root.AddCommand(newReplayCmd())
-	root.AddCommand(newCompareCmd())
+	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd())
+	// Every command names what its arguments should be when they are wrong.
+	for _, c := range root.Commands() {
+		if c.Args != nil {
+			c.Args = explainArgs(c.Args)
+		}
+	}
 	return root
+}
+
+// explainArgs wraps an argument check so that its error shows the command's
+// usage line: what the arguments should be.
+func explainArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return badInput(fmt.Errorf("%s: %w (usage: %s)", cmd.Name(), err, cmd.UseLine()))
+		}
+		return nil
+	}
 }

@@ -683,3 +683,11 @@ func TestRunMatrixHeadlines(t *testing.T) {
 		t.Errorf("the summary lacks the duplicate verdict:\n%s", summary)
 	}
 }
+
+// A command given the wrong number of arguments says what it takes.
+func TestWrongArgumentsShowUsage(t *testing.T) {
+	code, _, errOut := cli("run")
+	if code != exitBadInput || !strings.Contains(errOut, "usage: replaylab run MISSION") {
+		t.Errorf("exit %d, stderr %q; want 2 and the usage line", code, errOut)
+	}
+}
