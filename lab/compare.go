@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -96,17 +97,27 @@ func (v *compareView) columns() (first, colW, gap int) {
 	return first, (v.w - compareGutter - gap*(n-1)) / n, gap
 }
 
-// sentence is what the first divergence shows, in words.
-func (v *compareView) sentence() string {
-	for _, p := range v.cmp.Pairs {
-		if v.cmp.Diverge > 0 && p.Diverge == v.cmp.Diverge {
-			return p.Sentence
+// sentences are what the pairs of cases show, in words, one wrapped block
+// a pair: pairs whose ledgers part under the same words first, marked ◆,
+// earliest divergence first.
+func (v *compareView) sentences() [][]string {
+	pairs := append([]export.Pair(nil), v.cmp.Pairs...)
+	sort.SliceStable(pairs, func(i, j int) bool {
+		di, dj := pairs[i].Diverge, pairs[j].Diverge
+		return di > 0 && (dj == 0 || di < dj)
+	})
+	var out [][]string
+	for _, p := range pairs {
+		msg := p.Sentence
+		if p.Diverge > 0 {
+			msg = "◆ " + msg
 		}
+		out = append(out, wrap(msg, v.w))
 	}
-	if len(v.cmp.Pairs) > 0 {
-		return v.cmp.Pairs[0].Sentence
+	if len(out) == 0 {
+		out = append(out, wrap("Pin another case (m on the lab screen) to compare: try the same mission with stable keys off, or another mission.", v.w))
 	}
-	return "Pin another case (m on the lab screen) to compare: try the same mission with stable keys off, or another mission."
+	return out
 }
 
 func (v *compareView) View() string {
@@ -121,16 +132,10 @@ func (v *compareView) View() string {
 	}
 	lines := []string{panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)}
 
-	// Bottom: what the divergence means, plus notes.
-	var foot []string
-	msg := v.sentence()
-	if v.cmp.Diverge > 0 {
-		msg = "◆ " + msg
-	}
-	for _, l := range wrap(msg, v.w) {
-		foot = append(foot, l)
-	}
-	foot = foot[max(0, len(foot)-4):]
+	// Bottom: what the pairs show; the first always, more where room is
+	// left once the attempts are laid out.
+	sentences := v.sentences()
+	firstFoot := min(len(sentences[0]), 4)
 
 	// Column heads: name and label, then the outcome.
 	head := make([][]string, len(cases))
@@ -169,7 +174,7 @@ func (v *compareView) View() string {
 		}
 	}
 
-	room := v.h - len(lines) - len(foot)
+	room := v.h - len(lines) - firstFoot
 	body := []string{}
 	shown := v.offset
 	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
@@ -202,16 +207,26 @@ func (v *compareView) View() string {
 		lines[0] = panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)
 	}
 	lines = append(lines, body...)
+	var foot []string
+	for i, block := range sentences {
+		left := v.h - len(lines) - len(foot)
+		if i == 0 {
+			block = block[:min(len(block), max(left, 0))]
+		} else if len(block) > left {
+			break
+		}
+		style := v.st.Text
+		if strings.HasPrefix(block[0], "◆") {
+			style = v.st.Diverge
+		}
+		for _, l := range block {
+			foot = append(foot, style.Render(l))
+		}
+	}
 	for len(lines) < v.h-len(foot) {
 		lines = append(lines, "")
 	}
-	for _, f := range foot {
-		if v.cmp.Diverge > 0 {
-			lines = append(lines, v.st.Diverge.Render(f))
-		} else {
-			lines = append(lines, v.st.Text.Render(f))
-		}
-	}
+	lines = append(lines, foot...)
 	return box(lines, v.w, v.h)
 }
 
