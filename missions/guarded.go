@@ -121,6 +121,11 @@ func (r *Runner) afterClass(in *intentState, ev Event) {
 	case in.class == KnownTerminal && ev.Observed == ObservedError:
 		r.failedAfterExecution(in, ev.Response.Object)
 		return
+	case in.class == KnownTerminal && !r.ownObject(in, ev.Response.Object):
+		// The answer names an object another intent created: the key
+		// merged two actions. Reporting it as done would invent an effect.
+		r.escalate(in, fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", ev.Response.Object))
+		return
 	case in.class == KnownTerminal:
 		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider confirms %s", ev.Response.Object))
 		r.deliver(in, ev.Response.Object)
@@ -165,6 +170,14 @@ func (r *Runner) say(in *intentState, words string) {
 			return
 		}
 	}
+}
+
+// ownObject reports whether the object a response names is linked to this
+// intent by the metadata the caller attached: the check that a success
+// really is this intent's.
+func (r *Runner) ownObject(in *intentState, id ledger.ObjectID) bool {
+	o, ok := r.led.Object(id)
+	return ok && o.Intent == in.intent.ID
 }
 
 // failedAfterExecution records a known failure after execution: the object
