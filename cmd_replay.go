@@ -176,6 +176,17 @@ func orderedKeys(x, y map[string]any) []string {
 	return keys
 }
 
+// casePartNames names a case's top-level parts, for a difference in a
+// whole part (one side has none, or null).
+var casePartNames = map[string]string{
+	"schema":   "the schema id",
+	"mission":  "the mission",
+	"settings": "the settings",
+	"events":   "the events",
+	"ledger":   "the final ledger",
+	"outcome":  "the outcome",
+}
+
 // describePath names a place in a case the way a person would.
 func describePath(c *missions.Case, path []string) string {
 	if len(path) == 0 {
@@ -187,6 +198,12 @@ func describePath(c *missions.Case, path []string) string {
 			return "the number of events"
 		}
 		return "the number of entries in " + what
+	}
+	if len(path) == 1 {
+		if part, ok := casePartNames[path[0]]; ok {
+			return part
+		}
+		return fmt.Sprintf("the field %q", path[0])
 	}
 	field := strings.Join(path[1:], ".")
 	switch path[0] {

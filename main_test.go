@@ -691,3 +691,52 @@ func TestWrongArgumentsShowUsage(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the usage line", code, errOut)
 	}
 }
+
+// TestDescribePathAnyPath: a difference can be anywhere in an edited file,
+// including a whole top-level part that is null or missing; naming it must
+// not depend on the case having the events or verdicts the path mentions.
+func TestDescribePathAnyPath(t *testing.T) {
+	empty := &missions.Case{}
+	paths := [][]string{
+		{}, {"schema"}, {"mission"}, {"settings"}, {"events"}, {"ledger"}, {"outcome"}, {"bonus"},
+		{"events", "#"}, {"events", "7"}, {"events", "x", "kind"}, {"events", "7", "kind"},
+		{"outcome", "verdicts", "3", "verdict"}, {"ledger", "objects", "2", "status"}, {"mission", "title"},
+	}
+	for _, p := range paths {
+		got := describePath(empty, p)
+		if got == "" {
+			t.Errorf("%v: empty description", p)
+		}
+	}
+	if got := describePath(empty, []string{"events"}); got != "the events" {
+		t.Errorf("events: %q", got)
+	}
+}
+
+// TestReplayNullPart: a case file whose events, ledger or outcome were
+// replaced by null is reported, never a crash.
+func TestReplayNullPart(t *testing.T) {
+	for _, part := range []string{"events", "ledger", "outcome"} {
+		t.Run(part, func(t *testing.T) {
+			path := writeCase(t, t.TempDir(), "timeout-then-success")
+			data, _ := os.ReadFile(path)
+			var doc map[string]json.RawMessage
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			start := bytes.Index(data, []byte(`"`+part+`": `))
+			end := start + len(part) + 4 + len(doc[part])
+			edited := append(append(append([]byte{}, data[:start]...), []byte(`"`+part+`": null`)...), data[end:]...)
+			if err := os.WriteFile(path, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := cli("replay", path)
+			if code != exitVerdict && code != exitBadInput {
+				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+			}
+			if !strings.Contains(out+errOut, part) {
+				t.Errorf("the message does not name %s:\n%s%s", part, out, errOut)
+			}
+		})
+	}
+}
