@@ -38,26 +38,45 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// casePartKeys are the parts every case has, in the order it writes them.
+var casePartKeys = []string{"schema", "mission", "settings", "events", "ledger", "outcome"}
+
+// utf8BOM is the byte-order mark some editors put at the start of a file.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // Unmarshal reads a case file. name is used in error messages, which say
-// what is wrong and where (line:col for JSON syntax errors).
+// what is wrong, where (line:col where there is a place to point at) and
+// what would be accepted.
 func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	if len(data) > MaxCaseBytes {
 		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", name, len(data), MaxCaseBytes)
 	}
-	var head struct {
-		Schema *string `json:"schema"`
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if i := invalidUTF8(data); i >= 0 {
+		line, col := position(data, int64(i))
+		return nil, fmt.Errorf("%s:%d:%d: the file is not UTF-8 text (byte 0x%02x); a case file is UTF-8 JSON", name, line, col, data[i])
 	}
+	var head map[string]json.RawMessage
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, jsonError(name, data, err)
 	}
+	raw, ok := head["schema"]
+	var schema string
 	switch {
-	case head.Schema == nil:
+	case !ok:
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
-	case *head.Schema != SchemaID:
-		if strings.HasPrefix(*head.Schema, "replaylab.case/") {
-			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %q)", name, *head.Schema, SchemaID)
+	case json.Unmarshal(raw, &schema) != nil:
+		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
+	case schema != SchemaID:
+		if strings.HasPrefix(schema, "replaylab.case/") {
+			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %q)", name, schema, SchemaID)
 		}
-		return nil, fmt.Errorf("%s: not a replaylab case: schema is %q (expected %q)", name, *head.Schema, SchemaID)
+		return nil, fmt.Errorf("%s: not a replaylab case: schema is %q (expected %q)", name, schema, SchemaID)
+	}
+	for _, k := range casePartKeys[1:] {
+		if v, ok := head[k]; !ok || string(v) == "null" {
+			return nil, fmt.Errorf("%s: the case has no %q (a case has %s)", name, k, strings.Join(casePartKeys, ", "))
+		}
 	}
 	doc := document{Case: &missions.Case{}}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -107,11 +126,18 @@ func jsonError(name string, data []byte, err error) error {
 	case errors.As(err, &se):
 		line, col := position(data, se.Offset)
 		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, se)
+	case errors.As(err, &te) && te.Field == "":
+		return fmt.Errorf("%s: the file holds %s; a case is a JSON object whose first field is \"schema\": %q", name, valueWords(te.Value), SchemaID)
 	case errors.As(err, &te):
 		line, col := position(data, te.Offset)
-		return fmt.Errorf("%s:%d:%d: field %q holds %s; expected %s", name, line, col, te.Field, te.Value, te.Type)
+		return fmt.Errorf("%s:%d:%d: %s holds %s; expected %s", name, line, col, fieldPath(te.Field), valueWords(te.Value), typeWords(te.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: the case ends too early: the file is truncated", name)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		if u, ok := findUnknownField(data); ok {
+			line, col := position(data, u.offset)
+			return fmt.Errorf("%s:%d:%d: unknown field %q in %s (accepted: %s)", name, line, col, u.key, u.where, strings.Join(u.accepted, ", "))
+		}
 	}
 	return fmt.Errorf("%s: %v", name, err)
 }

@@ -31,6 +31,8 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(bytes.Replace(data, []byte(`"effects": `), []byte(`"effects": -`), 1))
 		f.Add(bytes.Replace(data, []byte(`"fixture": "`), []byte(`"fixture": "x`), 1))
 		f.Add(bytes.Replace(data, []byte(`"wait"`), []byte(`"wait": 9999, "w"`), 1))
+		f.Add(bytes.Replace(data, []byte(`"seed": `), []byte(`"colour": [{"x": 1}], "seed": `), 1))
+		f.Add(append([]byte{0xEF, 0xBB, 0xBF}, data...))
 	}
 	f.Add([]byte(`{"schema": "replaylab.case/v1"}`))
 	f.Add([]byte(`{"schema": "replaylab.case/v2"}`))
