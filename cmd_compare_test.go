@@ -149,7 +149,7 @@ func TestCompareRejectsBadFiles(t *testing.T) {
 		{"truncated", write("truncated.json", good[:len(good)/2]), `truncated\.json(:\d+:\d+)?: .*(truncated|invalid JSON)`},
 		{"truncated after the object", write("cut.json", good[:len(good)-3]), `cut\.json(:\d+:\d+)?: .*(truncated|invalid JSON)`},
 		{"mutated", write("mutated.json", bytes.Replace(good, []byte(`"events": [`), []byte(`"events": [,`), 1)), `mutated\.json:\d+:\d+: invalid JSON`},
-		{"wrong type", write("typed.json", typed), `typed\.json:\d+:\d+: field ".*effects" holds string`},
+		{"wrong type", write("typed.json", typed), `typed\.json:\d+:\d+: field ".*effects" holds a string; expected a whole number`},
 		{"newer version", write("newer.json", newer), `newer\.json: case schema "replaylab.case/v9" is from a version this build does not read`},
 		{"bad setting", write("policy.json", badPolicy), `policy\.json: settings: unknown policy "reckless"`},
 		{"empty", write("empty.json", nil), `empty\.json`},
