@@ -27,6 +27,7 @@ var (
 	_ component = (*transcript)(nil)
 	_ component = (*ledgerPanel)(nil)
 	_ component = (*compareView)(nil)
+	_ component = (*evidenceView)(nil)
 	_ component = (*picker)(nil)
 )
 
@@ -132,4 +133,110 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// span is a run of plain text drawn in one style.
+type span struct {
+	text  string
+	style lipgloss.Style
+}
+
+// flowWord is one word of a span, as laid out by flowBreak.
+type flowWord struct {
+	s    string
+	part int
+	w    int
+}
+
+// flowBreak lays the words of parts into lines of at most room cells,
+// greedily; a word wider than a line is cut into pieces that fit.
+func flowBreak(parts []string, room int) [][]flowWord {
+	if room <= 0 {
+		return nil
+	}
+	var lines [][]flowWord
+	var cur []flowWord
+	used := 0
+	for p, text := range parts {
+		for _, word := range strings.Fields(text) {
+			pieces := []string{word}
+			if ansi.StringWidth(word) > room {
+				pieces = strings.Split(ansi.Hardwrap(word, room, false), "\n")
+			}
+			for _, piece := range pieces {
+				pw := ansi.StringWidth(piece)
+				if len(cur) > 0 && used+1+pw > room {
+					lines, cur, used = append(lines, cur), nil, 0
+				}
+				if len(cur) > 0 {
+					used++
+				}
+				cur = append(cur, flowWord{piece, p, pw})
+				used += pw
+			}
+		}
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	return lines
+}
+
+// flowCount is how many lines of room cells the texts fill, flowed one
+// after the other.
+func flowCount(texts []string, room int) int { return len(flowBreak(texts, room)) }
+
+// flow renders spans as one paragraph in at most h lines of width w, each
+// span's words in its own style, the first line after lead and the others
+// after indent (both the same width). Words that do not fit in h lines are
+// left out and the last line ends with "…".
+func flow(spans []span, w, h int, lead, indent string) []string {
+	room := w - lipgloss.Width(indent)
+	parts := make([]string, len(spans))
+	for i, s := range spans {
+		parts[i] = s.text
+	}
+	broken := flowBreak(parts, room)
+	more := len(broken) > h
+	if more {
+		broken = broken[:h]
+	}
+	out := make([]string, 0, len(broken))
+	for i, line := range broken {
+		if more && i == len(broken)-1 {
+			// Make room for the mark, dropping words from the end.
+			used := -1
+			for _, fw := range line {
+				used += 1 + fw.w
+			}
+			for len(line) > 1 && used+2 > room {
+				used -= 1 + line[len(line)-1].w
+				line = line[:len(line)-1]
+			}
+			if used+2 > room {
+				line[0].s = ansi.Truncate(line[0].s, max(0, room-1), "")
+			}
+			line[len(line)-1].s += "…"
+		}
+		var b strings.Builder
+		if i == 0 {
+			b.WriteString(lead)
+		} else {
+			b.WriteString(indent)
+		}
+		for j := 0; j < len(line); {
+			k := j
+			words := make([]string, 0, len(line))
+			for ; k < len(line) && line[k].part == line[j].part; k++ {
+				words = append(words, line[k].s)
+			}
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(spans[line[j].part].style.Render(strings.Join(words, " ")))
+			j = k
+		}
+		out = append(out, b.String())
+	}
+	return out
 }

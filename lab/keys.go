@@ -29,6 +29,9 @@ type KeyMap struct {
 	// Lab: what the timeline shows.
 	Checkpoints key.Binding
 
+	// Lab: the evidence bundle of an escalated intent.
+	Evidence key.Binding
+
 	// Scrolling the focused panel.
 	Focus    key.Binding
 	Up       key.Binding
@@ -62,8 +65,10 @@ func DefaultKeyMap() KeyMap {
 
 		Checkpoints: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hide checkpoints")),
 
+		Evidence: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "evidence")),
+
 		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "scroll timeline/ledger")),
-		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "scroll")),
+		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "pick row")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),

@@ -4,7 +4,7 @@
 //
 // The root Model owns layout and focus and routes keys; each panel is its
 // own component (header, schedule, timeline, transcript, ledger, compare,
-// picker) with a SetSize and its own key help. The lab renders what the
+// evidence, picker) with a SetSize and its own key help. The lab renders what the
 // engine returns and never decides an outcome itself: for position k it
 // builds a fresh runner, steps it k times and reads its case.
 package lab
@@ -39,6 +39,7 @@ const (
 	screenPicker screen = iota
 	screenLab
 	screenCompare
+	screenEvidence
 )
 
 type focus int
@@ -96,6 +97,8 @@ type Model struct {
 	compare compareView
 	pinned  []*missions.Case
 
+	evidence evidenceView
+
 	status    string
 	statusErr bool
 }
@@ -122,6 +125,7 @@ func New(o Options) (Model, error) {
 	m.said = newTranscript(m.st)
 	m.holds = newLedgerPanel(m.st, m.keys)
 	m.compare = newCompareView(m.st, m.keys)
+	m.evidence = newEvidenceView(m.st, m.keys)
 	if o.Mission != "" {
 		ms, err := o.Catalog.Get(o.Mission)
 		if err != nil {
@@ -318,6 +322,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.labKey(k)
 	case screenCompare:
 		return m.compareKey(k)
+	case screenEvidence:
+		return m.evidenceKey(k)
 	}
 	return nil
 }
@@ -372,6 +378,13 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			c := next(ledger.Contracts, m.settings.Contract)
 			o.Contract = &c
 		}, func(s missions.Settings) string { return "contract " + string(s.Contract) })
+	case key.Matches(k, m.keys.Evidence):
+		if m.hasEvidence() {
+			m.evidence.SetCase(m.cas)
+			m.screen = screenEvidence
+			m.setStatus("")
+			m.layout()
+		}
 	case key.Matches(k, m.keys.Pin):
 		m.pin()
 	case key.Matches(k, m.keys.Compare):
@@ -437,6 +450,22 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+func (m *Model) evidenceKey(k tea.KeyMsg) tea.Cmd {
+	if key.Matches(k, m.keys.Leave, m.keys.Evidence) {
+		m.screen = screenLab
+		m.layout()
+		return nil
+	}
+	m.evidence, _ = m.evidence.Update(k)
+	return nil
+}
+
+// hasEvidence reports whether the run at the current position has handed
+// an intent to a person.
+func (m *Model) hasEvidence() bool {
+	return m.cas != nil && len(m.cas.Outcome.Evidence) > 0
+}
+
 // exported reports a finished export on the status line.
 func (m *Model) exported(msg exportedMsg) {
 	names := make([]string, len(msg.paths))
@@ -475,6 +504,7 @@ func (m *Model) updateKeys() {
 	k := m.keys
 	lab := m.screen == screenLab && m.mission != nil
 	cmp := m.screen == screenCompare
+	ev := m.screen == screenEvidence
 	k.Open.SetEnabled(m.screen == screenPicker && m.picker.Selected() != nil)
 	k.Step.SetEnabled(lab && m.pos < m.steps)
 	k.RunAll.SetEnabled(lab && m.pos < m.steps)
@@ -495,11 +525,22 @@ func (m *Model) updateKeys() {
 		k.Export.SetHelp("e", "export JSON")
 	}
 	k.Compare.SetEnabled(lab && len(m.pinned) > 0)
+	k.Evidence.SetEnabled(lab && m.hasEvidence() || ev)
+	if ev {
+		k.Evidence.SetHelp("g", "back to the run")
+	} else {
+		k.Evidence.SetHelp("g", "evidence")
+	}
 	k.Unpin.SetEnabled(cmp && len(m.pinned) > 0)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
-		b.SetEnabled(lab || cmp)
+		b.SetEnabled(lab || cmp || ev && m.evidence.Scrolls())
 	}
-	k.Leave.SetEnabled(lab || cmp || m.fullHelp)
+	if lab && m.focus == focusTimeline {
+		k.Up.SetHelp("↑/↓", "pick row")
+	} else {
+		k.Up.SetHelp("↑/↓", "scroll")
+	}
+	k.Leave.SetEnabled(lab || cmp || ev || m.fullHelp)
 	if m.fullHelp {
 		k.Help.SetHelp("?", "close help")
 	} else {
@@ -515,8 +556,10 @@ func (m Model) ShortHelp() []key.Binding {
 		return append(m.picker.ShortHelp(), k.Quit)
 	case screenCompare:
 		return append(m.compare.ShortHelp(), k.Export, k.Unpin, k.Leave, k.Quit)
+	case screenEvidence:
+		return append(m.evidence.ShortHelp(), k.Leave, k.Quit)
 	}
-	return []key.Binding{k.Step, k.StepBack, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Checkpoints, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
+	return []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Checkpoints, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
 }
 
 // FullHelp is every key of the current screen, in groups.
@@ -527,9 +570,11 @@ func (m Model) FullHelp() [][]key.Binding {
 		return append(m.picker.FullHelp(), []key.Binding{k.Quit, k.Help})
 	case screenCompare:
 		return append(m.compare.FullHelp(), []key.Binding{k.Export, k.Unpin, k.Leave, k.Quit, k.Help})
+	case screenEvidence:
+		return append(m.evidence.FullHelp(), []key.Binding{k.Evidence, k.Leave, k.Quit, k.Help})
 	}
 	return [][]key.Binding{
-		{k.Step, k.StepBack, k.RunAll, k.Restart},
+		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
 		{k.StableKeys, k.Policy, k.Contract},
 		{k.Pin, k.Compare, k.Export},
 		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
@@ -562,20 +607,34 @@ func (m *Model) layout() {
 	body := h - chromeLines
 	m.picker.SetSize(w, body)
 	m.compare.SetSize(w, body)
+	// The evidence keeps the header above it: which run, which settings,
+	// and the counter.
+	m.evidence.SetSize(w, body-headerHeight)
 	m.header.SetSize(w, headerHeight)
 	sw := clamp(w*3/10, 24, 34)
 	tw := (w - sw - 2*gap) / 2
 	lw := w - sw - 2*gap - tw
 	rest := body - headerHeight
 
-	capB := max(minBottom, rest*bottomShareNum/bottomShareDen)
-	needB, needT := capB, rest
+	needB, needT := 0, rest
+	dh := 0
 	if m.full != nil {
 		said := newTranscript(m.st)
 		said.SetCase(m.full, m.steps)
 		said.SetSize(tw, 0)
 		needB = max(m.schedule.Height(), said.Height(rest), 1+ledgerLines(m.full.Ledger))
-		needT = 2 + max(1, m.fullRows())
+		if len(m.full.Events) > 0 {
+			// The strip under the timeline is as tall as the run's
+			// longest row needs, within a share of the screen.
+			dh = clamp(m.timeline.detailNeed(m.full, w), minDetail, clamp(body/8, minDetail+1, maxDetail))
+		}
+		needT = 2 + max(1, m.fullRows()) + dh
+	}
+	// The bottom row's share is of the room the strip leaves: the strip
+	// belongs to the timeline's rows.
+	capB := max(minBottom, (rest-dh)*bottomShareNum/bottomShareDen)
+	if m.full == nil {
+		needB = capB
 	}
 	bh := clamp(needB, minBottom, capB)
 	th := max(rest-bh, 0)
@@ -594,6 +653,7 @@ func (m *Model) layout() {
 	// Whatever is still over goes to the bottom row, at the screen's foot.
 	bh += spare
 	m.goal.SetSize(w, gh)
+	m.timeline.SetDetailHeight(dh)
 	m.timeline.SetSize(w, th)
 	m.schedule.SetSize(sw, bh)
 	m.said.SetSize(tw, bh)
@@ -635,6 +695,8 @@ func (m Model) View() string {
 		top = m.picker.View()
 	case m.screen == screenCompare:
 		top = m.compare.View()
+	case m.screen == screenEvidence:
+		top = lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.evidence.View())
 	default:
 		bottom := lipgloss.JoinHorizontal(lipgloss.Top,
 			m.schedule.View(), strings.Repeat(" ", gap), m.said.View(), strings.Repeat(" ", gap), m.holds.View())
@@ -726,6 +788,8 @@ func (m Model) statusLine() string {
 		hint = "enter opens a mission · / filters the list"
 	case screenLab:
 		switch {
+		case m.hasEvidence():
+			hint = "escalated: g shows the evidence a person is handed"
 		case m.pos == m.steps && len(m.pinned) == 0:
 			hint = "done: m pins this case; change a setting (k, p, c) and pin again to compare"
 		case len(m.pinned) > 0:
@@ -735,6 +799,8 @@ func (m Model) statusLine() string {
 		}
 	case screenCompare:
 		hint = "◆ marks the first attempt where the words match and the ledgers do not"
+	case screenEvidence:
+		hint = fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps)
 	}
 	return m.st.Subtle.Render(cut(hint, m.width))
 }

@@ -260,19 +260,24 @@ func TestFocusAndScrolling(t *testing.T) {
 	off := false
 	m := newLab(t, Options{Catalog: catalogOf(longMission(50)), Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
 	m = press(t, openMission(t, m, m.picker.Selected()), "r")
-	end := m.timeline.offset
-	if end == 0 || !m.timeline.follow {
-		t.Fatalf("timeline does not follow the newest events (offset %d)", end)
+	end, last := m.timeline.offset, m.timeline.count()-1
+	if end == 0 || !m.timeline.follow || m.timeline.cursor != last {
+		t.Fatalf("the cursor does not follow the newest event (offset %d, cursor %d of %d)", end, m.timeline.cursor, last)
 	}
-	if m = press(t, m, "up"); m.timeline.offset != end-1 || m.timeline.follow {
-		t.Fatalf("up: offset %d, want %d", m.timeline.offset, end-1)
+	// The cursor moves first; the rows scroll only when it leaves them.
+	if m = press(t, m, "up"); m.timeline.cursor != last-1 || m.timeline.offset != end || m.timeline.follow {
+		t.Fatalf("up: cursor %d offset %d, want %d and %d", m.timeline.cursor, m.timeline.offset, last-1, end)
 	}
-	if m = press(t, m, "pgup"); m.timeline.offset >= end-1 {
-		t.Fatal("pgup did not scroll a page")
+	m = press(t, m, "pgup", "pgup")
+	if m.timeline.cursor >= end || m.timeline.offset != m.timeline.cursor {
+		t.Fatalf("pgup: cursor %d offset %d; want the cursor above the old first row, on the top row", m.timeline.cursor, m.timeline.offset)
 	}
-	m = press(t, m, "pgdown", "down", "down")
-	if m.timeline.offset != end || !m.timeline.follow {
-		t.Fatalf("scrolling back down: offset %d, want %d and following", m.timeline.offset, end)
+	if got := m.timeline.Current(); got != &m.cas.Events[m.timeline.cursor] {
+		t.Fatal("the current event is not the cursor's")
+	}
+	m = press(t, m, "pgdown", "pgdown", "down", "down", "down")
+	if m.timeline.offset != end || !m.timeline.follow || m.timeline.cursor != last {
+		t.Fatalf("moving back down: offset %d cursor %d, want %d and %d, following", m.timeline.offset, m.timeline.cursor, end, last)
 	}
 	m = press(t, m, "tab")
 	if m.focus != focusLedger || !m.holds.focused || m.timeline.focused {

@@ -102,7 +102,7 @@ func TestTimelineRowsKeepTheirColumns(t *testing.T) {
 		t.Fatalf("no what-happened column at 140 wide: %q", head)
 	}
 	var provider, caller int
-	for _, l := range lines[2:] {
+	for _, l := range lines[2 : 2+m.timeline.rows()] {
 		r := []rune(l)
 		if len(r) < whatA {
 			r = append(r, []rune(strings.Repeat(" ", whatA-len(r)))...)

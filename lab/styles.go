@@ -43,6 +43,7 @@ type Styles struct {
 	Say      lipgloss.Style
 	Diverge  lipgloss.Style
 	Selected lipgloss.Style
+	Cursor   lipgloss.Style // the timeline row picked with ↑/↓
 
 	Status      lipgloss.Style
 	StatusError lipgloss.Style
@@ -75,6 +76,7 @@ func DefaultStyles() Styles {
 	s.Say = lipgloss.NewStyle().Foreground(colorText).Italic(true)
 	s.Diverge = lipgloss.NewStyle().Bold(true).Foreground(colorRed)
 	s.Selected = lipgloss.NewStyle().Bold(true).Foreground(colorAccent)
+	s.Cursor = lipgloss.NewStyle().Bold(true).Foreground(colorAccent)
 
 	s.Status = lipgloss.NewStyle().Foreground(colorGreen)
 	s.StatusError = lipgloss.NewStyle().Foreground(colorRed).Bold(true)

@@ -21,6 +21,12 @@ const (
 	noteMinW  = 36 // below this, the "what happened" column is left out
 )
 
+// The detail strip under the rows: at least one line, at most maxDetail.
+const (
+	minDetail = 1
+	maxDetail = 4
+)
+
 // providerLabel fills the fixture column of the provider's own events: no
 // request was sent, the provider changed its ledger by itself.
 const providerLabel = "(provider)"
@@ -36,6 +42,10 @@ const providerLabel = "(provider)"
 // read-backs, holds, waits, restarts, escalations) carry a label across
 // the attempt, key and fixture columns and their note under "what
 // happened".
+//
+// A cursor picks one row (↑/↓ when the timeline has the keys; it follows
+// the newest row until moved), and a strip under the rows shows that row
+// in full: its whole note, wrapped, and what the agent said with it.
 type timeline struct {
 	st      *Styles
 	keys    *KeyMap
@@ -45,8 +55,10 @@ type timeline struct {
 	hideCP  bool  // checkpoint rows are left out
 	pos     int
 	offset  int
-	follow  bool // stick to the newest events
+	cursor  int  // the row shown in full in the detail strip
+	follow  bool // the cursor sticks to the newest row
 	focused bool
+	detailH int // lines of the detail strip
 
 	tickW, attW, fixW, effW int
 }
@@ -56,6 +68,9 @@ func newTimeline(st *Styles, keys *KeyMap) timeline {
 }
 
 func (t *timeline) SetSize(w, h int) { t.w, t.h = w, h; t.clampOffset() }
+
+// SetDetailHeight gives the detail strip its lines, taken from the rows.
+func (t *timeline) SetDetailHeight(n int) { t.detailH = n; t.clampOffset() }
 
 func (t *timeline) ShortHelp() []key.Binding {
 	return []key.Binding{t.keys.Up, t.keys.Checkpoints}
@@ -105,12 +120,38 @@ func (t *timeline) index() {
 	}
 }
 
-// ToggleCheckpoints hides or shows the checkpoint rows, keeping the newest
-// rows in view.
+// ToggleCheckpoints hides or shows the checkpoint rows. The cursor stays
+// on its event, or on the nearest row before it when its row is hidden;
+// a cursor that followed the newest row still does.
 func (t *timeline) ToggleCheckpoints() {
+	ev := -1
+	if t.count() > 0 && !t.follow {
+		ev = t.at(t.cursor)
+	}
 	t.hideCP = !t.hideCP
 	t.index()
-	t.Follow()
+	if ev >= 0 {
+		t.cursor = t.rowOf(ev)
+	}
+	t.clampOffset()
+}
+
+// rowOf is the row of event i, or of the nearest shown event before it.
+func (t *timeline) rowOf(i int) int {
+	if !t.hideCP {
+		return i
+	}
+	// shown is sorted: the last shown index at or before i.
+	lo, hi := 0, len(t.shown)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if t.shown[mid] <= i {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return max(0, lo-1)
 }
 
 // CheckpointsHidden reports whether checkpoint rows are left out.
@@ -148,29 +189,45 @@ func fixtureUsed(m *missions.Mission, f missions.Fixture) bool {
 	return false
 }
 
-// Follow scrolls to the newest events and keeps them in view.
+// Follow puts the cursor on the newest row and keeps it there.
 func (t *timeline) Follow() { t.follow = true; t.clampOffset() }
 
-func (t *timeline) rows() int { return max(0, t.h-2) }
+// rows is how many event rows fit: the box less its title, its column
+// heading and the detail strip.
+func (t *timeline) rows() int { return max(0, t.h-2-t.detailH) }
 
+// clampOffset keeps the cursor on a row and its row on screen.
 func (t *timeline) clampOffset() {
-	maxOff := max(0, t.count()-t.rows())
+	n := t.count()
+	if t.follow {
+		t.cursor = n - 1
+	}
+	t.cursor = clamp(t.cursor, 0, max(0, n-1))
+	rows := t.rows()
+	maxOff := max(0, n-rows)
 	if t.follow {
 		t.offset = maxOff
+	}
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if rows > 0 && t.cursor >= t.offset+rows {
+		t.offset = t.cursor - rows + 1
 	}
 	t.offset = clamp(t.offset, 0, maxOff)
 }
 
-func (t *timeline) scroll(d int) {
+// move moves the cursor d rows; reaching the newest row follows it again.
+func (t *timeline) move(d int) {
 	t.follow = false
-	t.offset += d
-	if t.offset >= t.count()-t.rows() {
+	t.cursor = clamp(t.cursor+d, 0, max(0, t.count()-1))
+	if t.cursor >= t.count()-1 {
 		t.follow = true
 	}
 	t.clampOffset()
 }
 
-// Update scrolls when the timeline has the keys.
+// Update moves the cursor when the timeline has the keys.
 func (t timeline) Update(msg tea.Msg) (timeline, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
@@ -178,15 +235,23 @@ func (t timeline) Update(msg tea.Msg) (timeline, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, t.keys.Up):
-		t.scroll(-1)
+		t.move(-1)
 	case key.Matches(k, t.keys.Down):
-		t.scroll(1)
+		t.move(1)
 	case key.Matches(k, t.keys.PageUp):
-		t.scroll(-max(1, t.rows()-1))
+		t.move(-max(1, t.rows()-1))
 	case key.Matches(k, t.keys.PageDown):
-		t.scroll(max(1, t.rows()-1))
+		t.move(max(1, t.rows()-1))
 	}
 	return t, nil
+}
+
+// Current is the event under the cursor, or nil before anything happened.
+func (t *timeline) Current() *missions.Event {
+	if t.count() == 0 {
+		return nil
+	}
+	return &t.events[t.at(t.cursor)]
 }
 
 // fixedW is the width of every column but the note.
@@ -244,9 +309,78 @@ func (t *timeline) View() string {
 	}
 	end := min(t.count(), t.offset+t.rows())
 	for r := t.offset; r < end; r++ {
-		lines = append(lines, t.row(t.at(r), kw, noteW))
+		lines = append(lines, t.row(t.at(r), kw, noteW, r == t.cursor))
 	}
+	for len(lines) < t.h-t.detailH {
+		lines = append(lines, "")
+	}
+	lines = append(lines, t.detail(t.Current(), t.w, t.detailH)...)
 	return box(lines, t.w, t.h)
+}
+
+// detailLead starts the strip's first line, under the rows it belongs to.
+const detailLead = "↳ "
+
+// detailSpans is what the strip says about an event: when and what it
+// was, its whole note, and the agent's words when it said something.
+func (t *timeline) detailSpans(ev *missions.Event) []span {
+	tag := fmt.Sprintf("t%d", ev.Tick)
+	note := export.CleanLine(ev.Note)
+	switch {
+	case ev.Kind == missions.EventAttempt:
+		tag += fmt.Sprintf(" #%d", ev.Attempt)
+	case providerOwn(ev.Kind):
+		tag += " the provider, on its own:"
+	default:
+		label := callerLabel(ev)
+		switch {
+		case note == "" || ev.Kind == missions.EventCheckpoint && note == string(ev.Checkpoint):
+			note = label
+		case !strings.HasPrefix(note, label):
+			note = label + " · " + note
+		}
+	}
+	out := []span{{tag, t.st.Subtle}, {note, t.st.Text}}
+	if ev.Say != "" {
+		out = append(out, span{"· the agent:", t.st.Subtle}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say})
+	}
+	return out
+}
+
+// detail renders the strip for ev in at most h lines of width w. The note
+// comes first, so it is what stays whole; text past the last line is
+// marked with "…".
+func (t *timeline) detail(ev *missions.Event, w, h int) []string {
+	if ev == nil || h <= 0 {
+		return nil
+	}
+	indent := strings.Repeat(" ", lipgloss.Width(detailLead))
+	return flow(t.detailSpans(ev), w, h, t.st.Subtle.Render(detailLead), indent)
+}
+
+// detailNeed is how many lines the strip needs to show any event of c in
+// full at width w, up to maxDetail.
+func (t *timeline) detailNeed(c *missions.Case, w int) int {
+	need := minDetail
+	room := w - lipgloss.Width(detailLead)
+	texts := make([]string, 0, 4)
+	for i := range c.Events {
+		ev := &c.Events[i]
+		// Most rows say little: measure only those that could need more
+		// than a line (the tag and a label take fewer than 48 cells).
+		if len(ev.Note)+len(ev.Say)+48 <= room {
+			continue
+		}
+		texts = texts[:0]
+		for _, sp := range t.detailSpans(ev) {
+			texts = append(texts, sp.text)
+		}
+		need = max(need, flowCount(texts, room))
+		if need >= maxDetail {
+			return maxDetail
+		}
+	}
+	return need
 }
 
 // effCell is the effects column of event i: the count, with an arrow when
@@ -295,13 +429,19 @@ func providerOwn(k missions.EventKind) bool {
 	return false
 }
 
-// row renders event i.
-func (t *timeline) row(i, kw, noteW int) string {
+// row renders event i; cur marks the cursor's row.
+func (t *timeline) row(i, kw, noteW int, cur bool) string {
 	ev := &t.events[i]
 	now := ev.Step == t.pos
 	gutter, text, dim := " ", t.st.Done, t.st.Done
 	if now {
 		gutter, text, dim = "›", t.st.Now, t.st.Subtle
+	}
+	if cur {
+		gutter = "▸"
+		if t.focused {
+			text, dim = t.st.Cursor, t.st.Cursor
+		}
 	}
 	lead := gutter + fit(fmt.Sprintf("t%d", ev.Tick), t.tickW) + " "
 	note := export.CleanLine(ev.Note)
