@@ -67,6 +67,9 @@ func newExportCmd() *cobra.Command {
 					}
 				}
 			}
+			if err := checkDir("--dir", dir); err != nil {
+				return err
+			}
 			var jobs []*exportJob
 			seen := map[string]bool{}
 			for _, id := range args {
@@ -103,7 +106,7 @@ func newExportCmd() *cobra.Command {
 			// Everything is checked and run before the first file is
 			// written, so a refusal leaves the directory as it was.
 			for _, j := range jobs {
-				if err := checkWritable(j.path, force); err != nil {
+				if err := checkWritable(j.path, force, true); err != nil {
 					return err
 				}
 			}
@@ -116,7 +119,7 @@ func newExportCmd() *cobra.Command {
 				}
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return badInput(fmt.Errorf("--dir %s: %w", dir, err))
+				return badInput(fmt.Errorf("--dir %s: cannot create it: %w", dir, cause(err)))
 			}
 			w := cmd.OutOrStdout()
 			for _, j := range jobs {

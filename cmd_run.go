@@ -109,7 +109,7 @@ func newRunCmd() *cobra.Command {
 			}
 			if out != "" {
 				// Refuse before running, so nothing is half done.
-				if err := checkWritable(out, force); err != nil {
+				if err := checkWritable(out, force, false); err != nil {
 					return err
 				}
 			}

@@ -265,15 +265,26 @@ func TestRunOut(t *testing.T) {
 
 func assertNoTemp(t *testing.T, dir string) {
 	t.Helper()
+	for _, name := range leftoverTemps(t, dir) {
+		t.Errorf("a temporary file was left behind: %s", name)
+	}
+}
+
+// leftoverTemps lists the temporary files export.WriteFile left in dir:
+// it names them ".replaylab-*.tmp".
+func leftoverTemps(t *testing.T, dir string) []string {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []string
 	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp-") {
-			t.Errorf("a temporary file was left behind: %s", e.Name())
+		if strings.HasPrefix(e.Name(), ".replaylab-") || strings.HasSuffix(e.Name(), ".tmp") {
+			out = append(out, e.Name())
 		}
 	}
+	return out
 }
 
 func TestExportVariants(t *testing.T) {

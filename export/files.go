@@ -47,16 +47,20 @@ func FileName(missionID string, s missions.Settings) string {
 // file or the whole new one, never a part: the bytes go to a temporary file
 // in the same directory, which is synced and then moved into place. Without
 // force an existing path is left alone and ErrExists returned. On any
-// failure the temporary file is removed.
+// failure the temporary file is removed. Errors name path and say what
+// stood in the way, never the temporary file's name.
 func WriteFile(path string, data []byte, force bool) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s is a directory; give the path of a file to write", path)
+	}
 	tmp, err := writeTemp(filepath.Dir(path), data)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer os.Remove(tmp)
 	if force {
 		if err := os.Rename(tmp, path); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
+			return fmt.Errorf("%s: cannot replace it: %w", path, cause(err))
 		}
 		return nil
 	}
@@ -68,11 +72,11 @@ func WriteFile(path string, data []byte, force bool) error {
 // path. It never overwrites a file and leaves no temporary file behind.
 func WriteNew(dir, name string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("creating %s: %w", dir, err)
+		return "", fmt.Errorf("cannot create the directory %s: %w", dir, cause(err))
 	}
 	tmp, err := writeTemp(dir, data)
 	if err != nil {
-		return "", fmt.Errorf("writing to %s: %w", dir, err)
+		return "", err
 	}
 	defer os.Remove(tmp)
 	const maxSuffix = 999
@@ -92,17 +96,35 @@ func WriteNew(dir, name string, data []byte) (string, error) {
 	return "", fmt.Errorf("%s and %d numbered versions of it already exist in %s; move some away or choose another directory", name, maxSuffix-1, dir)
 }
 
+// cause is what went wrong in a file system error, without the operation
+// and the path (which may be a temporary file's): "permission denied".
+func cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
 // writeTemp writes data to a new temporary file in dir, synced and closed,
 // and returns its name.
 func writeTemp(dir string, data []byte) (name string, err error) {
 	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
 	if err != nil {
-		return "", err
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("the directory %s does not exist", dir)
+		}
+		return "", fmt.Errorf("cannot write in the directory %s: %w", dir, cause(err))
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			err = fmt.Errorf("cannot write in the directory %s: %w", dir, cause(err))
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -133,7 +155,7 @@ func place(tmp, path string) error {
 		return fmt.Errorf("%s %w", path, ErrExists)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("%s: cannot write it: %w", path, cause(err))
 	}
 	return nil
 }

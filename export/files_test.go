@@ -1,0 +1,49 @@
+package export_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// TestWriteErrorsNameWhatIsInTheWay: the writers' errors name the file or
+// directory the caller asked for and the reason, never the temporary file
+// or the system call.
+func TestWriteErrorsNameWhatIsInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, err error, want string) {
+		t.Helper()
+		if err == nil {
+			t.Fatalf("%s: no error", what)
+		}
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %q does not say %q", what, err, want)
+		}
+		for _, leak := range []string{".replaylab-", ".tmp", "open ", "mkdir ", "rename ", "link "} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%s: %q mentions %q", what, err, leak)
+			}
+		}
+	}
+	check("WriteFile in a missing directory", export.WriteFile(filepath.Join(dir, "missing", "x.json"), nil, false),
+		"the directory "+filepath.Join(dir, "missing")+" does not exist")
+	check("WriteFile under a file", export.WriteFile(filepath.Join(file, "x.json"), nil, false),
+		"cannot write in the directory "+file+": not a directory")
+	check("WriteFile onto a directory", export.WriteFile(sub, nil, true), sub+" is a directory")
+	_, err := export.WriteNew(filepath.Join(file, "cases"), "x.json", nil)
+	check("WriteNew under a file", err, "cannot create the directory "+filepath.Join(file, "cases")+": not a directory")
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("the directory holds %d entries after failed writes, want 2", len(entries))
+	}
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAssertNoTempSeesLeftovers: the leftover check knows the temporary
+// file names the writer really uses.
+func TestAssertNoTempSeesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got := leftoverTemps(t, dir); len(got) != 1 || got[0] != filepath.Base(f.Name()) {
+		t.Errorf("leftovers %v, want [%s]", got, filepath.Base(f.Name()))
+	}
+}
+
+// TestWriteErrorsSayWhatIsInTheWay: a write that cannot happen names the
+// file asked for and what stands in the way, exits 2, never mentions the
+// temporary file and leaves nothing behind.
+func TestWriteErrorsSayWhatIsInTheWay(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"--out in a missing directory", []string{"run", "timeout-then-success", "--out", filepath.Join(dir, "missing", "case.txt")},
+			"the directory " + filepath.Join(dir, "missing") + " does not exist"},
+		{"--out is a directory", []string{"run", "timeout-then-success", "--out", sub},
+			sub + " is a directory; give the path of a file"},
+		{"--out is a directory, --force", []string{"run", "timeout-then-success", "--out", sub, "--force"},
+			sub + " is a directory; give the path of a file"},
+		{"--dir is a file", []string{"export", "timeout-then-success", "--dir", file},
+			"--dir " + file + " is a file; expected a directory"},
+		{"--dir under a file", []string{"export", "timeout-then-success", "--dir", filepath.Join(file, "cases")},
+			"--dir " + filepath.Join(file, "cases") + ": not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := cli(tt.args...)
+			if code != exitBadInput || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tt.want)
+			}
+			if strings.Contains(errOut, ".replaylab-") || strings.Contains(errOut, ".tmp") || strings.Contains(errOut, "lstat") || strings.Contains(errOut, "rename") {
+				t.Errorf("stderr %q names a system call or the temporary file", errOut)
+			}
+		})
+	}
+	for _, d := range []string{dir, sub} {
+		assertNoTemp(t, d)
+	}
+	if data, _ := os.ReadFile(file); string(data) != "mine" {
+		t.Error("a refused write changed a file")
+	}
+}
+
+// TestReadOnlyDirectory: a directory the user may not write in is named,
+// with the reason, and nothing is left in it.
+func TestReadOnlyDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes in read-only directories")
+	}
+	dir := filepath.Join(t.TempDir(), "ro")
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"export", "timeout-then-success", "--dir", dir},
+		{"run", "timeout-then-success", "--out", filepath.Join(dir, "case.txt")},
+	} {
+		code, out, errOut := cli(args...)
+		if code != exitBadInput || out != "" || !strings.Contains(errOut, "cannot write in the directory "+dir+": permission denied") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		if strings.Contains(errOut, ".replaylab-") {
+			t.Errorf("%v: stderr names the temporary file: %q", args, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left in the read-only directory: %v", entries)
+	}
+}
