@@ -68,9 +68,6 @@ truncated or unknown-version case file stops the command with exit code 2.`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("width") && width < export.MinTextWidth {
-				return badInput(fmt.Errorf("--width %d: must be at least %d", width, export.MinTextWidth))
-			}
 			cases := make([]*missions.Case, len(args))
 			for i, path := range args {
 				c, err := readCaseFile(path)
@@ -100,6 +97,7 @@ truncated or unknown-version case file stops the command with exit code 2.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", string(formatText), "output format: text, markdown or json")
-	cmd.Flags().IntVar(&width, "width", 0, "lay text out for `N` columns (default: the terminal's, or 100)")
+	cmd.Flags().Var(newWholeFlag(&width, 0, export.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", export.MinTextWidth)),
+		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -40,9 +41,14 @@ func renderCase(c *missions.Case, f outputFormat) ([]byte, error) {
 // registerSeed adds --seed, the seed of the run's key generator, and the
 // caller's budget: --max-attempts and --deadline.
 func registerSeed(cmd *cobra.Command, seed *uint64) {
-	cmd.Flags().Uint64Var(seed, "seed", missions.DefaultSeed, "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
-	cmd.Flags().Int("max-attempts", 0, "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
-	cmd.Flags().Int("deadline", 0, "the tick after which the caller sends nothing (default 0: no deadline)")
+	*seed = missions.DefaultSeed
+	cmd.Flags().Var(seedFlag{seed}, "seed", "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
+	var maxAttempts, deadline int
+	cmd.Flags().Var(newWholeFlag(&maxAttempts, 0, 0, missions.MaxSteps,
+		fmt.Sprintf("a whole number from 0 (as many as the schedule offers) to %d", missions.MaxSteps)),
+		"max-attempts", "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
+	cmd.Flags().Var(newWholeFlag(&deadline, 0, 0, math.MaxInt, "0 (no deadline) or a tick from 1 up"),
+		"deadline", "the tick after which the caller sends nothing (default 0: no deadline)")
 }
 
 // settingsFor is the mission's default settings with the user's flags and

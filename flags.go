@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,4 +70,44 @@ func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
 		return nil, badInput(err)
 	}
 	return cat, nil
+}
+
+// wholeFlag is a whole-number flag that says what it accepts when a value
+// does not parse or is out of range, rather than naming a parse function.
+type wholeFlag struct {
+	p        *int
+	min, max int
+	accepted string
+}
+
+func newWholeFlag(p *int, value, lo, hi int, accepted string) *wholeFlag {
+	*p = value
+	return &wholeFlag{p: p, min: lo, max: hi, accepted: accepted}
+}
+
+func (f *wholeFlag) String() string { return strconv.Itoa(*f.p) }
+func (f *wholeFlag) Type() string   { return "int" }
+
+func (f *wholeFlag) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < f.min || n > f.max {
+		return fmt.Errorf("accepted: %s", f.accepted)
+	}
+	*f.p = n
+	return nil
+}
+
+// seedFlag is --seed: any whole number from 0 to the largest uint64.
+type seedFlag struct{ p *uint64 }
+
+func (f seedFlag) String() string { return strconv.FormatUint(*f.p, 10) }
+func (f seedFlag) Type() string   { return "uint" }
+
+func (f seedFlag) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("accepted: a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*f.p = n
+	return nil
 }

@@ -658,7 +658,7 @@ func TestRunBudgetFlags(t *testing.T) {
 		t.Errorf("the write-up's command drops the budget:\n%s", md)
 	}
 	code, _, errOut := cli("run", "timeout-then-success", "--deadline", "-1")
-	if code != exitBadInput || !strings.Contains(errOut, "deadline -1") {
+	if code != exitBadInput || !strings.Contains(errOut, `invalid argument "-1" for "--deadline"`) {
 		t.Errorf("a negative deadline: exit %d, %q", code, errOut)
 	}
 }

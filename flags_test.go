@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNumberFlagsSayWhatIsAccepted: a number flag given something it
+// cannot use exits 2, names the flag and says what it accepts, in words
+// rather than a parse function's name.
+func TestNumberFlagsSayWhatIsAccepted(t *testing.T) {
+	case1 := writeCase(t, t.TempDir(), "timeout-then-success")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "timeout-then-success", "--seed", "-1"}, `"--seed" flag: accepted: a whole number from 0 to 18446744073709551615`},
+		{[]string{"run", "timeout-then-success", "--seed", "99999999999999999999999"}, `"--seed" flag: accepted: a whole number from 0`},
+		{[]string{"export", "timeout-then-success", "--seed", "seven"}, `"--seed" flag: accepted: a whole number from 0`},
+		{[]string{"run", "timeout-then-success", "--max-attempts", "-1"}, `"--max-attempts" flag: accepted: a whole number from 0 (as many as the schedule offers) to 20000`},
+		{[]string{"run", "timeout-then-success", "--max-attempts", "lots"}, `"--max-attempts" flag: accepted: a whole number from 0`},
+		{[]string{"export", "timeout-then-success", "--max-attempts", "20001"}, `"--max-attempts" flag: accepted:`},
+		{[]string{"run", "timeout-then-success", "--deadline", "-5"}, `"--deadline" flag: accepted: 0 (no deadline) or a tick from 1 up`},
+		{[]string{"compare", case1, case1, "--width", "10"}, `"--width" flag: accepted: a whole number of columns from 40`},
+		{[]string{"compare", case1, case1, "--width", "wide"}, `"--width" flag: accepted: a whole number of columns from 40`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[2:], " "), func(t *testing.T) {
+			code, out, errOut := cli(tt.args...)
+			if code != exitBadInput || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+			if !strings.Contains(errOut, tt.want) {
+				t.Errorf("stderr %q does not say %q", errOut, tt.want)
+			}
+			if strings.Contains(errOut, "strconv") || strings.Contains(errOut, "Parse") {
+				t.Errorf("stderr %q names a parse function", errOut)
+			}
+		})
+	}
+	// The values they accept still work, and reach the case.
+	out := mustCLI(t, "run", "timeout-then-success", "--json", "--seed", "18446744073709551615", "--max-attempts", "1", "--deadline", "3")
+	c := caseJSON(t, out)
+	if c.Settings.Seed != 18446744073709551615 || c.Settings.MaxAttempts != 1 || c.Settings.Deadline != 3 {
+		t.Errorf("settings %+v", c.Settings)
+	}
+}
