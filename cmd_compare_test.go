@@ -112,7 +112,7 @@ func TestCompareCommandUsage(t *testing.T) {
 	}{
 		{[]string{"compare", paths[0]}, "requires at least 2 arg(s)"},
 		{[]string{"compare", paths[0], paths[1], "--format", "html"}, `--format: unknown format "html" (accepted: text, markdown, json)`},
-		{[]string{"compare", paths[0], paths[1], "--width", "10"}, "--width 10: must be at least 40"},
+		{[]string{"compare", paths[0], paths[1], "--width", "10"}, `invalid argument "10" for "--width" flag: accepted: a whole number of columns from 40`},
 	}
 	for _, tc := range tests {
 		code, out, errs := captureRun(tc.args...)
