@@ -80,8 +80,10 @@ func newExportCmd() *cobra.Command {
 				var settings []missions.Settings
 				if variants {
 					for _, e := range m.Expect {
-						s := m.Settings(e.When)
-						s.Seed = seed
+						s, err := withRunFlags(cmd, m.Settings(e.When), seed)
+						if err != nil {
+							return err
+						}
 						settings = append(settings, s)
 					}
 				} else {

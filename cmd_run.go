@@ -58,7 +58,12 @@ func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed
 	if err != nil {
 		return missions.Settings{}, err
 	}
-	s := m.Settings(o)
+	return withRunFlags(cmd, m.Settings(o), seed)
+}
+
+// withRunFlags is s with the seed and the caller's budget (--max-attempts,
+// --deadline) from the flags, checked.
+func withRunFlags(cmd *cobra.Command, s missions.Settings, seed uint64) (missions.Settings, error) {
 	s.Seed = seed
 	s.MaxAttempts, _ = cmd.Flags().GetInt("max-attempts")
 	s.Deadline, _ = cmd.Flags().GetInt("deadline")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,4 +46,35 @@ func TestNumberFlagsSayWhatIsAccepted(t *testing.T) {
 	if c.Settings.Seed != 18446744073709551615 || c.Settings.MaxAttempts != 1 || c.Settings.Deadline != 3 {
 		t.Errorf("settings %+v", c.Settings)
 	}
+}
+
+// TestExportVariantsKeepTheBudget: --variants varies the settings a mission
+// contrasts; the seed and the caller's budget given on the command line
+// still apply to every variant, and its file name says so.
+func TestExportVariantsKeepTheBudget(t *testing.T) {
+	dir := t.TempDir()
+	out := mustCLI(t, "export", "timeout-then-success", "--variants", "--seed", "7", "--max-attempts", "1", "--deadline", "5", "--dir", dir)
+	for _, name := range []string{
+		"timeout-then-success.stable-keys-on.naive.v1.seed-7.attempts-1.deadline-5.json",
+		"timeout-then-success.stable-keys-off.naive.v1.seed-7.attempts-1.deadline-5.json",
+		"timeout-then-success.stable-keys-on.guarded.v1.seed-7.attempts-1.deadline-5.json",
+	} {
+		if !strings.Contains(out, name) {
+			t.Errorf("%s was not written:\n%s", name, out)
+			continue
+		}
+		c := caseJSON(t, readFile(t, filepath.Join(dir, name)))
+		if c.Settings.Seed != 7 || c.Settings.MaxAttempts != 1 || c.Settings.Deadline != 5 {
+			t.Errorf("%s: settings %+v", name, c.Settings)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
