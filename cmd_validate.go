@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -49,6 +50,9 @@ func newValidateCmd() *cobra.Command {
 // validateFile checks one file and returns what it holds, or its problems,
 // one line each.
 func validateFile(path string) (string, []string) {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
+	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		c, err := readCaseFile(path)
 		if err != nil {
@@ -88,6 +92,9 @@ func fileError(path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		if errors.Is(err, fs.ErrNotExist) {
+			if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s: a symbolic link to a file that does not exist", path)
+			}
 			return fmt.Errorf("%s: no such file", path)
 		}
 		return fmt.Errorf("%s: %v", path, pe.Err)

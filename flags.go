@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -66,10 +69,36 @@ func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
 	if dir == "" {
 		return cat, nil
 	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, badInput(fmt.Errorf("--missions %s: no such directory (expected a directory of mission *.yaml files)", dir))
+	case err != nil:
+		return nil, badInput(fmt.Errorf("--missions %s: %w", dir, cause(err)))
+	case !info.IsDir():
+		return nil, badInput(fmt.Errorf("--missions %s is a file; expected a directory of mission *.yaml files", dir))
+	}
 	if err := cat.AddDir(dir); err != nil {
-		return nil, badInput(err)
+		return nil, badInput(wordFileErrors(err))
 	}
 	return cat, nil
+}
+
+// wordFileErrors rewords the file system errors among err (possibly
+// joined) with fileError, keeping the others as they are.
+func wordFileErrors(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, wordFileErrors(e))
+		}
+		return errors.Join(out...)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fileError(pe.Path, err)
+	}
+	return err
 }
 
 // wholeFlag is a whole-number flag that says what it accepts when a value

@@ -78,3 +78,38 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestMissionsDirProblems: --missions that is missing or a file, and
+// unreadable entries inside it, are named in words with exit 2.
+func TestMissionsDirProblems(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "one.yaml")
+	if err := os.WriteFile(file, userMission(t, "mine-one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withLink := filepath.Join(dir, "links")
+	if err := os.Mkdir(withLink, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(withLink, "gone.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"missions", "--missions", filepath.Join(dir, "absent")}, "--missions " + filepath.Join(dir, "absent") + ": no such directory (expected a directory of mission *.yaml files)"},
+		{[]string{"run", "mine-one", "--missions", file}, "--missions " + file + " is a file; expected a directory of mission *.yaml files"},
+		{[]string{"missions", "--missions", withLink}, filepath.Join(withLink, "gone.yaml") + ": a symbolic link to a file that does not exist"},
+		{[]string{"validate", dir}, dir + " is a directory; expected a mission .yaml file or a case .json file"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := cli(tt.args...)
+		if code != exitBadInput || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errOut, tt.want)
+		}
+		if strings.Contains(errOut, "stat ") || strings.Contains(errOut, "open ") {
+			t.Errorf("%v: stderr %q names a system call", tt.args, errOut)
+		}
+	}
+}
