@@ -169,7 +169,7 @@ func TestBadInputExitCodes(t *testing.T) {
 		{[]string{"validate"}, []string{"requires at least 1 arg"}},
 		{[]string{"replay"}, []string{"requires at least 1 arg"}},
 		{[]string{"missions", "extra"}, []string{"unknown command"}},
-		{[]string{"missions", "--missions", "/nonexistent/dir"}, []string{"missions directory", "/nonexistent/dir"}},
+		{[]string{"missions", "--missions", "/nonexistent/dir"}, []string{"--missions /nonexistent/dir: no such directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
