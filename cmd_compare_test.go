@@ -235,7 +235,16 @@ func TestReproduceCommandReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range append(cases, extra, other) {
+	budget := m.Settings(missions.Overrides{})
+	budget.MaxAttempts, budget.Deadline = 1, 3
+	budgeted, err := missions.Run(m, budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md, _ := export.WriteUp(budgeted); strings.Contains(string(md), "do not set") {
+		t.Errorf("the write-up of a budgeted case says the run flags cannot set its budget:\n%s", md)
+	}
+	for _, c := range append(cases, extra, other, budgeted) {
 		cmdline := export.ReproduceCommand(c)
 		args := strings.Fields(strings.TrimPrefix(cmdline, "replaylab "))
 		code, out, errs := captureRun(append(args, "--json")...)

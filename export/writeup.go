@@ -54,9 +54,6 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	b.WriteString("```sh\n")
 	b.WriteString(ReproduceCommand(c))
 	b.WriteString("\n```\n")
-	if c.Settings.MaxAttempts != 0 || c.Settings.Deadline != 0 {
-		b.WriteString("\nThis case ran with a budget the `run` flags do not set; `replaylab replay` on its JSON export reruns it exactly.\n")
-	}
 	b.WriteString("\nA mission read from a file needs `--missions DIR` as well, naming the folder that holds it.\n")
 	return []byte(b.String()), nil
 }
