@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // TestWriteErrorsNameWhatIsInTheWay: the writers' errors name the file or
@@ -45,5 +46,27 @@ func TestWriteErrorsNameWhatIsInTheWay(t *testing.T) {
 	check("WriteNew under a file", err, "cannot create the directory "+filepath.Join(file, "cases")+": not a directory")
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("the directory holds %d entries after failed writes, want 2", len(entries))
+	}
+}
+
+// TestWriteUpNamesMissionsDirOnlyForUserMissions: the reproduce section
+// asks for --missions only when the mission is not built in.
+func TestWriteUpNamesMissionsDirOnlyForUserMissions(t *testing.T) {
+	m, err := missions.BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _ := export.WriteUp(c)
+	if strings.Contains(string(md), "--missions") {
+		t.Errorf("a built-in mission's write-up asks for --missions:\n%s", md)
+	}
+	c.Mission.ID = "my-own-refund"
+	md, _ = export.WriteUp(c)
+	if !strings.Contains(string(md), "`--missions DIR`") {
+		t.Errorf("a user mission's write-up does not ask for --missions:\n%s", md)
 	}
 }

@@ -54,7 +54,9 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	b.WriteString("```sh\n")
 	b.WriteString(ReproduceCommand(c))
 	b.WriteString("\n```\n")
-	b.WriteString("\nA mission read from a file needs `--missions DIR` as well, naming the folder that holds it.\n")
+	if _, err := missions.BuiltIn().Get(c.Mission.ID); err != nil {
+		b.WriteString("\nThis mission is not in the built-in catalog: add `--missions DIR`, naming the folder that holds its file. `replaylab replay` on the case's JSON export reruns it from the case alone.\n")
+	}
 	return []byte(b.String()), nil
 }
 
