@@ -67,7 +67,7 @@ func DefaultKeyMap() KeyMap {
 
 		Evidence: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "evidence")),
 
-		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "scroll timeline/ledger")),
+		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "↑/↓ to the ledger")),
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "pick row")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),

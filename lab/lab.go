@@ -537,8 +537,10 @@ func (m *Model) updateKeys() {
 	}
 	if lab && m.focus == focusTimeline {
 		k.Up.SetHelp("↑/↓", "pick row")
+		k.Focus.SetHelp("tab", "↑/↓ to the ledger")
 	} else {
 		k.Up.SetHelp("↑/↓", "scroll")
+		k.Focus.SetHelp("tab", "↑/↓ to the timeline")
 	}
 	k.Leave.SetEnabled(lab || cmp || ev || m.fullHelp)
 	if m.fullHelp {
