@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -26,31 +27,34 @@ func newReplayCmd() *cobra.Command {
 		Example: "  replaylab replay replaylab-cases/timeout-then-success.stable-keys-off.naive.v1.json",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w := cmd.OutOrStdout()
+			// Every file is read and replayed before anything is printed,
+			// so a file that is not a readable case stops the command
+			// with nothing half-reported.
+			reports := make([]string, len(args))
+			var problems []error
 			differ := 0
-			for _, path := range args {
+			for i, path := range args {
 				c, err := readCaseFile(path)
 				if err != nil {
-					return badInput(fileError(path, err))
-				}
-				again, err := missions.Run(&c.Mission, c.Settings)
-				if err != nil {
-					return badInput(fmt.Errorf("%s: %w", path, err))
-				}
-				want, err := export.Marshal(c)
-				if err != nil {
-					return err
-				}
-				got, err := export.Marshal(again)
-				if err != nil {
-					return err
-				}
-				if bytes.Equal(want, got) {
-					fmt.Fprintf(w, "%s: identical\n", path)
+					problems = append(problems, fileError(path, err))
 					continue
 				}
-				differ++
-				fmt.Fprintf(w, "%s: differs from its replay\n  first difference: %s\n", path, export.CleanLine(firstDifference(c, want, got)))
+				report, same, err := replayCase(path, c)
+				if err != nil {
+					problems = append(problems, err)
+					continue
+				}
+				if !same {
+					differ++
+				}
+				reports[i] = report
+			}
+			if len(problems) > 0 {
+				return badInput(errors.Join(problems...))
+			}
+			w := cmd.OutOrStdout()
+			for _, r := range reports {
+				fmt.Fprint(w, r)
 			}
 			if differ > 0 {
 				return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %d cases differ from their replay", differ, len(args))}
@@ -58,6 +62,27 @@ func newReplayCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// replayCase runs a case's mission again under its settings and reports,
+// in a line or two, whether the result is the case.
+func replayCase(path string, c *missions.Case) (report string, same bool, err error) {
+	again, err := missions.Run(&c.Mission, c.Settings)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	want, err := export.Marshal(c)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	got, err := export.Marshal(again)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	if bytes.Equal(want, got) {
+		return fmt.Sprintf("%s: identical\n", path), true, nil
+	}
+	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", path, export.CleanLine(firstDifference(c, want, got))), false, nil
 }
 
 // readCaseFile reads and checks a case file.

@@ -98,3 +98,31 @@ func TestReadOnlyDirectory(t *testing.T) {
 		t.Errorf("files left in the read-only directory: %v", entries)
 	}
 }
+
+// TestReplayChecksEveryFileFirst: when one of several case files cannot be
+// read, replay says which (all of them) and prints no verdict for the
+// others: nothing is half-reported on standard output.
+func TestReplayChecksEveryFileFirst(t *testing.T) {
+	dir := t.TempDir()
+	good := writeCase(t, dir, "timeout-then-success")
+	bad1 := filepath.Join(dir, "bad1.json")
+	bad2 := filepath.Join(dir, "bad2.json")
+	if err := os.WriteFile(bad1, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad2, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli("replay", good, bad1, bad2)
+	if code != exitBadInput || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and nothing on stdout", code, out, errOut)
+	}
+	for _, p := range []string{bad1, bad2} {
+		if !strings.Contains(errOut, p) {
+			t.Errorf("stderr does not name %s:\n%s", p, errOut)
+		}
+	}
+	if code, out, _ := cli("replay", good, good); code != exitOK || strings.Count(out, ": identical\n") != 2 {
+		t.Errorf("two good files: exit %d, stdout %q", code, out)
+	}
+}
