@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,12 +70,17 @@ truncated or unknown-version case file stops the command with exit code 2.`,
 				return err
 			}
 			cases := make([]*missions.Case, len(args))
+			var problems []error
 			for i, path := range args {
 				c, err := readCaseFile(path)
 				if err != nil {
-					return badInput(fileError(path, err))
+					problems = append(problems, fileError(path, err))
+					continue
 				}
 				cases[i] = c
+			}
+			if len(problems) > 0 {
+				return badInput(errors.Join(problems...))
 			}
 			cmp := export.Compare(cases)
 			for i, path := range args {

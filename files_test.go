@@ -126,3 +126,19 @@ func TestReplayChecksEveryFileFirst(t *testing.T) {
 		t.Errorf("two good files: exit %d, stdout %q", code, out)
 	}
 }
+
+// TestCompareNamesEveryBadFile: compare reports every file it cannot read,
+// not only the first.
+func TestCompareNamesEveryBadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := writeCase(t, dir, "timeout-then-success")
+	bad1 := filepath.Join(dir, "bad1.json")
+	if err := os.WriteFile(bad1, []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	code, out, errOut := cli("compare", bad1, good, missing)
+	if code != exitBadInput || out != "" || !strings.Contains(errOut, bad1) || !strings.Contains(errOut, missing+": no such file") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
