@@ -135,10 +135,12 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-// span is a run of plain text drawn in one style.
+// span is a run of plain text drawn in one style. A whole span is kept on
+// one line when it fits on one, like a single word.
 type span struct {
 	text  string
 	style lipgloss.Style
+	whole bool
 }
 
 // flowWord is one word of a span, as laid out by flowBreak.
@@ -148,17 +150,21 @@ type flowWord struct {
 	w    int
 }
 
-// flowBreak lays the words of parts into lines of at most room cells,
+// flowBreak lays the words of spans into lines of at most room cells,
 // greedily; a word wider than a line is cut into pieces that fit.
-func flowBreak(parts []string, room int) [][]flowWord {
+func flowBreak(spans []span, room int) [][]flowWord {
 	if room <= 0 {
 		return nil
 	}
 	var lines [][]flowWord
 	var cur []flowWord
 	used := 0
-	for p, text := range parts {
-		for _, word := range strings.Fields(text) {
+	for p, sp := range spans {
+		words := strings.Fields(sp.text)
+		if sp.whole && len(words) > 1 && ansi.StringWidth(strings.Join(words, " ")) <= room {
+			words = []string{strings.Join(words, " ")}
+		}
+		for _, word := range words {
 			pieces := []string{word}
 			if ansi.StringWidth(word) > room {
 				pieces = strings.Split(ansi.Hardwrap(word, room, false), "\n")
@@ -182,9 +188,9 @@ func flowBreak(parts []string, room int) [][]flowWord {
 	return lines
 }
 
-// flowCount is how many lines of room cells the texts fill, flowed one
+// flowCount is how many lines of room cells the spans fill, flowed one
 // after the other.
-func flowCount(texts []string, room int) int { return len(flowBreak(texts, room)) }
+func flowCount(spans []span, room int) int { return len(flowBreak(spans, room)) }
 
 // flow renders spans as one paragraph in at most h lines of width w, each
 // span's words in its own style, the first line after lead and the others
@@ -192,11 +198,7 @@ func flowCount(texts []string, room int) int { return len(flowBreak(texts, room)
 // left out and the last line ends with "…".
 func flow(spans []span, w, h int, lead, indent string) []string {
 	room := w - lipgloss.Width(indent)
-	parts := make([]string, len(spans))
-	for i, s := range spans {
-		parts[i] = s.text
-	}
-	broken := flowBreak(parts, room)
+	broken := flowBreak(spans, room)
 	more := len(broken) > h
 	if more {
 		broken = broken[:h]

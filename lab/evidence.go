@@ -157,13 +157,13 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	if t, ok := v.ticks[b.Intent]; ok {
 		head += fmt.Sprintf(" · handed over at t%d", t)
 	}
-	v.add(flow([]span{{head, st.Escalate}}, v.w, 1<<20, "", "")...)
+	v.add(flow([]span{{head, st.Escalate, false}}, v.w, 1<<20, "", "")...)
 	keyText := export.CleanLine(b.Key)
 	if keyText == "" {
 		keyText = "none: no key was sent"
 	}
-	v.field("key", []span{{keyText, st.Text}})
-	v.field("reason", []span{{export.CleanLine(b.Reason), st.Text}})
+	v.field("key", []span{{keyText, st.Text, false}})
+	v.field("reason", []span{{export.CleanLine(b.Reason), st.Text, false}})
 
 	v.add("")
 	v.section("attempts: " + fmt.Sprint(len(b.Attempts)))
@@ -187,7 +187,7 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 			found = "found " + objectList(r.Found)
 		}
 		lead := " " + fit(fmt.Sprintf("t%d", r.Tick), 5)
-		v.add(flow([]span{{found, st.Text}}, v.w, 1<<20, st.Subtle.Render(lead), strings.Repeat(" ", len(lead)))...)
+		v.add(flow([]span{{found, st.Text, false}}, v.w, 1<<20, st.Subtle.Render(lead), strings.Repeat(" ", len(lead)))...)
 	}
 
 	v.add("")
@@ -317,12 +317,13 @@ func (v *evidenceView) attemptBlock(as []missions.EvidenceAttempt, i int) {
 	if changedPayload(as, i) {
 		ps = st.Diverge
 	}
-	first := []span{{"key", st.Subtle}, {cs[2], st.Text}, {"· payload", st.Subtle}, {cs[3], ps}}
+	// Each name and each value stays on one line where it can.
+	first := []span{{"key", st.Subtle, true}, {cs[2], st.Text, true}, {"· payload", st.Subtle, true}, {cs[3], ps, true}}
 	if as[i].Key == "" {
-		first = append([]span{{"no key", st.Text}}, first[2:]...)
+		first = append([]span{{"no key", st.Text, true}}, first[2:]...)
 	}
 	v.add(flow(first, v.w, 1<<20, st.Subtle.Render(lead), indent)...)
-	second := []span{{"observed", st.Subtle}, {cs[4], st.Text}, {"· error", st.Subtle}, {cs[5], st.Text},
-		{"· response", st.Subtle}, {cs[6], st.Text}}
+	second := []span{{"observed", st.Subtle, true}, {cs[4], st.Text, true}, {"· error", st.Subtle, true}, {cs[5], st.Text, true},
+		{"· response", st.Subtle, true}, {cs[6], st.Text, true}}
 	v.add(flow(second, v.w, 1<<20, indent, indent)...)
 }

@@ -340,9 +340,9 @@ func (t *timeline) detailSpans(ev *missions.Event) []span {
 			note = label + " · " + note
 		}
 	}
-	out := []span{{tag, t.st.Subtle}, {note, t.st.Text}}
+	out := []span{{tag, t.st.Subtle, true}, {note, t.st.Text, false}}
 	if ev.Say != "" {
-		out = append(out, span{"· the agent:", t.st.Subtle}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say})
+		out = append(out, span{"· the agent:", t.st.Subtle, true}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say, false})
 	}
 	return out
 }
@@ -363,7 +363,6 @@ func (t *timeline) detail(ev *missions.Event, w, h int) []string {
 func (t *timeline) detailNeed(c *missions.Case, w int) int {
 	need := minDetail
 	room := w - lipgloss.Width(detailLead)
-	texts := make([]string, 0, 4)
 	for i := range c.Events {
 		ev := &c.Events[i]
 		// Most rows say little: measure only those that could need more
@@ -371,11 +370,7 @@ func (t *timeline) detailNeed(c *missions.Case, w int) int {
 		if len(ev.Note)+len(ev.Say)+48 <= room {
 			continue
 		}
-		texts = texts[:0]
-		for _, sp := range t.detailSpans(ev) {
-			texts = append(texts, sp.text)
-		}
-		need = max(need, flowCount(texts, room))
+		need = max(need, flowCount(t.detailSpans(ev), room))
 		if need >= maxDetail {
 			return maxDetail
 		}
