@@ -167,8 +167,12 @@ func writeSummary(w io.Writer, c *missions.Case) {
 	m := &c.Mission
 	s := c.Settings
 	fmt.Fprintf(w, "%s — %s\n", export.CleanLine(m.ID), export.CleanLine(m.Title))
-	fmt.Fprintf(w, "stable keys %s · policy %s · contract %s · key source %s · seed %d\n\n",
+	settings := fmt.Sprintf("stable keys %s · policy %s · contract %s · key source %s · seed %d",
 		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
+	for _, b := range export.BudgetWords(s) {
+		settings += " · " + b
+	}
+	fmt.Fprintf(w, "%s\n\n", export.CleanLine(settings))
 
 	writeRow(w, []string{"tick"}, []string{"what happened"}, []string{"the agent says"}, []string{"ledger after"})
 	writeRow(w, []string{"----"}, []string{strings.Repeat("-", colWhat)}, []string{strings.Repeat("-", colSay)}, []string{strings.Repeat("-", colLedger)})

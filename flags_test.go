@@ -113,3 +113,15 @@ func TestMissionsDirProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSummaryShowsTheBudget: the summary's settings line names a budget
+// that was set.
+func TestRunSummaryShowsTheBudget(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "2", "--deadline", "4")
+	if !strings.Contains(out, "seed 1 · at most 2 attempts per intent · deadline tick 4\n") {
+		t.Errorf("the summary hides the budget:\n%s", out)
+	}
+	if out := mustCLI(t, "run", "timeout-then-success"); strings.Contains(out, "at most") || strings.Contains(out, "deadline") {
+		t.Errorf("a default budget shows up:\n%s", out)
+	}
+}

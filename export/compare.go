@@ -237,7 +237,7 @@ func missionIDs(cases []*missions.Case) []string {
 func settingWords(s missions.Settings) []string {
 	budget := "schedule's budget"
 	if s.MaxAttempts > 0 {
-		budget = fmt.Sprintf("at most %d attempts", s.MaxAttempts)
+		budget = fmt.Sprintf("at most %s per intent", plural(s.MaxAttempts, "attempt"))
 	}
 	deadline := "no deadline"
 	if s.Deadline > 0 {
@@ -292,9 +292,24 @@ func heads(cases []*missions.Case) []CaseHead {
 }
 
 // SettingsLine renders a case's settings on one line, e.g.
-// "stable keys on · naive · contract v1 · keys from intent · seed 1".
+// "stable keys on · naive · contract v1 · keys from intent · seed 1",
+// followed by the caller's budget where it is not the default.
 func SettingsLine(s missions.Settings) string {
-	return strings.Join(settingWords(s)[:5], " · ")
+	return strings.Join(append(settingWords(s)[:5], BudgetWords(s)...), " · ")
+}
+
+// BudgetWords says the caller's budget where it is not the default: none,
+// one or both of "at most N attempts per intent" and "deadline tick D".
+func BudgetWords(s missions.Settings) []string {
+	words := settingWords(s)
+	var out []string
+	if s.MaxAttempts > 0 {
+		out = append(out, words[5])
+	}
+	if s.Deadline > 0 {
+		out = append(out, words[6])
+	}
+	return out
 }
 
 // maskedRefs matches provider object ids and idempotency keys in the
