@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,8 +29,9 @@ func newValidateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			bad := 0
+			ids := newIDUse()
 			for _, path := range args {
-				msg, problems := validateFile(path)
+				msg, problems := validateFile(path, ids)
 				if len(problems) == 0 {
 					fmt.Fprintf(w, "%s: ok (%s)\n", path, msg)
 					continue
@@ -47,9 +49,43 @@ func newValidateCmd() *cobra.Command {
 	}
 }
 
+// idUse remembers which file uses which mission id, starting with the
+// built-in catalog, so that validate refuses an id that --missions would.
+type idUse struct {
+	builtIn *missions.Catalog
+	files   map[string]string
+}
+
+func newIDUse() *idUse { return &idUse{builtIn: missions.BuiltIn(), files: map[string]string{}} }
+
+// claim records that path holds m, or says why its id cannot be used: a
+// built-in mission has it (unless the file is that mission, unchanged) or
+// an earlier file does.
+func (u *idUse) claim(path string, m *missions.Mission) string {
+	if b, err := u.builtIn.Get(m.ID); err == nil {
+		if sameMission(b, m) {
+			return ""
+		}
+		return fmt.Sprintf("%s: mission id %q is a built-in mission's (%s); --missions would refuse this file: choose another id", path, m.ID, b.Source)
+	}
+	if prev, ok := u.files[m.ID]; ok && prev != path {
+		return fmt.Sprintf("%s: mission id %q is also used by %s; mission ids must be unique", path, m.ID, prev)
+	}
+	u.files[m.ID] = path
+	return ""
+}
+
+// sameMission reports whether two missions are the same apart from where
+// they were read from.
+func sameMission(a, b *missions.Mission) bool {
+	x, y := *a, *b
+	x.Source, y.Source = "", ""
+	return reflect.DeepEqual(x, y)
+}
+
 // validateFile checks one file and returns what it holds, or its problems,
 // one line each.
-func validateFile(path string) (string, []string) {
+func validateFile(path string, ids *idUse) (string, []string) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
 	}
@@ -65,6 +101,9 @@ func validateFile(path string) (string, []string) {
 		return "", splitErrors(fileError(path, err))
 	}
 	var problems []string
+	if p := ids.claim(path, m); p != "" {
+		problems = append(problems, p)
+	}
 	for _, e := range m.Expect {
 		c, err := missions.Run(m, m.Settings(e.When))
 		if err == nil {

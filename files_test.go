@@ -142,3 +142,48 @@ func TestCompareNamesEveryBadFile(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestValidateRefusesTakenIDs: validate says a file is fine only if
+// --missions would take it: its id is neither a built-in mission's (unless
+// it is that mission's own file, unchanged) nor another file's.
+func TestValidateRefusesTakenIDs(t *testing.T) {
+	dir := t.TempDir()
+	builtIn, err := os.ReadFile(filepath.Join("missions", "catalog", "timeout-then-success.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyOf := filepath.Join(dir, "copy.yaml")
+	edited := filepath.Join(dir, "edited.yaml")
+	a := filepath.Join(dir, "a.yaml")
+	b := filepath.Join(dir, "b.yaml")
+	for path, data := range map[string][]byte{
+		copyOf: builtIn,
+		edited: []byte(strings.Replace(string(builtIn), "title: Timeout, then success", "title: My timeout", 1)),
+		a:      userMission(t, "twin"),
+		b:      userMission(t, "twin"),
+	} {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errOut := cli("validate", copyOf, a, a); code != exitOK {
+		t.Errorf("an unchanged built-in file and one file named twice: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ := cli("validate", edited, a, b)
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want 2\n%s", code, out)
+	}
+	for _, want := range []string{
+		edited + `: mission id "timeout-then-success" is a built-in mission's`,
+		b + `: mission id "twin" is also used by ` + a,
+		a + ": ok (twin)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	// What validate refuses, --missions refuses too.
+	if code, _, _ := cli("missions", "--missions", dir); code != exitBadInput {
+		t.Errorf("--missions took the directory validate refused: exit %d", code)
+	}
+}
