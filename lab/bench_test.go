@@ -52,6 +52,26 @@ func BenchmarkLabView(b *testing.B) {
 	}
 }
 
+// BenchmarkLabViewCursor draws the lab with the timeline's cursor moved
+// half way up the run, so the rows on screen and the detail strip are
+// those of an event in the middle: the cost follows the screen there too.
+func BenchmarkLabViewCursor(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		m := labWithEvents(b, n)
+		for range len(m.cas.Events) / 2 / max(1, m.timeline.rows()-1) {
+			m = press(b, m, "pgup")
+		}
+		if n > 10 && m.timeline.follow {
+			b.Fatal("the cursor did not move")
+		}
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
+	}
+}
+
 // BenchmarkCompareView draws the compare view for pinned runs of both
 // sizes.
 func BenchmarkCompareView(b *testing.B) {
