@@ -32,7 +32,8 @@ func newLabCmd() *cobra.Command {
 		Long: `Open the interactive lab. Step a mission's schedule against the provider's
 ledger, watch the effect counter, toggle stable keys (k), the caller policy (p)
 and the provider contract (c), hide or show the checkpoint rows (h), pin cases
-(m) and compare them side by side (v), and export the current case as JSON (e).
+(m) and compare them side by side (v), export the current case as JSON (e), and,
+once the guarded caller has escalated, read the evidence a person is handed (g).
 Press ? in the lab for every key.
 
 The lab needs a terminal; for a headless run use "replaylab run MISSION".`,

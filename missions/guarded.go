@@ -282,7 +282,12 @@ func (r *Runner) guardedFinish() {
 // escalate hands the intent to a person with the evidence bundle.
 func (r *Runner) escalate(in *intentState, reason string) {
 	in.belief = BelievesEscalated
+	// The key a person looks up at the provider: the last one sent, or the
+	// intent's own when nothing was sent.
 	in.evidence.Key = in.key
+	if n := len(in.evidence.Attempts); n > 0 {
+		in.evidence.Key = in.evidence.Attempts[n-1].Key
+	}
 	if r.s.Contract == ledger.None {
 		in.evidence.Key = ""
 	}
