@@ -152,3 +152,16 @@ func TestSavedServerErrorByContract(t *testing.T) {
 		t.Errorf("v2 retry: %s %d; want the work completed with 200", e.Provider, e.Response.Code)
 	}
 }
+
+// With fresh keys the evidence names the key a person can look up: the last
+// one actually sent.
+func TestEvidenceKeyIsTheLastSent(t *testing.T) {
+	c := runCatalog(t, "timeout-before-commit", Overrides{Policy: ptr(Guarded), StableKeys: ptr(false)})
+	if len(c.Outcome.Evidence) != 1 {
+		t.Fatalf("want one escalation, got %d", len(c.Outcome.Evidence))
+	}
+	ev := c.Outcome.Evidence[0]
+	if n := len(ev.Attempts); n == 0 || ev.Key != ev.Attempts[n-1].Key {
+		t.Errorf("evidence key %q; the attempts sent %+v", ev.Key, ev.Attempts)
+	}
+}
