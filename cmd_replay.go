@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,17 +86,7 @@ func replayCase(path string, c *missions.Case) (report string, same bool, err er
 
 // readCaseFile reads and checks a case file.
 func readCaseFile(path string) (*missions.Case, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; expected a case .json file", path)
-	}
-	if info.Size() > export.MaxCaseBytes {
-		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", path, info.Size(), export.MaxCaseBytes)
-	}
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
 	if err != nil {
 		return nil, err
 	}

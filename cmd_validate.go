@@ -96,9 +96,13 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		}
 		return fmt.Sprintf("case of mission %s, %s", export.CleanLine(c.Mission.ID), settingsWords(c.Settings)), nil
 	}
-	m, err := missions.ReadFile(path)
+	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
 	if err != nil {
 		return "", splitErrors(fileError(path, err))
+	}
+	m, err := missions.Parse(path, data)
+	if err != nil {
+		return "", splitErrors(err)
 	}
 	var problems []string
 	if p := ids.claim(path, m); p != "" {

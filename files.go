@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -72,4 +73,28 @@ func writeFileAtomic(path string, data []byte, force bool) error {
 		return existsError(path)
 	}
 	return err
+}
+
+// readLimited reads a file of at most limit bytes. It reads through a
+// limit rather than trusting the size the file system reports, so a pipe
+// (a shell's <(…)) still works and a device that never ends does not
+// exhaust memory. what names the file expected, for a directory given
+// instead.
+func readLimited(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; expected %s", path, what)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: the file is larger than %d bytes, the most %s may hold", path, limit, what)
+	}
+	return data, nil
 }

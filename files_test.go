@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -185,5 +186,45 @@ func TestValidateRefusesTakenIDs(t *testing.T) {
 	// What validate refuses, --missions refuses too.
 	if code, _, _ := cli("missions", "--missions", dir); code != exitBadInput {
 		t.Errorf("--missions took the directory validate refused: exit %d", code)
+	}
+}
+
+// TestEndlessAndPipedFiles: a file that never ends is refused at the size
+// limit instead of being read until memory runs out, and a pipe (what a
+// shell's <(…) gives) is read like a file.
+func TestEndlessAndPipedFiles(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, cmd := range []string{"replay", "validate", "compare"} {
+		args := []string{cmd, "/dev/zero"}
+		if cmd == "compare" {
+			args = append(args, "/dev/zero")
+		}
+		code, out, errOut := cli(args...)
+		if code != exitBadInput || out != "" && cmd != "validate" || !strings.Contains(out+errOut, "the file is larger than") {
+			t.Errorf("%s /dev/zero: exit %d, stdout %q, stderr %q", cmd, code, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	good := writeCase(t, dir, "timeout-then-success")
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "pipe.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(data)
+		f.Close()
+	}()
+	if code, out, errOut := cli("replay", fifo); code != exitOK || out != fifo+": identical\n" {
+		t.Errorf("replay of a pipe: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
