@@ -14,10 +14,6 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// formatMarkdown renders a comparison, or a write-up of a case, as
-// Markdown.
-const formatMarkdown outputFormat = "markdown"
-
 // parseOutputFormat reads a --format value; "md" is accepted for markdown.
 func parseOutputFormat(s string) (outputFormat, error) {
 	switch strings.ToLower(s) {

@@ -19,8 +19,9 @@ type outputFormat string
 
 // Output formats.
 const (
-	formatText outputFormat = "text" // the human summary
-	formatJSON outputFormat = "json" // the case export
+	formatText     outputFormat = "text"     // the human summary, or a comparison's table
+	formatJSON     outputFormat = "json"     // the case export, or a comparison for scripts
+	formatMarkdown outputFormat = "markdown" // a write-up of a case, or a comparison as GFM
 )
 
 // renderCase renders a case in the given format.

@@ -344,12 +344,8 @@ func comparePair(cmp Comparison, a, b int) Pair {
 	return p
 }
 
-func effects(n int) string {
-	if n == 1 {
-		return "1 effect"
-	}
-	return fmt.Sprintf("%d effects", n)
-}
+// effects is "1 effect", "2 effects".
+func effects(n int) string { return plural(n, "effect") }
 
 func quote(s string) string {
 	if s == "" {
