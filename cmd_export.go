@@ -67,6 +67,9 @@ func newExportCmd() *cobra.Command {
 					}
 				}
 			}
+			if dir == "" {
+				return badInput(fmt.Errorf("--dir is empty; give a directory (default %s, created if missing)", defaultCaseDir))
+			}
 			if err := checkDir("--dir", dir); err != nil {
 				return err
 			}

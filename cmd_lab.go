@@ -61,6 +61,9 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkDir("--dir", f.dir); err != nil {
+		return err
+	}
 	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir})
 	if err != nil {
 		return badInput(err)

@@ -119,6 +119,9 @@ func newRunCmd() *cobra.Command {
 				}
 				format = formatJSON
 			}
+			if out == "" && cmd.Flags().Changed("out") {
+				return badInput(fmt.Errorf("--out is empty; give a file path, or leave --out out to print to standard output"))
+			}
 			if out != "" {
 				// Refuse before running, so nothing is half done.
 				if err := checkWritable(out, force, false); err != nil {

@@ -125,3 +125,27 @@ func TestRunSummaryShowsTheBudget(t *testing.T) {
 		t.Errorf("a default budget shows up:\n%s", out)
 	}
 }
+
+// TestEmptyAndMisplacedPaths: an empty --dir or --out is refused with what
+// to give instead, and the lab checks --dir before it opens.
+func TestEmptyAndMisplacedPaths(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "timeout-then-success", "--dir="}, "--dir is empty; give a directory (default replaylab-cases"},
+		{[]string{"run", "timeout-then-success", "--out="}, "--out is empty; give a file path"},
+		{[]string{"lab", "--dir", file}, "--dir " + file + " is a file; expected a directory"},
+		{[]string{"--dir", file}, "--dir " + file + " is a file; expected a directory"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := cli(tt.args...)
+		if code != exitBadInput || out != "" || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}
