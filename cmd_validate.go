@@ -168,6 +168,13 @@ func splitErrors(err error) []string {
 
 // settingsWords renders settings as the flags that would reproduce them.
 func settingsWords(s missions.Settings) string {
-	return fmt.Sprintf("--stable-keys=%s --policy=%s --contract=%s --key-source=%s --seed=%d",
+	words := fmt.Sprintf("--stable-keys=%s --policy=%s --contract=%s --key-source=%s --seed=%d",
 		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
+	if s.MaxAttempts != 0 {
+		words += fmt.Sprintf(" --max-attempts=%d", s.MaxAttempts)
+	}
+	if s.Deadline != 0 {
+		words += fmt.Sprintf(" --deadline=%d", s.Deadline)
+	}
+	return export.CleanLine(words)
 }

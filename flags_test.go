@@ -149,3 +149,13 @@ func TestEmptyAndMisplacedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateCaseNamesTheBudget: validate's line for a case file gives
+// every flag that would reproduce it, the budget included.
+func TestValidateCaseNamesTheBudget(t *testing.T) {
+	path := writeCase(t, t.TempDir(), "timeout-then-success", "--max-attempts", "1", "--deadline", "3")
+	out := mustCLI(t, "validate", path)
+	if !strings.Contains(out, "--seed=1 --max-attempts=1 --deadline=3)") {
+		t.Errorf("validate hides the budget: %s", out)
+	}
+}
