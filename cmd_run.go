@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -193,7 +194,17 @@ func writeSummary(w io.Writer, c *missions.Case) {
 	}
 
 	o := c.Outcome
-	fmt.Fprintf(w, "\neffects %d · intended %d · succeeded %d\n", o.Effects, o.Intended, o.Succeeded)
+	failed := 0
+	for _, obj := range c.Ledger.Objects {
+		if obj.Status == ledger.Failed {
+			failed++
+		}
+	}
+	effects := fmt.Sprint(o.Effects)
+	if failed > 0 {
+		effects += fmt.Sprintf(" (%d ended failed)", failed)
+	}
+	fmt.Fprintf(w, "\neffects %s · intended %d · succeeded %d\n", effects, o.Intended, o.Succeeded)
 	width := 0
 	for _, v := range o.Verdicts {
 		width = max(width, ansi.StringWidth(export.CleanLine(v.Intent)))
@@ -331,9 +342,9 @@ func ledgerAfter(c *missions.Case, effects int) []string {
 func explainVerdict(v missions.IntentVerdict) string {
 	switch v.Verdict {
 	case missions.ExactlyOnce:
-		return "believes done; the ledger holds one effect"
+		return "believes done; exactly one effect of its own stands in the ledger"
 	case missions.FailedCleanly:
-		return "believes it failed; the ledger holds nothing"
+		return "believes it failed; nothing of its own took effect"
 	case missions.Duplicate:
 		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
 	case missions.HiddenEffect:

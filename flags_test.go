@@ -159,3 +159,16 @@ func TestValidateCaseNamesTheBudget(t *testing.T) {
 		t.Errorf("validate hides the budget: %s", out)
 	}
 }
+
+// TestRunSummaryFailedObjects: when an object ended failed, the summary
+// says so beside the effect count, and a clean failure is not described as
+// an empty ledger.
+func TestRunSummaryFailedObjects(t *testing.T) {
+	out := mustCLI(t, "run", "refund-pending-then-failed")
+	if !strings.Contains(out, "effects 1 (1 ended failed) · intended 1 · succeeded 0") {
+		t.Errorf("the failed object is not named:\n%s", out)
+	}
+	if strings.Contains(out, "the ledger holds nothing") {
+		t.Errorf("a ledger holding a failed object is described as empty:\n%s", out)
+	}
+}
