@@ -202,7 +202,9 @@ func writeSummary(w io.Writer, c *missions.Case) {
 	}
 	effects := fmt.Sprint(o.Effects)
 	if failed > 0 {
-		effects += fmt.Sprintf(" (%d ended failed)", failed)
+		// Objects that ended failed are not effects: their mutation never
+		// took hold. Say they exist all the same.
+		effects += fmt.Sprintf(" · %s ended failed", plural(failed, "object"))
 	}
 	fmt.Fprintf(w, "\neffects %s · intended %d · succeeded %d\n", effects, o.Intended, o.Succeeded)
 	width := 0

@@ -165,7 +165,7 @@ func TestValidateCaseNamesTheBudget(t *testing.T) {
 // an empty ledger.
 func TestRunSummaryFailedObjects(t *testing.T) {
 	out := mustCLI(t, "run", "refund-pending-then-failed")
-	if !strings.Contains(out, "effects 1 (1 ended failed) · intended 1 · succeeded 0") {
+	if !strings.Contains(out, "effects 0 · 1 object ended failed · intended 1 · succeeded 0") {
 		t.Errorf("the failed object is not named:\n%s", out)
 	}
 	if strings.Contains(out, "the ledger holds nothing") {

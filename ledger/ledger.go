@@ -331,6 +331,9 @@ type Ledger struct {
 	records []Record
 	index   map[string]int
 	late    []lateCommit
+	// failed counts objects that reached the terminal state failed: they
+	// were created, but their mutation did not stand.
+	failed int
 }
 
 // New returns an empty ledger at tick 0.
@@ -357,6 +360,7 @@ func (l *Ledger) Reset() {
 	l.objects = l.objects[:0]
 	l.records = l.records[:0]
 	l.late = l.late[:0]
+	l.failed = 0
 	clear(l.index)
 }
 
@@ -366,8 +370,10 @@ func (l *Ledger) Config() Config { return l.cfg }
 // Now is the ledger's current tick.
 func (l *Ledger) Now() int { return l.now }
 
-// Effects is the number of committed effects.
-func (l *Ledger) Effects() int { return len(l.objects) }
+// Effects is the number of committed effects that stand: every object
+// created, less those that reached the terminal state failed (their
+// mutation never took hold). A pending object counts: it may yet succeed.
+func (l *Ledger) Effects() int { return len(l.objects) - l.failed }
 
 // Busy reports whether anything is still in motion: a request executing
 // past its caller's patience, or an object not yet in a terminal state.
@@ -540,6 +546,9 @@ func (l *Ledger) settle(changes []Change) []Change {
 		o := &l.objects[i]
 		if o.Status == Pending && o.ResolveAt <= l.now {
 			o.Status = o.terminal
+			if o.Status == Failed {
+				l.failed++
+			}
 			changes = append(changes, Change{Tick: l.now, Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
 		}
 	}
@@ -556,7 +565,8 @@ func (l *Ledger) settle(changes []Change) []Change {
 
 // Snapshot is a copy of the ledger's state, safe to keep and to export.
 type Snapshot struct {
-	Tick    int      `json:"tick"`
+	Tick int `json:"tick"`
+	// Effects counts the objects that did not end failed.
 	Effects int      `json:"effects"`
 	Objects []Object `json:"objects"`
 	Records []Record `json:"records"`
@@ -566,7 +576,7 @@ type Snapshot struct {
 func (l *Ledger) Snapshot() Snapshot {
 	s := Snapshot{
 		Tick:    l.now,
-		Effects: len(l.objects),
+		Effects: l.Effects(),
 		Objects: append([]Object{}, l.objects...),
 		Records: append([]Record{}, l.records...),
 	}
