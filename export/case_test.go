@@ -243,7 +243,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"trailing data", s + "{}", []string{"after the case"}},
 		{"bad policy", strings.Replace(s, `"policy": "naive"`, `"policy": "lucky"`, 1), []string{"policy", "lucky", "accepted: naive, guarded"}},
 		{"bad fixture in schedule", strings.Replace(s, `"fixture": "success"`, `"fixture": "lucky"`, 1), []string{"fixture", "lucky"}},
-		{"bad object id", strings.Replace(s, `"re_0001"`, `"refund-1"`, 1), []string{"re_NNNN"}},
+		{"bad object id", strings.Replace(s, `"re_0001"`, `"refund-1"`, 1), []string{"expected re_ followed by digits"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,11 +84,11 @@ func (id *ObjectID) UnmarshalText(b []byte) error {
 		return nil
 	}
 	if len(s) < 4 || s[:3] != "re_" {
-		return fmt.Errorf("object id %q: want re_NNNN", s)
+		return fmt.Errorf("object id %q: expected re_ followed by digits, e.g. re_0001", s)
 	}
 	n, err := strconv.Atoi(s[3:])
 	if err != nil || n < 1 {
-		return fmt.Errorf("object id %q: want re_NNNN", s)
+		return fmt.Errorf("object id %q: expected re_ followed by digits, e.g. re_0001", s)
 	}
 	*id = ObjectID(n)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -127,16 +128,22 @@ func (c *Catalog) AddDir(dir string) error {
 
 // ReadFile reads and parses one mission file.
 func ReadFile(path string) (*Mission, error) {
-	info, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > MaxFileBytes {
-		return nil, &FileError{File: path, Msg: fmt.Sprintf("file is %d bytes; a mission file may be at most %d", info.Size(), MaxFileBytes)}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		return nil, &FileError{File: path, Msg: "is a directory; expected a mission .yaml file"}
 	}
-	data, err := os.ReadFile(path)
+	// Read through the limit rather than trust a size: a device or a pipe
+	// has none.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &FileError{File: path, Msg: fmt.Sprintf("file is larger than %d bytes, the most a mission file may be", MaxFileBytes)}
 	}
 	return Parse(path, data)
 }

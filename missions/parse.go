@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -18,6 +19,10 @@ const (
 	MaxFileBytes = 1 << 20
 	MaxSteps     = 20000
 	MaxTicks     = 10000
+	// MaxIntents and MaxWorkers bound the intents of a mission and the
+	// workers of one together step.
+	MaxIntents = 1000
+	MaxWorkers = 8
 )
 
 // FileError is one problem in a mission file, at a line.
@@ -43,6 +48,10 @@ func Parse(name string, data []byte) (*Mission, error) {
 	if len(data) > MaxFileBytes {
 		return nil, &FileError{File: name, Msg: fmt.Sprintf("file is %d bytes; a mission file may be at most %d", len(data), MaxFileBytes)}
 	}
+	if !utf8.Valid(data) {
+		line, col := badUTF8(data)
+		return nil, &FileError{File: name, Line: line, Msg: fmt.Sprintf("column %d: the file is not UTF-8 text (save it as UTF-8)", col)}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &FileError{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
@@ -66,6 +75,24 @@ func Parse(name string, data []byte) (*Mission, error) {
 		m.KeySource = KeyPerIntent
 	}
 	return m, nil
+}
+
+// badUTF8 finds the line and column of the first byte that is not UTF-8.
+func badUTF8(data []byte) (line, col int) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size == 1 {
+			return line, col
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return line, col
 }
 
 func yamlErrLine(err error) int {
@@ -244,6 +271,10 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 		p.errf(n, "intents must be a list of at least one intent (each with id, op, principal, payload)")
 		return nil
 	}
+	if len(n.Content) > MaxIntents {
+		p.errf(n, "%d intents; a mission may have at most %d", len(n.Content), MaxIntents)
+		return nil
+	}
 	var out []Intent
 	seen := map[string]int{}
 	for _, item := range n.Content {
@@ -392,8 +423,8 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		}
 		p.checkAttempt(n, st, hasDelay, hasResolve, intents)
 	case "together":
-		if togetherNode.Kind != yaml.SequenceNode || len(togetherNode.Content) < 2 {
-			p.errf(togetherNode, "together must list at least two attempts sent at the same tick")
+		if togetherNode.Kind != yaml.SequenceNode || len(togetherNode.Content) < 2 || len(togetherNode.Content) > MaxWorkers {
+			p.errf(togetherNode, "together must list from 2 to %d attempts sent at the same tick", MaxWorkers)
 			break
 		}
 		for _, item := range togetherNode.Content {

@@ -25,8 +25,8 @@ func (m *Mission) Validate() error {
 	if _, err := ParseKeySource(string(m.KeySource)); err != nil {
 		bad("key_source: %v", err)
 	}
-	if len(m.Intents) == 0 {
-		bad("the mission has no intents")
+	if len(m.Intents) == 0 || len(m.Intents) > MaxIntents {
+		bad("the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
 	}
 	payloads := map[string]map[string]string{}
 	for i, in := range m.Intents {
@@ -52,8 +52,8 @@ func (m *Mission) Validate() error {
 		}
 		attempts += len(st.Together)
 	}
-	if attempts == 0 {
-		bad("the schedule has no attempt")
+	if attempts == 0 || attempts > MaxSteps {
+		bad("the schedule has %d attempts; it needs 1 to %d", attempts, MaxSteps)
 	}
 	return errors.Join(errs...)
 }
@@ -108,8 +108,8 @@ func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) 
 			return fmt.Errorf("read names undeclared intent %q", st.Read)
 		}
 	case StepTogether:
-		if len(st.Together) < 2 {
-			return errors.New("together needs at least two attempts")
+		if len(st.Together) < 2 || len(st.Together) > MaxWorkers {
+			return fmt.Errorf("together needs 2 to %d attempts, not %d", MaxWorkers, len(st.Together))
 		}
 		for _, t := range st.Together {
 			if err := checkStep(t, payloads, true); err != nil {

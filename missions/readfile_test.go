@@ -1,0 +1,48 @@
+package missions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A file that is not UTF-8 is refused at the line of the first bad byte.
+func TestParseNotUTF8(t *testing.T) {
+	_, err := Parse("m.yaml", []byte("id: x\ntitle: caf\xe9\n"))
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Fatalf("got %v; want m.yaml:2 and the words not UTF-8", err)
+	}
+}
+
+// ReadFile reads through the size limit: a device without end is refused,
+// a directory is named as one.
+func TestReadFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("a directory: %v", err)
+	}
+	link := filepath.Join(dir, "zero.yaml")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(link); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("an endless device: %v", err)
+	}
+}
+
+// Validate bounds what a case file's mission may ask of the runner.
+func TestValidateBounds(t *testing.T) {
+	m := *BuiltIn().Missions[0]
+	step := m.Schedule[0]
+	many := make([]Step, MaxWorkers+1)
+	for i := range many {
+		many[i] = step
+	}
+	m.Schedule = []Step{{Together: many}}
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "together needs 2 to 8") {
+		t.Errorf("a together of %d: %v", len(many), err)
+	}
+}
