@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -33,8 +33,8 @@ func textWidth(out io.Writer, flag int) int {
 	if flag > 0 {
 		return flag
 	}
-	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
 			return w
 		}
 	}
