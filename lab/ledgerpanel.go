@@ -83,7 +83,13 @@ func (p *ledgerPanel) line(i int) string {
 	objLines := max(1, len(objs))
 	switch {
 	case i == 0:
-		return p.st.Title.Render(cut(fmt.Sprintf("objects: %s", plural(len(objs), "effect")), p.w))
+		// The ledger says how many of its objects count as effects: one
+		// that ended failed is kept but moved no money.
+		head := "objects: " + plural(p.snap.Effects, "effect")
+		if failed := len(objs) - p.snap.Effects; failed > 0 {
+			head += fmt.Sprintf(", %d failed", failed)
+		}
+		return p.st.Title.Render(cut(head, p.w))
 	case i <= objLines:
 		if len(objs) == 0 {
 			return p.st.Subtle.Render(cut(" none: nothing committed", p.w))
