@@ -81,13 +81,18 @@ func (t *timeline) FullHelp() [][]key.Binding {
 }
 
 // SetCase shows the events of c after pos steps. The column widths come
-// from the largest values, which sit at the end of the event list.
+// from the largest values: the tick and the attempt number only grow, so
+// theirs are the last; the effect count drops when an object ends failed,
+// so its largest can sit anywhere.
 func (t *timeline) SetCase(c *missions.Case, pos int) {
 	t.events, t.pos = c.Events, pos
 	t.tickW, t.attW, t.effW = 4, 2, effectsW
 	if n := len(c.Events); n > 0 {
-		// Effects never go away, so the last count is the largest.
-		t.effW = max(effectsW, len(fmt.Sprint(c.Events[n-1].Effects))+2)
+		most := 0
+		for i := range c.Events {
+			most = max(most, c.Events[i].Effects)
+		}
+		t.effW = max(effectsW, len(fmt.Sprint(most))+2)
 		t.tickW = max(4, len(fmt.Sprint(c.Events[n-1].Tick))+1)
 		for i := n - 1; i >= 0; i-- {
 			if c.Events[i].Attempt > 0 {
