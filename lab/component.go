@@ -22,6 +22,7 @@ type component interface {
 // Compile-time checks that every panel meets the contract.
 var (
 	_ component = (*header)(nil)
+	_ component = (*goalPanel)(nil)
 	_ component = (*schedulePanel)(nil)
 	_ component = (*timeline)(nil)
 	_ component = (*transcript)(nil)

@@ -113,8 +113,9 @@ func (v *evidenceView) View() string {
 	return box(out, v.w, v.h)
 }
 
-// Where the values of the bundle's head start, after their names.
-const evidenceNameW = 9 // "provider " and "reason   "
+// Where the values of the bundle's head ("key", "reason") start, after
+// their names.
+const evidenceNameW = 9
 
 // build lays out every bundle at the current width.
 func (v *evidenceView) build() {

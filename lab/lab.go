@@ -3,10 +3,10 @@
 // with a live effect counter, and a view that compares pinned cases.
 //
 // The root Model owns layout and focus and routes keys; each panel is its
-// own component (header, schedule, timeline, transcript, ledger, compare,
-// evidence, picker) with a SetSize and its own key help. The lab renders what the
-// engine returns and never decides an outcome itself: for position k it
-// builds a fresh runner, steps it k times and reads its case.
+// own component (header, goal, schedule, timeline, transcript, ledger,
+// compare, evidence, picker) with a SetSize and its own key help. The lab
+// renders what the engine returns and never decides an outcome itself: for
+// position k it builds a fresh runner, steps it k times and reads its case.
 package lab
 
 import (

@@ -16,15 +16,15 @@ import (
 const settleLabel = "after the schedule: clock runs out"
 
 // schedulePanel lists the mission's steps with the current one marked.
-// A step of two workers sending together takes a line per worker. Only the
-// lines that fit are built, around the current step.
+// A step of two workers sending together takes a line per worker. The
+// lines are built once per mission; only those that fit, around the
+// current step, are drawn.
 type schedulePanel struct {
-	st      *Styles
-	w, h    int
-	lines   []schedLine // the settle step last
-	steps   int
-	pos     int
-	focused bool
+	st    *Styles
+	w, h  int
+	lines []schedLine // the settle step last
+	steps int
+	pos   int
 }
 
 // schedLine is one line of the schedule: the first line of a step carries
@@ -121,7 +121,7 @@ func (p *schedulePanel) View() string {
 		return ""
 	}
 	n := len(p.lines)
-	lines := []string{panelTitle(*p.st, "schedule", fmt.Sprintf("%d/%d", p.pos, p.steps), p.focused, p.w)}
+	lines := []string{panelTitle(*p.st, "schedule", fmt.Sprintf("%d/%d", p.pos, p.steps), false, p.w)}
 	rows := p.h - 1
 	// A window around the current step, so the next one shows too.
 	start := clamp(p.current()-rows/2, 0, max(0, n-rows))

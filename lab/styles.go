@@ -34,7 +34,6 @@ type Styles struct {
 	CountEqual lipgloss.Style
 	CountMore  lipgloss.Style
 	CountFewer lipgloss.Style
-	CountLabel lipgloss.Style
 
 	Now      lipgloss.Style // what the current step did
 	Provider lipgloss.Style // the provider changing its ledger on its own
@@ -67,7 +66,6 @@ func DefaultStyles() Styles {
 	s.CountEqual = lipgloss.NewStyle().Bold(true).Foreground(colorGreen)
 	s.CountMore = lipgloss.NewStyle().Bold(true).Foreground(colorRed)
 	s.CountFewer = lipgloss.NewStyle().Bold(true).Foreground(colorAmber)
-	s.CountLabel = lipgloss.NewStyle().Foreground(colorSubtle)
 
 	s.Now = lipgloss.NewStyle().Bold(true).Foreground(colorText)
 	s.Provider = lipgloss.NewStyle().Bold(true).Foreground(colorAmber)

@@ -23,11 +23,10 @@ type said struct {
 // transcript shows what the agent told the user, newest last, each line
 // with what the ledger held when it was said: the words beside the truth.
 type transcript struct {
-	st      *Styles
-	w, h    int
-	lines   []said
-	pos     int
-	focused bool
+	st    *Styles
+	w, h  int
+	lines []said
+	pos   int
 }
 
 func newTranscript(st *Styles) transcript { return transcript{st: st} }
@@ -111,7 +110,7 @@ func (p *transcript) View() string {
 	}
 	rows := p.h - 1
 	if len(p.lines) == 0 {
-		title := panelTitle(*p.st, "the agent said", "", p.focused, p.w)
+		title := panelTitle(*p.st, "the agent said", "", false, p.w)
 		return box([]string{title, p.st.Subtle.Render(cut("nothing yet", p.w))}, p.w, p.h)
 	}
 	var blocks [][]string
@@ -135,7 +134,7 @@ func (p *transcript) View() string {
 	if earlier := len(p.lines) - shown; earlier > 0 {
 		note = fmt.Sprintf("↑%d more", earlier)
 	}
-	lines := []string{panelTitle(*p.st, "the agent said", note, p.focused, p.w)}
+	lines := []string{panelTitle(*p.st, "the agent said", note, false, p.w)}
 	if used > rows {
 		// The newest entry alone is taller than the panel: show its end.
 		lines = append(lines, p.block(p.lines[len(p.lines)-1], rows)...)
