@@ -20,6 +20,7 @@ const (
 	compareSaidH  = 3  // lines of the agent's words per cell
 	compareColGap = 2  // blank cells between columns where there is room
 	compareRoomy  = 26 // columns at least this wide keep the full gap
+	comparePage   = 5  // attempt rows a page key moves
 )
 
 // compareView puts pinned cases in columns, attempt by attempt: what the
@@ -59,21 +60,9 @@ func (v *compareView) SetCases(cases []*missions.Case) {
 
 // Update scrolls the attempt rows.
 func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return v, nil
+	if k, ok := msg.(tea.KeyMsg); ok {
+		v.offset = clamp(v.offset+v.keys.scroll(k, comparePage), 0, max(0, len(v.cmp.Rows)-1))
 	}
-	switch {
-	case key.Matches(k, v.keys.Up):
-		v.offset--
-	case key.Matches(k, v.keys.Down):
-		v.offset++
-	case key.Matches(k, v.keys.PageUp):
-		v.offset -= 5
-	case key.Matches(k, v.keys.PageDown):
-		v.offset += 5
-	}
-	v.offset = clamp(v.offset, 0, max(0, len(v.cmp.Rows)-1))
 	return v, nil
 }
 

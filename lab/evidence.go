@@ -81,21 +81,10 @@ func (v *evidenceView) clampOffset() {
 
 // Update scrolls the bundle.
 func (v evidenceView) Update(msg tea.Msg) (evidenceView, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return v, nil
+	if k, ok := msg.(tea.KeyMsg); ok {
+		v.offset += v.keys.scroll(k, max(1, v.rows()-1))
+		v.clampOffset()
 	}
-	switch {
-	case key.Matches(k, v.keys.Up):
-		v.offset--
-	case key.Matches(k, v.keys.Down):
-		v.offset++
-	case key.Matches(k, v.keys.PageUp):
-		v.offset -= max(1, v.rows()-1)
-	case key.Matches(k, v.keys.PageDown):
-		v.offset += max(1, v.rows()-1)
-	}
-	v.clampOffset()
 	return v, nil
 }
 

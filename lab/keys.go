@@ -1,6 +1,9 @@
 package lab
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // KeyMap is every key the lab answers to. The root turns bindings on and
 // off with SetEnabled as the screen and the run change, so the help bar
@@ -77,4 +80,20 @@ func DefaultKeyMap() KeyMap {
 		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 	}
+}
+
+// scroll is how many rows a scrolling key moves a view whose page is page
+// rows: back for ↑ and pgup, on for ↓ and pgdn, 0 for any other key.
+func (k *KeyMap) scroll(msg tea.KeyMsg, page int) int {
+	switch {
+	case key.Matches(msg, k.Up):
+		return -1
+	case key.Matches(msg, k.Down):
+		return 1
+	case key.Matches(msg, k.PageUp):
+		return -page
+	case key.Matches(msg, k.PageDown):
+		return page
+	}
+	return 0
 }

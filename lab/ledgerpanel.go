@@ -59,21 +59,10 @@ func (p *ledgerPanel) clampOffset() {
 
 // Update scrolls when the ledger has the keys.
 func (p ledgerPanel) Update(msg tea.Msg) (ledgerPanel, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return p, nil
+	if k, ok := msg.(tea.KeyMsg); ok {
+		p.offset += p.keys.scroll(k, max(1, p.rows()-1))
+		p.clampOffset()
 	}
-	switch {
-	case key.Matches(k, p.keys.Up):
-		p.offset--
-	case key.Matches(k, p.keys.Down):
-		p.offset++
-	case key.Matches(k, p.keys.PageUp):
-		p.offset -= max(1, p.rows()-1)
-	case key.Matches(k, p.keys.PageDown):
-		p.offset += max(1, p.rows()-1)
-	}
-	p.clampOffset()
 	return p, nil
 }
 

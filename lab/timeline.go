@@ -234,19 +234,10 @@ func (t *timeline) move(d int) {
 
 // Update moves the cursor when the timeline has the keys.
 func (t timeline) Update(msg tea.Msg) (timeline, tea.Cmd) {
-	k, ok := msg.(tea.KeyMsg)
-	if !ok {
-		return t, nil
-	}
-	switch {
-	case key.Matches(k, t.keys.Up):
-		t.move(-1)
-	case key.Matches(k, t.keys.Down):
-		t.move(1)
-	case key.Matches(k, t.keys.PageUp):
-		t.move(-max(1, t.rows()-1))
-	case key.Matches(k, t.keys.PageDown):
-		t.move(max(1, t.rows()-1))
+	if k, ok := msg.(tea.KeyMsg); ok {
+		if d := t.keys.scroll(k, max(1, t.rows()-1)); d != 0 {
+			t.move(d)
+		}
 	}
 	return t, nil
 }
