@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -31,40 +30,6 @@ var (
 	_ component = (*evidenceView)(nil)
 	_ component = (*picker)(nil)
 )
-
-// fit cuts plain text to width w, marking a cut with "…", and pads it with
-// spaces to exactly w cells.
-func fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "…")
-	}
-	if pad := w - ansi.StringWidth(s); pad > 0 {
-		s += strings.Repeat(" ", pad)
-	}
-	return s
-}
-
-// cut cuts plain text to width w without padding it.
-func cut(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) > w {
-		return ansi.Truncate(s, w, "…")
-	}
-	return s
-}
-
-// wrap breaks plain text into lines of at most w cells.
-func wrap(s string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	return strings.Split(ansi.Wrap(s, w, ""), "\n")
-}
 
 // box lays lines into exactly h lines of exactly w cells, so panels placed
 // side by side line up.
@@ -115,131 +80,4 @@ func panelTitle(st Styles, name, note string, focused bool, w int) string {
 		return left
 	}
 	return left + " " + st.Rule.Render(strings.Repeat("─", ruleW)) + right
-}
-
-// clamp keeps v within [lo, hi].
-func clamp(v, lo, hi int) int {
-	if v > hi {
-		v = hi
-	}
-	if v < lo {
-		v = lo
-	}
-	return v
-}
-
-// plural renders a count with its noun, e.g. "1 effect", "2 effects".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// span is a run of plain text drawn in one style. A whole span is kept on
-// one line when it fits on one, like a single word.
-type span struct {
-	text  string
-	style lipgloss.Style
-	whole bool
-}
-
-// flowWord is one word of a span, as laid out by flowBreak.
-type flowWord struct {
-	s    string
-	part int
-	w    int
-}
-
-// flowBreak lays the words of spans into lines of at most room cells,
-// greedily; a word wider than a line is cut into pieces that fit.
-func flowBreak(spans []span, room int) [][]flowWord {
-	if room <= 0 {
-		return nil
-	}
-	var lines [][]flowWord
-	var cur []flowWord
-	used := 0
-	for p, sp := range spans {
-		words := strings.Fields(sp.text)
-		if sp.whole && len(words) > 1 && ansi.StringWidth(strings.Join(words, " ")) <= room {
-			words = []string{strings.Join(words, " ")}
-		}
-		for _, word := range words {
-			pieces := []string{word}
-			if ansi.StringWidth(word) > room {
-				pieces = strings.Split(ansi.Hardwrap(word, room, false), "\n")
-			}
-			for _, piece := range pieces {
-				pw := ansi.StringWidth(piece)
-				if len(cur) > 0 && used+1+pw > room {
-					lines, cur, used = append(lines, cur), nil, 0
-				}
-				if len(cur) > 0 {
-					used++
-				}
-				cur = append(cur, flowWord{piece, p, pw})
-				used += pw
-			}
-		}
-	}
-	if len(cur) > 0 {
-		lines = append(lines, cur)
-	}
-	return lines
-}
-
-// flowCount is how many lines of room cells the spans fill, flowed one
-// after the other.
-func flowCount(spans []span, room int) int { return len(flowBreak(spans, room)) }
-
-// flow renders spans as one paragraph in at most h lines of width w, each
-// span's words in its own style, the first line after lead and the others
-// after indent (both the same width). Words that do not fit in h lines are
-// left out and the last line ends with "…".
-func flow(spans []span, w, h int, lead, indent string) []string {
-	room := w - lipgloss.Width(indent)
-	broken := flowBreak(spans, room)
-	more := len(broken) > h
-	if more {
-		broken = broken[:h]
-	}
-	out := make([]string, 0, len(broken))
-	for i, line := range broken {
-		if more && i == len(broken)-1 {
-			// Make room for the mark, dropping words from the end.
-			used := -1
-			for _, fw := range line {
-				used += 1 + fw.w
-			}
-			for len(line) > 1 && used+2 > room {
-				used -= 1 + line[len(line)-1].w
-				line = line[:len(line)-1]
-			}
-			if used+2 > room {
-				line[0].s = ansi.Truncate(line[0].s, max(0, room-1), "")
-			}
-			line[len(line)-1].s += "…"
-		}
-		var b strings.Builder
-		if i == 0 {
-			b.WriteString(lead)
-		} else {
-			b.WriteString(indent)
-		}
-		for j := 0; j < len(line); {
-			k := j
-			words := make([]string, 0, len(line))
-			for ; k < len(line) && line[k].part == line[j].part; k++ {
-				words = append(words, line[k].s)
-			}
-			if j > 0 {
-				b.WriteString(" ")
-			}
-			b.WriteString(spans[line[j].part].style.Render(strings.Join(words, " ")))
-			j = k
-		}
-		out = append(out, b.String())
-	}
-	return out
 }
