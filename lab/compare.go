@@ -135,11 +135,7 @@ func (v *compareView) View() string {
 		for _, iv := range o.Verdicts {
 			vs = append(vs, string(iv.Verdict))
 		}
-		name := wrap(c.Heading(), colW)
-		if len(name) > 2 {
-			name = name[:2]
-			name[1] = cut(name[1]+"…", colW)
-		}
+		name := firstLines(wrap(c.Heading(), colW), 2, colW, "…")
 		for len(name) < 2 {
 			name = append(name, "")
 		}
@@ -153,12 +149,7 @@ func (v *compareView) View() string {
 	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")...)
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
 	for _, n := range v.cmp.Notes {
-		ls := wrap(export.CleanLine(n), v.w)
-		if len(ls) > 2 {
-			ls = ls[:2]
-			ls[1] = cut(ls[1]+" …", v.w)
-		}
-		for _, l := range ls {
+		for _, l := range firstLines(wrap(export.CleanLine(n), v.w), 2, v.w, " …") {
 			lines = append(lines, v.st.Subtle.Render(l))
 		}
 	}
@@ -232,12 +223,7 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 	if c.Said != "" {
 		words = "“" + c.Said + "”"
 	}
-	ws := wrap(words, w)
-	if len(ws) > compareSaidH {
-		ws = ws[:compareSaidH]
-		ws[compareSaidH-1] = cut(ws[compareSaidH-1]+"…", w)
-	}
-	for _, l := range ws {
+	for _, l := range firstLines(wrap(words, w), compareSaidH, w, "…") {
 		out = append(out, v.st.Say.Render(l))
 	}
 	es := v.st.Text

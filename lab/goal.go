@@ -1,11 +1,8 @@
 package lab
 
 import (
-	"strings"
-
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -26,7 +23,7 @@ func (p *goalPanel) FullHelp() [][]key.Binding { return nil }
 
 // SetMission takes the mission's teaching goal as one paragraph.
 func (p *goalPanel) SetMission(m *missions.Mission) {
-	p.text = strings.Join(strings.Fields(export.CleanLine(m.Goal)), " ")
+	p.text = paragraph(m.Goal)
 }
 
 // Height is how many lines the whole goal takes at width w, with its title.
@@ -42,15 +39,7 @@ func (p *goalPanel) View() string {
 		return ""
 	}
 	lines := []string{panelTitle(*p.st, "what this mission shows", "", false, p.w)}
-	text := wrap(p.text, p.w)
-	if rows := p.h - 1; len(text) > rows {
-		// Cut at the last line that fits and mark the cut.
-		text = text[:rows]
-		if rows > 0 {
-			text[rows-1] = cut(text[rows-1]+" …", p.w)
-		}
-	}
-	for _, l := range text {
+	for _, l := range firstLines(wrap(p.text, p.w), p.h-1, p.w, " …") {
 		lines = append(lines, p.st.Subtle.Render(l))
 	}
 	return box(lines, p.w, p.h)

@@ -29,7 +29,7 @@ func newMissionItem(m *missions.Mission) missionItem {
 	return missionItem{
 		m:     m,
 		title: export.CleanLine(m.Title),
-		goal:  strings.Join(strings.Fields(export.CleanLine(m.Goal)), " "),
+		goal:  paragraph(m.Goal),
 	}
 }
 
@@ -58,11 +58,7 @@ func (d missionDelegate) Render(w io.Writer, m list.Model, index int, item list.
 	if rest := tw - lipgloss.Width(title) - 2; rest >= 8 {
 		title += "  " + d.st.Subtle.Render(cut(export.CleanLine(it.m.ID), rest))
 	}
-	goal := wrap(it.goal, tw)
-	if len(goal) > 2 {
-		goal = goal[:2]
-		goal[1] = cut(goal[1]+" …", tw)
-	}
+	goal := firstLines(wrap(it.goal, tw), 2, tw, " …")
 	for len(goal) < 2 {
 		goal = append(goal, "")
 	}
@@ -167,7 +163,7 @@ func (p *picker) detail(w int) []string {
 		return []string{p.st.Subtle.Render("no mission matches the filter")}
 	}
 	out := []string{"", p.st.Title.Render(cut(export.CleanLine(m.Title), w)), p.st.Subtle.Render(cut(export.CleanLine(m.ID), w)), ""}
-	for _, l := range wrap(strings.Join(strings.Fields(export.CleanLine(m.Goal)), " "), w) {
+	for _, l := range wrap(paragraph(m.Goal), w) {
 		out = append(out, p.st.Text.Render(l))
 	}
 	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", plural(len(m.Schedule), "step"))))

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/export"
 )
 
 // fit cuts plain text to width w, marking a cut with "…", and pads it with
@@ -40,6 +42,25 @@ func wrap(s string, w int) []string {
 		return nil
 	}
 	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
+// firstLines keeps at most n lines; when it drops some, the last one kept
+// ends with mark, cut to w cells, to say that more was there.
+func firstLines(lines []string, n, w int, mark string) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	if n > 0 {
+		lines[n-1] = cut(lines[n-1]+mark, w)
+	}
+	return lines
+}
+
+// paragraph is text from a file as one line of words, one space apart,
+// safe to print.
+func paragraph(s string) string {
+	return strings.Join(strings.Fields(export.CleanLine(s)), " ")
 }
 
 // clamp keeps v within [lo, hi].
