@@ -630,7 +630,7 @@ func (m *Model) layout() {
 			// longest row needs, within a share of the screen.
 			dh = clamp(m.timeline.detailNeed(m.full, w), minDetail, clamp(body/8, minDetail+1, maxDetail))
 		}
-		needT = 2 + max(1, m.fullRows()) + dh
+		needT = 2 + max(1, m.timeline.rowsFor(m.full)) + dh
 	}
 	// The bottom row's share is of the room the strip leaves: the strip
 	// belongs to the timeline's rows.
@@ -660,21 +660,6 @@ func (m *Model) layout() {
 	m.schedule.SetSize(sw, bh)
 	m.said.SetSize(tw, bh)
 	m.holds.SetSize(lw, bh)
-}
-
-// fullRows is how many timeline rows the whole run makes, with checkpoint
-// rows left out when the timeline hides them.
-func (m *Model) fullRows() int {
-	if !m.timeline.CheckpointsHidden() {
-		return len(m.full.Events)
-	}
-	n := 0
-	for i := range m.full.Events {
-		if m.full.Events[i].Kind != missions.EventCheckpoint {
-			n++
-		}
-	}
-	return n
 }
 
 // View draws the current screen.

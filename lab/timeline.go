@@ -119,10 +119,30 @@ func (t *timeline) index() {
 		return
 	}
 	for i := range t.events {
-		if t.events[i].Kind != missions.EventCheckpoint {
+		if !t.hides(&t.events[i]) {
 			t.shown = append(t.shown, i)
 		}
 	}
+}
+
+// hides reports whether ev has no row: a checkpoint, while they are hidden.
+func (t *timeline) hides(ev *missions.Event) bool {
+	return t.hideCP && ev.Kind == missions.EventCheckpoint
+}
+
+// rowsFor is how many rows the events of c would make here, so the lab can
+// size the timeline for a whole run.
+func (t *timeline) rowsFor(c *missions.Case) int {
+	if !t.hideCP {
+		return len(c.Events)
+	}
+	n := 0
+	for i := range c.Events {
+		if !t.hides(&c.Events[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // ToggleCheckpoints hides or shows the checkpoint rows. The cursor stays
