@@ -38,11 +38,26 @@ func (h *header) SetSize(w, height int) { h.w, h.h = w, height }
 func (h *header) ShortHelp() []key.Binding  { return nil }
 func (h *header) FullHelp() [][]key.Binding { return nil }
 
-// SetRun tells the header what the lab is showing.
-func (h *header) SetRun(m *missions.Mission, s, defaults missions.Settings, pos, n int, stepLine [2]string, c *missions.Case) {
+// settleLabel names the step after the schedule, where the clock runs
+// until late commits and pending objects land.
+const settleLabel = "after the schedule: clock runs out"
+
+// SetRun shows the run c after pos of its n steps. defaults are the
+// mission's own settings, so that the ones changed stand out.
+func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int) {
+	m := &c.Mission
 	h.title, h.id = export.CleanLine(m.Title), export.CleanLine(m.ID)
-	h.settings, h.defaults = s, defaults
-	h.pos, h.n, h.stepLine = pos, n, stepLine
+	h.settings, h.defaults = c.Settings, defaults
+	h.pos, h.n = pos, n
+	switch {
+	case pos >= 1 && pos <= len(m.Schedule):
+		st := m.Schedule[pos-1]
+		h.stepLine = [2]string{export.CleanLine(st.String()), export.CleanLine(shortStep(st, len(m.Intents) > 1))}
+	case pos == n:
+		h.stepLine = [2]string{settleLabel, settleLabel}
+	default:
+		h.stepLine = [2]string{}
+	}
 	h.effects, h.intended = c.Outcome.Effects, c.Outcome.Intended
 	h.verdicts = c.Outcome.Verdicts
 }

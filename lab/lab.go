@@ -200,20 +200,11 @@ func (m *Model) refresh() {
 	if m.cas == nil {
 		return
 	}
-	var stepLine [2]string
-	switch {
-	case m.pos >= 1 && m.pos <= len(m.mission.Schedule):
-		st := m.mission.Schedule[m.pos-1]
-		stepLine[0] = export.CleanLine(st.String())
-		stepLine[1] = export.CleanLine(shortStep(st, len(m.mission.Intents) > 1))
-	case m.pos == m.steps:
-		stepLine[0], stepLine[1] = settleLabel, settleLabel
-	}
-	m.header.SetRun(m.mission, m.settings, m.defaults, m.pos, m.steps, stepLine, m.cas)
+	m.header.SetRun(m.cas, m.defaults, m.pos, m.steps)
 	m.schedule.SetPosition(m.pos)
 	m.timeline.SetCase(m.cas, m.pos)
 	m.said.SetCase(m.cas, m.pos)
-	m.holds.SetLedger(m.cas.Ledger, len(m.mission.Intents) > 1)
+	m.holds.SetCase(m.cas)
 	m.timeline.focused = m.focus == focusTimeline
 	m.holds.focused = m.focus == focusLedger
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // ledgerPanel shows what the provider's ledger holds after the current
@@ -37,9 +38,9 @@ func (p *ledgerPanel) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{p.keys.Up, p.keys.PageUp}}
 }
 
-// SetLedger shows a snapshot.
-func (p *ledgerPanel) SetLedger(s ledger.Snapshot, manyIntents bool) {
-	p.snap, p.many = s, manyIntents
+// SetCase shows the ledger of c.
+func (p *ledgerPanel) SetCase(c *missions.Case) {
+	p.snap, p.many = c.Ledger, len(c.Mission.Intents) > 1
 	p.clampOffset()
 }
 

@@ -11,10 +11,6 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// settleLabel names the step after the schedule, where the clock runs
-// until late commits and pending objects land.
-const settleLabel = "after the schedule: clock runs out"
-
 // schedulePanel lists the mission's steps with the current one marked.
 // A step of two workers sending together takes a line per worker. The
 // lines are built once per mission; only those that fit, around the
