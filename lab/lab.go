@@ -81,8 +81,9 @@ type Model struct {
 	pos      int
 	steps    int
 	cas      *missions.Case
-	// full is the whole run under the current settings: the panels are
-	// sized for it, so stepping fills them without moving them.
+	// full is the whole run under the current settings, whatever the
+	// position: the panels are sized for it, so stepping fills them
+	// without moving them, and it is what pinning and exporting keep.
 	full *missions.Case
 
 	goal goalPanel
@@ -144,10 +145,10 @@ func (m Model) Init() tea.Cmd { return nil }
 
 // open shows a mission from its first step.
 func (m *Model) open(ms *missions.Mission) error {
-	prev := m.mission
+	prevMission, prevPos, prevFull := m.mission, m.pos, m.full
 	m.mission, m.pos, m.full = ms, 0, nil
 	if err := m.rerun(); err != nil {
-		m.mission = prev
+		m.mission, m.pos, m.full = prevMission, prevPos, prevFull
 		return err
 	}
 	m.defaults = ms.Settings(missions.Overrides{})
@@ -231,21 +232,8 @@ func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Sett
 	m.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(m.settings), m.pos, m.steps, moved))
 }
 
-// fullRun is the whole case under the current settings, whatever the
-// position: what pinning and exporting keep.
-func (m *Model) fullRun() (*missions.Case, error) {
-	if m.full != nil && m.full.Settings == m.settings {
-		return m.full, nil
-	}
-	return missions.Run(m.mission, m.settings)
-}
-
 func (m *Model) pin() {
-	c, err := m.fullRun()
-	if err != nil {
-		m.setError(err)
-		return
-	}
+	c := m.full
 	for i, p := range m.pinned {
 		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
 			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c) to pin a contrasting case", i+1))
@@ -386,13 +374,8 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			m.layout()
 		}
 	case key.Matches(k, m.keys.Export):
-		c, err := m.fullRun()
-		if err != nil {
-			m.setError(err)
-			return nil
-		}
-		m.setStatus("exporting " + caseFileName(c) + "…")
-		return exportCases(m.dir, c)
+		m.setStatus("exporting " + caseFileName(m.full) + "…")
+		return exportCases(m.dir, m.full)
 	case key.Matches(k, m.keys.Checkpoints):
 		m.timeline.ToggleCheckpoints()
 		m.layout()
