@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -126,11 +127,15 @@ func (v *evidenceView) build() {
 // add appends lines.
 func (v *evidenceView) add(ls ...string) { v.lines = append(v.lines, ls...) }
 
+// addFlow appends spans flowed over as many lines as they need, the first
+// after lead and the others after indent.
+func (v *evidenceView) addFlow(spans []span, lead, indent string) {
+	v.add(flow(spans, v.w, math.MaxInt, lead, indent)...)
+}
+
 // field adds a named value, wrapped under its own column.
 func (v *evidenceView) field(name string, value []span) {
-	indent := strings.Repeat(" ", evidenceNameW)
-	lead := v.st.Subtle.Render(fit(name, evidenceNameW))
-	v.add(flow(value, v.w, 1<<20, lead, indent)...)
+	v.addFlow(value, v.st.Subtle.Render(fit(name, evidenceNameW)), strings.Repeat(" ", evidenceNameW))
 }
 
 // section adds a heading: a name and a count.
@@ -147,7 +152,7 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	if t, ok := v.ticks[b.Intent]; ok {
 		head += fmt.Sprintf(" · handed over at t%d", t)
 	}
-	v.add(flow([]span{{head, st.Escalate, false}}, v.w, 1<<20, "", "")...)
+	v.addFlow([]span{{head, st.Escalate, false}}, "", "")
 	keyText := export.CleanLine(b.Key)
 	if keyText == "" {
 		keyText = "none: no key was sent"
@@ -174,10 +179,10 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	for _, r := range b.Reads {
 		found := "found nothing"
 		if len(r.Found) > 0 {
-			found = "found " + objectList(r.Found)
+			found = "found " + export.CleanLine(r.Summary)
 		}
 		lead := " " + fit(fmt.Sprintf("t%d", r.Tick), 5)
-		v.add(flow([]span{{found, st.Text, false}}, v.w, 1<<20, st.Subtle.Render(lead), strings.Repeat(" ", len(lead)))...)
+		v.addFlow([]span{{found, st.Text, false}}, st.Subtle.Render(lead), strings.Repeat(" ", len(lead)))
 	}
 
 	v.add("")
@@ -188,15 +193,6 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	for _, o := range b.Objects {
 		v.add(st.Text.Render(cut(" "+o.Object.String()+" "+o.Status.String(), v.w)))
 	}
-}
-
-// objectList names objects with their statuses.
-func objectList(os []missions.EvidenceObject) string {
-	parts := make([]string, len(os))
-	for i, o := range os {
-		parts[i] = o.Object.String() + " " + o.Status.String()
-	}
-	return strings.Join(parts, ", ")
 }
 
 // responseText is what the provider answered: its code, object and status.
@@ -218,6 +214,16 @@ func responseText(r ledger.Response) string {
 // first attempt did.
 func changedPayload(as []missions.EvidenceAttempt, i int) bool {
 	return i > 0 && as[i].Payload != as[0].Payload
+}
+
+// payloadStyle draws the payload of attempt i: a payload that differs from
+// the first attempt's stands out, and the "≠ #1" after it says so without
+// colour.
+func (v *evidenceView) payloadStyle(as []missions.EvidenceAttempt, i int) lipgloss.Style {
+	if changedPayload(as, i) {
+		return v.st.Diverge
+	}
+	return v.st.Text
 }
 
 // attemptCells are the cells of one attempt, in table order.
@@ -284,13 +290,7 @@ func (v *evidenceView) attemptTable(as []missions.EvidenceAttempt) bool {
 	}
 	v.add(strings.TrimRight(row(attemptHeads, v.st.Subtle, v.st.Subtle), " "))
 	for i, cs := range cells {
-		// A payload that differs from the first attempt's stands out; the
-		// "≠ #1" after it says so without colour.
-		ps := v.st.Text
-		if changedPayload(as, i) {
-			ps = v.st.Diverge
-		}
-		v.add(row(cs, v.st.Text, ps))
+		v.add(row(cs, v.st.Text, v.payloadStyle(as, i)))
 	}
 	return true
 }
@@ -303,17 +303,13 @@ func (v *evidenceView) attemptBlock(as []missions.EvidenceAttempt, i int) {
 	cs := attemptCells(as, i)
 	lead := " " + fit(cs[0], 3) + " " + fit(cs[1], 4) + " "
 	indent := strings.Repeat(" ", lipgloss.Width(lead))
-	ps := st.Text
-	if changedPayload(as, i) {
-		ps = st.Diverge
-	}
 	// Each name and each value stays on one line where it can.
-	first := []span{{"key", st.Subtle, true}, {cs[2], st.Text, true}, {"· payload", st.Subtle, true}, {cs[3], ps, true}}
+	first := []span{{"key", st.Subtle, true}, {cs[2], st.Text, true}, {"· payload", st.Subtle, true}, {cs[3], v.payloadStyle(as, i), true}}
 	if as[i].Key == "" {
 		first = append([]span{{"no key", st.Text, true}}, first[2:]...)
 	}
-	v.add(flow(first, v.w, 1<<20, st.Subtle.Render(lead), indent)...)
+	v.addFlow(first, st.Subtle.Render(lead), indent)
 	second := []span{{"observed", st.Subtle, true}, {cs[4], st.Text, true}, {"· error", st.Subtle, true}, {cs[5], st.Text, true},
 		{"· response", st.Subtle, true}, {cs[6], st.Text, true}}
-	v.add(flow(second, v.w, 1<<20, indent, indent)...)
+	v.addFlow(second, indent, indent)
 }
