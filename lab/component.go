@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -17,6 +18,13 @@ type component interface {
 	SetSize(width, height int)
 	View() string
 }
+
+// noKeys is the key help of a panel that answers to no key: the header,
+// the goal, the schedule and the transcript embed it.
+type noKeys struct{}
+
+func (noKeys) ShortHelp() []key.Binding  { return nil }
+func (noKeys) FullHelp() [][]key.Binding { return nil }
 
 // Compile-time checks that every panel meets the contract.
 var (

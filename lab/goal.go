@@ -1,15 +1,12 @@
 package lab
 
-import (
-	"github.com/charmbracelet/bubbles/key"
-
-	"github.com/replaylab/replaylab/missions"
-)
+import "github.com/replaylab/replaylab/missions"
 
 // goalPanel shows what the open mission sets out to show. The lab gives it
 // only the lines the other panels leave over, so it fills what would be
 // blank and never takes room from the run.
 type goalPanel struct {
+	noKeys
 	st   *Styles
 	w, h int
 	text string
@@ -17,9 +14,7 @@ type goalPanel struct {
 
 func newGoalPanel(st *Styles) goalPanel { return goalPanel{st: st} }
 
-func (p *goalPanel) SetSize(w, h int)          { p.w, p.h = w, h }
-func (p *goalPanel) ShortHelp() []key.Binding  { return nil }
-func (p *goalPanel) FullHelp() [][]key.Binding { return nil }
+func (p *goalPanel) SetSize(w, h int) { p.w, p.h = w, h }
 
 // SetMission takes the mission's teaching goal as one paragraph.
 func (p *goalPanel) SetMission(m *missions.Mission) {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/export"
@@ -18,6 +17,7 @@ const headerHeight = 3
 // header shows the mission, the settings, where the run stands and the
 // effect counter: effects beside intended, in digits three lines tall.
 type header struct {
+	noKeys
 	st   *Styles
 	w, h int
 
@@ -34,9 +34,6 @@ type header struct {
 func newHeader(st *Styles) header { return header{st: st} }
 
 func (h *header) SetSize(w, height int) { h.w, h.h = w, height }
-
-func (h *header) ShortHelp() []key.Binding  { return nil }
-func (h *header) FullHelp() [][]key.Binding { return nil }
 
 // settleLabel names the step after the schedule, where the clock runs
 // until late commits and pending objects land.

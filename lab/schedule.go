@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -16,6 +14,7 @@ import (
 // lines are built once per mission; only those that fit, around the
 // current step, are drawn.
 type schedulePanel struct {
+	noKeys
 	st    *Styles
 	w, h  int
 	lines []schedLine // the settle step last
@@ -33,9 +32,7 @@ type schedLine struct {
 
 func newSchedulePanel(st *Styles) schedulePanel { return schedulePanel{st: st} }
 
-func (p *schedulePanel) SetSize(w, h int)          { p.w, p.h = w, h }
-func (p *schedulePanel) ShortHelp() []key.Binding  { return nil }
-func (p *schedulePanel) FullHelp() [][]key.Binding { return nil }
+func (p *schedulePanel) SetSize(w, h int) { p.w, p.h = w, h }
 
 // SetMission builds the step lines once per mission.
 func (p *schedulePanel) SetMission(m *missions.Mission) {

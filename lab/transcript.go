@@ -5,8 +5,6 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/charmbracelet/bubbles/key"
-
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -23,6 +21,7 @@ type said struct {
 // transcript shows what the agent told the user, newest last, each line
 // with what the ledger held when it was said: the words beside the truth.
 type transcript struct {
+	noKeys
 	st    *Styles
 	w, h  int
 	lines []said
@@ -31,9 +30,7 @@ type transcript struct {
 
 func newTranscript(st *Styles) transcript { return transcript{st: st} }
 
-func (p *transcript) SetSize(w, h int)          { p.w, p.h = w, h }
-func (p *transcript) ShortHelp() []key.Binding  { return nil }
-func (p *transcript) FullHelp() [][]key.Binding { return nil }
+func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 
 // SetCase collects what the agent said in c. It runs once per change of
 // the case, never while drawing.
