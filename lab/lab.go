@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -65,7 +64,6 @@ type Options struct {
 type Model struct {
 	st   *Styles
 	keys *KeyMap
-	help help.Model
 	dir  string
 
 	width, height int
@@ -116,8 +114,6 @@ func New(o Options) (Model, error) {
 	st := DefaultStyles()
 	keys := DefaultKeyMap()
 	m := Model{st: &st, keys: &keys, dir: o.Dir, over: o.Overrides}
-	m.help = help.New()
-	m.help.Styles = st.Help
 	m.picker = newPicker(m.st, m.keys, o.Catalog)
 	m.header = newHeader(m.st)
 	m.schedule = newSchedulePanel(m.st)
