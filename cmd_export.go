@@ -155,5 +155,5 @@ func caseBrief(c *missions.Case) string {
 	for _, v := range c.Outcome.Verdicts {
 		vs = append(vs, export.CleanLine(v.Intent)+" "+string(v.Verdict))
 	}
-	return fmt.Sprintf("%s; %s", plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
+	return fmt.Sprintf("%s; %s", export.Plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
 }

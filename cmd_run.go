@@ -204,7 +204,7 @@ func writeSummary(w io.Writer, c *missions.Case) {
 	if failed > 0 {
 		// Objects that ended failed are not effects: their mutation never
 		// took hold. Say they exist all the same.
-		effects += fmt.Sprintf(" · %s ended failed", plural(failed, "object"))
+		effects += fmt.Sprintf(" · %s ended failed", export.Plural(failed, "object"))
 	}
 	fmt.Fprintf(w, "\neffects %s · intended %d · succeeded %d\n", effects, o.Intended, o.Succeeded)
 	width := 0
@@ -325,7 +325,7 @@ func describeEvent(ev missions.Event) []string {
 // objects of the final ledger are the ones there after an event with n
 // effects.
 func ledgerAfter(c *missions.Case, effects int) []string {
-	lines := []string{plural(effects, "effect")}
+	lines := []string{export.Plural(effects, "effect")}
 	objs := c.Ledger.Objects
 	if effects > len(objs) {
 		return lines
@@ -350,20 +350,13 @@ func explainVerdict(v missions.IntentVerdict) string {
 	case missions.Duplicate:
 		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
 	case missions.HiddenEffect:
-		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, plural(v.Effects, "effect"))
+		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, export.Plural(v.Effects, "effect"))
 	case missions.Phantom:
 		return "believes done, but no effect of its own is in the ledger"
 	case missions.EscalatedV:
-		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", plural(v.Effects, "effect"))
+		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", export.Plural(v.Effects, "effect"))
 	}
-	return fmt.Sprintf("believes %s; %s", v.Belief, plural(v.Effects, "effect"))
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("1 %s", word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return fmt.Sprintf("believes %s; %s", v.Belief, export.Plural(v.Effects, "effect"))
 }
 
 // wrap breaks text into lines at most width columns wide.

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -28,4 +29,12 @@ func Clean(s string) string {
 // CleanLine is Clean for text shown on one line: newlines become spaces.
 func CleanLine(s string) string {
 	return strings.ReplaceAll(Clean(s), "\n", " ")
+}
+
+// Plural renders a count with its noun, e.g. "1 effect", "2 effects".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

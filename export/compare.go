@@ -237,7 +237,7 @@ func missionIDs(cases []*missions.Case) []string {
 func settingWords(s missions.Settings) []string {
 	budget := "schedule's budget"
 	if s.MaxAttempts > 0 {
-		budget = fmt.Sprintf("at most %s per intent", plural(s.MaxAttempts, "attempt"))
+		budget = fmt.Sprintf("at most %s per intent", Plural(s.MaxAttempts, "attempt"))
 	}
 	deadline := "no deadline"
 	if s.Deadline > 0 {
@@ -345,7 +345,7 @@ func comparePair(cmp Comparison, a, b int) Pair {
 }
 
 // effects is "1 effect", "2 effects".
-func effects(n int) string { return plural(n, "effect") }
+func effects(n int) string { return Plural(n, "effect") }
 
 func quote(s string) string {
 	if s == "" {

@@ -97,7 +97,7 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 // any notes, a GFM table aligned by attempt, and one sentence per pair.
 func CompareMarkdown(cmp Comparison) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Comparing %s\n\n", plural(len(cmp.Cases), "case"))
+	fmt.Fprintf(&b, "## Comparing %s\n\n", Plural(len(cmp.Cases), "case"))
 	for _, h := range cmp.Cases {
 		fmt.Fprintf(&b, "- **%s** %s (%s): %s", h.Name, mdText(h.Title), mdCode(h.Mission), mdText(SettingsLine(h.Settings)))
 		if h.Source != "" {

@@ -183,7 +183,7 @@ func wrapText(b *strings.Builder, s string, width, indent int) {
 func CompareText(cmp Comparison, width int) []byte {
 	width = max(width, MinTextWidth)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", plural(len(cmp.Cases), "case"))
+	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", Plural(len(cmp.Cases), "case"))
 	for _, h := range cmp.Cases {
 		head := fmt.Sprintf("  %-3s %s (%s)", h.Name, h.Title, h.Mission)
 		wrapText(&b, head, width, 6)

@@ -207,7 +207,7 @@ func writeTranscript(b *strings.Builder, c *missions.Case) {
 func writeVerdicts(b *strings.Builder, c *missions.Case) {
 	o := c.Outcome
 	fmt.Fprintf(b, "The ledger holds %s for %s intended; %d reached a successful terminal state.\n\n",
-		effects(o.Effects), plural(o.Intended, "effect"), o.Succeeded)
+		effects(o.Effects), Plural(o.Intended, "effect"), o.Succeeded)
 	var rows [][]string
 	for _, v := range o.Verdicts {
 		rows = append(rows, []string{mdCode(v.Intent), "**" + mdText(string(v.Verdict)) + "**", mdText(string(v.Belief)), fmt.Sprint(v.Effects)})
@@ -265,11 +265,4 @@ func writeLedger(b *strings.Builder, l ledger.Snapshot) {
 		rows = append(rows, []string{mdCode(r.Key), mdText(r.State.String()), resp, fmt.Sprint(r.ExpiresAt)})
 	}
 	mdTable(b, []string{"idempotency key", "state", "saved response", "expires at tick"}, rows)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -115,7 +115,7 @@ func (v *compareView) View() string {
 	}
 	first, colW, gap := v.columns()
 	cases := v.cmp.Cases[first:]
-	note := plural(len(v.cmp.Cases), "pinned case")
+	note := export.Plural(len(v.cmp.Cases), "pinned case")
 	if first > 0 {
 		note = fmt.Sprintf("showing the newest %d of %d pinned", len(cases), len(v.cmp.Cases))
 	}
@@ -230,7 +230,7 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 	if divergent {
 		es = v.st.Diverge
 	}
-	return append(out, es.Render(cut("ledger: "+plural(c.Effects, "effect"), w)))
+	return append(out, es.Render(cut("ledger: "+export.Plural(c.Effects, "effect"), w)))
 }
 
 // join lays cells side by side after a gutter, each column w wide and gap

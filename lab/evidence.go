@@ -93,7 +93,7 @@ func (v *evidenceView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
 	}
-	note := plural(len(v.bundles), "escalated intent")
+	note := export.Plural(len(v.bundles), "escalated intent")
 	if len(v.lines) > v.rows() {
 		note = fmt.Sprintf("lines %d–%d of %d, ↑↓ scroll", v.offset+1, min(len(v.lines), v.offset+v.rows()), len(v.lines))
 	}

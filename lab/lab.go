@@ -239,7 +239,7 @@ func (m *Model) pin() {
 	m.pinned = append(m.pinned, c)
 	// The mission is on screen; the settings are what tells pins apart.
 	m.setStatus(fmt.Sprintf("pinned #%d: %s → %s · v compares",
-		len(m.pinned), shortSettings(c.Settings), plural(c.Outcome.Effects, "effect")))
+		len(m.pinned), shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")))
 }
 
 // shortSettings names the settings in a few words, for the status line.
@@ -407,7 +407,7 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 		m.screen = screenLab
 		m.layout()
 	case key.Matches(k, m.keys.Export):
-		m.setStatus(fmt.Sprintf("exporting %s…", plural(len(m.pinned), "pinned case")))
+		m.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(m.pinned), "pinned case")))
 		return exportCases(m.dir, m.pinned...)
 	case key.Matches(k, m.keys.Unpin):
 		m.pinned = nil
@@ -750,7 +750,7 @@ func (m Model) statusLine() string {
 		case m.pos == m.steps && len(m.pinned) == 0:
 			hint = "done: m pins this case; change a setting (k, p, c) and pin again to compare"
 		case len(m.pinned) > 0:
-			hint = fmt.Sprintf("%s · v compares", plural(len(m.pinned), "pinned case"))
+			hint = fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))
 		default:
 			hint = "n steps through the schedule · r runs to the end · k toggles stable keys"
 		}

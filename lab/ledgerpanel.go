@@ -75,7 +75,7 @@ func (p *ledgerPanel) line(i int) string {
 	case i == 0:
 		// The ledger says how many of its objects count as effects: one
 		// that ended failed is kept but moved no money.
-		head := "objects: " + plural(p.snap.Effects, "effect")
+		head := "objects: " + export.Plural(p.snap.Effects, "effect")
 		if failed := len(objs) - p.snap.Effects; failed > 0 {
 			head += fmt.Sprintf(", %d failed", failed)
 		}

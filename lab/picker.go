@@ -166,12 +166,12 @@ func (p *picker) detail(w int) []string {
 	for _, l := range wrap(paragraph(m.Goal), w) {
 		out = append(out, p.st.Text.Render(l))
 	}
-	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", plural(len(m.Schedule), "step"))))
+	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", export.Plural(len(m.Schedule), "step"))))
 	lines := stepLines(m)
 	lines = lines[:len(lines)-1] // the settle step is not the mission's
 	for i, l := range lines {
 		if i >= 6 && l.first {
-			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %s more", plural(len(m.Schedule)-l.step+1, "step"))))
+			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %s more", export.Plural(len(m.Schedule)-l.step+1, "step"))))
 			break
 		}
 		text := fmt.Sprintf("  %d %s", l.step, l.text)
@@ -187,7 +187,7 @@ func (p *picker) detail(w int) []string {
 			if when == "" {
 				when = "defaults"
 			}
-			out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %s: %s", export.CleanLine(when), plural(e.Effects, "effect")), w)))
+			out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %s: %s", export.CleanLine(when), export.Plural(e.Effects, "effect")), w)))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"github.com/replaylab/replaylab/export"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestCheckpointRowsHideAndShow(t *testing.T) {
 	if !m.timeline.CheckpointsHidden() || strings.Contains(v, "checkpoint →") {
 		t.Fatalf("h left checkpoint rows in the timeline:\n%s", v)
 	}
-	for _, want := range []string{"#1 ik_", "#2 ik_", plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
+	for _, want := range []string{"#1 ik_", "#2 ik_", export.Plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("with checkpoints hidden the view lacks %q:\n%s", want, v)
 		}

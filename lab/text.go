@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -72,14 +71,6 @@ func clamp(v, lo, hi int) int {
 		v = lo
 	}
 	return v
-}
-
-// plural renders a count with its noun, e.g. "1 effect", "2 effects".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // span is a run of plain text drawn in one style. A whole span is kept on

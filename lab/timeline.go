@@ -279,7 +279,7 @@ func (t *timeline) fixedW(kw int) int {
 // and how many checkpoints are hidden.
 func (t *timeline) title() string {
 	n, all := t.count(), len(t.events)
-	note := plural(all, "event")
+	note := export.Plural(all, "event")
 	if n > t.rows() && t.rows() > 0 {
 		note = fmt.Sprintf("%d–%d of %d", t.offset+1, min(n, t.offset+t.rows()), n)
 		if t.hideCP {
@@ -290,7 +290,7 @@ func (t *timeline) title() string {
 	}
 	switch {
 	case t.hideCP && all > n:
-		note += fmt.Sprintf(" · %s hidden (h)", plural(all-n, "checkpoint"))
+		note += fmt.Sprintf(" · %s hidden (h)", export.Plural(all-n, "checkpoint"))
 	case t.hideCP:
 		note += " · checkpoints hidden (h)"
 	case n > 0:

@@ -76,9 +76,9 @@ func (p *transcript) block(e said, tail int) []string {
 		}
 		b = append(b, lead+style.Render(l))
 	}
-	then := "ledger then: " + plural(e.effects, "effect")
+	then := "ledger then: " + export.Plural(e.effects, "effect")
 	if len(prefix)+lipgloss.Width(then) > p.w {
-		then = "ledger: " + plural(e.effects, "effect")
+		then = "ledger: " + export.Plural(e.effects, "effect")
 	}
 	b = append(b, indent+p.st.Subtle.Render(then))
 	if tail > 0 && tail < len(b) {
