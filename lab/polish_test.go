@@ -225,3 +225,17 @@ func TestTranscriptSaysWhatIsAboveIt(t *testing.T) {
 		t.Fatalf("the agent-said panel hides earlier entries without saying so:\n%s", v)
 	}
 }
+
+// A pending refund that ends failed takes its effect back; the timeline
+// marks the fall as it marks a rise.
+func TestTimelineMarksAFailedObject(t *testing.T) {
+	m := press(t, labAt(t, "refund-pending-then-failed", missions.Naive, 140, 40), "r")
+	var rise, fall bool
+	for _, l := range timelineLines(m) {
+		rise = rise || strings.Contains(l, "1 ↑")
+		fall = fall || strings.Contains(l, "(provider)") && strings.Contains(l, "0 ↓")
+	}
+	if !rise || !fall {
+		t.Errorf("want the pending object's rise and its fall on the provider's row:\n%s", strings.Join(timelineLines(m), "\n"))
+	}
+}

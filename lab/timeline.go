@@ -395,13 +395,19 @@ func (t *timeline) detailNeed(c *missions.Case, w int) int {
 }
 
 // effCell is the effects column of event i: the count, with an arrow when
-// the event added an effect. Events other than attempts show it only then.
+// the event changed it (up for a new effect, down for a pending object that
+// ended failed). Events other than attempts show it only then.
 func (t *timeline) effCell(i int) string {
 	ev := &t.events[i]
-	up := i > 0 && ev.Effects > t.events[i-1].Effects || i == 0 && ev.Effects > 0
+	prev := 0
+	if i > 0 {
+		prev = t.events[i-1].Effects
+	}
 	switch {
-	case up:
+	case ev.Effects > prev:
 		return fmt.Sprintf("%d ↑", ev.Effects)
+	case ev.Effects < prev:
+		return fmt.Sprintf("%d ↓", ev.Effects)
 	case ev.Kind == missions.EventAttempt:
 		return fmt.Sprint(ev.Effects)
 	}
