@@ -78,7 +78,7 @@ func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
 	case !info.IsDir():
 		return nil, badInput(fmt.Errorf("--missions %s is a file; expected a directory of mission *.yaml files", dir))
 	}
-	if err := cat.AddDir(dir); err != nil {
+	if err := cat.AddFS(os.DirFS(dir), dir); err != nil {
 		return nil, badInput(wordFileErrors(err))
 	}
 	return cat, nil

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -32,32 +32,14 @@ func BuiltIn() *Catalog {
 }
 
 func loadFS(fsys fs.FS, dir string) (*Catalog, error) {
-	entries, err := fs.ReadDir(fsys, dir)
+	sub, err := fs.Sub(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
 	c := &Catalog{byID: map[string]*Mission{}}
-	var errs []error
-	for _, e := range entries {
-		if e.IsDir() || !isMissionFile(e.Name()) {
-			continue
-		}
-		data, err := fs.ReadFile(fsys, dir+"/"+e.Name())
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		m, err := Parse(dir+"/"+e.Name(), data)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := c.add(m); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	err = c.AddFS(sub, dir)
 	sort.SliceStable(c.Missions, func(i, j int) bool { return order(c.Missions[i].ID) < order(c.Missions[j].ID) })
-	return c, errors.Join(errs...)
+	return c, err
 }
 
 func isMissionFile(name string) bool {
@@ -101,20 +83,22 @@ func (c *Catalog) add(m *Mission) error {
 	return nil
 }
 
-// AddDir reads every .yaml or .yml file in dir into the catalog. All problems
-// are reported; missions that parse are still added.
-func (c *Catalog) AddDir(dir string) error {
-	entries, err := os.ReadDir(dir)
+// AddFS reads every .yaml or .yml file at the top of fsys into the
+// catalog; where is how messages name that directory. The package reads
+// only through the fs.FS it is given: the driver decides what a file is
+// (os.DirFS for a directory on disk). All problems are reported; missions
+// that parse are still added.
+func (c *Catalog) AddFS(fsys fs.FS, where string) error {
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return fmt.Errorf("missions directory: %w", err)
+		return renamed(err, where)
 	}
 	var errs []error
 	for _, e := range entries {
 		if e.IsDir() || !isMissionFile(e.Name()) {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		m, err := ReadFile(path)
+		m, err := ReadFS(fsys, e.Name(), path.Join(filepath.ToSlash(where), e.Name()))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -126,26 +110,36 @@ func (c *Catalog) AddDir(dir string) error {
 	return errors.Join(errs...)
 }
 
-// ReadFile reads and parses one mission file.
-func ReadFile(path string) (*Mission, error) {
-	f, err := os.Open(path)
+// ReadFS reads and parses the mission file name in fsys; shown is how
+// messages name the file.
+func ReadFS(fsys fs.FS, name, shown string) (*Mission, error) {
+	f, err := fsys.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, renamed(err, shown)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, &FileError{File: path, Msg: "is a directory; expected a mission .yaml file"}
+		return nil, &FileError{File: shown, Msg: "is a directory; expected a mission .yaml file"}
 	}
 	// Read through the limit rather than trust a size: a device or a pipe
 	// has none.
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
-		return nil, err
+		return nil, renamed(err, shown)
 	}
 	if len(data) > MaxFileBytes {
-		return nil, &FileError{File: path, Msg: fmt.Sprintf("file is larger than %d bytes, the most a mission file may be", MaxFileBytes)}
+		return nil, &FileError{File: shown, Msg: fmt.Sprintf("file is larger than %d bytes, the most a mission file may be", MaxFileBytes)}
 	}
-	return Parse(path, data)
+	return Parse(shown, data)
+}
+
+// renamed gives a file system error the path the user knows the file by.
+func renamed(err error, shown string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: shown, Err: pe.Err}
+	}
+	return err
 }
 
 // Get finds a mission by id. When there is none, the error names the

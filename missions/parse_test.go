@@ -186,7 +186,7 @@ func TestCatalogFilesParse(t *testing.T) {
 	}
 	ids := map[string]bool{}
 	for _, p := range paths {
-		m, err := missions.ReadFile(p)
+		m, err := missions.ReadFS(os.DirFS(filepath.Dir(p)), filepath.Base(p), p)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -211,7 +211,7 @@ func TestCatalogFilesParse(t *testing.T) {
 	}
 }
 
-func TestAddDir(t *testing.T) {
+func TestAddFS(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, data string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
@@ -221,7 +221,7 @@ func TestAddDir(t *testing.T) {
 	write("small.yaml", validMission)
 	write("notes.txt", "not a mission")
 	cat := missions.BuiltIn()
-	if err := cat.AddDir(dir); err != nil {
+	if err := cat.AddFS(os.DirFS(dir), dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cat.Get("small"); err != nil {
@@ -230,7 +230,7 @@ func TestAddDir(t *testing.T) {
 	// A clash with a built-in id and a broken file are both reported.
 	write("clash.yaml", strings.Replace(validMission, "id: small", "id: timeout-then-success", 1))
 	write("broken.yml", "id: [")
-	err := missions.BuiltIn().AddDir(dir)
+	err := missions.BuiltIn().AddFS(os.DirFS(dir), dir)
 	if err == nil {
 		t.Fatal("accepted a clashing id and a broken file")
 	}
@@ -239,7 +239,7 @@ func TestAddDir(t *testing.T) {
 			t.Errorf("error does not mention %q:\n%v", w, err)
 		}
 	}
-	if err := missions.BuiltIn().AddDir(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if err := missions.BuiltIn().AddFS(os.DirFS(filepath.Join(dir, "missing")), filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing directory: got %v", err)
 	}
 }

@@ -17,18 +17,21 @@ func TestParseNotUTF8(t *testing.T) {
 	}
 }
 
-// ReadFile reads through the size limit: a device without end is refused,
+// ReadFS reads through the size limit: a device without end is refused,
 // a directory is named as one.
 func TestReadFileLimits(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ReadFile(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if err := os.Mkdir(filepath.Join(dir, "sub.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFS(os.DirFS(dir), "sub.yaml", "sub.yaml"); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("a directory: %v", err)
 	}
 	link := filepath.Join(dir, "zero.yaml")
 	if err := os.Symlink("/dev/zero", link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(link); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := ReadFS(os.DirFS(dir), "zero.yaml", link); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("an endless device: %v", err)
 	}
 }
