@@ -297,7 +297,9 @@ type Record struct {
 
 // Change is something the ledger did on its own while the clock moved.
 type Change struct {
-	Tick   int
+	Tick int
+	// Effects is the ledger's effect count right after this change.
+	Effects int
 	Kind   ChangeKind
 	Object ObjectID
 	Key    string
@@ -539,7 +541,7 @@ func (l *Ledger) settle(changes []Change) []Change {
 				rec.ExpiresAt = l.now + l.cfg.Retention
 			}
 		}
-		changes = append(changes, Change{Tick: l.now, Kind: LateCommit, Object: id, Key: lc.req.Key, Intent: lc.req.Intent, Status: Succeeded})
+		changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: LateCommit, Object: id, Key: lc.req.Key, Intent: lc.req.Intent, Status: Succeeded})
 	}
 	l.late = kept
 	for i := range l.objects {
@@ -549,13 +551,13 @@ func (l *Ledger) settle(changes []Change) []Change {
 			if o.Status == Failed {
 				l.failed++
 			}
-			changes = append(changes, Change{Tick: l.now, Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+			changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
 		}
 	}
 	for i := 0; i < len(l.records); {
 		if rec := l.records[i]; rec.State == RecordSaved && rec.ExpiresAt <= l.now {
 			l.prune(rec.Key)
-			changes = append(changes, Change{Tick: l.now, Kind: Pruned, Key: rec.Key})
+			changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: Pruned, Key: rec.Key})
 			continue
 		}
 		i++

@@ -176,7 +176,7 @@ func (r *Runner) tick(n int) {
 			ev.Kind = EventPrune
 			ev.Note = fmt.Sprintf("retention ends: the record for key %s is pruned", ch.Key)
 		}
-		r.emitAt(ev)
+		r.emitAt(ev, ch.Effects)
 	}
 }
 
@@ -487,13 +487,14 @@ func (r *Runner) finish() {
 
 func (r *Runner) emit(ev Event) {
 	ev.Tick = r.led.Now()
-	r.emitAt(ev)
+	r.emitAt(ev, r.led.Effects())
 }
 
-func (r *Runner) emitAt(ev Event) {
+// emitAt records an event with the ledger's effect count right after it.
+func (r *Runner) emitAt(ev Event, effects int) {
 	ev.Seq = len(r.events) + 1
 	ev.Step = r.step
-	ev.Effects = r.led.Effects()
+	ev.Effects = effects
 	r.events = append(r.events, ev)
 }
 
