@@ -300,11 +300,11 @@ type Change struct {
 	Tick int
 	// Effects is the ledger's effect count right after this change.
 	Effects int
-	Kind   ChangeKind
-	Object ObjectID
-	Key    string
-	Intent string
-	Status Status
+	Kind    ChangeKind
+	Object  ObjectID
+	Key     string
+	Intent  string
+	Status  Status
 }
 
 // ChangeKind names a Change.
