@@ -30,11 +30,12 @@ func newLabCmd() *cobra.Command {
 		Use:   "lab [MISSION]",
 		Short: "Open the interactive lab, on the mission picker or straight on MISSION",
 		Long: `Open the interactive lab. Step a mission's schedule against the provider's
-ledger, watch the effect counter, toggle stable keys (k), the caller policy (p)
-and the provider contract (c), hide or show the checkpoint rows (h), pin cases
-(m) and compare them side by side (v), export the current case as JSON (e), and,
-once the guarded caller has escalated, read the evidence a person is handed (g).
-Press ? in the lab for every key.
+ledger, watch the effect counter, toggle stable keys (k), the caller policy (p),
+the provider contract (c) and the key source (s: one key per intent, or a hash
+of the payload, which makes stable keys moot), hide or show the checkpoint rows
+(h), pin cases (m) and compare them side by side (v), export the current case
+as JSON (e), and, once the guarded caller has escalated, read the evidence a
+person is handed (g). Press ? in the lab for every key.
 
 The lab needs a terminal; for a headless run use "replaylab run MISSION".`,
 		Args: cobra.MaximumNArgs(1),

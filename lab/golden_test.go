@@ -80,3 +80,11 @@ func TestGoldenGuardedEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestGoldenKeySource draws two-intended-refunds at the end after s has
+// switched to keys hashed from the payload: both refunds share one key and
+// the second is a phantom.
+func TestGoldenKeySource(t *testing.T) {
+	m := newLab(t, Options{Mission: "two-intended-refunds"}, 80, 24)
+	golden.RequireEqual(t, press(t, m, "r", "s").View())
+}

@@ -117,7 +117,12 @@ func (h *header) counter() [3]string {
 	return out
 }
 
-func (h *header) settingsLine() string {
+// settingsLine names the settings in at most w cells where it can, the
+// ones changed from the mission's own marked. The key source is named when
+// it is not the per-intent default or not the mission's own. Keys hashed
+// from the payload leave stable keys nothing to do: the line says so, or,
+// where that does not fit, leaves them out.
+func (h *header) settingsLine(w int) string {
 	part := func(label, value string, changed bool) string {
 		if changed {
 			return h.st.Subtle.Render(label) + h.st.Changed.Render(value)
@@ -125,15 +130,23 @@ func (h *header) settingsLine() string {
 		return h.st.Subtle.Render(label) + h.st.Text.Render(value)
 	}
 	s, d := h.settings, h.defaults
-	parts := []string{
-		part("stable keys ", missions.OnOff(s.StableKeys), s.StableKeys != d.StableKeys),
+	stable := part("stable keys ", missions.OnOff(s.StableKeys), s.StableKeys != d.StableKeys)
+	rest := []string{
 		part("policy ", string(s.Policy), s.Policy != d.Policy),
 		part("contract ", string(s.Contract), s.Contract != d.Contract),
 	}
-	if s.KeySource != missions.KeyPerIntent {
-		parts = append(parts, part("keys from ", string(s.KeySource), s.KeySource != d.KeySource))
+	if s.KeySource != missions.KeyPerIntent || s.KeySource != d.KeySource {
+		rest = append(rest, part("keys from ", string(s.KeySource), s.KeySource != d.KeySource))
 	}
-	return strings.Join(parts, h.st.Subtle.Render(" · "))
+	sep := h.st.Subtle.Render(" · ")
+	if s.KeySource != missions.KeyPayloadHash {
+		return strings.Join(append([]string{stable}, rest...), sep)
+	}
+	full := strings.Join(append([]string{stable + h.st.Subtle.Render(" (no effect)")}, rest...), sep)
+	if lipgloss.Width(full) <= w {
+		return full
+	}
+	return strings.Join(rest, sep)
 }
 
 // positionLine says where the run stands in at most w cells: the step in
@@ -170,7 +183,7 @@ func (h *header) View() string {
 	lw := h.w - rw - 1
 	left := []string{
 		h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ") + h.st.Title.Render(h.title) + " " + h.st.Subtle.Render(h.id),
-		h.settingsLine(),
+		h.settingsLine(lw),
 		h.positionLine(lw),
 	}
 	if lw < 24 {

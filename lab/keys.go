@@ -22,6 +22,7 @@ type KeyMap struct {
 	StableKeys key.Binding
 	Policy     key.Binding
 	Contract   key.Binding
+	KeySource  key.Binding
 
 	// Lab: cases.
 	Export  key.Binding
@@ -60,6 +61,7 @@ func DefaultKeyMap() KeyMap {
 		StableKeys: key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stable keys")),
 		Policy:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
 		Contract:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
+		KeySource:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "key source")),
 
 		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export JSON")),
 		Pin:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "pin case")),

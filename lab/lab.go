@@ -12,6 +12,7 @@ package lab
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -232,7 +233,7 @@ func (m *Model) pin() {
 	c := m.full
 	for i, p := range m.pinned {
 		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
-			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c) to pin a contrasting case", i+1))
+			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) to pin a contrasting case", i+1))
 			return
 		}
 	}
@@ -243,12 +244,39 @@ func (m *Model) pin() {
 }
 
 // shortSettings names the settings in a few words, for the status line.
+// Keys hashed from the payload leave stable keys nothing to do, so the key
+// source takes their place.
 func shortSettings(s missions.Settings) string {
-	out := fmt.Sprintf("stable keys %s, %s, contract %s", missions.OnOff(s.StableKeys), s.Policy, s.Contract)
+	keys := "stable keys " + missions.OnOff(s.StableKeys)
 	if s.KeySource != missions.KeyPerIntent {
-		out += ", keys from " + string(s.KeySource)
+		keys = "keys from " + string(s.KeySource)
 	}
-	return export.CleanLine(out)
+	return export.CleanLine(fmt.Sprintf("%s, %s, contract %s", keys, s.Policy, s.Contract))
+}
+
+// sameRun reports whether two cases ran alike: the same events, the same
+// ledger and the same outcome, whatever their settings say.
+func sameRun(a, b *missions.Case) bool {
+	return reflect.DeepEqual(a.Events, b.Events) && reflect.DeepEqual(a.Ledger, b.Ledger) &&
+		reflect.DeepEqual(a.Outcome, b.Outcome)
+}
+
+// keySourceMatters reports whether the open mission is one where the key
+// source is part of the lesson: it is not the per-intent default now or by
+// the mission's own settings, or the mission's expectations name it.
+func (m *Model) keySourceMatters() bool {
+	if m.mission == nil {
+		return false
+	}
+	if m.settings.KeySource != missions.KeyPerIntent || m.defaults.KeySource != missions.KeyPerIntent {
+		return true
+	}
+	for _, e := range m.mission.Expect {
+		if e.When.KeySource != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Update routes messages: sizes to the layout, keys to the screen that
@@ -339,10 +367,16 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 		m.moveTo(0)
 		m.setStatus("")
 	case key.Matches(k, m.keys.StableKeys):
+		before := m.full
 		m.toggle(func(o *missions.Overrides) {
 			b := !m.settings.StableKeys
 			o.StableKeys = &b
 		}, func(s missions.Settings) string { return "stable keys " + missions.OnOff(s.StableKeys) })
+		if m.settings.KeySource == missions.KeyPayloadHash && !m.statusErr && sameRun(before, m.full) {
+			// The setting changed, but every key is the payload's hash.
+			m.setStatus(fmt.Sprintf("stable keys %s: no effect, keys come from the payload hash (s changes that)",
+				missions.OnOff(m.settings.StableKeys)))
+		}
 	case key.Matches(k, m.keys.Policy):
 		m.toggle(func(o *missions.Overrides) {
 			p := next(missions.Policies, m.settings.Policy)
@@ -353,6 +387,11 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			c := next(ledger.Contracts, m.settings.Contract)
 			o.Contract = &c
 		}, func(s missions.Settings) string { return "contract " + string(s.Contract) })
+	case key.Matches(k, m.keys.KeySource):
+		m.toggle(func(o *missions.Overrides) {
+			ks := next(missions.KeySources, m.settings.KeySource)
+			o.KeySource = &ks
+		}, func(s missions.Settings) string { return "keys from " + string(s.KeySource) })
 	case key.Matches(k, m.keys.Evidence):
 		if m.hasEvidence() {
 			m.evidence.SetCase(m.cas)
@@ -480,8 +519,13 @@ func (m *Model) updateKeys() {
 	k.RunAll.SetEnabled(lab && m.pos < m.steps)
 	k.StepBack.SetEnabled(lab && m.pos > 0)
 	k.Restart.SetEnabled(lab && m.pos > 0)
-	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Pin, &k.Focus, &k.Checkpoints} {
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Pin, &k.Focus, &k.Checkpoints} {
 		b.SetEnabled(lab)
+	}
+	if m.settings.KeySource == missions.KeyPayloadHash {
+		k.StableKeys.SetHelp("k", "stable keys (no effect)")
+	} else {
+		k.StableKeys.SetHelp("k", "stable keys")
 	}
 	if m.timeline.CheckpointsHidden() {
 		k.Checkpoints.SetHelp("h", "show checkpoints")
@@ -531,7 +575,22 @@ func (m Model) ShortHelp() []key.Binding {
 	case screenEvidence:
 		return append(m.evidence.ShortHelp(), k.Leave, k.Quit)
 	}
-	return []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll, k.StableKeys, k.Policy, k.Contract, k.Checkpoints, k.Pin, k.Compare, k.Export, k.Leave, k.Quit}
+	out := []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll}
+	switch {
+	case m.settings.KeySource == missions.KeyPayloadHash:
+		// Stable keys change nothing while keys are the payload's hash;
+		// s is the way back to keys of their own.
+		out = append(out, k.KeySource, k.Policy, k.Contract)
+	case m.keySourceMatters():
+		out = append(out, k.KeySource, k.StableKeys, k.Policy, k.Contract)
+	default:
+		out = append(out, k.StableKeys, k.Policy, k.Contract)
+	}
+	out = append(out, k.Checkpoints, k.Pin, k.Compare, k.Export)
+	if !m.keySourceMatters() {
+		out = append(out, k.KeySource)
+	}
+	return append(out, k.Leave, k.Quit)
 }
 
 // FullHelp is every key of the current screen, in groups.
@@ -547,7 +606,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	}
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
-		{k.StableKeys, k.Policy, k.Contract},
+		{k.StableKeys, k.Policy, k.Contract, k.KeySource},
 		{k.Pin, k.Compare, k.Export},
 		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
 		{k.Leave, k.Quit, k.Help},
@@ -747,10 +806,14 @@ func (m Model) statusLine() string {
 		switch {
 		case m.hasEvidence():
 			hint = "escalated: g shows the evidence a person is handed"
+		case m.pos == m.steps && len(m.pinned) == 0 && m.keySourceMatters():
+			hint = "done: m pins this case; s switches the key source, then pin again to compare"
 		case m.pos == m.steps && len(m.pinned) == 0:
 			hint = "done: m pins this case; change a setting (k, p, c) and pin again to compare"
 		case len(m.pinned) > 0:
 			hint = fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))
+		case m.keySourceMatters():
+			hint = "n steps through the schedule · r runs to the end · s switches the key source"
 		default:
 			hint = "n steps through the schedule · r runs to the end · k toggles stable keys"
 		}
