@@ -302,6 +302,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.screen == screenPicker && m.picker.Filtering() {
+		// Every key is text for the filter, but ctrl+c still quits.
+		if k.Type == tea.KeyCtrlC {
+			return tea.Quit
+		}
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.Update(k)
 		return cmd
@@ -514,7 +518,14 @@ func (m *Model) updateKeys() {
 	lab := m.screen == screenLab && m.mission != nil
 	cmp := m.screen == screenCompare
 	ev := m.screen == screenEvidence
-	k.Open.SetEnabled(m.screen == screenPicker && m.picker.Selected() != nil)
+	typing := m.screen == screenPicker && m.picker.Filtering()
+	k.Open.SetEnabled(m.screen == screenPicker && !typing && m.picker.Selected() != nil)
+	if typing {
+		// q is a letter of the filter now.
+		k.Quit.SetHelp("ctrl+c", "quit")
+	} else {
+		k.Quit.SetHelp("q", "quit")
+	}
 	k.Step.SetEnabled(lab && m.pos < m.steps)
 	k.RunAll.SetEnabled(lab && m.pos < m.steps)
 	k.StepBack.SetEnabled(lab && m.pos > 0)
@@ -802,6 +813,9 @@ func (m Model) statusLine() string {
 	switch m.screen {
 	case screenPicker:
 		hint = "enter opens a mission · / filters the list"
+		if m.picker.Filtering() {
+			hint = "type words from a title, id or goal · enter keeps the filter · esc drops it"
+		}
 	case screenLab:
 		switch {
 		case m.hasEvidence():

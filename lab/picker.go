@@ -33,7 +33,42 @@ func newMissionItem(m *missions.Mission) missionItem {
 	}
 }
 
-func (i missionItem) FilterValue() string { return i.title + " " + i.m.ID + " " + i.goal }
+// FilterValue is the text the filter searches: the title and id on the
+// first line, the goal on the second, so a match in the name can rank
+// before a match in the goal.
+func (i missionItem) FilterValue() string {
+	return i.title + " " + export.CleanLine(i.m.ID) + "\n" + i.goal
+}
+
+// wordFilter keeps the missions whose title, id or goal hold every word of
+// the term, in any case. Missions whose title or id hold them all come
+// first; each group keeps the catalog's order. (The list's own fuzzy
+// filter finds "key" or "pend" letter by letter in any long goal, so it
+// kept every mission.)
+func wordFilter(term string, targets []string) []list.Rank {
+	words := strings.Fields(strings.ToLower(term))
+	var name, goal []list.Rank
+	for i, t := range targets {
+		head, rest, _ := strings.Cut(strings.ToLower(t), "\n")
+		inName, inAll := true, true
+		for _, w := range words {
+			if !strings.Contains(head, w) {
+				inName = false
+				if !strings.Contains(rest, w) {
+					inAll = false
+					break
+				}
+			}
+		}
+		switch {
+		case inName:
+			name = append(name, list.Rank{Index: i})
+		case inAll:
+			goal = append(goal, list.Rank{Index: i})
+		}
+	}
+	return append(name, goal...)
+}
 
 // missionDelegate draws a mission as its title and id over two lines of
 // its teaching goal. The selected one is marked with a bar, which reads
@@ -85,6 +120,7 @@ func newPicker(st *Styles, keys *KeyMap, cat *missions.Catalog) picker {
 	l.Styles.TitleBar = lipgloss.NewStyle().PaddingLeft(2).PaddingBottom(1)
 	l.SetStatusBarItemName("mission", "missions")
 	l.SetShowHelp(false)
+	l.Filter = wordFilter
 	l.DisableQuitKeybindings()
 	l.KeyMap.ShowFullHelp.Unbind()
 	l.KeyMap.CloseFullHelp.Unbind()
@@ -115,9 +151,10 @@ func (p *picker) Selected() *missions.Mission {
 	return nil
 }
 
-// Select highlights the mission with the given id.
+// Select highlights the mission with the given id among those the filter
+// shows (the list's index counts only those).
 func (p *picker) Select(id string) {
-	for i, it := range p.list.Items() {
+	for i, it := range p.list.VisibleItems() {
 		if it.(missionItem).m.ID == id {
 			p.list.Select(i)
 			return
@@ -133,10 +170,16 @@ func (p *picker) FullHelp() [][]key.Binding {
 	return append([][]key.Binding{{p.keys.Open}}, p.list.FullHelp()...)
 }
 
-// Update passes keys and filter results to the list.
+// Update passes keys and filter results to the list. When the filter is
+// dropped, the mission that was highlighted stays highlighted (the list
+// itself would keep the position, which now points at another mission).
 func (p picker) Update(msg tea.Msg) (picker, tea.Cmd) {
+	prev, was := p.Selected(), p.list.FilterState()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
+	if prev != nil && was != list.Unfiltered && p.list.FilterState() == list.Unfiltered {
+		p.Select(prev.ID)
+	}
 	return p, cmd
 }
 

@@ -1,0 +1,109 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// typeFilter opens the picker's filter and types term, one key at a time.
+func typeFilter(t *testing.T, m Model, term string) Model {
+	t.Helper()
+	m = pressRun(t, m, "/")
+	for _, r := range term {
+		m = pressRun(t, m, string(r))
+	}
+	return m
+}
+
+// visibleIDs are the ids of the missions the picker shows, in order.
+func visibleIDs(m Model) []string {
+	var ids []string
+	for _, it := range m.picker.list.VisibleItems() {
+		ids = append(ids, it.(missionItem).m.ID)
+	}
+	return ids
+}
+
+// TestPickerFilterMatchesWords checks that the filter keeps only the
+// missions that hold the typed words, names first: the list's fuzzy
+// filter found "pend" letter by letter in nearly every goal.
+func TestPickerFilterMatchesWords(t *testing.T) {
+	for _, tc := range []struct {
+		term  string
+		first []string // the first missions shown, in this order
+		none  string   // a mission that must not be shown
+	}{
+		{"pend", []string{"refund-still-pending", "refund-pending-then-failed"}, "timeout-then-success"},
+		{"two", []string{"two-intended-refunds"}, "no-idempotency-contract"},
+		{"KEY expired", []string{"retry-after-key-expiry"}, "failure-then-failure"},
+		{"twotwo", nil, "two-intended-refunds"},
+	} {
+		t.Run(tc.term, func(t *testing.T) {
+			m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), tc.term)
+			ids := visibleIDs(m)
+			if len(ids) == len(m.picker.list.Items()) {
+				t.Fatalf("%q kept all %d missions", tc.term, len(ids))
+			}
+			for i, want := range tc.first {
+				if i >= len(ids) || ids[i] != want {
+					t.Fatalf("%q shows %v, want it to start with %v", tc.term, ids, tc.first)
+				}
+			}
+			for _, id := range ids {
+				if id == tc.none {
+					t.Fatalf("%q shows %s: %v", tc.term, id, ids)
+				}
+			}
+			if tc.first == nil && !strings.Contains(m.View(), "Nothing matched") {
+				t.Fatalf("%q matches nothing, but the picker does not say so:\n%s", tc.term, m.View())
+			}
+		})
+	}
+}
+
+// TestPickerWhileTyping checks what the picker offers while a filter is
+// typed: enter keeps the filter (it does not open a mission), q is a
+// letter, ctrl+c still quits, and the status line says so.
+func TestPickerWhileTyping(t *testing.T) {
+	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "ti")
+	if m.keys.Open.Enabled() {
+		t.Fatal("enter offered as open mission while it applies the filter")
+	}
+	if got := m.keys.Quit.Help().Key; got != "ctrl+c" {
+		t.Fatalf("quit shown as %q while q is text", got)
+	}
+	view := m.View()
+	if !strings.Contains(view, "enter keeps the filter") || strings.Contains(view, "/ filters the list") {
+		t.Fatalf("status line while typing:\n%s", view)
+	}
+	_, cmd := m.Update(keyMsg("ctrl+c"))
+	if cmd == nil {
+		t.Fatal("ctrl+c does nothing while typing a filter")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("ctrl+c does not quit while typing a filter")
+	}
+	m = pressRun(t, m, "enter")
+	if !m.keys.Open.Enabled() || m.keys.Quit.Help().Key != "q" {
+		t.Fatal("enter and q not restored once the filter is kept")
+	}
+}
+
+// TestPickerKeepsTheMissionLeftUnderAFilter opens a mission from a
+// filtered list and goes back: the mission just left is the one
+// highlighted, with the filter on and once it is cleared.
+func TestPickerKeepsTheMissionLeftUnderAFilter(t *testing.T) {
+	m := pressRun(t, typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "refund"), "enter")
+	m = press(t, m, "down", "down")
+	want := m.picker.Selected().ID
+	m = press(t, m, "enter", "r", "esc")
+	if got := m.picker.Selected(); got == nil || got.ID != want {
+		t.Fatalf("back from %s under the filter, the picker highlights %v", want, got)
+	}
+	m = pressRun(t, m, "esc") // clear the filter
+	if got := m.picker.Selected(); got == nil || got.ID != want {
+		t.Fatalf("filter cleared after %s, the picker highlights %v", want, got)
+	}
+}
