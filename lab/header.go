@@ -28,8 +28,13 @@ type header struct {
 	stepLine  [2]string // in full, and short for a narrow header
 	effects   int
 	intended  int
+	most      int // the largest effect count the whole run can reach
 	verdicts  []missions.IntentVerdict
 }
+
+// SetScale sizes the counter for a run whose effect count never passes
+// most, so that it keeps its width, and its place, while the run steps.
+func (h *header) SetScale(most int) { h.most = most }
 
 func newHeader(st *Styles) header { return header{st: st} }
 
@@ -102,17 +107,29 @@ func counterState(effects, intended int) string {
 // counter renders the effect counter as three lines: the effect count in
 // large digits, then "effects N", "intended M" and what the difference
 // means, so the state reads without colour too.
+//
+// Its width depends only on the run, not on the step: the digits take the
+// room of the largest count the run can reach, right-aligned, and the
+// words the room of the longest they can say, so the counter does not
+// move when "▼ 1 short" becomes "= as intended".
 func (h *header) counter() [3]string {
 	cs := h.st.counterStyle(h.effects, h.intended)
 	e := big(h.effects)
-	text := [3]string{
-		cs.Render(fmt.Sprintf("effects %d", h.effects)),
-		h.st.Text.Render(fmt.Sprintf("intended %d", h.intended)),
-		cs.Render(counterState(h.effects, h.intended)),
+	top := max(h.most, h.effects, h.intended)
+	dw := lipgloss.Width(big(top)[0])
+	words := [3]string{
+		fmt.Sprintf("effects %d", h.effects),
+		fmt.Sprintf("intended %d", h.intended),
+		counterState(h.effects, h.intended),
 	}
+	ww := max(lipgloss.Width(counterState(h.intended, h.intended)), len(fmt.Sprintf("effects %d", top)),
+		len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(counterState(top, h.intended)),
+		lipgloss.Width(counterState(0, h.intended)))
+	styles := [3]lipgloss.Style{cs, h.st.Text, cs}
 	var out [3]string
 	for i := range out {
-		out[i] = cs.Render(e[i]) + "  " + text[i]
+		pad := strings.Repeat(" ", max(0, dw-lipgloss.Width(e[i])))
+		out[i] = pad + cs.Render(e[i]) + "  " + styles[i].Render(fit(words[i], ww))
 	}
 	return out
 }

@@ -199,6 +199,9 @@ func (m *Model) refresh() {
 		return
 	}
 	m.header.SetRun(m.cas, m.defaults, m.pos, m.steps)
+	// Effects are objects that stand, and objects are never removed: the
+	// whole run's objects bound the count at every step.
+	m.header.SetScale(len(m.full.Ledger.Objects))
 	m.schedule.SetPosition(m.pos)
 	m.timeline.SetCase(m.cas, m.pos)
 	m.said.SetCase(m.cas, m.pos)
