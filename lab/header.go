@@ -166,6 +166,29 @@ func (h *header) settingsLine(w int) string {
 	return strings.Join(rest, sep)
 }
 
+// minTitle is the fewest cells a cut mission title keeps beside its id.
+const minTitle = 16
+
+// titleLine names the lab and the mission in at most w cells. Where the
+// line is too long, the lab's name goes first, then the title is cut: the
+// id stays whole, since it is what the command line and the export files
+// use. Only a title that would keep fewer than minTitle cells cuts the id.
+func (h *header) titleLine(w int) string {
+	app := h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ")
+	id := h.st.Subtle.Render(h.id)
+	need := lipgloss.Width(h.title) + 1 + lipgloss.Width(h.id)
+	switch {
+	case lipgloss.Width(app)+need <= w:
+		return app + h.st.Title.Render(h.title) + " " + id
+	case need <= w:
+		return h.st.Title.Render(h.title) + " " + id
+	}
+	if room := w - 1 - lipgloss.Width(h.id); room >= minTitle {
+		return h.st.Title.Render(cut(h.title, room)) + " " + id
+	}
+	return h.st.Title.Render(h.title) + " " + id // box cuts it at the edge
+}
+
 // positionLine says where the run stands in at most w cells: the step in
 // full when it fits, else in short.
 func (h *header) positionLine(w int) string {
@@ -199,7 +222,7 @@ func (h *header) View() string {
 	}
 	lw := h.w - rw - 1
 	left := []string{
-		h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ") + h.st.Title.Render(h.title) + " " + h.st.Subtle.Render(h.id),
+		h.titleLine(lw),
 		h.settingsLine(lw),
 		h.positionLine(lw),
 	}
