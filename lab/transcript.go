@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -72,7 +73,7 @@ func (p *transcript) block(e said, tail int) []string {
 			lead = p.st.Subtle.Render(prefix)
 		}
 		if tail > 0 && j == len(words)+1-tail {
-			l = cut("…"+l, p.w-len(prefix))
+			l = continued(l, p.w-len(prefix))
 		}
 		b = append(b, lead+style.Render(l))
 	}
@@ -141,4 +142,19 @@ func (p *transcript) View() string {
 		lines = append(lines, blocks[i]...)
 	}
 	return box(lines, p.w, p.h)
+}
+
+// continued marks a wrapped line as the continuation of words above it,
+// in at most w cells: "…" before it, and where that does not fit, before
+// what is left once its first words are dropped. The line's end is never
+// cut, so the entry still reads to its last word.
+func continued(l string, w int) string {
+	for lipgloss.Width(l)+1 > w {
+		_, rest, ok := strings.Cut(l, " ")
+		if !ok {
+			return cut("…"+l, w)
+		}
+		l = rest
+	}
+	return "…" + l
 }

@@ -1,0 +1,40 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTranscriptContinuationKeepsTheLineEnd shows the end of an entry
+// whose first shown line is full: the "…" that marks it as a continuation
+// takes the place of its first word, not of its last one.
+func TestTranscriptContinuationKeepsTheLineEnd(t *testing.T) {
+	st := DefaultStyles()
+	p := newTranscript(&st)
+	e := said{who: "#1", text: "The refund of 45.00 on order 1042 is recorded (re_0001) but still pending. I won't send it again; I'll wait for it to finish.", effects: 1, step: 1}
+	for w := 20; w <= 40; w++ {
+		p.SetSize(w, 0)
+		checkTail(t, &p, e)
+	}
+}
+
+func checkTail(t *testing.T, p *transcript, e said) {
+	t.Helper()
+	whole := p.block(e, 0)
+	for tail := 2; tail < len(whole); tail++ {
+		got := p.block(e, tail)
+		first := strings.TrimSpace(got[0])
+		if !strings.HasPrefix(first, "…") || strings.HasSuffix(first, "…") {
+			t.Fatalf("width %d, tail %d: the first line is %q; want it to start with … and keep its end", p.w, tail, first)
+		}
+		full := strings.TrimSpace(whole[len(whole)-tail])
+		if !strings.HasSuffix(full, strings.TrimPrefix(first, "…")) {
+			t.Fatalf("tail %d: %q is not the end of %q", tail, first, full)
+		}
+		for i, l := range got[1:] {
+			if l != whole[len(whole)-tail+1+i] {
+				t.Fatalf("tail %d: line %d is %q, want %q", tail, i+1, l, whole[len(whole)-tail+1+i])
+			}
+		}
+	}
+}
