@@ -220,17 +220,20 @@ func writeVerdicts(b *strings.Builder, c *missions.Case) {
 		}
 		var rows [][]string
 		for _, a := range e.Attempts {
-			resp := fmt.Sprint(a.Response.Code)
-			if a.Response.Object != 0 {
-				resp += " " + mdCode(a.Response.Object.String())
-			}
-			if a.Response.Status != 0 {
-				resp += " " + mdText(a.Response.Status.String())
+			resp := "nothing heard"
+			if a.Response != nil {
+				resp = fmt.Sprint(a.Response.Code)
+				if a.Response.Object != 0 {
+					resp += " " + mdCode(a.Response.Object.String())
+				}
+				if a.Response.Status != 0 {
+					resp += " " + mdText(a.Response.Status.String())
+				}
 			}
 			rows = append(rows, []string{fmt.Sprint(a.Attempt), fmt.Sprint(a.Tick), mdText(string(a.Observed)), resp, mdText(a.Error)})
 		}
 		if len(rows) > 0 {
-			mdTable(b, []string{"attempt", "tick", "observed", "provider answered", "error"}, rows)
+			mdTable(b, []string{"attempt", "tick", "observed", "the caller heard", "error"}, rows)
 		}
 		for _, r := range e.Reads {
 			fmt.Fprintf(b, "\n- read at tick %d: %s", r.Tick, mdText(r.Summary))

@@ -195,10 +195,11 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	}
 }
 
-// responseText is what the provider answered: its code, object and status.
-func responseText(r ledger.Response) string {
-	if r.Code == 0 {
-		return "none"
+// responseText is what the caller heard: the code, object and status, or
+// nothing after a timeout.
+func responseText(r *ledger.Response) string {
+	if r == nil || r.Code == 0 {
+		return "nothing heard"
 	}
 	s := fmt.Sprint(r.Code)
 	if r.Object != 0 {

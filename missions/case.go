@@ -79,7 +79,7 @@ type Event struct {
 	// Response is what the provider answered, heard or not.
 	Response *ledger.Response `json:"response,omitempty"`
 	Observed Observation      `json:"observed,omitempty"`
-	// Class is the caller's classification of the attempt.
+	// Class is the caller's classification of the intent after this event.
 	Class Class `json:"class,omitempty"`
 	// Checkpoint is the intent's recorded state after the event.
 	Checkpoint Checkpoint `json:"checkpoint,omitempty"`
@@ -189,7 +189,9 @@ type EvidenceAttempt struct {
 	Payload  string          `json:"payload"`
 	Observed Observation     `json:"observed"`
 	Error    string          `json:"error,omitempty"`
-	Response ledger.Response `json:"response"`
+	// Response is what the caller heard; absent when it heard nothing (a
+	// timeout, or a crash before the reply was recorded).
+	Response *ledger.Response `json:"response,omitempty"`
 }
 
 // EvidenceRead is one read-back and what it found.

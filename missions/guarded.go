@@ -44,6 +44,8 @@ func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
 	}
 	if in.class == RecordedNotTerminal {
 		// Recorded, not terminal: do not send again, poll the object.
+		r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Class: in.class, Checkpoint: in.checkpoint,
+			Note: in.intent.ID + ": recorded but still pending; polling the object instead of sending"})
 		r.readBack(in)
 		return
 	}
@@ -75,8 +77,10 @@ func (r *Runner) sameKeyRetry(in *intentState) (string, bool) {
 	switch {
 	case r.s.Contract == ledger.None:
 		return "the provider has no idempotency contract, so no resend is safe", false
-	case !r.s.StableKeys || r.s.KeySource != KeyPerIntent:
-		return "keys are not stable per intent, so a resend could be a second operation", false
+	case r.s.KeySource == KeyPayloadHash:
+		return "keys come from a hash of the payload, which another intended action can share, so a resend could be taken for it", false
+	case !r.s.StableKeys:
+		return "each attempt carries a fresh key, so a resend could be a second operation", false
 	case in.replayedError:
 		return "a same-key retry only replays the saved error", false
 	case r.led.Now()-in.firstSent >= r.safeWindow():
@@ -108,6 +112,11 @@ func (r *Runner) classify(in *intentState, ev *Event) {
 	default: // timeout, conflict, mismatch
 		in.class = Unknown
 	}
+	if ev.Response != nil && ev.Response.Object != 0 && r.foreign(in, ev.Response.Object) != "" {
+		// An answer about an object that is not this intent's settles
+		// nothing about this intent.
+		in.class = Unknown
+	}
 	ev.Class = in.class
 }
 
@@ -118,13 +127,12 @@ func (r *Runner) afterClass(in *intentState, ev Event) {
 	case ev.Observed == ObservedMismatch:
 		r.escalate(in, "the same key came back with different parameters: a person must decide which refund was meant")
 		return
+	case ev.Response != nil && ev.Response.Object != 0 && r.foreign(in, ev.Response.Object) != "":
+		// Reporting it as done would invent an effect, or the wrong one.
+		r.escalate(in, r.foreign(in, ev.Response.Object))
+		return
 	case in.class == KnownTerminal && ev.Observed == ObservedError:
 		r.failedAfterExecution(in, ev.Response.Object)
-		return
-	case in.class == KnownTerminal && !r.ownObject(in, ev.Response.Object):
-		// The answer names an object another intent created: the key
-		// merged two actions. Reporting it as done would invent an effect.
-		r.escalate(in, fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", ev.Response.Object))
 		return
 	case in.class == KnownTerminal:
 		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider confirms %s", ev.Response.Object))
@@ -138,14 +146,14 @@ func (r *Runner) afterClass(in *intentState, ev Event) {
 		r.setCheckpoint(in, FailedCheckpoint, "rejected before execution; nothing was saved, so the same action may be retried")
 		in.belief = BelievesFailed
 		if r.retriesAhead(in) {
-			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened. I'll fix it and retry the same request.", in.label())
+			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened and sending it again is safe.", in.label())
 		} else {
 			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened.", in.label())
 		}
 	case r.s.Contract == ledger.None:
 		r.setCheckpoint(in, UnknownState, "outcome unknown")
 		r.readBack(in)
-		r.escalate(in, "the provider has no idempotency contract: automatic retries are blocked and the outcome is unknown")
+		r.escalate(in, noContract)
 		return
 	default:
 		r.setCheckpoint(in, UnknownState, "outcome unknown: "+string(ev.Observed))
@@ -172,12 +180,25 @@ func (r *Runner) say(in *intentState, words string) {
 	}
 }
 
-// ownObject reports whether the object a response names is linked to this
-// intent by the metadata the caller attached: the check that a success
-// really is this intent's.
-func (r *Runner) ownObject(in *intentState, id ledger.ObjectID) bool {
+// noContract is why an unknown outcome goes to a person when the provider
+// takes no key.
+const noContract = "the provider has no idempotency contract: automatic retries are barred, so a person must confirm what happened"
+
+// foreign says why an object the provider named is not this intent's
+// result, or "" when it is: it must be linked to the intent by the metadata
+// the caller attached, and carry the intent's own parameters (target and
+// amount included).
+func (r *Runner) foreign(in *intentState, id ledger.ObjectID) string {
 	o, ok := r.led.Object(id)
-	return ok && o.Intent == in.intent.ID
+	switch {
+	case !ok:
+		return fmt.Sprintf("the provider named %s, which the ledger does not hold", id)
+	case o.Intent != in.intent.ID:
+		return fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", id)
+	case o.Digest != in.digest:
+		return fmt.Sprintf("%s carries other parameters (%s) than the intent (%s): a person must decide whether it is the refund that was meant", id, o.Payload, in.payload)
+	}
+	return ""
 }
 
 // failedAfterExecution records a known failure after execution: the object
@@ -212,14 +233,18 @@ func (r *Runner) judgeRead(in *intentState, found []ledger.Object, ev *Event) {
 	if in.class == KnownFailureBeforeExecution && len(found) == 0 {
 		return
 	}
-	if r.s.Contract == ledger.None {
-		// Without a key contract nothing binds the objects found to this
-		// one send: the read-back is evidence for a person, not a verdict.
+	if r.s.Contract == ledger.None && in.class == Unknown {
+		// Without a key contract retries are barred once the outcome is
+		// unknown: the read-back is evidence for a person, not a verdict.
 		ev.Class = in.class
 		ev.Note += "; with no key contract this is evidence for a person, not a settlement"
 		return
 	}
 	switch {
+	case len(found) == 1 && r.foreign(in, found[0].ID) != "":
+		r.emit(*ev)
+		*ev = Event{}
+		r.escalate(in, r.foreign(in, found[0].ID))
 	case len(found) > 1:
 		r.emit(*ev)
 		*ev = Event{}
@@ -270,12 +295,19 @@ func (r *Runner) guardedFinish() {
 		default:
 			continue
 		}
-		r.readBack(in)
+		found := r.readBack(in)
 		switch in.checkpoint {
 		case Delivered, Escalated, FailedCheckpoint:
 			continue
 		}
-		r.escalate(in, "reconciliation could not settle the outcome before the run ended")
+		reason := "reconciliation could not settle the outcome before the run ended"
+		if len(found) == 0 {
+			reason = "the read-back finds no object for it, and nothing proves the original cannot still commit"
+		}
+		if why, ok := r.sameKeyRetry(in); !ok && len(found) == 0 {
+			reason += "; no resend was safe: " + why
+		}
+		r.escalate(in, reason)
 	}
 }
 
@@ -292,10 +324,16 @@ func (r *Runner) escalate(in *intentState, reason string) {
 		in.evidence.Key = ""
 	}
 	in.evidence.Reason = reason
-	in.evidence.Objects = []EvidenceObject{}
-	for _, o := range r.led.Find(in.intent.ID) {
-		in.evidence.Objects = append(in.evidence.Objects, EvidenceObject{Object: o.ID, Status: o.Status})
+	// The objects a person is handed are the ones a read-back found: read
+	// now unless the last read-back is from this very tick.
+	reads := in.evidence.Reads
+	if len(reads) == 0 || reads[len(reads)-1].Tick != r.led.Now() {
+		ev := r.record(in, r.led.Find(in.intent.ID), "read-back for "+in.intent.ID+", for the person it goes to")
+		ev.Class, ev.Checkpoint = in.class, in.checkpoint
+		r.emit(ev)
+		reads = in.evidence.Reads
 	}
+	in.evidence.Objects = append([]EvidenceObject{}, reads[len(reads)-1].Found...)
 	in.checkpoint = Escalated
 	r.emit(Event{Kind: EventEscalate, Intent: in.intent.ID, Class: in.class, Checkpoint: Escalated, Note: "escalated: " + reason,
 		Say: fmt.Sprintf("I've passed the %s to a person to check, with everything I know. I won't retry it myself.", in.label())})

@@ -165,3 +165,47 @@ func TestEvidenceKeyIsTheLastSent(t *testing.T) {
 		t.Errorf("evidence key %q; the attempts sent %+v", ev.Key, ev.Attempts)
 	}
 }
+
+// A read-back that finds an object with other parameters than the intent's
+// (here a 40.00 refund for a 45.00 intent) does not settle the intent: the
+// guarded caller escalates instead of reporting the refund done.
+func TestGuardedRefusesAnObjectWithOtherParameters(t *testing.T) {
+	m, err := BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := *m
+	wrong.Schedule = append([]Step{}, m.Schedule...)
+	wrong.Schedule[0].Payload = map[string]string{"amount": "40.00"}
+	c, err := Run(&wrong, wrong.Settings(Overrides{Policy: ptr(Guarded), StableKeys: ptr(false)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := c.Outcome.Verdicts[0]
+	if v.Verdict != EscalatedV || len(c.Outcome.Evidence) != 1 || !strings.Contains(c.Outcome.Evidence[0].Reason, "other parameters") {
+		t.Fatalf("verdict %s, evidence %+v; want an escalation naming the other parameters:\n%s", v.Verdict, c.Outcome.Evidence, dumpEvents(c))
+	}
+}
+
+// Without a key contract a refund the caller heard about (pending, then
+// read back succeeded) is settled by reading; only an unknown outcome goes
+// to a person.
+func TestNoContractSettlesARecordedRefund(t *testing.T) {
+	c := runCatalog(t, "refund-still-pending", Overrides{Policy: ptr(Guarded), Contract: ptr(ledger.None)})
+	if v := c.Outcome.Verdicts[0]; v.Verdict != ExactlyOnce {
+		t.Fatalf("verdict %s; want exactly_once:\n%s", v.Verdict, dumpEvents(c))
+	}
+}
+
+// A timeout leaves nothing heard in the evidence: the bundle must not tell
+// apart the two timeouts the caller cannot tell apart.
+func TestEvidenceRecordsOnlyWhatWasHeard(t *testing.T) {
+	c := runCatalog(t, "changed-parameters", Overrides{Policy: ptr(Guarded)})
+	a := c.Outcome.Evidence[0].Attempts
+	if a[0].Observed != ObservedTimeout || a[0].Response != nil {
+		t.Errorf("a timed-out attempt carries a response: %+v", a[0])
+	}
+	if a[1].Response == nil || a[1].Response.Code != 422 {
+		t.Errorf("the mismatch the caller heard is missing: %+v", a[1])
+	}
+}

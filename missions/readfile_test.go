@@ -49,3 +49,16 @@ func TestValidateBounds(t *testing.T) {
 		t.Errorf("a together of %d: %v", len(many), err)
 	}
 }
+
+// The digest binds every part of a request unambiguously: a field value
+// that looks like two fields is not two fields.
+func TestDigestIsUnambiguous(t *testing.T) {
+	a := Digest("refund", "agent", map[string]string{"amount": "45.00 order=1042"})
+	b := Digest("refund", "agent", map[string]string{"amount": "45.00", "order": "1042"})
+	if a == b {
+		t.Fatal("two different payloads share a digest")
+	}
+	if Digest("refund", "agent", map[string]string{"x": "1"}) == Digest("refund\x00agent", "", map[string]string{"x": "1"}) {
+		t.Fatal("op and principal run together")
+	}
+}

@@ -3,6 +3,7 @@ package missions
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 
@@ -221,6 +222,10 @@ func (r *Runner) naiveAttempt(in *intentState, st Step, worker int) {
 	if ev.Observed == ObservedSuccess {
 		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider answers with %s", ev.Response.Object))
 		r.deliver(in, ev.Response.Object)
+		if len(st.Payload) > 0 {
+			// The words name what was sent, not what the intent said.
+			r.say(in, fmt.Sprintf("Done: the %s went through (%s), sent with %s.", in.label(), ev.Response.Object, NormalizePayload(st.Payload)))
+		}
 		return
 	}
 	// The loop writes down "failed" for anything but a success, whatever
@@ -345,10 +350,17 @@ func (r *Runner) send(in *intentState, st Step, worker int, key string) Event {
 			in.lastObj = res.Response.Object
 		}
 	}
-	in.evidence.Attempts = append(in.evidence.Attempts, EvidenceAttempt{
+	heard := EvidenceAttempt{
 		Attempt: ev.Attempt, Tick: r.led.Now(), Key: ev.Key, Payload: req.Payload,
-		Observed: ev.Observed, Error: errorText(ev), Response: res.Response,
-	})
+		Observed: ev.Observed, Error: errorText(ev),
+	}
+	if ev.Observed != ObservedTimeout && ev.Observed != ObservedNothing {
+		// The evidence holds what the caller heard: a timeout is a record
+		// of not knowing, not of what the provider did.
+		resp := res.Response
+		heard.Response = &resp
+	}
+	in.evidence.Attempts = append(in.evidence.Attempts, heard)
 	return ev
 }
 
@@ -402,9 +414,9 @@ func (r *Runner) providerNote(res ledger.Result) string {
 		}
 		return fmt.Sprintf("the key is known: the provider replays the saved %d; no new effect", res.Response.Code)
 	case ledger.Completed:
-		return fmt.Sprintf("the key is known: the provider completes the earlier work and returns %s; no new effect", obj)
+		return fmt.Sprintf("the key is known: the provider finishes what the earlier attempt left open and returns the updated response for %s; no new effect", obj)
 	case ledger.Conflict:
-		return "the same key is still executing: the provider answers 409 conflict and saves nothing"
+		return "the same key is still executing: the provider answers 409 conflict and saves nothing; this send was not executed"
 	case ledger.Mismatch:
 		return "the key was saved with a different payload: the provider rejects the request"
 	}
@@ -444,16 +456,11 @@ func (r *Runner) restart(why string) {
 	}
 }
 
-// readBack is the caller reading the ledger for objects linked to an intent.
+// readBack is the caller reading the ledger for objects linked to an
+// intent; the guarded caller settles what the read-back can settle.
 func (r *Runner) readBack(in *intentState) []ledger.Object {
 	found := r.led.Find(in.intent.ID)
-	read := EvidenceRead{Tick: r.led.Now(), Found: []EvidenceObject{}}
-	for _, o := range found {
-		read.Found = append(read.Found, EvidenceObject{Object: o.ID, Status: o.Status})
-	}
-	read.Summary = describeFound(found)
-	in.evidence.Reads = append(in.evidence.Reads, read)
-	ev := Event{Kind: EventRead, Intent: in.intent.ID, Note: "read-back for " + in.intent.ID + ": " + read.Summary}
+	ev := r.record(in, found, "read-back for "+in.intent.ID)
 	if r.s.Policy == Guarded {
 		r.judgeRead(in, found, &ev)
 	}
@@ -462,6 +469,18 @@ func (r *Runner) readBack(in *intentState) []ledger.Object {
 		r.emit(ev)
 	}
 	return found
+}
+
+// record keeps a read-back in the intent's evidence and returns its event,
+// not yet emitted.
+func (r *Runner) record(in *intentState, found []ledger.Object, what string) Event {
+	read := EvidenceRead{Tick: r.led.Now(), Found: []EvidenceObject{}}
+	for _, o := range found {
+		read.Found = append(read.Found, EvidenceObject{Object: o.ID, Status: o.Status})
+	}
+	read.Summary = describeFound(found)
+	in.evidence.Reads = append(in.evidence.Reads, read)
+	return Event{Kind: EventRead, Intent: in.intent.ID, Note: what + ": " + read.Summary}
 }
 
 func describeFound(found []ledger.Object) string {
@@ -556,7 +575,11 @@ func judge(b Belief, effects int) Verdict {
 
 // Digest binds operation type, principal and normalized payload.
 func Digest(op, principal string, payload map[string]string) string {
-	sum := sha256.Sum256([]byte(op + "\x00" + principal + "\x00" + NormalizePayload(payload)))
+	// JSON quotes every part and sorts the payload's fields, so no two
+	// different requests share an encoding.
+	// Strings and a map of strings always encode, so there is no error.
+	enc, _ := json.Marshal([]any{op, principal, payload})
+	sum := sha256.Sum256(enc)
 	return hex.EncodeToString(sum[:8])
 }
 
