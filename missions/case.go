@@ -183,12 +183,12 @@ type EvidenceBundle struct {
 
 // EvidenceAttempt is one send, as the caller recorded it.
 type EvidenceAttempt struct {
-	Attempt  int             `json:"attempt"`
-	Tick     int             `json:"tick"`
-	Key      string          `json:"key,omitempty"`
-	Payload  string          `json:"payload"`
-	Observed Observation     `json:"observed"`
-	Error    string          `json:"error,omitempty"`
+	Attempt  int         `json:"attempt"`
+	Tick     int         `json:"tick"`
+	Key      string      `json:"key,omitempty"`
+	Payload  string      `json:"payload"`
+	Observed Observation `json:"observed"`
+	Error    string      `json:"error,omitempty"`
 	// Response is what the caller heard; absent when it heard nothing (a
 	// timeout, or a crash before the reply was recorded).
 	Response *ledger.Response `json:"response,omitempty"`
