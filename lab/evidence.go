@@ -196,10 +196,10 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 }
 
 // responseText is what the caller heard: the code, object and status, or
-// nothing after a timeout.
+// a dash when it heard nothing (a timeout, a crash).
 func responseText(r *ledger.Response) string {
 	if r == nil || r.Code == 0 {
-		return "nothing heard"
+		return "—"
 	}
 	s := fmt.Sprint(r.Code)
 	if r.Object != 0 {

@@ -95,16 +95,16 @@ func TestEvidenceViewShowsTheWholeBundle(t *testing.T) {
 		{"changed-parameters", true, []string{
 			"payload amount=45.00 order=1042", "payload amount=40.00 order=1042 ≠ #1",
 			"observed mismatch · error mismatch (422) · response 422",
-			"observed timeout · error timeout · response 200 re_0001 succeeded",
-			"read-backs: 0", "the provider's objects for it: 1 re_0001 succeeded",
+			"observed timeout · error timeout · response —",
+			"read-backs: 1", "the provider's objects for it: 1 re_0001 succeeded",
 		}},
 		{"no-idempotency-contract", true, []string{
-			"key none: no key was sent", "#1 t0 no key · payload amount=45.00 order=1042",
+			"key none: no key was sent", "#1 t0 — amount=45.00 order=1042 timeout timeout —",
 			"read-backs: 1 t0 found re_0001 succeeded", "re_0001 succeeded",
 		}},
 		{"timeout-before-commit", false, []string{
 			"handed over at t2", "t1 found nothing t2 found nothing",
-			"none: the provider holds nothing for this intent", "timeout timeout none",
+			"none: the provider holds nothing for this intent", "timeout timeout —",
 		}},
 	}
 	for _, c := range cases {
