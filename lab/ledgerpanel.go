@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
@@ -84,15 +86,7 @@ func (p *ledgerPanel) line(i int) string {
 		if len(objs) == 0 {
 			return p.st.Subtle.Render(cut(" none: nothing committed", p.w))
 		}
-		o := objs[i-1]
-		s := fmt.Sprintf(" %s %s t%d", o.ID, o.Status, o.Tick)
-		if o.Status == ledger.Pending && o.ResolveAt > 0 {
-			s += fmt.Sprintf(" (until t%d)", o.ResolveAt)
-		}
-		if p.many {
-			s += " " + export.CleanLine(o.Intent)
-		}
-		return p.st.Text.Render(cut(s, p.w))
+		return p.st.Text.Render(p.objectLine(objs[i-1]))
 	case i == objLines+1:
 		return p.st.Title.Render(cut(fmt.Sprintf("idempotency records: %d", len(recs)), p.w))
 	}
@@ -121,6 +115,39 @@ func (p *ledgerPanel) line(i int) string {
 		s += until
 	}
 	return p.st.Text.Render(cut(s, p.w))
+}
+
+// objectLine is one object in at most p.w cells: its id, its status and
+// the tick it took that status, with how long it was pending, and its
+// intent where the mission has several (its end, where it does not fit
+// whole). A pending object that resolved
+// took its status when it resolved, as the timeline's row says. Where
+// the line is too long the pending note goes first, then the tick, so the
+// intent that tells two objects apart stays whole.
+func (p *ledgerPanel) objectLine(o ledger.Object) string {
+	base := fmt.Sprintf(" %s %s", o.ID, o.Status)
+	at, note := fmt.Sprintf(" t%d", o.Tick), ""
+	switch {
+	case o.Status == ledger.Pending && o.ResolveAt > 0:
+		note = fmt.Sprintf(" (until t%d)", o.ResolveAt)
+	case o.ResolveAt > 0:
+		at, note = fmt.Sprintf(" t%d", o.ResolveAt), fmt.Sprintf(" (pending from t%d)", o.Tick)
+	}
+	intent := ""
+	if p.many {
+		intent = " " + export.CleanLine(o.Intent)
+	}
+	for _, s := range []string{base + at + note + intent, base + at + intent, base + intent} {
+		if lipgloss.Width(s) <= p.w {
+			return s
+		}
+	}
+	// Intents of one mission tend to differ at their end (refund-1042-a,
+	// refund-1042-b): keep the end.
+	if room := p.w - lipgloss.Width(base) - 1; p.many && room >= 3 {
+		return base + " …" + ansi.TruncateLeft(intent[1:], lipgloss.Width(intent)-1-(room-1), "")
+	}
+	return cut(base+intent, p.w)
 }
 
 func (p *ledgerPanel) View() string {

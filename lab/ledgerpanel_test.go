@@ -1,0 +1,76 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// TestLedgerPanelAgreesWithTheTimeline runs every catalog mission under
+// the settings its expectations name and checks each object that was
+// pending and resolved: the ledger panel gives it the tick of the
+// timeline's row where it resolved, not the tick it was created.
+func TestLedgerPanelAgreesWithTheTimeline(t *testing.T) {
+	st := DefaultStyles()
+	keys := DefaultKeyMap()
+	checked := 0
+	for _, ms := range missions.BuiltIn().Missions {
+		for _, e := range ms.Expect {
+			c, err := missions.Run(ms, ms.Settings(e.When))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := newLedgerPanel(&st, &keys)
+			p.SetSize(60, 20)
+			p.SetCase(c)
+			for _, o := range c.Ledger.Objects {
+				if o.ResolveAt == 0 || o.Status == ledger.Pending {
+					continue
+				}
+				tick := -1
+				for _, ev := range c.Events {
+					if ev.Kind == missions.EventResolve && strings.HasPrefix(ev.Note, o.ID.String()+" ") {
+						tick = ev.Tick
+					}
+				}
+				if tick < 0 {
+					t.Fatalf("%s %s: no timeline row resolves %s", ms.ID, e.When, o.ID)
+				}
+				want := fmt.Sprintf("%s %s t%d", o.ID, o.Status, tick)
+				if got := p.objectLine(o); !strings.Contains(got, want) {
+					t.Errorf("%s %s: ledger panel says %q; the timeline resolves it at t%d", ms.ID, e.When, got, tick)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no mission has a pending object that resolved: this checks nothing")
+	}
+}
+
+// TestLedgerPanelKeepsTheIntent checks that where objects of several
+// intents share the panel, what tells the intents apart stays on screen:
+// the whole intent where it fits, else its end, never the shared start
+// alone ("refund-104…" for both).
+func TestLedgerPanelKeepsTheIntent(t *testing.T) {
+	for _, tc := range []struct {
+		w    int
+		want [2]string
+	}{
+		{72, [2]string{"…-a", "…-b"}},
+		{80, [2]string{"…1042-a", "…1042-b"}},
+		{100, [2]string{" refund-1042-a", " refund-1042-b"}},
+	} {
+		m := press(t, newLab(t, Options{Mission: "two-intended-refunds", Dir: t.TempDir()}, tc.w, 24), "r")
+		view := m.holds.View()
+		for _, in := range tc.want {
+			if !strings.Contains(view, in) {
+				t.Errorf("at %d columns the ledger panel does not show %q:\n%s", tc.w, in, view)
+			}
+		}
+	}
+}
