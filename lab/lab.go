@@ -257,6 +257,25 @@ func shortSettings(s missions.Settings) string {
 	return export.CleanLine(fmt.Sprintf("%s, %s, contract %s", keys, s.Policy, s.Contract))
 }
 
+// carried names the settings of s that differ from the mission's own d,
+// each with the mission's own value, or "" when none does.
+func carried(s, d missions.Settings) string {
+	var out []string
+	if s.StableKeys != d.StableKeys {
+		out = append(out, fmt.Sprintf("stable keys %s (its own: %s)", missions.OnOff(s.StableKeys), missions.OnOff(d.StableKeys)))
+	}
+	if s.Policy != d.Policy {
+		out = append(out, fmt.Sprintf("policy %s (its own: %s)", s.Policy, d.Policy))
+	}
+	if s.Contract != d.Contract {
+		out = append(out, fmt.Sprintf("contract %s (its own: %s)", s.Contract, d.Contract))
+	}
+	if s.KeySource != d.KeySource {
+		out = append(out, fmt.Sprintf("keys from %s (its own: %s)", s.KeySource, d.KeySource))
+	}
+	return export.CleanLine(strings.Join(out, " · "))
+}
+
 // sameRun reports whether two cases ran alike: the same events, the same
 // ledger and the same outcome, whatever their settings say.
 func sameRun(a, b *missions.Case) bool {
@@ -346,6 +365,11 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 				return nil
 			}
 			m.setStatus("")
+			if kept := carried(m.settings, m.defaults); kept != "" {
+				// Settings chosen earlier apply to every mission; say so
+				// where they differ from this one's own.
+				m.setStatus("settings kept from before: " + kept)
+			}
 			m.layout()
 		}
 		return nil

@@ -107,3 +107,29 @@ func TestPickerKeepsTheMissionLeftUnderAFilter(t *testing.T) {
 		t.Fatalf("filter cleared after %s, the picker highlights %v", want, got)
 	}
 }
+
+// TestOpeningSaysWhichSettingsCarryOver changes settings on one mission
+// and opens others: the status line names each setting that differs from
+// the new mission's own, and says nothing when none does.
+func TestOpeningSaysWhichSettingsCarryOver(t *testing.T) {
+	m := press(t, ttsLab(t), "p", "c", "c", "esc") // guarded, contract none
+	m = pressRun(t, typeFilter(t, m, "no-idempotency"), "enter")
+	m = press(t, m, "enter")
+	if m.mission.ID != "no-idempotency-contract" {
+		t.Fatalf("opened %s", m.mission.ID)
+	}
+	if m.status != "settings kept from before: policy guarded (its own: naive)" {
+		t.Fatalf("status after opening: %q", m.status)
+	}
+	m = press(t, m, "c", "c", "esc") // contract none → v1 → v2
+	m = pressRun(t, m, "esc")   // drop the filter
+	m.picker.Select(tts)
+	m = press(t, m, "enter")
+	if want := "settings kept from before: policy guarded (its own: naive) · contract v2 (its own: v1)"; m.status != want {
+		t.Fatalf("status after opening: %q, want %q", m.status, want)
+	}
+	m = press(t, m, "p", "c", "c", "esc", "enter") // naive, contract none → v1
+	if m.status != "" {
+		t.Fatalf("the mission's own settings, yet the status says %q", m.status)
+	}
+}
