@@ -122,7 +122,7 @@ func TestOpeningSaysWhichSettingsCarryOver(t *testing.T) {
 		t.Fatalf("status after opening: %q", m.status)
 	}
 	m = press(t, m, "c", "c", "esc") // contract none → v1 → v2
-	m = pressRun(t, m, "esc")   // drop the filter
+	m = pressRun(t, m, "esc")        // drop the filter
 	m.picker.Select(tts)
 	m = press(t, m, "enter")
 	if want := "settings kept from before: policy guarded (its own: naive) · contract v2 (its own: v1)"; m.status != want {
