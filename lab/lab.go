@@ -380,6 +380,10 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
+	if why := m.idle(k); why != "" {
+		m.setStatus(why)
+		return nil
+	}
 	switch {
 	case key.Matches(k, m.keys.Step):
 		if m.pos < m.steps {
@@ -498,6 +502,54 @@ func (m *Model) evidenceKey(k tea.KeyMsg) tea.Cmd {
 	}
 	m.evidence, _ = m.evidence.Update(k)
 	return nil
+}
+
+// pressed reports whether k is one of b's keys, whether or not b is
+// enabled now.
+func pressed(k tea.KeyMsg, b key.Binding) bool {
+	for _, s := range b.Keys() {
+		if k.String() == s {
+			return true
+		}
+	}
+	return false
+}
+
+// idle says why a lab key that does nothing at this moment does nothing,
+// or "" when k is not such a key. The help bar leaves these keys out; a
+// key pressed anyway answers on the status line instead of in silence.
+func (m *Model) idle(k tea.KeyMsg) string {
+	switch {
+	case (pressed(k, m.keys.Step) || pressed(k, m.keys.RunAll)) && !m.keys.Step.Enabled():
+		return fmt.Sprintf("the run is over (step %d of %d): b steps back, 0 starts again", m.pos, m.steps)
+	case (pressed(k, m.keys.StepBack) || pressed(k, m.keys.Restart)) && !m.keys.StepBack.Enabled():
+		return "this is the start: n runs the first step, r the whole run"
+	case pressed(k, m.keys.Compare) && !m.keys.Compare.Enabled():
+		return "nothing pinned yet: m pins this case, v then compares the pinned ones"
+	case pressed(k, m.keys.Evidence) && !m.keys.Evidence.Enabled():
+		if step := firstEscalation(m.full); step > 0 {
+			return fmt.Sprintf("nothing handed to a person yet: this run escalates at step %d of %d", step, m.steps)
+		}
+		if m.settings.Policy != missions.Guarded {
+			return "g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)"
+		}
+		return "the guarded caller settled every intent of this run: nothing was handed to a person"
+	}
+	return ""
+}
+
+// firstEscalation is the step at which c first hands an intent to a
+// person, or 0 when it never does.
+func firstEscalation(c *missions.Case) int {
+	if c == nil {
+		return 0
+	}
+	for i := range c.Events {
+		if c.Events[i].Kind == missions.EventEscalate {
+			return c.Events[i].Step
+		}
+	}
+	return 0
 }
 
 // hasEvidence reports whether the run at the current position has handed
