@@ -47,3 +47,30 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		})
 	}
 }
+
+// TestFullHelpIsModal checks the list of all keys: its bar offers only
+// the ways out, and a key from the list closes it and does its job on
+// the screen below, rather than acting out of sight behind it.
+func TestFullHelpIsModal(t *testing.T) {
+	m := press(t, ttsLab(t), "?")
+	lines := strings.Split(m.View(), "\n")
+	bar := lines[len(lines)-1]
+	if !strings.Contains(bar, "?/esc close help") || strings.Contains(bar, "step") || strings.Contains(bar, "esc back") {
+		t.Fatalf("help bar under the full help: %q", bar)
+	}
+	if status := lines[len(lines)-2]; !strings.Contains(status, "any other key closes this list") {
+		t.Fatalf("status line under the full help: %q", status)
+	}
+	m = press(t, m, "n")
+	if m.fullHelp || m.pos != 1 {
+		t.Fatalf("n under the full help: help open %v, position %d; want it closed at step 1", m.fullHelp, m.pos)
+	}
+	if !strings.Contains(m.View(), "step 1 of 3") {
+		t.Fatal("the lab is not back on screen after n")
+	}
+	// The picker too: enter opens the highlighted mission and shows it.
+	m = press(t, m, "esc", "?", "enter")
+	if m.fullHelp || m.screen != screenLab {
+		t.Fatalf("enter under the picker's full help: help open %v, screen %d", m.fullHelp, m.screen)
+	}
+}

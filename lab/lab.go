@@ -343,6 +343,11 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.fullHelp = false
 		m.layout()
 		return nil
+	case m.fullHelp:
+		// Any other key closes the list and does what the list says, on
+		// the screen it belongs to, so nothing happens out of sight.
+		m.fullHelp = false
+		m.layout()
 	}
 	switch m.screen {
 	case screenPicker:
@@ -648,7 +653,7 @@ func (m *Model) updateKeys() {
 	}
 	k.Leave.SetEnabled(lab || cmp || ev || m.fullHelp)
 	if m.fullHelp {
-		k.Help.SetHelp("?", "close help")
+		k.Help.SetHelp("?/esc", "close help")
 	} else {
 		k.Help.SetHelp("?", "all keys")
 	}
@@ -657,6 +662,10 @@ func (m *Model) updateKeys() {
 // ShortHelp is the help bar for the current screen.
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
+	if m.fullHelp {
+		// The list above is the help; the bar says only how to leave it.
+		return []key.Binding{k.Quit}
+	}
 	switch m.screen {
 	case screenPicker:
 		return append(m.picker.ShortHelp(), k.Quit)
@@ -881,6 +890,9 @@ func (m Model) fullHelpLines() []string {
 
 // statusLine says what the last action did, or where to go next.
 func (m Model) statusLine() string {
+	if m.fullHelp {
+		return m.st.Subtle.Render(cut("any other key closes this list and does what it says", m.width))
+	}
 	if m.status != "" {
 		s := m.st.Status
 		if m.statusErr {
