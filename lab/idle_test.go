@@ -74,3 +74,41 @@ func TestFullHelpIsModal(t *testing.T) {
 		t.Fatalf("enter under the picker's full help: help open %v, screen %d", m.fullHelp, m.screen)
 	}
 }
+
+// TestTabSaysWhereTheArrowsGo checks that tab says on the status line
+// which panel ↑/↓ now move, and when the ledger has nothing to scroll.
+func TestTabSaysWhereTheArrowsGo(t *testing.T) {
+	m := press(t, ttsLab(t), "r", "tab")
+	if !strings.Contains(m.status, "all of it fits") {
+		t.Fatalf("tab to a ledger that fits: %q", m.status)
+	}
+	if m = press(t, m, "tab"); !strings.Contains(m.status, "timeline's cursor") {
+		t.Fatalf("tab back: %q", m.status)
+	}
+	m = press(t, newLab(t, Options{Mission: "two-intended-refunds", Dir: t.TempDir()}, 80, 20), "r", "tab")
+	if m.holds.lineCount() <= m.holds.rows() {
+		t.Fatal("the ledger fits at 80x20, so this checks nothing")
+	}
+	if !strings.Contains(m.status, "now scroll the ledger;") {
+		t.Fatalf("tab to a ledger that scrolls: %q", m.status)
+	}
+}
+
+// TestCompareHintNamesOnlyMarksOnScreen checks the compare view's status
+// line: it explains ◆ only when some attempt carries it.
+func TestCompareHintNamesOnlyMarksOnScreen(t *testing.T) {
+	m := press(t, ttsLab(t), "r", "m", "k", "m", "v") // the same words, 1 and 2 effects
+	if m.compare.cmp.Diverge == 0 || !strings.Contains(m.View(), "◆ marks the first attempt") {
+		t.Fatalf("a divergence, but no ◆ hint:\n%s", m.View())
+	}
+	guarded := missions.Guarded // the merged refund escalates: the words differ too
+	m = newLab(t, Options{Mission: "two-intended-refunds", Overrides: missions.Overrides{Policy: &guarded}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "s", "m", "v")
+	view := m.View()
+	if m.compare.cmp.Diverge != 0 || strings.Contains(view, "◆") {
+		t.Fatalf("the words differ where the ledgers do, yet ◆ is on screen:\n%s", view)
+	}
+	if !strings.Contains(view, "x clears the pins") {
+		t.Fatalf("no hint without a divergence:\n%s", view)
+	}
+}

@@ -462,10 +462,15 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Focus):
 		if m.focus == focusTimeline {
 			m.focus = focusLedger
+			m.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab gives them back to the timeline")
 		} else {
 			m.focus = focusTimeline
+			m.setStatus("↑/↓ move the timeline's cursor again; the strip under it shows its row")
 		}
 		m.refresh()
+		if m.focus == focusLedger && m.holds.lineCount() <= m.holds.rows() {
+			m.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab gives them back to the timeline")
+		}
 	case key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
 		if m.focus == focusLedger {
 			m.holds, _ = m.holds.Update(k)
@@ -923,7 +928,10 @@ func (m Model) statusLine() string {
 			hint = "n steps through the schedule · r runs to the end · k toggles stable keys"
 		}
 	case screenCompare:
-		hint = "◆ marks the first attempt where the words match and the ledgers do not"
+		hint = "e exports every pinned case · x clears the pins · esc goes back to the run"
+		if m.compare.cmp.Diverge > 0 {
+			hint = "◆ marks the first attempt where the words match and the ledgers do not"
+		}
 	case screenEvidence:
 		hint = fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps)
 	}
