@@ -93,6 +93,19 @@ func big(n int) [3]string {
 	return out
 }
 
+// notRun is the counter's state before the first step: nothing has been
+// tried, so the ledger is not yet short of anything.
+const notRun = "not run yet"
+
+// counterLook is the counter's style and its state in words: before the
+// first step a plain "not run yet", after it what the colour says.
+func (h *header) counterLook() (lipgloss.Style, string) {
+	if h.pos == 0 {
+		return h.st.Text, notRun
+	}
+	return h.st.counterStyle(h.effects, h.intended), counterState(h.effects, h.intended)
+}
+
 // counterState says in words what the counter's colour says.
 func counterState(effects, intended int) string {
 	switch {
@@ -113,18 +126,18 @@ func counterState(effects, intended int) string {
 // words the room of the longest they can say, so the counter does not
 // move when "▼ 1 short" becomes "= as intended".
 func (h *header) counter() [3]string {
-	cs := h.st.counterStyle(h.effects, h.intended)
+	cs, state := h.counterLook()
 	e := big(h.effects)
 	top := max(h.most, h.effects, h.intended)
 	dw := lipgloss.Width(big(top)[0])
 	words := [3]string{
 		fmt.Sprintf("effects %d", h.effects),
 		fmt.Sprintf("intended %d", h.intended),
-		counterState(h.effects, h.intended),
+		state,
 	}
 	ww := max(lipgloss.Width(counterState(h.intended, h.intended)), len(fmt.Sprintf("effects %d", top)),
 		len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(counterState(top, h.intended)),
-		lipgloss.Width(counterState(0, h.intended)))
+		lipgloss.Width(counterState(0, h.intended)), lipgloss.Width(notRun))
 	styles := [3]lipgloss.Style{cs, h.st.Text, cs}
 	var out [3]string
 	for i := range out {
@@ -228,8 +241,8 @@ func (h *header) View() string {
 	}
 	if lw < 24 {
 		// Too narrow for the large counter: say it in one line.
-		line := h.st.counterStyle(h.effects, h.intended).Render(
-			fmt.Sprintf("effects %d · intended %d · %s", h.effects, h.intended, counterState(h.effects, h.intended)))
+		cs, state := h.counterLook()
+		line := cs.Render(fmt.Sprintf("effects %d · intended %d · %s", h.effects, h.intended, state))
 		return box([]string{left[0], left[2], line}, h.w, headerHeight)
 	}
 	l := box(left, lw, headerHeight)

@@ -82,3 +82,22 @@ func TestHeaderKeepsTheMissionID(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterBeforeTheFirstStep checks that before anything has run the
+// counter does not call the ledger short: it says the run has not
+// started, and from the first step it says how the ledger compares.
+func TestCounterBeforeTheFirstStep(t *testing.T) {
+	m := newLab(t, Options{Mission: "two-intended-refunds", Dir: t.TempDir()}, 100, 30)
+	h := m.header.View()
+	if !strings.Contains(h, "not run yet") || strings.Contains(h, "short") {
+		t.Fatalf("counter before the first step:\n%s", h)
+	}
+	m = press(t, m, "n")
+	if h = m.header.View(); !strings.Contains(h, "▼ 1 short") {
+		t.Fatalf("counter after the first of two refunds:\n%s", h)
+	}
+	m = press(t, m, "r", "0")
+	if h = m.header.View(); !strings.Contains(h, "not run yet") {
+		t.Fatalf("counter after 0:\n%s", h)
+	}
+}
