@@ -24,7 +24,7 @@ func keyMsg(k string) tea.KeyMsg {
 	types := map[string]tea.KeyType{
 		"space": tea.KeySpace, "right": tea.KeyRight, "left": tea.KeyLeft, "esc": tea.KeyEscape,
 		"enter": tea.KeyEnter, "tab": tea.KeyTab, "up": tea.KeyUp, "down": tea.KeyDown,
-		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "ctrl+c": tea.KeyCtrlC,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace,
 	}
 	if t, ok := types[k]; ok {
 		return tea.KeyMsg{Type: t}

@@ -609,6 +609,8 @@ func (m *Model) updateKeys() {
 	ev := m.screen == screenEvidence
 	typing := m.screen == screenPicker && m.picker.Filtering()
 	k.Open.SetEnabled(m.screen == screenPicker && !typing && m.picker.Selected() != nil)
+	// ? is a character of the filter too.
+	k.Help.SetEnabled(!typing)
 	if typing {
 		// q is a letter of the filter now.
 		k.Quit.SetHelp("ctrl+c", "quit")
@@ -946,6 +948,9 @@ func (m Model) helpLine() string {
 		return hs.ShortKey.Render(b.Help().Key) + " " + hs.ShortDesc.Render(b.Help().Desc)
 	}
 	more := item(m.keys.Help)
+	if !m.keys.Help.Enabled() {
+		more = ""
+	}
 	room := m.width - lipgloss.Width(more) - 2
 	sep := hs.ShortSeparator.Render(" • ")
 	var b strings.Builder

@@ -78,6 +78,13 @@ func TestPickerWhileTyping(t *testing.T) {
 	if !strings.Contains(view, "enter keeps the filter") || strings.Contains(view, "/ filters the list") {
 		t.Fatalf("status line while typing:\n%s", view)
 	}
+	if strings.Contains(view, "? all keys") {
+		t.Fatalf("? offered as all keys while it is a character of the filter:\n%s", view)
+	}
+	if m = pressRun(t, m, "?"); m.fullHelp || m.picker.list.FilterValue() != "ti?" {
+		t.Fatalf("? while typing: help open %v, filter %q", m.fullHelp, m.picker.list.FilterValue())
+	}
+	m = pressRun(t, m, "backspace")
 	_, cmd := m.Update(keyMsg("ctrl+c"))
 	if cmd == nil {
 		t.Fatal("ctrl+c does nothing while typing a filter")
