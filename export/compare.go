@@ -376,8 +376,8 @@ func pairSentence(cmp Comparison, p Pair) string {
 			na, nb, p.Diverge, words, effects(ca.Effects), ha.Name, effects(cb.Effects), hb.Name)
 	case p.LedgerDiffers > 0:
 		ca, cb := cell(p.LedgerDiffers, p.A), cell(p.LedgerDiffers, p.B)
-		return fmt.Sprintf("%s and %s first differ in the ledger at attempt %d (%s against %s), where the agent's words differ too: %s against %s.",
-			na, nb, p.LedgerDiffers, effects(ca.Effects), effects(cb.Effects), quote(ca.Said), quote(cb.Said))
+		return endSentence(fmt.Sprintf("%s and %s first differ in the ledger at attempt %d (%s against %s), where the agent's words differ too: %s against %s",
+			na, nb, p.LedgerDiffers, effects(ca.Effects), effects(cb.Effects), quote(ca.Said), quote(cb.Said)))
 	}
 	oa, ob := cmp.Outcomes[p.A], cmp.Outcomes[p.B]
 	shared, onlyOne := 0, 0
@@ -411,6 +411,17 @@ func pairSentence(cmp Comparison, p Pair) string {
 	}
 	if p.WordsDiffer > 0 {
 		s += fmt.Sprintf("; the agent's words first differ at attempt %d", p.WordsDiffer)
+	}
+	return endSentence(s)
+}
+
+// endSentence closes a sentence with a full stop, unless it already ends
+// with a quotation that closes one.
+func endSentence(s string) string {
+	for _, end := range []string{".”", "?”", "!”"} {
+		if strings.HasSuffix(s, end) {
+			return s
+		}
 	}
 	return s + "."
 }

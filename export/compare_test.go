@@ -478,3 +478,14 @@ func TestCompareSparseAttemptNumbers(t *testing.T) {
 		t.Fatal("no output")
 	}
 }
+
+// A sentence that ends in a quotation already closed by a full stop gets no
+// second one.
+func TestSentenceEndsOnce(t *testing.T) {
+	if got := endSentence("it says “done.”"); got != "it says “done.”" {
+		t.Errorf("got %q", got)
+	}
+	if got := endSentence("they differ"); got != "they differ." {
+		t.Errorf("got %q", got)
+	}
+}
