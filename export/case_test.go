@@ -88,14 +88,7 @@ func TestCatalogExportsMatchSchema(t *testing.T) {
 // must be refused.
 func TestSchemaRejects(t *testing.T) {
 	sch := compileSchema(t)
-	m, err := missions.BuiltIn().Get("timeout-then-success")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogRun(t, "timeout-then-success")
 	data, err := export.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
@@ -213,14 +206,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestUnmarshalErrors(t *testing.T) {
-	m, err := missions.BuiltIn().Get("timeout-then-success")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogRun(t, "timeout-then-success")
 	good, err := export.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

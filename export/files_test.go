@@ -52,14 +52,7 @@ func TestWriteErrorsNameWhatIsInTheWay(t *testing.T) {
 // TestWriteUpNamesMissionsDirOnlyForUserMissions: the reproduce section
 // asks for --missions only when the mission is not built in.
 func TestWriteUpNamesMissionsDirOnlyForUserMissions(t *testing.T) {
-	m, err := missions.BuiltIn().Get("timeout-then-success")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := catalogRun(t, "timeout-then-success")
 	md, _ := export.WriteUp(c)
 	if strings.Contains(string(md), "--missions") {
 		t.Errorf("a built-in mission's write-up asks for --missions:\n%s", md)

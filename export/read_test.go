@@ -10,10 +10,10 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// goodCase is a catalog export to edit.
-func goodCase(t *testing.T) []byte {
+// catalogRun runs a built-in mission under its default settings.
+func catalogRun(t testing.TB, id string) *missions.Case {
 	t.Helper()
-	m, err := missions.BuiltIn().Get("timeout-then-success")
+	m, err := missions.BuiltIn().Get(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +21,13 @@ func goodCase(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// goodCase is a catalog export to edit.
+func goodCase(t *testing.T) []byte {
+	t.Helper()
+	c := catalogRun(t, "timeout-then-success")
 	data, err := export.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
