@@ -93,6 +93,11 @@ type Model struct {
 	said     transcript
 	holds    ledgerPanel
 	focus    focus
+	// sep is how many blank lines part the bands below the header (the
+	// goal, the timeline, the bottom row) where the run leaves room.
+	sep int
+	// foot is whether a rule closes the bottom row, above the room left.
+	foot bool
 
 	compare compareView
 	pinned  []*missions.Case
@@ -735,7 +740,8 @@ const (
 // stepping fills the panels without moving them: the schedule, the
 // transcript and the ledger are as tall as the tallest of them needs, up
 // to a share of the room; the timeline gets what it needs of the rest; the
-// mission's goal fills what is left over, if there is enough for it.
+// mission's goal fills what is left over, if there is enough for it; and
+// a blank line parts the bands where there is still room.
 func (m *Model) layout() {
 	w, h := m.width, m.height
 	if w < MinWidth || h < MinHeight {
@@ -787,8 +793,16 @@ func (m *Model) layout() {
 		gh = min(spare, m.goal.Height(w))
 		spare -= gh
 	}
-	// Whatever is still over goes to the bottom row, at the screen's foot.
-	bh += spare
+	// What is still over first parts the bands with a blank line each,
+	// all of them or none so the spacing is even; the rest stays below the
+	// bottom row, above the status line, so no panel ends in blank lines.
+	m.sep, m.foot = 0, false
+	if bands := 2 + min(gh, 1); spare >= bands {
+		m.sep, spare = 1, spare-bands
+		// A rule closes the bottom row, so the room under it reads as
+		// the screen's margin, not as lines the panels left empty.
+		m.foot = spare > 0
+	}
 	m.goal.SetSize(w, gh)
 	m.timeline.SetDetailHeight(dh)
 	m.timeline.SetSize(w, th)
@@ -823,10 +837,21 @@ func (m Model) View() string {
 		bottom := lipgloss.JoinHorizontal(lipgloss.Top,
 			m.schedule.View(), strings.Repeat(" ", gap), m.said.View(), strings.Repeat(" ", gap), m.holds.View())
 		parts := []string{m.header.View()}
-		if g := m.goal.View(); g != "" {
-			parts = append(parts, g)
+		band := func(v string) {
+			for range m.sep {
+				parts = append(parts, "")
+			}
+			parts = append(parts, v)
 		}
-		top = lipgloss.JoinVertical(lipgloss.Left, append(parts, m.timeline.View(), bottom)...)
+		if g := m.goal.View(); g != "" {
+			band(g)
+		}
+		band(m.timeline.View())
+		band(bottom)
+		if m.foot {
+			parts = append(parts, m.st.Rule.Render(strings.Repeat("─", m.width)))
+		}
+		top = lipgloss.JoinVertical(lipgloss.Left, parts...)
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, box(strings.Split(top, "\n"), m.width, body), m.statusLine(), m.helpLine())
 }
