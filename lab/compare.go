@@ -121,63 +121,13 @@ func (v *compareView) View() string {
 	}
 	lines := []string{panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)}
 
+	lines = append(lines, v.heads(first, colW, gap)...)
+
 	// Bottom: what the pairs show; the first always, more where room is
 	// left once the attempts are laid out.
 	sentences := v.sentences()
-	firstFoot := min(len(sentences[0]), 4)
-
-	// Column heads: name and label, then the outcome.
-	head := make([][]string, len(cases))
-	for i, c := range cases {
-		o := v.cmp.Outcomes[first+i]
-		cs := v.st.counterStyle(o.Effects, o.Intended)
-		var vs []string
-		for _, iv := range o.Verdicts {
-			vs = append(vs, string(iv.Verdict))
-		}
-		name := firstLines(wrap(c.Heading(), colW), 2, colW, "…")
-		for len(name) < 2 {
-			name = append(name, "")
-		}
-		head[i] = []string{
-			v.st.Title.Render(name[0]),
-			v.st.Title.Render(name[1]),
-			cs.Render(cut(fmt.Sprintf("effects %d · intended %d", o.Effects, o.Intended), colW)),
-			cs.Render(cut(strings.Join(vs, ", "), colW)),
-		}
-	}
-	lines = append(lines, strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")...)
-	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
-	for _, n := range v.cmp.Notes {
-		for _, l := range firstLines(wrap(export.CleanLine(n), v.w), 2, v.w, " …") {
-			lines = append(lines, v.st.Subtle.Render(l))
-		}
-	}
-
-	room := v.h - len(lines) - firstFoot
-	body := []string{}
-	shown := v.offset
-	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
-		row := v.cmp.Rows[r]
-		mark := "  "
-		gs := v.st.Subtle
-		if row.Divergent {
-			mark, gs = " ◆", v.st.Diverge
-		}
-		cells := make([][]string, len(cases))
-		for i := range cases {
-			cells[i] = v.cell(row.Cells[first+i], colW, row.Divergent)
-		}
-		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW, gap), "\n")
-		if len(body)+len(block) > room && len(body) > 0 {
-			break
-		}
-		body = append(body, block...)
-		shown = r + 1
-		if len(body) < room {
-			body = append(body, "")
-		}
-	}
+	room := v.h - len(lines) - min(len(sentences[0]), 4)
+	body, shown := v.rows(room, first, colW, gap)
 	if len(v.cmp.Rows) == 0 {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
 	}
@@ -208,6 +158,81 @@ func (v *compareView) View() string {
 	}
 	lines = append(lines, foot...)
 	return box(lines, v.w, v.h)
+}
+
+// heads are the lines between the title and the attempt rows: each
+// column's case and outcome, a rule, and the comparison's notes.
+func (v *compareView) heads(first, colW, gap int) []string {
+	cases := v.cmp.Cases[first:]
+	// Name and label, then the outcome.
+	head := make([][]string, len(cases))
+	for i, c := range cases {
+		o := v.cmp.Outcomes[first+i]
+		cs := v.st.counterStyle(o.Effects, o.Intended)
+		var vs []string
+		for _, iv := range o.Verdicts {
+			vs = append(vs, string(iv.Verdict))
+		}
+		name := firstLines(wrap(c.Heading(), colW), 2, colW, "…")
+		for len(name) < 2 {
+			name = append(name, "")
+		}
+		head[i] = []string{
+			v.st.Title.Render(name[0]),
+			v.st.Title.Render(name[1]),
+			cs.Render(cut(fmt.Sprintf("effects %d · intended %d", o.Effects, o.Intended), colW)),
+			cs.Render(cut(strings.Join(vs, ", "), colW)),
+		}
+	}
+	lines := strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")
+	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
+	for _, n := range v.cmp.Notes {
+		for _, l := range firstLines(wrap(export.CleanLine(n), v.w), 2, v.w, " …") {
+			lines = append(lines, v.st.Subtle.Render(l))
+		}
+	}
+	return lines
+}
+
+// Scrolls reports whether there is anything to scroll: attempt rows above
+// the first one shown, or below the last.
+func (v *compareView) Scrolls() bool {
+	if v.w <= 0 || v.h <= 0 || len(v.cmp.Rows) == 0 {
+		return false
+	}
+	first, colW, gap := v.columns()
+	room := v.h - 1 - len(v.heads(first, colW, gap)) - min(len(v.sentences()[0]), 4)
+	_, shown := v.rows(room, first, colW, gap)
+	return v.offset > 0 || shown < len(v.cmp.Rows)
+}
+
+// rows lays out the attempt rows from the offset in room lines: the lines
+// and the row after the last one shown.
+func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int) {
+	cases := v.cmp.Cases[first:]
+	shown = v.offset
+	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
+		row := v.cmp.Rows[r]
+		mark := "  "
+		gs := v.st.Subtle
+		if row.Divergent {
+			mark, gs = " ◆", v.st.Diverge
+		}
+		cells := make([][]string, len(cases))
+		for i := range cases {
+			cells[i] = v.cell(row.Cells[first+i], colW, row.Divergent)
+		}
+		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW, gap), "\n")
+		if len(body)+len(block) > room && len(body) > 0 {
+			break
+		}
+		body = append(body, block...)
+		shown = r + 1
+		if len(body) < room {
+			body = append(body, "")
+		}
+	}
+	return body, shown
 }
 
 // cell renders what one case did at one attempt.

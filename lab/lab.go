@@ -654,7 +654,7 @@ func (m *Model) updateKeys() {
 	}
 	k.Unpin.SetEnabled(cmp && len(m.pinned) > 0)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
-		b.SetEnabled(lab || cmp || ev && m.evidence.Scrolls())
+		b.SetEnabled(lab || cmp && m.compare.Scrolls() || ev && m.evidence.Scrolls())
 	}
 	if lab && m.focus == focusTimeline {
 		k.Up.SetHelp("↑/↓", "pick row")

@@ -456,8 +456,13 @@ func TestPickerWhileFilteringFitsTheWidth(t *testing.T) {
 }
 
 func TestCompareScrolls(t *testing.T) {
-	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
-	m = press(t, m, "m", "k", "p", "m", "v")
+	// The seed lab's three cases are taller than 80x24.
+	cat := seedCatalog(t)
+	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 80, 24), cat.Missions[0])
+	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
+	if !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+		t.Fatalf("attempts hidden below, yet the help bar offers no scrolling: %s", m.helpLine())
+	}
 	start := m.compare.offset
 	if m = press(t, m, "down"); m.compare.offset != start+1 {
 		t.Fatalf("down: offset %d, want %d", m.compare.offset, start+1)
@@ -470,6 +475,29 @@ func TestCompareScrolls(t *testing.T) {
 	}
 	if m = press(t, m, "pgup"); m.compare.offset != 0 {
 		t.Fatalf("pgup: offset %d", m.compare.offset)
+	}
+}
+
+// Where every attempt fits, the compare view has nothing to scroll: the
+// help bar and the key list leave ↑/↓ out, and they move nothing.
+func TestCompareOffersScrollingOnlyWhenThereIsMore(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
+	m = press(t, m, "m", "k", "p", "m", "v")
+	if m.screen != screenCompare || len(m.compare.cmp.Rows) < 2 {
+		t.Fatalf("want the compare view of two attempts, got screen %d with %d rows", m.screen, len(m.compare.cmp.Rows))
+	}
+	if m.keys.Up.Enabled() || strings.Contains(m.helpLine(), "scroll") {
+		t.Fatalf("every attempt fits, yet the help bar offers scrolling: %s", m.helpLine())
+	}
+	if v := press(t, m, "?").View(); strings.Contains(v, "scroll") || strings.Contains(v, "pgup") {
+		t.Fatalf("every attempt fits, yet the key list offers scrolling:\n%s", v)
+	}
+	if m = press(t, m, "down", "pgdown"); m.compare.offset != 0 {
+		t.Fatalf("down scrolled a view that fits: offset %d", m.compare.offset)
+	}
+	// A shorter terminal hides the second attempt: now there is more.
+	if m = resize(m, 80, 20); !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+		t.Fatalf("at 80x20 an attempt is hidden, yet the help bar offers no scrolling: %s", m.helpLine())
 	}
 }
 
