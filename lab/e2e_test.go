@@ -15,9 +15,9 @@ import (
 )
 
 // TestSeedExercise walks the seed lab's exercise in a running program, by
-// keys alone (the waits are generous upper bounds for a loaded machine,
-// never a measure of speed): timeout then success with stable keys on and off, failure
-// before commit twice, all three pinned, compared and exported.
+// keys alone: timeout then success with stable keys on and off, failure
+// before commit twice, all three pinned, compared and exported. The waits
+// are upper bounds for a loaded machine, never a measure of speed.
 func TestSeedExercise(t *testing.T) {
 	// Exports go to a relative directory inside a temporary one, so the
 	// status line that names them reads the same on every run.
