@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/list"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -39,6 +40,9 @@ func newLab(t testing.TB, o Options, w, h int) Model {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A steady filter cursor: its blink is a timer, and runCmd waits for
+	// every command to answer.
+	m.picker.list.FilterInput.Cursor.SetMode(cursor.CursorStatic)
 	return resize(m, w, h)
 }
 
@@ -71,16 +75,17 @@ func runCmd(t testing.TB, m Model, cmd tea.Cmd) Model {
 	if cmd == nil {
 		return m
 	}
-	// Timers (the filter's cursor blink) would block or loop forever, so
-	// only commands that answer at once count, and only the messages the
-	// lab acts on are fed back.
+	// Every command the lab returns answers without a timer (newLab keeps
+	// the filter cursor from blinking), so a command is waited for; the
+	// bound only turns a hang into a failure. Only the messages the lab
+	// acts on are fed back.
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(50 * time.Millisecond):
-		return m
+	case <-time.After(time.Minute):
+		t.Fatal("a command did not answer within a minute")
 	}
 	switch msg := msg.(type) {
 	case tea.BatchMsg:
