@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -77,7 +79,10 @@ func TestWriteErrorsSayWhatIsInTheWay(t *testing.T) {
 // with the reason, and nothing is left in it.
 func TestReadOnlyDirectory(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Skip("root writes in read-only directories")
+		// Root writes in read-only directories, so the test runs again,
+		// in a copy of this test binary, as an ordinary user.
+		asUnprivileged(t, "TestReadOnlyDirectory")
+		return
 	}
 	dir := filepath.Join(t.TempDir(), "ro")
 	if err := os.Mkdir(dir, 0o555); err != nil {
@@ -226,5 +231,49 @@ func TestEndlessAndPipedFiles(t *testing.T) {
 	}()
 	if code, out, errOut := cli("replay", fifo); code != exitOK || out != fifo+": identical\n" {
 		t.Errorf("replay of a pipe: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// asUnprivileged runs one test of this binary again as the unprivileged
+// user nobody (uid and gid 65534) and fails if it fails there. The binary
+// is copied where that user may run it.
+func asUnprivileged(t *testing.T, test string) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "replaylab-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "replaylab.test")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		// The machine does not let root start a process as another user
+		// (a user namespace without that uid, say): nothing to run here.
+		t.Skipf("cannot start %s as uid 65534 here: %v", test, err)
+	}
+	if err != nil {
+		t.Fatalf("%s as uid 65534: %v\n%s", test, err, out)
+	}
+	if !strings.Contains(string(out), "PASS") {
+		t.Fatalf("%s as uid 65534 did not pass:\n%s", test, out)
 	}
 }
