@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
@@ -817,9 +818,7 @@ func (m Model) View() string {
 		return ""
 	}
 	if m.width < MinWidth || m.height < MinHeight {
-		msg := fmt.Sprintf("replaylab needs a terminal of at least %d×%d;\nthis one is %d×%d.\n\nMake the window larger, or press q to quit.",
-			MinWidth, MinHeight, m.width, m.height)
-		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.st.Text.Render(msg))
+		return m.tooSmall()
 	}
 	body := m.height - chromeLines
 	var top string
@@ -995,4 +994,34 @@ func (m Model) helpLine() string {
 		used += lipgloss.Width(s)
 	}
 	return b.String() + strings.Repeat(" ", max(1, m.width-used-lipgloss.Width(more))) + more
+}
+
+// tooSmall says how big the terminal must be, wrapped to the terminal it
+// is shown in, however small, and centred as one left-aligned block.
+func (m Model) tooSmall() string {
+	var lines []string
+	for _, p := range []string{
+		fmt.Sprintf("replaylab needs a terminal of at least %d×%d;", MinWidth, MinHeight),
+		fmt.Sprintf("this one is %d×%d.", m.width, m.height),
+		"",
+		"Make the window larger, or press q to quit.",
+	} {
+		if p == "" {
+			if len(lines)+2 <= m.height {
+				lines = append(lines, "")
+			}
+			continue
+		}
+		lines = append(lines, wrap(p, m.width)...)
+	}
+	lines = firstLines(lines, m.height, m.width, "")
+	wide := 0
+	for _, l := range lines {
+		wide = max(wide, ansi.StringWidth(l))
+	}
+	for i, l := range lines {
+		lines[i] = m.st.Text.Render(fit(l, wide))
+	}
+	msg := strings.Join(lines, "\n")
+	return box(strings.Split(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg), "\n"), m.width, m.height)
 }

@@ -1,0 +1,81 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"pgregory.net/rapid"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// labKeys are the keys a person might press anywhere in the lab, quitting
+// aside: every binding, the filter's keys and a few that mean nothing.
+var labKeys = []string{
+	"n", "space", "right", "b", "left", "r", "0", "k", "p", "c", "s", "h",
+	"m", "v", "g", "e", "?", "esc", "enter", "tab", "up", "down", "pgup",
+	"pgdown", "/", "t", "x", "backspace",
+}
+
+// TestAnyKeysAnySize presses generated sequences of keys at generated
+// terminal sizes, resizing on the way, and checks after every key what a
+// person relies on: the screen fills the terminal exactly, no line is
+// wider than it, and the effect counter shows the engine's own count for
+// the mission, settings and position the lab holds.
+func TestAnyKeysAnySize(t *testing.T) {
+	all := missions.BuiltIn().Missions
+	rapid.Check(t, func(rt *rapid.T) {
+		id := rapid.SampledFrom(all).Draw(rt, "mission").ID
+		w := rapid.IntRange(1, 220).Draw(rt, "width")
+		h := rapid.IntRange(1, 70).Draw(rt, "height")
+		m := newLab(t, Options{Mission: id, Dir: t.TempDir()}, w, h)
+		n := rapid.IntRange(1, 40).Draw(rt, "presses")
+		for i := 0; i < n; i++ {
+			if rapid.IntRange(0, 9).Draw(rt, "resize?") == 0 {
+				w = rapid.IntRange(1, 220).Draw(rt, "width")
+				h = rapid.IntRange(1, 70).Draw(rt, "height")
+				m = resize(m, w, h)
+			}
+			k := rapid.SampledFrom(labKeys).Draw(rt, "key")
+			next, _ := m.Update(keyMsg(k))
+			m = next.(Model)
+			checkScreen(rt, m, w, h, k)
+		}
+	})
+}
+
+func checkScreen(rt *rapid.T, m Model, w, h int, k string) {
+	v := m.View()
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		rt.Fatalf("after %q at %dx%d: %d lines\n%s", k, w, h, len(lines), v)
+	}
+	for i, l := range lines {
+		if lw := lipgloss.Width(l); lw > w {
+			rt.Fatalf("after %q at %dx%d: line %d is %d wide\n%s", k, w, h, i, lw, v)
+		}
+	}
+	if m.mission == nil {
+		return
+	}
+	if m.pos < 0 || m.pos > m.steps {
+		rt.Fatalf("after %q: position %d of %d steps", k, m.pos, m.steps)
+	}
+	r, err := missions.NewRunner(m.mission, m.mission.Settings(m.over))
+	if err != nil {
+		rt.Fatal(err)
+	}
+	for i := 0; i < m.pos; i++ {
+		r.Step()
+	}
+	want := r.Case().Outcome.Effects
+	if m.cas.Outcome.Effects != want {
+		rt.Fatalf("after %q: the lab holds %d effects, the engine %d", k, m.cas.Outcome.Effects, want)
+	}
+	onLab := m.screen == screenLab && !m.fullHelp && w >= MinWidth && h >= MinHeight
+	if onLab && !strings.Contains(v, fmt.Sprintf("effects %d", want)) {
+		rt.Fatalf("after %q at %dx%d: the counter does not show effects %d\n%s", k, w, h, want, v)
+	}
+}
