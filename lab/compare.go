@@ -32,13 +32,20 @@ type compareView struct {
 	w, h   int
 	cmp    export.Comparison
 	offset int // first attempt row shown
+	// placed is whether the person has scrolled since the cases were set;
+	// until then the view opens on the first divergence, when it would
+	// be out of sight from the top, and stays on it as the size changes.
+	placed bool
 }
 
 func newCompareView(st *Styles, keys *KeyMap) compareView {
 	return compareView{st: st, keys: keys}
 }
 
-func (v *compareView) SetSize(w, h int) { v.w, v.h = w, h }
+func (v *compareView) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.place()
+}
 
 func (v *compareView) ShortHelp() []key.Binding {
 	return []key.Binding{v.keys.Up}
@@ -51,17 +58,40 @@ func (v *compareView) FullHelp() [][]key.Binding {
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
 	v.cmp = export.Compare(cases)
+	v.placed = false
+	v.place()
+}
+
+// place opens the rows at the top, or, when the first divergence would be
+// out of sight from there, on the row before it, for context.
+func (v *compareView) place() {
+	if v.placed {
+		return
+	}
 	v.offset = 0
-	if v.cmp.Diverge > 0 {
-		// Open on the divergence, with the row before it for context.
+	if v.cmp.Diverge <= 0 || v.w <= 0 || v.h <= 0 {
+		return
+	}
+	if _, shown := v.rows(v.room()); shown < v.cmp.Diverge {
 		v.offset = max(0, v.cmp.Diverge-2)
 	}
+}
+
+// room is how many lines the attempt rows get, with the columns they are
+// laid out in.
+func (v *compareView) room() (room, first, colW, gap int) {
+	first, colW, gap = v.columns()
+	room = v.h - 1 - len(v.heads(first, colW, gap)) - min(len(v.sentences()[0]), 4)
+	return room, first, colW, gap
 }
 
 // Update scrolls the attempt rows.
 func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
-		v.offset = clamp(v.offset+v.keys.scroll(k, comparePage), 0, max(0, len(v.cmp.Rows)-1))
+		if d := v.keys.scroll(k, comparePage); d != 0 {
+			v.offset = clamp(v.offset+d, 0, max(0, len(v.cmp.Rows)-1))
+			v.placed = true
+		}
 	}
 	return v, nil
 }
@@ -200,9 +230,7 @@ func (v *compareView) Scrolls() bool {
 	if v.w <= 0 || v.h <= 0 || len(v.cmp.Rows) == 0 {
 		return false
 	}
-	first, colW, gap := v.columns()
-	room := v.h - 1 - len(v.heads(first, colW, gap)) - min(len(v.sentences()[0]), 4)
-	_, shown := v.rows(room, first, colW, gap)
+	_, shown := v.rows(v.room())
 	return v.offset > 0 || shown < len(v.cmp.Rows)
 }
 

@@ -674,3 +674,38 @@ func TestHeaderNamesTheKeySourceAndFits(t *testing.T) {
 		t.Fatalf("per-intent keys: settings line %q", line)
 	}
 }
+
+// The compare view opens at the top when the first divergence is in
+// sight from there, and on the row before it when it is not; a resize
+// before any scrolling places it again, a scroll is never undone.
+func TestCompareOpensWhereTheDivergenceShows(t *testing.T) {
+	ms := longMission(4)
+	// Two refusals first: the ledgers part at attempt 4, under the same
+	// words, when stable keys are off.
+	ms.Schedule[0].Fixture = missions.FailureBeforeCommit
+	ms.Schedule[1].Fixture = missions.FailureBeforeCommit
+	pinBoth := func(w, h int) Model {
+		m := openMission(t, newLab(t, Options{Catalog: catalogOf(ms), Dir: t.TempDir()}, w, h), ms)
+		return press(t, m, "r", "m", "k", "r", "m", "v")
+	}
+	tall := pinBoth(120, 60)
+	if tall.compare.cmp.Diverge != 4 {
+		t.Fatalf("the cases diverge at attempt %d, want 4", tall.compare.cmp.Diverge)
+	}
+	if tall.compare.offset != 0 || tall.compare.Scrolls() {
+		t.Fatalf("at 120x60 every attempt fits, yet the view opens at row %d", tall.compare.offset)
+	}
+	short := pinBoth(80, 24)
+	if short.compare.offset != 2 || !strings.Contains(short.View(), "#4 ◆") {
+		t.Fatalf("at 80x24 the view opens at row %d, want 2 (the divergence in sight)\n%s", short.compare.offset, short.View())
+	}
+	if grown := resize(short, 120, 60); grown.compare.offset != 0 {
+		t.Fatalf("grown to 120x60 before any scrolling, the view stays at row %d", grown.compare.offset)
+	}
+	// (A fresh lab: models share their key map, and the grown one has
+	// just turned scrolling off in it.)
+	scrolled := press(t, pinBoth(80, 24), "up")
+	if scrolled = resize(scrolled, 120, 60); scrolled.compare.offset != 1 {
+		t.Fatalf("a resize undid the scroll: row %d, want 1", scrolled.compare.offset)
+	}
+}
