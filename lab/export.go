@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -13,7 +14,10 @@ import (
 // and the error that stopped it, if any.
 type exportedMsg struct {
 	paths []string
-	err   error
+	// renamed counts the files that got a numeric suffix because their
+	// name was taken.
+	renamed int
+	err     error
 }
 
 // caseFileName names a case's file after its mission and settings, the
@@ -34,12 +38,16 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
 				return msg
 			}
-			path, err := export.WriteNew(dir, caseFileName(c), data)
+			name := caseFileName(c)
+			path, err := export.WriteNew(dir, name, data)
 			if err != nil {
 				msg.err = err
 				return msg
 			}
 			msg.paths = append(msg.paths, path)
+			if filepath.Base(path) != name {
+				msg.renamed++
+			}
 		}
 		return msg
 	}

@@ -107,6 +107,10 @@ type Model struct {
 
 	status    string
 	statusErr bool
+	// exportedTo is the short form of an export's status, for a line too
+	// narrow for the whole one: words, a path cut from the left so the
+	// end of a file name stays in sight, then words.
+	exportedTo struct{ lead, path, tail string }
 }
 
 // New builds a lab. It fails when Options.Mission names no mission in the
@@ -216,8 +220,8 @@ func (m *Model) refresh() {
 	m.holds.focused = m.focus == focusLedger
 }
 
-func (m *Model) setStatus(s string) { m.status, m.statusErr = s, false }
-func (m *Model) setError(err error) { m.status, m.statusErr = err.Error(), true }
+func (m *Model) setStatus(s string) { m.status, m.statusErr, m.exportedTo.path = s, false, "" }
+func (m *Model) setError(err error) { m.status, m.statusErr, m.exportedTo.path = err.Error(), true, "" }
 
 // toggle applies a change of settings, replays to the same position and
 // says how the counter moved.
@@ -574,7 +578,9 @@ func (m *Model) hasEvidence() bool {
 	return m.cas != nil && len(m.cas.Outcome.Evidence) > 0
 }
 
-// exported reports a finished export on the status line.
+// exported reports a finished export on the status line. A path too long
+// for the line loses its beginning, never the end of the file name, where
+// a numeric suffix tells a second export apart.
 func (m *Model) exported(msg exportedMsg) {
 	names := make([]string, len(msg.paths))
 	for i, p := range msg.paths {
@@ -587,14 +593,42 @@ func (m *Model) exported(msg exportedMsg) {
 		m.setError(fmt.Errorf("export failed: %w", msg.err))
 	case len(msg.paths) == 1:
 		m.setStatus("exported the full run to " + msg.paths[0])
+		m.exportedTo.lead, m.exportedTo.path, m.exportedTo.tail = "exported to ", msg.paths[0], ""
 	default:
-		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), filepath.Dir(msg.paths[0]), strings.Join(names, ", "))
-		if lipgloss.Width(s) > m.width {
+		dir := filepath.Dir(msg.paths[0])
+		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), dir, strings.Join(names, ", "))
+		lead, tail := fmt.Sprintf("exported %d cases to ", len(msg.paths)), ""
+		if msg.renamed > 0 {
+			// Names were taken: the suffixed files are not where the
+			// person would look first.
+			tail = fmt.Sprintf("; %d got a -N suffix, the name being taken", msg.renamed)
+			if msg.renamed == 1 {
+				tail = "; 1 got a -N suffix, its name being taken"
+			}
+			s += tail
+		}
+		if ansi.StringWidth(s) > m.width {
 			// Too many names to read on one line: say where they are.
-			s = fmt.Sprintf("exported %d cases to %s, one .json file per case", len(msg.paths), filepath.Dir(msg.paths[0]))
+			s = lead + dir + tail
+			if tail == "" {
+				s += ", one .json file per case"
+			}
 		}
 		m.setStatus(s)
+		m.exportedTo.lead, m.exportedTo.path, m.exportedTo.tail = lead, dir, tail
 	}
+}
+
+// leftCut cuts plain text to width w from the left, marking the cut with
+// "…", so its end stays in sight.
+func leftCut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if n := ansi.StringWidth(s); n > w {
+		return ansi.TruncateLeft(s, n-w+1, "…")
+	}
+	return s
 }
 
 // next is the value after cur in order, wrapping around.
@@ -929,7 +963,11 @@ func (m Model) statusLine() string {
 		if m.statusErr {
 			s = m.st.StatusError
 		}
-		return s.Render(cut(export.CleanLine(m.status), m.width))
+		line := export.CleanLine(m.status)
+		if to := m.exportedTo; ansi.StringWidth(line) > m.width && to.path != "" {
+			line = to.lead + leftCut(export.CleanLine(to.path), m.width-ansi.StringWidth(to.lead+to.tail)) + to.tail
+		}
+		return s.Render(cut(line, m.width))
 	}
 	hint := ""
 	switch m.screen {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"github.com/charmbracelet/lipgloss"
 	"os"
 	"path/filepath"
 	"strings"
@@ -707,5 +708,29 @@ func TestCompareOpensWhereTheDivergenceShows(t *testing.T) {
 	scrolled := press(t, pinBoth(80, 24), "up")
 	if scrolled = resize(scrolled, 120, 60); scrolled.compare.offset != 1 {
 		t.Fatalf("a resize undid the scroll: row %d, want 1", scrolled.compare.offset)
+	}
+}
+
+// An export's status line keeps the end of the file name in sight however
+// narrow the terminal: the numeric suffix of a second export is there.
+func TestExportStatusKeepsTheFileNameEnd(t *testing.T) {
+	dir := t.TempDir()
+	m := newLab(t, Options{Mission: tts, Dir: dir}, 80, 24)
+	m = pressRun(t, press(t, m, "r"), "e")
+	m = pressRun(t, m, "e")
+	line := m.statusLine()
+	if !strings.HasPrefix(line, "exported to …") || !strings.HasSuffix(line, "stable-keys-on.naive.v1-2.json") || lipgloss.Width(line) > 80 {
+		t.Fatalf("status line at 80 columns: %q", line)
+	}
+	// Wide enough, the whole sentence and path show.
+	if wide := resize(m, 220, 24).statusLine(); !strings.HasPrefix(wide, "exported the full run to "+dir) {
+		t.Fatalf("status line at 220 columns: %q", wide)
+	}
+	// Many cases, names taken: the line says some took a suffix.
+	m = press(t, m, "m", "k", "m", "v")
+	m = pressRun(t, m, "e")
+	m = pressRun(t, m, "e")
+	if line := m.statusLine(); !strings.HasPrefix(line, "exported 2 cases to …") || !strings.HasSuffix(line, "; 2 got a -N suffix, the name being taken") || lipgloss.Width(line) > 80 {
+		t.Fatalf("status line after exporting pins twice: %q", line)
 	}
 }
