@@ -181,6 +181,7 @@ func writeSummary(w io.Writer, c *missions.Case) {
 
 	writeRow(w, []string{"tick"}, []string{"what happened"}, []string{"the agent says"}, []string{"ledger after"})
 	writeRow(w, []string{"----"}, []string{strings.Repeat("-", colWhat)}, []string{strings.Repeat("-", colSay)}, []string{strings.Repeat("-", colLedger)})
+	held := export.HeldAfter(c, 4, 1)
 	for _, r := range summaryRows(c.Events) {
 		say := []string{""}
 		if r.say != "" {
@@ -190,7 +191,7 @@ func writeSummary(w io.Writer, c *missions.Case) {
 		if len(r.checkpoints) > 0 {
 			what = append(what, wrap(export.CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), colWhat)...)
 		}
-		writeRow(w, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(c, r.effects))
+		writeRow(w, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(r.effects, held[r.at]))
 	}
 
 	o := c.Outcome
@@ -227,11 +228,13 @@ func writeSummary(w io.Writer, c *missions.Case) {
 
 // summaryRow is one row of the summary: an event with the checkpoint changes
 // that belong to it folded in, and what the agent said by the row's end.
+// at is the index of the row's last event, whose ledger the row shows.
 type summaryRow struct {
 	ev          missions.Event
 	checkpoints []string
 	say         string
 	effects     int
+	at          int
 }
 
 // summaryRows folds checkpoint events into the rows they belong to: the ones
@@ -239,35 +242,39 @@ type summaryRow struct {
 // with it. Every other event is a row of its own.
 func summaryRows(events []missions.Event) []summaryRow {
 	var rows []summaryRow
-	var pending []missions.Event
-	for _, ev := range events {
+	var pending []int
+	alone := func(i int) summaryRow {
+		return summaryRow{ev: events[i], say: events[i].Say, effects: events[i].Effects, at: i}
+	}
+	for i, ev := range events {
 		if ev.Kind == missions.EventCheckpoint {
 			if n := len(rows); n > 0 && len(pending) == 0 && rows[n-1].ev.Intent == ev.Intent && !sendsNext(ev) {
 				rows[n-1].checkpoints = append(rows[n-1].checkpoints, string(ev.Checkpoint))
 				rows[n-1].effects = ev.Effects
+				rows[n-1].at = i
 				if ev.Say != "" {
 					rows[n-1].say = ev.Say
 				}
 				continue
 			}
-			pending = append(pending, ev)
+			pending = append(pending, i)
 			continue
 		}
-		r := summaryRow{ev: ev, say: ev.Say, effects: ev.Effects}
-		if len(pending) > 0 && pending[0].Intent == ev.Intent {
+		r := alone(i)
+		if len(pending) > 0 && events[pending[0]].Intent == ev.Intent {
 			for _, p := range pending {
-				r.checkpoints = append(r.checkpoints, string(p.Checkpoint))
+				r.checkpoints = append(r.checkpoints, string(events[p].Checkpoint))
 			}
 			pending = nil
 		}
 		for _, p := range pending {
-			rows = append(rows, summaryRow{ev: p, say: p.Say, effects: p.Effects})
+			rows = append(rows, alone(p))
 		}
 		pending = nil
 		rows = append(rows, r)
 	}
 	for _, p := range pending {
-		rows = append(rows, summaryRow{ev: p, say: p.Say, effects: p.Effects})
+		rows = append(rows, alone(p))
 	}
 	return rows
 }
@@ -321,23 +328,10 @@ func describeEvent(ev missions.Event) []string {
 }
 
 // ledgerAfter is the "ledger after" cell: the effect count and the objects
-// that existed then. Objects are numbered in commit order, so the first n
-// objects of the final ledger are the ones there after an event with n
-// effects.
-func ledgerAfter(c *missions.Case, effects int) []string {
+// that stood then (export.HeldAfter).
+func ledgerAfter(effects int, h export.Held) []string {
 	lines := []string{export.Plural(effects, "effect")}
-	objs := c.Ledger.Objects
-	if effects > len(objs) {
-		return lines
-	}
-	var ids []string
-	for _, o := range objs[:effects] {
-		ids = append(ids, o.ID.String())
-	}
-	if len(ids) > 4 {
-		ids = append(ids[:1], "…", ids[len(ids)-1])
-	}
-	return append(lines, wrap(strings.Join(ids, " "), colLedger)...)
+	return append(lines, wrap(strings.Join(h.IDs(), " "), colLedger)...)
 }
 
 // explainVerdict says in words what a verdict means for this intent.

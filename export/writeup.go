@@ -170,32 +170,43 @@ func writeTimeline(b *strings.Builder, c *missions.Case) {
 	mdTable(b, header, rows)
 }
 
-// objectsAt lists the objects the ledger held when it held n effects:
-// effects are only ever added, in order, so they are the first n of the
-// final ledger.
-func objectsAt(l ledger.Snapshot, n int) string {
-	n = max(0, min(n, len(l.Objects)))
-	if n == 0 {
+// objectsHeld words what stood in the ledger after an event: the effect
+// count and the objects, a few of them when there are many.
+func objectsHeld(n int, h Held) string {
+	if n <= 0 {
 		return "no effect"
 	}
-	ids := make([]string, n)
-	for i, o := range l.Objects[:n] {
-		ids[i] = mdCode(o.ID.String())
+	ids := h.IDs()
+	for i, id := range ids {
+		if id != "…" {
+			ids[i] = mdCode(id)
+		}
+	}
+	if len(ids) == 0 {
+		return effects(n)
 	}
 	return effects(n) + ": " + strings.Join(ids, ", ")
 }
 
+// A list of the objects in the ledger names them all up to heldListed;
+// beyond, the first heldFirst and the newest.
+const (
+	heldListed = 4
+	heldFirst  = 1
+)
+
 func writeTranscript(b *strings.Builder, c *missions.Case) {
 	var rows [][]string
 	attempt := ""
-	for _, ev := range c.Events {
+	held := HeldAfter(c, heldListed, heldFirst)
+	for i, ev := range c.Events {
 		if ev.Attempt > 0 {
 			attempt = fmt.Sprint(ev.Attempt)
 		}
 		if strings.TrimSpace(ev.Say) == "" {
 			continue
 		}
-		rows = append(rows, []string{attempt, fmt.Sprint(ev.Tick), mdText(ev.Say), objectsAt(c.Ledger, ev.Effects)})
+		rows = append(rows, []string{attempt, fmt.Sprint(ev.Tick), mdText(ev.Say), objectsHeld(ev.Effects, held[i])})
 	}
 	if len(rows) == 0 {
 		b.WriteString("The agent said nothing to the user.\n")
