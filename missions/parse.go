@@ -23,6 +23,11 @@ const (
 	// workers of one together step.
 	MaxIntents = 1000
 	MaxWorkers = 8
+	// MaxClock bounds the ticks a schedule spans: a wait moves the clock
+	// its ticks, every other step one. The provider looks at every object
+	// and key on every tick, so a long clock over many attempts would run
+	// for minutes.
+	MaxClock = 20000
 )
 
 // FileError is one problem in a mission file, at a line.
@@ -327,13 +332,19 @@ func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) [
 		return nil
 	}
 	var out []Step
-	attempts := 0
+	attempts, clock := 0, 0
 	for _, item := range n.Content {
 		st := p.step(item, ids, intents, false)
 		if st.Kind() == StepAttempt {
 			attempts++
 		}
 		attempts += len(st.Together)
+		if clock <= MaxClock {
+			clock += stepTicks(st)
+			if clock > MaxClock {
+				p.errf(item, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
+			}
+		}
 		out = append(out, st)
 	}
 	if attempts == 0 && len(p.errs) == 0 {

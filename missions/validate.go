@@ -41,8 +41,9 @@ func (m *Mission) Validate() error {
 	if len(m.Schedule) == 0 || len(m.Schedule) > MaxSteps {
 		bad("the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
 	}
-	attempts := 0
+	attempts, clock := 0, 0
 	for i, st := range m.Schedule {
+		clock += stepTicks(st)
 		where := fmt.Sprintf("schedule step %d", i+1)
 		if err := checkStep(st, payloads, false); err != nil {
 			bad("%s: %v", where, err)
@@ -54,6 +55,9 @@ func (m *Mission) Validate() error {
 	}
 	if attempts == 0 || attempts > MaxSteps {
 		bad("the schedule has %d attempts; it needs 1 to %d", attempts, MaxSteps)
+	}
+	if clock > MaxClock {
+		bad("the schedule spans %d ticks; it may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
 	}
 	return errors.Join(errs...)
 }
@@ -118,4 +122,14 @@ func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) 
 		}
 	}
 	return nil
+}
+
+// stepTicks is how far a step moves the clock: a wait its ticks, any
+// other step one. A wait out of range counts as the most a wait may be,
+// so a sum of them cannot overflow.
+func stepTicks(st Step) int {
+	if st.Wait != 0 {
+		return max(1, min(st.Wait, MaxTicks))
+	}
+	return 1
 }
