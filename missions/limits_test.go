@@ -1,6 +1,7 @@
 package missions_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,5 +31,32 @@ func TestScheduleClockIsBounded(t *testing.T) {
 	m.Schedule = append(m.Schedule, missions.Step{Wait: 5})
 	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "the schedule spans 20005 ticks; it may span at most 20000") {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestAliasesAreNamed: mission files do not expand YAML aliases. An alias
+// was read as a value of the wrong kind ("goal must be text" for a goal
+// that names the title's anchor); it is named as an alias, once per line,
+// and however many there are, the report stays short.
+func TestAliasesAreNamed(t *testing.T) {
+	src := strings.Replace(validMission, "title: Small\ngoal: A timeout after commit, then a success.", "title: &t Small\ngoal: *t", 1)
+	src = strings.Replace(src, "    payload:\n", "    payload: &p\n", 1) + "  - when: {stable_keys: off}\n    effects: 2\n    verdicts: {refund-1: *p}\n"
+	_, err := missions.Parse("alias.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("aliases were accepted")
+	}
+	want := "alias.yaml:3: the alias *t: mission files do not expand anchors, aliases or << merges; write the value out in full\n" +
+		"alias.yaml:25: the alias *p: mission files do not expand anchors, aliases or << merges; write the value out in full"
+	if err.Error() != want {
+		t.Errorf("got\n%s\nwant\n%s", err, want)
+	}
+	var laughs strings.Builder
+	laughs.WriteString("a: &a [x, x, x, x, x, x, x, x, x]\n")
+	for i := range 30 {
+		fmt.Fprintf(&laughs, "b%d: &b%d [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n", i, i)
+	}
+	_, err = missions.Parse("laughs.yaml", []byte(laughs.String()))
+	if err == nil || strings.Count(err.Error(), "\n") != 10 || !strings.HasSuffix(err.Error(), "laughs.yaml: aliases on 20 more lines") {
+		t.Errorf("a file of aliases: %v", err)
 	}
 }

@@ -64,6 +64,9 @@ func Parse(name string, data []byte) (*Mission, error) {
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FileError{File: name, Msg: "the file is empty (a mission needs id, title, goal, intents, schedule and expect)"}
 	}
+	if errs := aliases(name, &doc); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	m := p.mission(doc.Content[0])
 	m.Source = name
 	if len(p.errs) > 0 {
@@ -127,6 +130,41 @@ func yamlErrMsg(err error) string {
 		}
 	}
 	return s
+}
+
+// aliases reports the aliases in the document, one per line and the
+// first few lines only. The parser reads values where they are written,
+// so an alias would be read as a value of the wrong kind ("goal must be
+// text" for goal: *title); it is reported as what it is instead. The walk
+// does not follow aliases, so it is as long as the file, however the
+// anchors nest.
+func aliases(file string, doc *yaml.Node) []error {
+	const most = 10
+	var errs []error
+	lines, last := 0, -1
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.AliasNode {
+			if n.Line == last {
+				return
+			}
+			last = n.Line
+			lines++
+			if lines <= most {
+				errs = append(errs, &FileError{File: file, Line: n.Line, Msg: fmt.Sprintf(
+					"the alias *%s: mission files do not expand anchors, aliases or << merges; write the value out in full", n.Value)})
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(doc)
+	if lines > most {
+		errs = append(errs, &FileError{File: file, Msg: fmt.Sprintf("aliases on %d more lines", lines-most)})
+	}
+	return errs
 }
 
 type parser struct {
