@@ -98,7 +98,15 @@ func (c *Catalog) AddFS(fsys fs.FS, where string) error {
 		if e.IsDir() || !isMissionFile(e.Name()) {
 			continue
 		}
-		m, err := ReadFS(fsys, e.Name(), path.Join(filepath.ToSlash(where), e.Name()))
+		shown := path.Join(filepath.ToSlash(where), e.Name())
+		// Opening a named pipe waits for a writer, and nothing in a
+		// directory of missions would ever write to it: refuse it
+		// (through a link too) rather than wait for ever.
+		if info, err := fs.Stat(fsys, e.Name()); err == nil && info.Mode().Type()&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+			errs = append(errs, &FileError{File: shown, Msg: "is a named pipe or a socket, not a file; a directory of missions holds mission .yaml files"})
+			continue
+		}
+		m, err := ReadFS(fsys, e.Name(), shown)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -2,8 +2,12 @@ package missions_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/missions"
 )
@@ -58,5 +62,38 @@ func TestAliasesAreNamed(t *testing.T) {
 	_, err = missions.Parse("laughs.yaml", []byte(laughs.String()))
 	if err == nil || strings.Count(err.Error(), "\n") != 10 || !strings.HasSuffix(err.Error(), "laughs.yaml: aliases on 20 more lines") {
 		t.Errorf("a file of aliases: %v", err)
+	}
+}
+
+// TestAddFSRefusesANamedPipe: opening a named pipe waits for a writer, so
+// a pipe in a directory of missions once hung every command that read it.
+// It is refused by name, through a link too, and the other files are read.
+func TestAddFSRefusesANamedPipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "good.yaml"), []byte(validMission), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("pipe.yaml", filepath.Join(dir, "link.yml")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	cat := missions.BuiltIn()
+	go func() { done <- cat.AddFS(os.DirFS(dir), "dir") }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("AddFS is still waiting on the named pipe after a minute")
+	}
+	want := "dir/link.yml: is a named pipe or a socket, not a file; a directory of missions holds mission .yaml files\n" +
+		"dir/pipe.yaml: is a named pipe or a socket, not a file; a directory of missions holds mission .yaml files"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+	if _, err := cat.Get("small"); err != nil {
+		t.Errorf("the good file beside the pipe was not read: %v", err)
 	}
 }
