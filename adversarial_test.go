@@ -2,9 +2,13 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -62,5 +66,56 @@ func TestRunSummaryWorkGrowsWithTheRun(t *testing.T) {
 	allocs := testing.AllocsPerRun(1, func() { writeSummary(io.Discard, c) })
 	if limit := 100 * float64(len(c.Events)); allocs > limit {
 		t.Errorf("the summary of %d events made %.0f allocations; want at most %.0f", len(c.Events), allocs, limit)
+	}
+}
+
+// TestOutRefusesWhatIsNotAFile: --out moves a whole file into place, which
+// replaces whatever is at the path. Given a link, --force replaced the
+// link and left its target as it was (--out /dev/stdout turned the link
+// into a file and printed nothing); given a device or a pipe, it replaced
+// that (for root, /dev/full itself). Both are refused, with or without
+// --force, and nothing is written.
+func TestOutRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("target.json", link); err != nil {
+		t.Fatal(err)
+	}
+	pipe := filepath.Join(dir, "pipe.json")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{link, link + " is a symbolic link (to target.json); a file written here would replace the link"},
+		{pipe, pipe + " is a named pipe, not a file"},
+	} {
+		for _, force := range []bool{false, true} {
+			args := []string{"run", "timeout-then-success", "--json", "--out", tt.path}
+			if force {
+				args = append(args, "--force")
+			}
+			code, out, errOut := cli(args...)
+			if code != exitBadInput || out != "" || !strings.Contains(errOut, tt.want) {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(args, " "), code, out, errOut, tt.want)
+			}
+		}
+	}
+	if info, err := os.Lstat(link); err != nil || info.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", info.Mode(), err)
+	}
+	if info, err := os.Lstat(pipe); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", info.Mode(), err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the link's target changed: %q", b)
+	}
+	assertNoTemp(t, dir)
+	// The writer itself refuses too, whoever calls it.
+	if err := export.WriteFile(pipe, []byte("x"), true); err == nil {
+		t.Error("export.WriteFile replaced a named pipe")
 	}
 }

@@ -21,6 +21,9 @@ func existsError(path string) error {
 // it: dirMade), or it exists and force is off. A command checks before it
 // writes anything.
 func checkWritable(path string, force, dirMade bool) error {
+	if err := export.NotAFile(path); err != nil {
+		return badInput(err)
+	}
 	info, err := os.Lstat(path)
 	switch {
 	case err == nil && info.IsDir():

@@ -50,8 +50,8 @@ func FileName(missionID string, s missions.Settings) string {
 // failure the temporary file is removed. Errors name path and say what
 // stood in the way, never the temporary file's name.
 func WriteFile(path string, data []byte, force bool) error {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return fmt.Errorf("%s is a directory; give the path of a file to write", path)
+	if err := NotAFile(path); err != nil {
+		return err
 	}
 	tmp, err := writeTemp(filepath.Dir(path), data)
 	if err != nil {
@@ -65,6 +65,47 @@ func WriteFile(path string, data []byte, force bool) error {
 		return nil
 	}
 	return place(tmp, path)
+}
+
+// NotAFile says why path, which exists, cannot be replaced by a written
+// file: it is a directory, a symbolic link, a device, a named pipe or a
+// socket. A file is written whole and moved into place, which replaces
+// whatever is at the path: the link rather than what it points to (so
+// /dev/stdout stopped printing), or, for root, a device such as /dev/full
+// itself. It is nil for a regular file and for a path that does not exist.
+func NotAFile(path string) error {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return nil
+	}
+	if info.Mode()&fs.ModeSymlink != 0 {
+		if to, err := os.Stat(path); err == nil && to.IsDir() {
+			info = to
+		} else {
+			dest, _ := os.Readlink(path)
+			return fmt.Errorf("%s is a symbolic link (to %s); a file written here would replace the link, not what it points to: give the path of the file itself, or redirect standard output to print", path, dest)
+		}
+	}
+	switch {
+	case info.IsDir():
+		return fmt.Errorf("%s is a directory; give the path of a file to write", path)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is %s, not a file; a file written here would take its place: to print, redirect standard output instead", path, fileKind(info.Mode()))
+	}
+	return nil
+}
+
+// fileKind names a file mode's type in words.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // WriteNew writes data to a new file in dir (created if missing) named name,
