@@ -828,6 +828,14 @@ func (m *Model) layout() {
 		gh = min(spare, m.goal.Height(w))
 		spare -= gh
 	}
+	// Room still over lets long notes carry on under their rows, when the
+	// whole run, wrapped, fits: the timeline never scrolls for it.
+	wrapNotes := false
+	if m.full != nil && spare > 0 && th == needT {
+		if extra := m.timeline.wrapExtra(m.full, w, spare); extra > 0 && extra <= spare {
+			th, spare, wrapNotes = th+extra, spare-extra, true
+		}
+	}
 	// What is still over first parts the bands with a blank line each,
 	// all of them or none so the spacing is even; the rest stays below the
 	// bottom row, above the status line, so no panel ends in blank lines.
@@ -840,6 +848,7 @@ func (m *Model) layout() {
 	}
 	m.goal.SetSize(w, gh)
 	m.timeline.SetDetailHeight(dh)
+	m.timeline.SetWrap(wrapNotes)
 	m.timeline.SetSize(w, th)
 	m.schedule.SetSize(sw, bh)
 	m.said.SetSize(tw, bh)

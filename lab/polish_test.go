@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"github.com/charmbracelet/lipgloss"
 	"github.com/replaylab/replaylab/export"
 	"strings"
 	"testing"
@@ -237,5 +238,34 @@ func TestTimelineMarksAFailedObject(t *testing.T) {
 	}
 	if !rise || !fall {
 		t.Errorf("want the pending object's rise and its fall on the provider's row:\n%s", strings.Join(timelineLines(m), "\n"))
+	}
+}
+
+// Where the whole run fits with room over, a note too long for its column
+// carries on under its row, whole; where it does not fit, notes are cut
+// and the screen is laid out as before. Every line stays in the terminal.
+func TestLongNotesWrapWhenTheRunFits(t *testing.T) {
+	note := "" // the read-back's note, long enough to need three lines at 120
+	m := press(t, guardedAt(t, "no-idempotency-contract", true, 120, 40), "r")
+	for _, ev := range m.cas.Events {
+		if ev.Kind == missions.EventRead {
+			note = ev.Note
+		}
+	}
+	if len(note) < 100 {
+		t.Fatalf("the read-back note %q is too short to test wrapping", note)
+	}
+	rows := strings.Join(timelineLines(m), "\n")
+	if !strings.Contains(flat(rows), note) || !m.timeline.wrapNotes {
+		t.Fatalf("at 120x40 the read-back note is not whole in the rows:\n%s", rows)
+	}
+	for _, l := range strings.Split(m.View(), "\n") {
+		if lipgloss.Width(l) > 120 {
+			t.Fatalf("a line is %d wide", lipgloss.Width(l))
+		}
+	}
+	small := press(t, guardedAt(t, "no-idempotency-contract", true, 80, 24), "r")
+	if small.timeline.wrapNotes || strings.Contains(flat(strings.Join(timelineLines(small), "\n")), note) {
+		t.Fatal("at 80x24 the run does not fit wrapped, yet notes wrap")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -59,6 +60,10 @@ type timeline struct {
 	follow  bool // the cursor sticks to the newest row
 	focused bool
 	detailH int // lines of the detail strip
+	// wrapNotes lets a note too long for its column carry on under it,
+	// on lines of the row's own; the lab turns it on only when the whole
+	// run, wrapped, fits without scrolling.
+	wrapNotes bool
 
 	tickW, attW, fixW, effW int
 }
@@ -68,6 +73,9 @@ func newTimeline(st *Styles, keys *KeyMap) timeline {
 }
 
 func (t *timeline) SetSize(w, h int) { t.w, t.h = w, h; t.clampOffset() }
+
+// SetWrap lets long notes carry on under their rows, or cuts them.
+func (t *timeline) SetWrap(on bool) { t.wrapNotes = on }
 
 // SetDetailHeight gives the detail strip its lines, taken from the rows.
 func (t *timeline) SetDetailHeight(n int) { t.detailH = n; t.clampOffset() }
@@ -299,16 +307,58 @@ func (t *timeline) title() string {
 	return note
 }
 
+// columns is the width of the key column and of the note column at width
+// w: the key column gives up cells before anything else does.
+func (t *timeline) columns(w int) (kw, noteW int) {
+	kw = keyW
+	if t.fixedW(kw) > w {
+		kw = max(4, keyW-(t.fixedW(kw)-w))
+	}
+	return kw, w - t.fixedW(kw) - 1
+}
+
+// rowNote is the note event ev shows in the "what happened" column.
+func rowNote(ev *missions.Event) string {
+	note := export.CleanLine(ev.Note)
+	if ev.Kind == missions.EventCheckpoint && note == string(ev.Checkpoint) {
+		return "" // the label says it already
+	}
+	return note
+}
+
+// wrapExtra is how many lines the rows of c would add at width w if long
+// notes carried on under their rows; it stops counting past limit. It
+// takes the column widths c itself makes, as SetCase would.
+func (t *timeline) wrapExtra(c *missions.Case, w, limit int) int {
+	probe := *t
+	probe.shown = nil
+	probe.SetCase(c, 0)
+	_, noteW := probe.columns(w)
+	if noteW < noteMinW {
+		return 0
+	}
+	extra := 0
+	for i := range c.Events {
+		ev := &c.Events[i]
+		if probe.hides(ev) {
+			continue
+		}
+		if note := rowNote(ev); ansi.StringWidth(note) > noteW {
+			extra += len(wrap(note, noteW)) - 1
+			if extra > limit {
+				break
+			}
+		}
+	}
+	return extra
+}
+
 func (t *timeline) View() string {
 	if t.w <= 0 || t.h <= 0 {
 		return ""
 	}
 	lines := []string{panelTitle(*t.st, "timeline", t.title(), t.focused, t.w)}
-	kw := keyW
-	if t.fixedW(kw) > t.w {
-		kw = max(4, keyW-(t.fixedW(kw)-t.w))
-	}
-	noteW := t.w - t.fixedW(kw) - 1
+	kw, noteW := t.columns(t.w)
 	head := " " + fit("tick", t.tickW) + " " + fit("#", t.attW) + " " + fit("key", kw) + " " +
 		fit("fixture", t.fixW) + " " + fit("provider", providerW) + " " + fit("observed", observedW) + " " + fit("eff", t.effW)
 	if noteW >= noteMinW {
@@ -323,10 +373,10 @@ func (t *timeline) View() string {
 		lines = append(lines, t.st.Subtle.Render(cut(" only checkpoints so far: h shows them", t.w)))
 		return box(lines, t.w, t.h)
 	}
-	end := min(t.count(), t.offset+t.rows())
-	for r := t.offset; r < end; r++ {
-		lines = append(lines, t.row(t.at(r), kw, noteW, r == t.cursor))
+	for r := t.offset; r < t.count() && len(lines) < 2+t.rows(); r++ {
+		lines = append(lines, strings.Split(t.row(t.at(r), kw, noteW, r == t.cursor), "\n")...)
 	}
+	lines = lines[:min(len(lines), 2+t.rows())]
 	for len(lines) < t.h-t.detailH {
 		lines = append(lines, "")
 	}
@@ -461,8 +511,9 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		}
 	}
 	lead := gutter + fit(fmt.Sprintf("t%d", ev.Tick), t.tickW) + " "
-	note := export.CleanLine(ev.Note)
+	note := rowNote(ev)
 	withNote := noteW >= noteMinW
+	first, more := t.noteParts(note, noteW)
 	if ev.Kind == missions.EventAttempt {
 		// One style for the whole row: one render, the cheapest row.
 		cells := lead + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
@@ -472,9 +523,9 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
 			fit(t.effCell(i), t.effW)
 		if withNote && note != "" {
-			cells += " " + cut(note, noteW)
+			cells += " " + first
 		}
-		return text.Render(cells)
+		return text.Render(cells) + t.carry(more, noteW, text)
 	}
 	var b strings.Builder
 	b.WriteString(text.Render(lead))
@@ -495,9 +546,6 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 			// The one row that hands the intent to a person stands out
 			// in any colour profile: marked, and in its own style.
 			ls, text, mark = t.st.Escalate, t.st.Escalate, "!! "
-		}
-		if ev.Kind == missions.EventCheckpoint && note == string(ev.Checkpoint) {
-			note = "" // the label says it already
 		}
 		span := t.attW + 1 + kw + 1 + t.fixW + 1 + providerW + 1 + observedW
 		eff := t.effCell(i)
@@ -520,7 +568,26 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		return b.String()
 	}
 	if withNote && note != "" {
-		b.WriteString(" " + text.Render(cut(note, noteW)))
+		b.WriteString(" " + text.Render(first) + t.carry(more, noteW, text))
+	}
+	return b.String()
+}
+
+// noteParts is a note's first line in a column noteW wide and, when notes
+// wrap, the lines that carry on under it; otherwise the note is cut.
+func (t *timeline) noteParts(note string, noteW int) (first string, more []string) {
+	if !t.wrapNotes || ansi.StringWidth(note) <= noteW {
+		return cut(note, noteW), nil
+	}
+	ls := wrap(note, noteW)
+	return ls[0], ls[1:]
+}
+
+// carry lays the rest of a wrapped note under its column, a line each.
+func (t *timeline) carry(more []string, noteW int, st lipgloss.Style) string {
+	var b strings.Builder
+	for _, l := range more {
+		b.WriteString("\n" + st.Render(strings.Repeat(" ", t.w-noteW)+l))
 	}
 	return b.String()
 }
