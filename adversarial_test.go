@@ -119,3 +119,27 @@ func TestOutRefusesWhatIsNotAFile(t *testing.T) {
 		t.Error("export.WriteFile replaced a named pipe")
 	}
 }
+
+// TestValidateAndReplayRefuseOffFormatCases: a case file with a field
+// twice or a word the format does not have was "ok" to validate and
+// replayed as a case; both now exit 2 naming the line, and print nothing
+// on standard output for replay.
+func TestValidateAndReplayRefuseOffFormatCases(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(writeCase(t, dir, "timeout-then-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "twice.json")
+	twice := strings.Replace(string(data), `"seed": 1,`, `"seed": 1, "seed": 7,`, 1)
+	if err := os.WriteFile(bad, []byte(twice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := bad + `:68:16: field "seed" appears twice in settings`
+	if code, out, _ := cli("validate", bad); code != exitBadInput || !strings.Contains(out, want) {
+		t.Errorf("validate: exit %d, stdout %q; want exit 2 and %q", code, out, want)
+	}
+	if code, out, errOut := cli("replay", bad); code != exitBadInput || out != "" || !strings.Contains(errOut, want) {
+		t.Errorf("replay: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
+	}
+}

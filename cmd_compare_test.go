@@ -151,7 +151,7 @@ func TestCompareRejectsBadFiles(t *testing.T) {
 		{"mutated", write("mutated.json", bytes.Replace(good, []byte(`"events": [`), []byte(`"events": [,`), 1)), `mutated\.json:\d+:\d+: invalid JSON`},
 		{"wrong type", write("typed.json", typed), `typed\.json:\d+:\d+: field ".*effects" holds a string; expected a whole number`},
 		{"newer version", write("newer.json", newer), `newer\.json: case schema "replaylab.case/v9" is from a version this build does not read`},
-		{"bad setting", write("policy.json", badPolicy), `policy\.json: settings: unknown policy "reckless"`},
+		{"bad setting", write("policy.json", badPolicy), `policy\.json:\d+:\d+: field "settings\.policy" holds "reckless" \(accepted: naive, guarded\)`},
 		{"empty", write("empty.json", nil), `empty\.json`},
 		{"not a case", write("other.json", []byte(`{"hello": 1}`)), `other\.json: not a replaylab case`},
 		{"missing", filepath.Join(dir, "nope.json"), `nope\.json: no such file`},

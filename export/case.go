@@ -78,14 +78,33 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 			return nil, fmt.Errorf("%s: the case has no %q (a case has %s)", name, k, strings.Join(casePartKeys, ", "))
 		}
 	}
+	// Keys first: the decoder takes a field in any letter case or twice
+	// without a word, and says of an unknown one neither where nor what
+	// would do.
+	if k, ok := findKeyProblem(data); ok {
+		line, col := position(data, k.offset)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, k.message())
+	}
 	doc := document{Case: &missions.Case{}}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&doc); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		if !errors.As(err, &te) && !errors.As(err, &se) {
+			// A value's own check (an object id) says what is wrong
+			// but not where; the schema says both.
+			if p := schemaProblem(name, data); p != nil {
+				return nil, p
+			}
+		}
 		return nil, jsonError(name, data, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: unexpected data after the case object", name)
+	}
+	if err := schemaProblem(name, data); err != nil {
+		return nil, err
 	}
 	if err := validateCase(doc.Case); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -134,9 +153,9 @@ func jsonError(name string, data []byte, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: the case ends too early: the file is truncated", name)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		if u, ok := findUnknownField(data); ok {
-			line, col := position(data, u.offset)
-			return fmt.Errorf("%s:%d:%d: unknown field %q in %s (accepted: %s)", name, line, col, u.key, u.where, strings.Join(u.accepted, ", "))
+		if k, ok := findKeyProblem(data); ok {
+			line, col := position(data, k.offset)
+			return fmt.Errorf("%s:%d:%d: %s", name, line, col, k.message())
 		}
 	}
 	return fmt.Errorf("%s: %v", name, err)

@@ -87,19 +87,30 @@ func typeWords(t reflect.Type) string {
 	return "another kind of value"
 }
 
-// unknownField is a key the case format does not have, and where it is.
-type unknownField struct {
+// keyProblem is an object key the case format does not take, and where
+// it is: one the format does not have (or has only in other letter case:
+// the JSON decoder would take "Seed" for "seed"), or one an object holds
+// twice (the decoder would keep the last and say nothing).
+type keyProblem struct {
 	key      string
 	where    string   // e.g. "settings", "events[3]"
-	accepted []string // the keys accepted there
-	offset   int64    // where the key starts in the file
+	accepted []string // the keys accepted there; none for a key twice
+	twice    bool
+	offset   int64 // where the key starts in the file
 }
 
-// findUnknownField walks a case file beside the case type and returns the
-// first object key the type has no field for. The JSON decoder reports an
-// unknown field without saying where it is; this says where, and what is
-// accepted there. It is only called once decoding has failed.
-func findUnknownField(data []byte) (unknownField, bool) {
+func (k keyProblem) message() string {
+	if k.twice {
+		return fmt.Sprintf("field %q appears twice in %s (a case holds each field once)", k.key, k.where)
+	}
+	return fmt.Sprintf("unknown field %q in %s (accepted: %s)", k.key, k.where, strings.Join(k.accepted, ", "))
+}
+
+// findKeyProblem walks a case file beside the case type and returns the
+// first key problem in the file. The JSON decoder reports an unknown
+// field without saying where it is, and takes a field in any letter case
+// or twice without a word; this says where, and what is accepted there.
+func findKeyProblem(data []byte) (keyProblem, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	w := fieldWalker{dec: dec, data: data}
 	w.value(reflect.TypeFor[document](), "")
@@ -109,13 +120,13 @@ func findUnknownField(data []byte) (unknownField, bool) {
 type fieldWalker struct {
 	dec   *json.Decoder
 	data  []byte
-	found unknownField
+	found keyProblem
 	ok    bool
 	err   bool
 }
 
 // value reads one JSON value that should fit type t. It stops at the first
-// unknown key or at anything it cannot read.
+// key problem or at anything it cannot read.
 func (w *fieldWalker) value(t reflect.Type, where string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
@@ -136,6 +147,11 @@ func (w *fieldWalker) value(t reflect.Type, where string) {
 		if t.Kind() == reflect.Struct && !custom {
 			fields = structFields(t)
 		}
+		place := where
+		if place == "" {
+			place = "the case"
+		}
+		seen := map[string]bool{}
 		for w.dec.More() && !w.ok && !w.err {
 			tok, err := w.dec.Token()
 			if err != nil {
@@ -144,6 +160,12 @@ func (w *fieldWalker) value(t reflect.Type, where string) {
 			}
 			key, _ := tok.(string)
 			end := w.dec.InputOffset()
+			if seen[key] {
+				w.found = keyProblem{key: key, where: place, twice: true, offset: keyStart(w.data, end, key)}
+				w.ok = true
+				return
+			}
+			seen[key] = true
 			var next reflect.Type = reflect.TypeFor[any]()
 			switch {
 			case t.Kind() == reflect.Map && !custom:
@@ -151,11 +173,7 @@ func (w *fieldWalker) value(t reflect.Type, where string) {
 			case t.Kind() == reflect.Struct && !custom:
 				f, ok := lookupField(fields, key)
 				if !ok {
-					place := where
-					if place == "" {
-						place = "the case"
-					}
-					w.found = unknownField{key: key, where: place, accepted: fieldNames(fields), offset: keyStart(w.data, end, key)}
+					w.found = keyProblem{key: key, where: place, accepted: fieldNames(fields), offset: keyStart(w.data, end, key)}
 					w.ok = true
 					return
 				}
@@ -226,16 +244,10 @@ func structFields(t reflect.Type) []jsonField {
 	return out
 }
 
-// lookupField finds a key the way encoding/json does: an exact match
-// first, then one that differs only in case.
+// lookupField finds a key as the case format spells it: exactly.
 func lookupField(fields []jsonField, key string) (jsonField, bool) {
 	for _, f := range fields {
 		if f.name == key {
-			return f, true
-		}
-	}
-	for _, f := range fields {
-		if strings.EqualFold(f.name, key) {
 			return f, true
 		}
 	}
