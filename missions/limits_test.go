@@ -97,3 +97,20 @@ func TestAddFSRefusesANamedPipe(t *testing.T) {
 		t.Errorf("the good file beside the pipe was not read: %v", err)
 	}
 }
+
+// TestIntentNeverAttempted: an intent no step sends for was accepted; it
+// counted as intended and could only end "failed cleanly", with nothing
+// said about the step that is missing. It is reported at the intent.
+func TestIntentNeverAttempted(t *testing.T) {
+	src := strings.Replace(validMission, "schedule:\n", "  - id: refund-2\n    op: refund\n    principal: agent\n    payload: {order: \"2\"}\nschedule:\n  - read: refund-2\n", 1)
+	_, err := missions.Parse("unused.yaml", []byte(src))
+	want := "unused.yaml:12: intent refund-2 is never attempted: add a step `- attempt: refund-2` with a fixture, or remove the intent"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+	// An attempt inside a together step counts.
+	src = strings.Replace(src, "  - read: refund-2\n", "  - together:\n      - {attempt: refund-2, fixture: success}\n      - {attempt: refund-1, fixture: success}\n", 1)
+	if _, err := missions.Parse("together.yaml", []byte(src)); err != nil {
+		t.Errorf("an intent attempted in a together step: %v", err)
+	}
+}

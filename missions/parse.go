@@ -302,6 +302,18 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	}
 	if scheduleNode != nil {
 		m.Schedule = p.schedule(scheduleNode, ids, m.Intents)
+		// An intent no step sends for can only end "failed cleanly",
+		// and counts as intended all the same: a step is missing, or
+		// names another intent by mistake.
+		if len(p.errs) == 0 {
+			offered := offeredAttempts(m.Schedule)
+			for _, in := range m.Intents {
+				if offered[in.ID] == 0 {
+					p.errs = append(p.errs, &FileError{File: p.file, Line: in.Line, Msg: fmt.Sprintf(
+						"intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)})
+				}
+			}
+		}
 	}
 	if expectNode != nil {
 		m.Expect = p.expectations(expectNode, ids)
