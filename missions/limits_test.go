@@ -114,3 +114,15 @@ func TestIntentNeverAttempted(t *testing.T) {
 		t.Errorf("an intent attempted in a together step: %v", err)
 	}
 }
+
+// TestTabIndentNamed: a tab in a line's indentation gave only the YAML
+// library's words ("found character that cannot start any token"); the
+// error now says what is wrong with the line and what YAML takes.
+func TestTabIndentNamed(t *testing.T) {
+	src := strings.Replace(validMission, "  - wait: 3\n", "\t- wait: 3\n", 1)
+	_, err := missions.Parse("tabs.yaml", []byte(src))
+	want := "tabs.yaml:15: not valid YAML: found a tab character that violates indentation (the line is indented with a tab; YAML indents with spaces only)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+}

@@ -59,7 +59,17 @@ func Parse(name string, data []byte) (*Mission, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &FileError{File: name, Line: yamlErrLine(err), Msg: "not valid YAML: " + yamlErrMsg(err)}
+		line := yamlErrLine(err)
+		msg := "not valid YAML: " + yamlErrMsg(err)
+		// The library can name the line before the one with the tab.
+		for _, l := range []int{line, line + 1} {
+			if line > 0 && tabIndented(data, l) {
+				line = l
+				msg += " (the line is indented with a tab; YAML indents with spaces only)"
+				break
+			}
+		}
+		return nil, &FileError{File: name, Line: line, Msg: msg}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &FileError{File: name, Msg: "the file is empty (a mission needs id, title, goal, intents, schedule and expect)"}
@@ -101,6 +111,21 @@ func badUTF8(data []byte) (line, col int) {
 		data = data[size:]
 	}
 	return line, col
+}
+
+// tabIndented reports whether line n (from 1) of data starts with white
+// space that holds a tab.
+func tabIndented(data []byte, n int) bool {
+	if n < 1 {
+		return false
+	}
+	lines := strings.SplitN(string(data), "\n", n+1)
+	if len(lines) < n {
+		return false
+	}
+	text := lines[n-1]
+	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+	return strings.Contains(indent, "\t")
 }
 
 func yamlErrLine(err error) int {
