@@ -76,7 +76,7 @@ func order(id string) int {
 
 func (c *Catalog) add(m *Mission) error {
 	if prev, ok := c.byID[m.ID]; ok {
-		return fmt.Errorf("%s: mission id %q is already used by %s", m.Source, m.ID, prev.Source)
+		return fmt.Errorf("%s: mission id %q is already used by %s; mission ids must be unique: give this one another id", m.Source, m.ID, prev.Source)
 	}
 	c.byID[m.ID] = m
 	c.Missions = append(c.Missions, m)

@@ -126,3 +126,18 @@ func TestTabIndentNamed(t *testing.T) {
 		t.Errorf("got %v, want\n%s", err, want)
 	}
 }
+
+// TestAddFSClashSaysWhatWouldDo: a file whose id is taken was refused
+// without a word of what would be accepted.
+func TestAddFSClashSaysWhatWouldDo(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(validMission, "id: small", "id: timeout-then-success", 1)
+	if err := os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := missions.BuiltIn().AddFS(os.DirFS(dir), "dir")
+	want := `dir/mine.yaml: mission id "timeout-then-success" is already used by catalog/timeout-then-success.yaml; mission ids must be unique: give this one another id`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+}
