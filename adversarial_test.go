@@ -143,3 +143,34 @@ func TestValidateAndReplayRefuseOffFormatCases(t *testing.T) {
 		t.Errorf("replay: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, want)
 	}
 }
+
+// TestValidateRunsEachSettingOnce: validate ran the mission once per
+// expectation, and a file may list tens of thousands of them: behind a
+// long schedule that was hours. Expectations under the same settings
+// share a run, and each is still checked.
+func TestValidateRunsEachSettingOnce(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("missions", "catalog", "timeout-then-success.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), "id: timeout-then-success", "id: many-expectations", 1)
+	extra := strings.Repeat("  - when: {stable_keys: off}\n    effects: 2\n", 200) + "  - when: {stable_keys: off}\n    effects: 3\n"
+	file := filepath.Join(t.TempDir(), "many.yaml")
+	if err := os.WriteFile(file, []byte(src+extra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	defer func(run func(*missions.Mission, missions.Settings) (*missions.Case, error)) { runMission = run }(runMission)
+	runMission = func(m *missions.Mission, s missions.Settings) (*missions.Case, error) {
+		runs++
+		return missions.Run(m, s)
+	}
+	code, out, _ := cli("validate", file)
+	if runs != 3 {
+		t.Errorf("%d runs for 3 settings", runs)
+	}
+	want := file + ":433: under --stable-keys=off, effects: got 2, expected 3\n"
+	if code != exitBadInput || out != want {
+		t.Errorf("exit %d, stdout %q; want 2 and %q", code, out, want)
+	}
+}
