@@ -174,3 +174,22 @@ func TestValidateRunsEachSettingOnce(t *testing.T) {
 		t.Errorf("exit %d, stdout %q; want 2 and %q", code, out, want)
 	}
 }
+
+// TestValidateReadsACaseByWhatItHolds: a case file whose name does not end
+// in .json was read as a mission and drew one "unknown key" line per part
+// of the case; it is read as the case it is.
+func TestValidateReadsACaseByWhatItHolds(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(writeCase(t, dir, "timeout-then-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "case.txt")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := cli("validate", file)
+	if want := file + ": ok (case of mission timeout-then-success,"; code != exitOK || !strings.HasPrefix(out, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and %q", code, out, errOut, want)
+	}
+}

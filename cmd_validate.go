@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -97,11 +99,19 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		if err != nil {
 			return "", splitErrors(fileError(path, err))
 		}
-		return fmt.Sprintf("case of mission %s, %s", export.CleanLine(c.Mission.ID), settingsWords(c.Settings)), nil
+		return caseWords(c), nil
 	}
 	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
 	if err != nil {
 		return "", splitErrors(fileError(path, err))
+	}
+	if looksLikeCase(data) {
+		// A case under another name than .json is still a case.
+		c, err := export.Unmarshal(path, data)
+		if err != nil {
+			return "", splitErrors(err)
+		}
+		return caseWords(c), nil
 	}
 	m, err := missions.Parse(path, data)
 	if err != nil {
@@ -143,6 +153,26 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		return "", problems
 	}
 	return m.ID, nil
+}
+
+// caseWords says what a case file holds.
+func caseWords(c *missions.Case) string {
+	return fmt.Sprintf("case of mission %s, %s", export.CleanLine(c.Mission.ID), settingsWords(c.Settings))
+}
+
+// looksLikeCase reports whether data is a JSON object with a "schema"
+// field: a case file, whatever its name ends in.
+func looksLikeCase(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF})
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var head map[string]json.RawMessage
+	if json.Unmarshal(data, &head) != nil {
+		return false
+	}
+	_, ok := head["schema"]
+	return ok
 }
 
 // fileError words a file system error for a person: the path, then what

@@ -551,7 +551,7 @@ func TestReplayBadInput(t *testing.T) {
 	}{
 		"truncated.json": {data[:len(data)/3], "truncated"},
 		"future.json":    {bytes.Replace(data, []byte("replaylab.case/v1"), []byte("replaylab.case/v7"), 1), "from a version this build does not read"},
-		"mission.yaml":   {userMission(t, "x"), "invalid JSON"},
+		"mission.yaml":   {userMission(t, "x"), "is a mission file (mission x), not a case"},
 		"bad-step.json":  {bytes.Replace(data, []byte(`"attempt": "refund-1042"`), []byte(`"attempt": "refund-9"`), 1), "refund-9"},
 	}
 	for name, f := range files {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/replaylab/replaylab/missions"
@@ -58,12 +59,18 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	}
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(data, &head); err != nil {
+		if m, merr := missions.Parse(name, data); merr == nil {
+			return nil, notACaseButAMission(name, m)
+		}
 		return nil, jsonError(name, data, err)
 	}
 	raw, ok := head["schema"]
 	var schema string
 	switch {
 	case !ok:
+		if m, merr := missions.Parse(name, data); merr == nil {
+			return nil, notACaseButAMission(name, m)
+		}
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
@@ -110,6 +117,17 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return doc.Case, nil
+}
+
+// notACaseButAMission says that a file given as a case is a mission file,
+// and how to make a case of it.
+func notACaseButAMission(name string, m *missions.Mission) error {
+	id := CleanLine(m.ID)
+	run := "replaylab run " + shellWord(id)
+	if _, err := missions.BuiltIn().Get(m.ID); err != nil {
+		run += " --missions " + shellWord(CleanLine(filepath.Dir(name)))
+	}
+	return fmt.Errorf("%s is a mission file (mission %s), not a case; make a case of it with: %s --json --out CASE.json", name, id, run)
 }
 
 // validateCase checks what the JSON decoder cannot: that the inputs can be

@@ -57,3 +57,24 @@ func TestUnmarshalHoldsTheFileToTheFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestUnmarshalNamesAMissionFile: a mission file given where a case goes
+// got the JSON reader's words for its first letter ("invalid character
+// 'i' looking for beginning of value"); it is named as a mission file,
+// with the command that makes a case of it.
+func TestUnmarshalNamesAMissionFile(t *testing.T) {
+	yaml := "id: mine\ntitle: Mine\ngoal: Mine.\nintents:\n  - {id: a, op: refund, principal: p, payload: {o: \"1\"}}\nschedule:\n  - {attempt: a, fixture: success}\nexpect:\n  - effects: 1\n"
+	_, err := export.Unmarshal("my missions/mine.yaml", []byte(yaml))
+	want := "my missions/mine.yaml is a mission file (mission mine), not a case; make a case of it with: replaylab run mine --missions 'my missions' --json --out CASE.json"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+	// A built-in mission needs no --missions; written as JSON, a mission
+	// has no "schema" and is named all the same.
+	flow := `{"id": "timeout-then-success", "title": "T", "goal": "G.", "intents": [{"id": "a", "op": "r", "principal": "p", "payload": {}}], "schedule": [{"attempt": "a", "fixture": "success"}], "expect": [{"effects": 1}]}`
+	_, err = export.Unmarshal("t.json", []byte(flow))
+	want = "t.json is a mission file (mission timeout-then-success), not a case; make a case of it with: replaylab run timeout-then-success --json --out CASE.json"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+}
