@@ -193,3 +193,25 @@ func TestValidateReadsACaseByWhatItHolds(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and %q", code, out, errOut, want)
 	}
 }
+
+// TestEmptyNames: an empty mission id drew three unrelated suggestions,
+// and an empty file name ": no such file".
+func TestEmptyNames(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", ""}, "replaylab: the mission id is empty; give one (list them with: replaylab missions)\n"},
+		{[]string{"replay", ""}, "replaylab: the file name is empty; give the path of a file\n"},
+		{[]string{"validate", ""}, "replaylab: 1 of 1 files have problems\n"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := cli(tt.args...)
+		if code != exitBadInput || errOut != tt.want {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+		if tt.args[0] == "validate" && out != "the file name is empty; give the path of a file\n" {
+			t.Errorf("validate '': stdout %q", out)
+		}
+	}
+}

@@ -178,6 +178,9 @@ func looksLikeCase(data []byte) bool {
 // fileError words a file system error for a person: the path, then what
 // went wrong, without the name of the system call.
 func fileError(path string, err error) error {
+	if path == "" {
+		return errors.New("the file name is empty; give the path of a file")
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -166,6 +166,9 @@ type UnknownMissionError struct {
 }
 
 func (e *UnknownMissionError) Error() string {
+	if e.ID == "" {
+		return "the mission id is empty; give one (list them with: replaylab missions)"
+	}
 	if len(e.Closest) == 0 {
 		return fmt.Sprintf("unknown mission %q (list them with: replaylab missions)", e.ID)
 	}
@@ -173,6 +176,9 @@ func (e *UnknownMissionError) Error() string {
 }
 
 func (c *Catalog) closest(id string, n int) []string {
+	if id == "" {
+		return nil
+	}
 	type cand struct {
 		id   string
 		dist int
