@@ -215,3 +215,33 @@ func TestEmptyNames(t *testing.T) {
 		}
 	}
 }
+
+// TestFileNamesArePrintedClean: errors were cleaned of escape sequences,
+// but the lines that name a file that is fine were not, so a file name
+// picked up by a glob could drive the terminal.
+func TestFileNamesArePrintedClean(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(writeCase(t, dir, "timeout-then-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, "\x1b]0;pwned\a\x1b[31mcase.json")
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outDir := filepath.Join(dir, "\x1b[2Jout")
+	for _, args := range [][]string{
+		{"validate", name},
+		{"replay", name},
+		{"run", "timeout-then-success", "--out", filepath.Join(dir, "\x1b[31mrun.json")},
+		{"export", "timeout-then-success", "--dir", outDir},
+	} {
+		code, out, errOut := cli(args...)
+		if code != exitOK {
+			t.Errorf("%q: exit %d\n%s%s", args, code, out, errOut)
+		}
+		if strings.ContainsAny(out+errOut, "\x1b\a") {
+			t.Errorf("%q printed control characters: %q %q", args, out, errOut)
+		}
+	}
+}

@@ -135,7 +135,7 @@ func newExportCmd() *cobra.Command {
 					}
 					return badInput(err)
 				}
-				fmt.Fprintf(w, "wrote %s  (%s)\n", j.path, caseBrief(j.c))
+				fmt.Fprintf(w, "wrote %s  (%s)\n", export.CleanLine(j.path), caseBrief(j.c))
 			}
 			return nil
 		},

@@ -79,9 +79,9 @@ func replayCase(path string, c *missions.Case) (report string, same bool, err er
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
 	if bytes.Equal(want, got) {
-		return fmt.Sprintf("%s: identical\n", path), true, nil
+		return fmt.Sprintf("%s: identical\n", export.CleanLine(path)), true, nil
 	}
-	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", path, export.CleanLine(firstDifference(c, want, got))), false, nil
+	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", export.CleanLine(path), export.CleanLine(firstDifference(c, want, got))), false, nil
 }
 
 // readCaseFile reads and checks a case file.

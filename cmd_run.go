@@ -144,7 +144,7 @@ func newRunCmd() *cobra.Command {
 			if err := writeFileAtomic(out, b, force); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", out)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", export.CleanLine(out))
 			return nil
 		},
 	}

@@ -35,7 +35,7 @@ func newValidateCmd() *cobra.Command {
 			for _, path := range args {
 				msg, problems := validateFile(path, ids)
 				if len(problems) == 0 {
-					fmt.Fprintf(w, "%s: ok (%s)\n", path, msg)
+					fmt.Fprintf(w, "%s: ok (%s)\n", export.CleanLine(path), msg)
 					continue
 				}
 				bad++
