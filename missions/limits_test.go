@@ -141,3 +141,14 @@ func TestAddFSClashSaysWhatWouldDo(t *testing.T) {
 		t.Errorf("got %v, want\n%s", err, want)
 	}
 }
+
+// TestTogetherSaysHowManyItHas: a together step with too many attempts
+// said how many it may have, not how many it had.
+func TestTogetherSaysHowManyItHas(t *testing.T) {
+	src := strings.Replace(validMission, "  - wait: 3\n", "  - together:\n"+strings.Repeat("      - {attempt: refund-1, fixture: success}\n", 9), 1)
+	_, err := missions.Parse("nine.yaml", []byte(src))
+	want := "nine.yaml:16: together must list from 2 to 8 attempts sent at the same tick; this one lists 9"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want\n%s", err, want)
+	}
+}

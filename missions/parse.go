@@ -509,8 +509,12 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		}
 		p.checkAttempt(n, st, hasDelay, hasResolve, intents)
 	case "together":
-		if togetherNode.Kind != yaml.SequenceNode || len(togetherNode.Content) < 2 || len(togetherNode.Content) > MaxWorkers {
-			p.errf(togetherNode, "together must list from 2 to %d attempts sent at the same tick", MaxWorkers)
+		if togetherNode.Kind != yaml.SequenceNode {
+			p.errf(togetherNode, "together must be a list of 2 to %d attempts sent at the same tick", MaxWorkers)
+			break
+		}
+		if n := len(togetherNode.Content); n < 2 || n > MaxWorkers {
+			p.errf(togetherNode, "together must list from 2 to %d attempts sent at the same tick; this one lists %d", MaxWorkers, n)
 			break
 		}
 		for _, item := range togetherNode.Content {
@@ -645,3 +649,4 @@ func sortedKeys[V any](m map[string]V) string {
 	}
 	return strings.Join(keys, ", ")
 }
+
