@@ -649,4 +649,3 @@ func sortedKeys[V any](m map[string]V) string {
 	}
 	return strings.Join(keys, ", ")
 }
-
