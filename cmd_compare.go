@@ -41,6 +41,12 @@ func textWidth(out io.Writer, flag int) int {
 	return export.DefaultTextWidth
 }
 
+// registerWidth adds --width, the columns text output is laid out for.
+func registerWidth(cmd *cobra.Command, width *int) {
+	cmd.Flags().Var(newWholeFlag(width, 0, export.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", export.MinTextWidth)),
+		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
+}
+
 func newCompareCmd() *cobra.Command {
 	var format string
 	var width int
@@ -99,7 +105,6 @@ truncated or unknown-version case file stops the command with exit code 2.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", string(formatText), "output format: text, markdown or json")
-	cmd.Flags().Var(newWholeFlag(&width, 0, export.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", export.MinTextWidth)),
-		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
+	registerWidth(cmd, &width)
 	return cmd
 }

@@ -119,7 +119,7 @@ func newExportCmd() *cobra.Command {
 				if j.c, err = missions.Run(j.m, j.s); err != nil {
 					return badInput(err)
 				}
-				if j.data, err = renderCase(j.c, f); err != nil {
+				if j.data, err = renderCase(j.c, f, export.DefaultTextWidth); err != nil {
 					return err
 				}
 			}

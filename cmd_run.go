@@ -25,14 +25,14 @@ const (
 	formatMarkdown outputFormat = "markdown" // a write-up of a case, or a comparison as GFM
 )
 
-// renderCase renders a case in the given format.
-func renderCase(c *missions.Case, f outputFormat) ([]byte, error) {
+// renderCase renders a case in the given format; text fits width columns.
+func renderCase(c *missions.Case, f outputFormat, width int) ([]byte, error) {
 	switch f {
 	case formatJSON:
 		return export.Marshal(c)
 	case formatText:
 		var buf bytes.Buffer
-		writeSummary(&buf, c)
+		writeSummary(&buf, c, width)
 		return buf.Bytes(), nil
 	case formatMarkdown:
 		return export.WriteUp(c)
@@ -83,6 +83,7 @@ func newRunCmd() *cobra.Command {
 		formatFlag string
 		out        string
 		force      bool
+		widthFlag  int
 	)
 	cmd := &cobra.Command{
 		Use:   "run MISSION",
@@ -133,7 +134,14 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			b, err := renderCase(c, format)
+			width := widthFlag
+			if width == 0 {
+				width = export.DefaultTextWidth
+				if out == "" {
+					width = textWidth(cmd.OutOrStdout(), 0)
+				}
+			}
+			b, err := renderCase(c, format, width)
 			if err != nil {
 				return err
 			}
@@ -154,10 +162,12 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&formatFlag, "format", string(formatText), "output: text (a summary), markdown (a write-up) or json (the case)")
 	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
+	registerWidth(cmd, &widthFlag)
 	return cmd
 }
 
-// Column widths of the summary table; with the gaps it is 96 columns wide.
+// The summary table's columns at full width: with the gaps it is 96
+// columns wide, which fits the default text width (100).
 const (
 	colTick   = 5
 	colWhat   = 36
@@ -166,32 +176,64 @@ const (
 	colGap    = 2
 )
 
+// summaryCols are the widths of the summary table's columns.
+type summaryCols struct{ tick, what, say, ledger int }
+
+// summaryLayout fits the summary table to width columns: the full table
+// where it fits, otherwise the two columns of words share what is left,
+// in the full table's proportions. Narrower than export.MinTextWidth is
+// laid out at that width.
+func summaryLayout(width int) summaryCols {
+	width = max(width, export.MinTextWidth)
+	full := summaryCols{colTick, colWhat, colSay, colLedger}
+	if width >= colTick+colWhat+colSay+colLedger+2*colGap {
+		return full
+	}
+	c := full
+	if width < 80 {
+		c.ledger = 12 // "12 effects" and an object id or two
+	}
+	rest := width - c.tick - c.ledger - 2*colGap
+	c.what = rest * colWhat / (colWhat + colSay)
+	c.say = rest - c.what
+	return c
+}
+
 // writeSummary prints the human summary of a case: the transcript beside
 // the ledger, event by event, then the outcome and the verdicts.
-func writeSummary(w io.Writer, c *missions.Case) {
+// It fits width columns (see summaryLayout).
+func writeSummary(w io.Writer, c *missions.Case, width int) {
+	cols := summaryLayout(width)
 	m := &c.Mission
 	s := c.Settings
-	fmt.Fprintf(w, "%s — %s\n", export.CleanLine(m.ID), export.CleanLine(m.Title))
+	lineW := cols.tick + cols.what + cols.say + cols.ledger + 2*colGap
+	para := func(text string) {
+		for _, line := range wrap(export.CleanLine(text), lineW) {
+			fmt.Fprintln(w, line)
+		}
+	}
+	para(export.CleanLine(m.ID) + " — " + export.CleanLine(m.Title))
 	settings := fmt.Sprintf("stable keys %s · policy %s · contract %s · key source %s · seed %d",
 		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
 	for _, b := range export.BudgetWords(s) {
 		settings += " · " + b
 	}
-	fmt.Fprintf(w, "%s\n\n", export.CleanLine(settings))
+	para(settings)
+	fmt.Fprintln(w)
 
-	writeRow(w, []string{"tick"}, []string{"what happened"}, []string{"the agent says"}, []string{"ledger after"})
-	writeRow(w, []string{"----"}, []string{strings.Repeat("-", colWhat)}, []string{strings.Repeat("-", colSay)}, []string{strings.Repeat("-", colLedger)})
+	writeRow(w, cols, []string{"tick"}, wrap("what happened", cols.what), wrap("the agent says", cols.say), wrap("ledger after", cols.ledger))
+	writeRow(w, cols, []string{"----"}, []string{strings.Repeat("-", cols.what)}, []string{strings.Repeat("-", cols.say)}, []string{strings.Repeat("-", cols.ledger)})
 	held := export.HeldAfter(c, 4, 1)
 	for _, r := range summaryRows(c.Events) {
 		say := []string{""}
 		if r.say != "" {
-			say = wrap(`"`+export.CleanLine(r.say)+`"`, colSay)
+			say = wrap(`"`+export.CleanLine(r.say)+`"`, cols.say)
 		}
-		what := describeEvent(r.ev)
+		what := describeEvent(r.ev, cols.what)
 		if len(r.checkpoints) > 0 {
-			what = append(what, wrap(export.CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), colWhat)...)
+			what = append(what, wrap(export.CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), cols.what)...)
 		}
-		writeRow(w, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(r.effects, held[r.at]))
+		writeRow(w, cols, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(r.effects, held[r.at], cols.ledger))
 	}
 
 	o := c.Outcome
@@ -207,17 +249,21 @@ func writeSummary(w io.Writer, c *missions.Case) {
 		// took hold. Say they exist all the same.
 		effects += fmt.Sprintf(" · %s ended failed", export.Plural(failed, "object"))
 	}
-	fmt.Fprintf(w, "\neffects %s · intended %d · succeeded %d\n", effects, o.Intended, o.Succeeded)
-	width := 0
+	fmt.Fprintln(w)
+	para(fmt.Sprintf("effects %s · intended %d · succeeded %d", effects, o.Intended, o.Succeeded))
+	idW := 0
 	for _, v := range o.Verdicts {
-		width = max(width, ansi.StringWidth(export.CleanLine(v.Intent)))
+		idW = max(idW, ansi.StringWidth(export.CleanLine(v.Intent)))
 	}
 	for _, v := range o.Verdicts {
 		id := export.CleanLine(v.Intent)
-		fmt.Fprintf(w, "  %s%s  %-14s %s\n", id, strings.Repeat(" ", width-ansi.StringWidth(id)), v.Verdict, explainVerdict(v))
+		lead := fmt.Sprintf("  %s%s  %-14s ", id, strings.Repeat(" ", idW-ansi.StringWidth(id)), v.Verdict)
+		for _, line := range hang(lead, explainVerdict(v), lineW) {
+			fmt.Fprintln(w, line)
+		}
 	}
 	for _, e := range o.Evidence {
-		for i, line := range wrap(fmt.Sprintf("escalated %s: %s", e.Intent, e.Reason), 92) {
+		for i, line := range wrap(fmt.Sprintf("escalated %s: %s", e.Intent, e.Reason), lineW-4) {
 			if i > 0 {
 				line = "  " + line
 			}
@@ -284,8 +330,8 @@ func sendsNext(ev missions.Event) bool {
 	return ev.Checkpoint == missions.Approved || ev.Checkpoint == missions.Submitted
 }
 
-// describeEvent is the "what happened" cell of an event.
-func describeEvent(ev missions.Event) []string {
+// describeEvent is the "what happened" cell of an event, colWhat wide.
+func describeEvent(ev missions.Event, colWhat int) []string {
 	var lines []string
 	switch ev.Kind {
 	case missions.EventAttempt:
@@ -329,7 +375,7 @@ func describeEvent(ev missions.Event) []string {
 
 // ledgerAfter is the "ledger after" cell: the effect count and the objects
 // that stood then (export.HeldAfter).
-func ledgerAfter(effects int, h export.Held) []string {
+func ledgerAfter(effects int, h export.Held, colLedger int) []string {
 	lines := []string{export.Plural(effects, "effect")}
 	return append(lines, wrap(strings.Join(h.IDs(), " "), colLedger)...)
 }
@@ -353,6 +399,32 @@ func explainVerdict(v missions.IntentVerdict) string {
 	return fmt.Sprintf("believes %s; %s", v.Belief, export.Plural(v.Effects, "effect"))
 }
 
+// hang puts text after lead, wrapped so that every line is at most width
+// columns wide and the lines after the first start under the text; where
+// that leaves the text too little room, it goes under lead, indented.
+func hang(lead, text string, width int) []string {
+	lw := ansi.StringWidth(lead)
+	if lw+ansi.StringWidth(text) <= width {
+		return []string{lead + text}
+	}
+	indent := lw
+	if width-lw < 24 {
+		indent = 4
+	}
+	lines := wrap(text, width-indent)
+	out := make([]string, 0, len(lines)+1)
+	if indent == lw {
+		out = append(out, lead+lines[0])
+		lines = lines[1:]
+	} else {
+		out = append(out, strings.TrimRight(lead, " "))
+	}
+	for _, l := range lines {
+		out = append(out, strings.Repeat(" ", indent)+l)
+	}
+	return out
+}
+
 // wrap breaks text into lines at most width columns wide.
 func wrap(s string, width int) []string {
 	if s == "" {
@@ -362,8 +434,8 @@ func wrap(s string, width int) []string {
 }
 
 // writeRow prints one table row whose cells may span several lines.
-func writeRow(w io.Writer, cells ...[]string) {
-	widths := []int{colTick, colWhat, colSay, colLedger}
+func writeRow(w io.Writer, cols summaryCols, cells ...[]string) {
+	widths := []int{cols.tick, cols.what, cols.say, cols.ledger}
 	rows := 0
 	for _, c := range cells {
 		rows = max(rows, len(c))

@@ -118,7 +118,8 @@ func TestMissionsDirProblems(t *testing.T) {
 // that was set.
 func TestRunSummaryShowsTheBudget(t *testing.T) {
 	out := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "2", "--deadline", "4")
-	if !strings.Contains(out, "seed 1 · at most 2 attempts per intent · deadline tick 4\n") {
+	// (The settings line wraps at the table's width: read it as words.)
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "seed 1 · at most 2 attempts per intent · deadline tick 4") {
 		t.Errorf("the summary hides the budget:\n%s", out)
 	}
 	if out := mustCLI(t, "run", "timeout-then-success"); strings.Contains(out, "at most") || strings.Contains(out, "deadline") {

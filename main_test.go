@@ -106,18 +106,46 @@ func TestRunSummary(t *testing.T) {
 }
 
 // TestRunSummaryFits runs every catalog mission under both policies and
-// checks the summary stays within 100 columns and holds no escape codes.
+// checks the summary stays within 100 columns by default, and within
+// --width at narrower widths, with its table whole (every row's "ledger
+// after" cell starts in the same column as the heading's), and holds no
+// escape codes.
 func TestRunSummaryFits(t *testing.T) {
 	for _, m := range missions.BuiltIn().Missions {
 		for _, policy := range []string{"naive", "guarded"} {
-			out := mustCLI(t, "run", m.ID, "--policy", policy)
-			for i, line := range strings.Split(out, "\n") {
-				if w := ansi.StringWidth(line); w > 100 {
-					t.Errorf("%s --policy %s: line %d is %d columns:\n%s", m.ID, policy, i+1, w, line)
+			for _, width := range []int{0, 40, 57, 80, 96} {
+				args := []string{"run", m.ID, "--policy", policy, "--stable-keys=off"}
+				limit := 100
+				if width > 0 {
+					args, limit = append(args, "--width", fmt.Sprint(width)), width
 				}
-			}
-			if strings.ContainsRune(out, '\x1b') {
-				t.Errorf("%s: escape codes in the summary", m.ID)
+				out := mustCLI(t, args...)
+				lines := strings.Split(out, "\n")
+				for i, line := range lines {
+					if w := ansi.StringWidth(line); w > limit {
+						t.Errorf("%v: line %d is %d columns, more than %d:\n%s", args, i+1, w, limit, line)
+					}
+				}
+				// The rule under the heading marks where each column starts;
+				// a "t<tick>" row starts a table row whose last cell (the
+				// effect count) must start where the last rule starts.
+				var rule string
+				for _, line := range lines {
+					if strings.HasPrefix(line, "---- ") {
+						rule = line
+					}
+				}
+				last := strings.LastIndex(rule, " -") + 1
+				for i, line := range lines {
+					if len(line) > 1 && line[0] == 't' && line[1] >= '0' && line[1] <= '9' {
+						if r := []rune(line); len(r) <= last || r[last-1] != ' ' || r[last] < '0' || r[last] > '9' {
+							t.Errorf("%v: row at line %d does not put its effect count in the last column (col %d):\n%s\n%s", args, i+1, last, rule, line)
+						}
+					}
+				}
+				if strings.ContainsRune(out, '\x1b') {
+					t.Errorf("%s: escape codes in the summary", m.ID)
+				}
 			}
 		}
 	}
