@@ -146,6 +146,7 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
 	cmd.Flags().StringVar(&format, "format", string(formatJSON), "what to write: json (the case) or markdown (a write-up, as .md)")
+	registerMissionsDir(cmd)
 	return cmd
 }
 

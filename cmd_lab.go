@@ -48,6 +48,7 @@ The lab needs a terminal; for a headless run use "replaylab run MISSION".`,
 		},
 	}
 	f.register(cmd)
+	registerMissionsDir(cmd)
 	return cmd
 }
 

@@ -11,7 +11,8 @@ import (
 )
 
 func newMissionsCmd() *cobra.Command {
-	return &cobra.Command{
+	var width int
+	cmd := &cobra.Command{
 		Use:   "missions",
 		Short: "List the missions: the built-in catalog plus --missions DIR",
 		Example: "  replaylab missions\n" +
@@ -23,21 +24,41 @@ func newMissionsCmd() *cobra.Command {
 				return err
 			}
 			w := cmd.OutOrStdout()
+			// The listing fits the terminal (or --width), up to the
+			// summary's 96 columns.
+			lineW := min(textWidth(w, width), 96)
 			idWidth := 0
 			for _, m := range cat.Missions {
-				idWidth = max(idWidth, ansi.StringWidth(m.ID))
+				idWidth = max(idWidth, ansi.StringWidth(export.CleanLine(m.ID)))
 			}
-			indent := strings.Repeat(" ", idWidth+2)
+			// A long id on a narrow line puts the title and goal under it.
+			indentW := idWidth + 2
+			if lineW-indentW < 30 {
+				indentW = 4
+			}
+			indent := strings.Repeat(" ", indentW)
 			for _, m := range cat.Missions {
 				id := export.CleanLine(m.ID)
-				fmt.Fprintf(w, "%s%s  %s\n", id, strings.Repeat(" ", idWidth-ansi.StringWidth(id)), export.CleanLine(m.Title))
-				for _, line := range wrap(goalLine(m.Goal), max(96-len(indent), 40)) {
+				var text []string
+				if indentW == idWidth+2 {
+					text = append(wrap(export.CleanLine(m.Title), lineW-indentW), "")
+					fmt.Fprintf(w, "%s%s  %s\n", id, strings.Repeat(" ", idWidth-ansi.StringWidth(id)), text[0])
+					text = text[1 : len(text)-1]
+				} else {
+					fmt.Fprintln(w, id)
+					text = wrap(export.CleanLine(m.Title), lineW-indentW)
+				}
+				text = append(text, wrap(goalLine(m.Goal), lineW-indentW)...)
+				for _, line := range text {
 					fmt.Fprintf(w, "%s%s\n", indent, line)
 				}
 			}
 			return nil
 		},
 	}
+	registerWidth(cmd, &width)
+	registerMissionsDir(cmd)
+	return cmd
 }
 
 // goalLine is the first sentence of a mission's goal, cleaned, on one line:

@@ -163,6 +163,7 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
 	registerWidth(cmd, &widthFlag)
+	registerMissionsDir(cmd)
 	return cmd
 }
 

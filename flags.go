@@ -62,6 +62,12 @@ func (f *settingFlags) overrides(cmd *cobra.Command) (missions.Overrides, error)
 	return o, nil
 }
 
+// registerMissionsDir adds --missions DIR to a command that looks missions
+// up by id: only those take it, so no command shows a flag it ignores.
+func registerMissionsDir(cmd *cobra.Command) {
+	cmd.Flags().String("missions", "", "add the mission files (*.yaml, *.yml) in `DIR` to the catalog")
+}
+
 // loadCatalog is the built-in catalog plus the files of --missions DIR.
 func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
 	cat := missions.BuiltIn()

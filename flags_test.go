@@ -1,10 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // TestNumberFlagsSayWhatIsAccepted: a number flag given something it
@@ -171,5 +176,53 @@ func TestRunSummaryFailedObjects(t *testing.T) {
 	}
 	if strings.Contains(out, "the ledger holds nothing") {
 		t.Errorf("a ledger holding a failed object is described as empty:\n%s", out)
+	}
+}
+
+// TestMissionsFlagOnlyWhereItCounts: --missions is offered by the commands
+// that look missions up by id, and refused, as unknown, by the ones that
+// read case or mission files by path and would ignore it.
+func TestMissionsFlagOnlyWhereItCounts(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"missions"},
+		{"run", "timeout-then-success"},
+		{"export", "timeout-then-success", "--dir", filepath.Join(dir, "out")},
+	} {
+		code, _, errOut := cli(append(args, "--missions", filepath.Join(dir, "none"))...)
+		if code != exitBadInput || !strings.Contains(errOut, "no such directory") {
+			t.Errorf("%v --missions <missing>: exit %d, stderr %q; want the directory checked", args, code, errOut)
+		}
+	}
+	for _, cmd := range []string{"validate", "replay", "compare"} {
+		code, _, errOut := cli(cmd, "--missions", dir, "x.json", "y.json")
+		if code != exitBadInput || !strings.Contains(errOut, "unknown flag: --missions") {
+			t.Errorf("%s --missions: exit %d, stderr %q; want it refused as unknown", cmd, code, errOut)
+		}
+		if _, out, _ := cli(cmd, "--help"); strings.Contains(out, "--missions") {
+			t.Errorf("%s --help offers --missions", cmd)
+		}
+	}
+	if _, out, _ := cli("lab", "--help"); !strings.Contains(out, "--missions DIR") {
+		t.Error("lab --help does not offer --missions")
+	}
+}
+
+// TestMissionsListFitsTheWidth: the mission list wraps titles and goals
+// to --width, and puts them under the id when the ids leave too little
+// room beside them.
+func TestMissionsListFitsTheWidth(t *testing.T) {
+	for _, width := range []int{40, 50, 80, 100} {
+		out := mustCLI(t, "missions", "--width", fmt.Sprint(width))
+		for i, line := range strings.Split(out, "\n") {
+			if w := ansi.StringWidth(line); w > width {
+				t.Errorf("--width %d: line %d is %d columns: %q", width, i+1, w, line)
+			}
+		}
+		for _, m := range missions.BuiltIn().Missions {
+			if !strings.Contains(strings.Join(strings.Fields(out), " "), m.Title) {
+				t.Errorf("--width %d: the title %q is not whole", width, m.Title)
+			}
+		}
 	}
 }

@@ -83,7 +83,7 @@ With no command it opens the interactive lab on the mission picker.`,
 	var lf labFlags
 	lf.register(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return runLab(cmd, &lf, "") }
-	root.PersistentFlags().String("missions", "", "add the mission files (*.yaml, *.yml) in `DIR` to the catalog")
+	registerMissionsDir(root)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
