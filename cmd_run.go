@@ -84,6 +84,7 @@ func newRunCmd() *cobra.Command {
 		out        string
 		force      bool
 		widthFlag  int
+		failOn     []string
 	)
 	cmd := &cobra.Command{
 		Use:   "run MISSION",
@@ -93,10 +94,14 @@ func newRunCmd() *cobra.Command {
 			"verdicts. --format markdown prints a write-up to paste into a document\n" +
 			"(settings, timeline, transcript beside the ledger, verdicts and the command\n" +
 			"that reproduces it); --format json (or --json) prints the whole case in the\n" +
-			"export format.",
+			"export format.\n\n" +
+			"In scripts and CI, --fail-on names the verdicts that should fail the run:\n" +
+			"the exit code is 1 when an intent ends with one of them, 0 otherwise, and 2\n" +
+			"for bad usage or input.",
 		Example: "  replaylab run timeout-then-success --stable-keys=off\n" +
 			"  replaylab run timeout-then-success --json --out case.json\n" +
-			"  replaylab run timeout-then-success --stable-keys=off --format markdown --out case.md",
+			"  replaylab run timeout-then-success --stable-keys=off --format markdown --out case.md\n" +
+			"  replaylab run timeout-then-success --fail-on duplicate,hidden_effect,phantom",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := loadCatalog(cmd)
@@ -112,6 +117,10 @@ func newRunCmd() *cobra.Command {
 				return err
 			}
 			format, err := parseOutputFormat(formatFlag)
+			if err != nil {
+				return err
+			}
+			fail, err := parseFailOn(failOn, cmd.Flags().Changed("fail-on"))
 			if err != nil {
 				return err
 			}
@@ -146,14 +155,16 @@ func newRunCmd() *cobra.Command {
 				return err
 			}
 			if out == "" {
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
+				if _, err := cmd.OutOrStdout().Write(b); err != nil {
+					return err
+				}
+			} else {
+				if err := writeFileAtomic(out, b, force); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", export.CleanLine(out))
 			}
-			if err := writeFileAtomic(out, b, force); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", export.CleanLine(out))
-			return nil
+			return failedVerdicts(c, fail)
 		},
 	}
 	sf.register(cmd)
@@ -163,8 +174,53 @@ func newRunCmd() *cobra.Command {
 	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
 	registerWidth(cmd, &widthFlag)
+	cmd.Flags().StringSliceVar(&failOn, "fail-on", nil, "exit 1 when an intent ends with one of these `VERDICTS` (comma-separated: "+verdictWords()+"); the output is printed or written all the same")
 	registerMissionsDir(cmd)
 	return cmd
+}
+
+// verdictWords lists the verdicts, comma-separated.
+func verdictWords() string {
+	words := make([]string, len(missions.Verdicts))
+	for i, v := range missions.Verdicts {
+		words[i] = string(v)
+	}
+	return strings.Join(words, ", ")
+}
+
+// parseFailOn reads --fail-on: verdict words, each checked; given, it may
+// not be empty.
+func parseFailOn(words []string, given bool) (map[missions.Verdict]bool, error) {
+	fail := map[missions.Verdict]bool{}
+	if given && len(words) == 0 {
+		return nil, badInput(fmt.Errorf("--fail-on is empty; give one or more verdicts, comma-separated (accepted: %s)", verdictWords()))
+	}
+	for _, w := range words {
+		if strings.TrimSpace(w) == "" {
+			return nil, badInput(fmt.Errorf("--fail-on %q has an empty verdict; give verdicts, comma-separated (accepted: %s)", strings.Join(words, ","), verdictWords()))
+		}
+		v, err := missions.ParseVerdict(strings.TrimSpace(w))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--fail-on: %w", err))
+		}
+		fail[v] = true
+	}
+	return fail, nil
+}
+
+// failedVerdicts is the exit-1 error for the intents of c whose verdict the
+// caller asked to fail on, or nil.
+func failedVerdicts(c *missions.Case, fail map[missions.Verdict]bool) error {
+	var hit []string
+	for _, v := range c.Outcome.Verdicts {
+		if fail[v.Verdict] {
+			hit = append(hit, fmt.Sprintf("%s ended %s", export.CleanLine(v.Intent), v.Verdict))
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	return &exitError{code: exitVerdict, err: fmt.Errorf("%s, a verdict --fail-on names", strings.Join(hit, "; "))}
 }
 
 // The summary table's columns at full width: with the gaps it is 96

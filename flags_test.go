@@ -226,3 +226,30 @@ func TestMissionsListFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFailOn: --fail-on turns the verdicts it names into exit code 1,
+// after the output is printed or written whole; other verdicts exit 0, and
+// a word that is not a verdict is bad usage.
+func TestRunFailOn(t *testing.T) {
+	code, out, errOut := cli("run", "timeout-then-success", "--stable-keys=off", "--fail-on", "hidden_effect,duplicate")
+	if code != exitVerdict || !strings.Contains(out, "effects 2 · intended 1") ||
+		errOut != "replaylab: refund-1042 ended duplicate, a verdict --fail-on names\n" {
+		t.Errorf("a duplicate under --fail-on duplicate: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, errOut := cli("run", "timeout-then-success", "--fail-on", "duplicate"); code != exitOK || errOut != "" {
+		t.Errorf("exactly_once under --fail-on duplicate: exit %d, stderr %q", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "case.json")
+	if code, _, _ := cli("run", "failure-then-failure", "--json", "--out", path, "--fail-on", "failed_cleanly"); code != exitVerdict {
+		t.Errorf("failed_cleanly under --fail-on failed_cleanly: exit %d", code)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("--out was not written before the verdict failed the run: %v", err)
+	}
+	for _, bad := range []string{"duplicat", "", "duplicate,,phantom"} {
+		code, out, errOut := cli("run", "timeout-then-success", "--fail-on", bad)
+		if code != exitBadInput || out != "" || !strings.Contains(errOut, "accepted: exactly_once, failed_cleanly, duplicate, hidden_effect, phantom, escalated") {
+			t.Errorf("--fail-on %q: exit %d, stdout %q, stderr %q", bad, code, out, errOut)
+		}
+	}
+}
