@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -78,7 +79,9 @@ With no command it opens the interactive lab on the mission picker.`,
   replaylab compare cases/*.json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          rootArgs,
+		// A typo two letters off still finds its command.
+		SuggestionsMinimumDistance: 2,
 	}
 	var lf labFlags
 	lf.register(root)
@@ -95,6 +98,32 @@ With no command it opens the interactive lab on the mission picker.`,
 		}
 	}
 	return root
+}
+
+// rootArgs refuses arguments to the bare command, saying what was likely
+// meant: a command with a similar name, or, for a mission id, the commands
+// that take one.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	arg := export.CleanLine(args[0])
+	if cat, err := loadCatalog(cmd); err == nil {
+		if _, err := cat.Get(args[0]); err == nil {
+			return badInput(fmt.Errorf("%q is a mission, not a command: open it in the lab with \"replaylab lab %s\", or run it headless with \"replaylab run %s\"", arg, arg, arg))
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", arg)
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return badInput(fmt.Errorf("%s (commands: %s; see: replaylab --help)", msg, strings.Join(names, ", ")))
 }
 
 // explainArgs wraps an argument check so that its error shows the command's

@@ -779,3 +779,20 @@ func TestReplayNullPart(t *testing.T) {
 		})
 	}
 }
+
+// TestRootArgumentsSayWhatWasMeant: the bare command given an argument
+// says what was likely meant: the command a typo was close to, or, for a
+// mission id, the commands that take one.
+func TestRootArgumentsSayWhatWasMeant(t *testing.T) {
+	tests := []struct{ arg, want string }{
+		{"timeout-then-success", `"timeout-then-success" is a mission, not a command: open it in the lab with "replaylab lab timeout-then-success", or run it headless with "replaylab run timeout-then-success"`},
+		{"exprot", `unknown command "exprot"; did you mean export?`},
+		{"zzz", `unknown command "zzz" (commands: compare, completion, export, lab, missions, replay, run, validate; see: replaylab --help)`},
+	}
+	for _, tt := range tests {
+		code, out, errOut := cli(tt.arg)
+		if code != exitBadInput || out != "" || !strings.Contains(errOut, tt.want) {
+			t.Errorf("replaylab %s: exit %d, stdout %q, stderr %q; want %q", tt.arg, code, out, errOut, tt.want)
+		}
+	}
+}
