@@ -91,8 +91,16 @@ With no command it opens the interactive lab on the mission picker.`,
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
 	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd())
+	registerCompletions(root)
 	// Every command names what its arguments should be when they are wrong.
 	for _, c := range root.Commands() {
+		registerCompletions(c)
+		switch c.Name() {
+		case "run", "lab":
+			c.ValidArgsFunction = completeMissions(1)
+		case "export":
+			c.ValidArgsFunction = completeMissions(0)
+		}
 		if c.Args != nil {
 			c.Args = explainArgs(c.Args)
 		}
