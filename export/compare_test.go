@@ -378,6 +378,17 @@ func TestWriteUpGolden(t *testing.T) {
 	golden.RequireEqual(t, b)
 }
 
+// An escalation's write-up carries the evidence bundle: why a person gets
+// it, the key, what the caller heard on each attempt and the read-backs.
+func TestWriteUpEvidenceGolden(t *testing.T) {
+	guarded := missions.Guarded
+	b, err := WriteUp(runCase(t, "changed-parameters", missions.Overrides{Policy: &guarded}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.RequireEqual(t, b)
+}
+
 // Every table of a write-up parses as a GFM table with as many cells in
 // each row as in its header, for every built-in mission and policy.
 func TestWriteUpRendersAsTables(t *testing.T) {

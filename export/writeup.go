@@ -225,7 +225,7 @@ func writeVerdicts(b *strings.Builder, c *missions.Case) {
 	}
 	mdTable(b, []string{"intent", "verdict", "the caller believes", "effects"}, rows)
 	for _, e := range o.Evidence {
-		fmt.Fprintf(b, "\n### Evidence handed over for %s\n\n%s\n\n", mdCode(e.Intent), mdText(e.Reason))
+		fmt.Fprintf(b, "\n### Evidence handed over for %s\n\n**Why it went to a person:** %s\n\n", mdCode(e.Intent), mdText(strings.TrimSuffix(e.Reason, ".")+"."))
 		if e.Key != "" {
 			fmt.Fprintf(b, "Key: %s.\n\n", mdCode(e.Key))
 		}
