@@ -55,6 +55,16 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	case pos >= 1 && pos <= len(m.Schedule):
 		st := m.Schedule[pos-1]
 		h.stepLine = [2]string{export.CleanLine(st.String()), export.CleanLine(shortStep(st, len(m.Intents) > 1))}
+		if held := heldAt(c, pos); held > 0 {
+			// The step names a fixture; the caller chose not to send, so
+			// no request met it. The timeline's hold row says why.
+			tag := " · " + heldWords(held, sendsOf(st))
+			if sendsOf(st) <= 1 {
+				tag += ", not sent"
+			}
+			h.stepLine[0] += tag
+			h.stepLine[1] += tag
+		}
 	case pos == n:
 		h.stepLine = [2]string{settleLabel, settleLabel}
 	default:

@@ -212,7 +212,7 @@ func (m *Model) refresh() {
 	// Effects are objects that stand, and objects are never removed: the
 	// whole run's objects bound the count at every step.
 	m.header.SetScale(len(m.full.Ledger.Objects))
-	m.schedule.SetPosition(m.pos)
+	m.schedule.SetRun(m.cas, m.pos)
 	m.timeline.SetCase(m.cas, m.pos)
 	m.said.SetCase(m.cas, m.pos)
 	m.holds.SetCase(m.cas)

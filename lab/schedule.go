@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -20,6 +22,10 @@ type schedulePanel struct {
 	lines []schedLine // the settle step last
 	steps int
 	pos   int
+	// held counts, per step that has run (index step-1), the sends the
+	// caller held back: the schedule offered them, the caller did not
+	// send. The timeline shows each as a "hold" row.
+	held []int
 }
 
 // schedLine is one line of the schedule: the first line of a step carries
@@ -28,6 +34,7 @@ type schedLine struct {
 	step  int // 1-based
 	first bool
 	text  string
+	sends int // on a step's first line: how many sends the step offers
 }
 
 func newSchedulePanel(st *Styles) schedulePanel { return schedulePanel{st: st} }
@@ -40,8 +47,62 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 	p.steps = len(m.Schedule) + 1
 }
 
-// SetPosition marks how many steps have run.
-func (p *schedulePanel) SetPosition(pos int) { p.pos = pos }
+// SetRun marks how many steps of c have run and which of them the caller
+// held back instead of sending. It runs once per change of the case.
+func (p *schedulePanel) SetRun(c *missions.Case, pos int) {
+	p.pos = pos
+	p.held = heldSends(c, p.held[:0])
+}
+
+// heldSends counts, per schedule step (index step-1), the hold events of
+// c: sends the schedule offered and the caller did not make. It appends
+// to buf.
+func heldSends(c *missions.Case, buf []int) []int {
+	for i := range c.Events {
+		ev := &c.Events[i]
+		if ev.Kind != missions.EventHold || ev.Step < 1 || ev.Step > len(c.Mission.Schedule) {
+			continue
+		}
+		for len(buf) < ev.Step {
+			buf = append(buf, 0)
+		}
+		buf[ev.Step-1]++
+	}
+	return buf
+}
+
+// heldAt is how many of step pos's sends the caller held back in c, read
+// from the events at the end of c, which are that step's.
+func heldAt(c *missions.Case, pos int) int {
+	n := 0
+	for i := len(c.Events) - 1; i >= 0 && c.Events[i].Step == pos; i-- {
+		if c.Events[i].Kind == missions.EventHold {
+			n++
+		}
+	}
+	return n
+}
+
+// heldWords says how many of a step's sends were held back: "held" when
+// the step had one send to make, "1 of 2 held" for workers sending
+// together.
+func heldWords(held, sends int) string {
+	if sends <= 1 {
+		return "held"
+	}
+	return fmt.Sprintf("%d of %d held", min(held, sends), sends)
+}
+
+// sendsOf is how many sends a step offers.
+func sendsOf(st missions.Step) int {
+	switch st.Kind() {
+	case missions.StepAttempt:
+		return 1
+	case missions.StepTogether:
+		return len(st.Together)
+	}
+	return 0
+}
 
 // current is the last line of the current step (0 before the first),
 // found by halving since the lines are in step order.
@@ -59,10 +120,10 @@ func stepLines(m *missions.Mission) []schedLine {
 	out := make([]schedLine, 0, len(m.Schedule)+1)
 	for i, st := range m.Schedule {
 		if st.Kind() != missions.StepTogether {
-			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many))})
+			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many)), sends: sendsOf(st)})
 			continue
 		}
-		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together))})
+		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together)), sends: len(st.Together)})
 		for j, tg := range st.Together {
 			branch := "├ "
 			if j == len(st.Together)-1 {
@@ -109,6 +170,15 @@ func shortStep(st missions.Step, manyIntents bool) string {
 	return st.String()
 }
 
+// heldOn is how many sends of the step that line l opens were held back,
+// or 0 when l opens no step or the step has not run.
+func (p *schedulePanel) heldOn(l schedLine) int {
+	if !l.first || l.step > p.pos || l.step > len(p.held) {
+		return 0
+	}
+	return p.held[l.step-1]
+}
+
 func (p *schedulePanel) View() string {
 	if p.w <= 0 || p.h <= 0 {
 		return ""
@@ -134,6 +204,12 @@ func (p *schedulePanel) View() string {
 		text := fmt.Sprintf("%s %*d %s", mark, numW, l.step, l.text)
 		if !l.first {
 			text = fmt.Sprintf("  %*s %s", numW, "", l.text)
+		}
+		// A step that has run with sends held back says so: the fixture
+		// it names never met a request. The words give way, not the mark.
+		if held := p.heldOn(l); held > 0 {
+			tag := " · " + heldWords(held, l.sends)
+			text = cut(text, max(0, p.w-ansi.StringWidth(tag))) + tag
 		}
 		lines = append(lines, style.Render(cut(text, p.w)))
 	}
