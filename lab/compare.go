@@ -199,10 +199,6 @@ func (v *compareView) heads(first, colW, gap int) []string {
 	for i, c := range cases {
 		o := v.cmp.Outcomes[first+i]
 		cs := v.st.counterStyle(o.Effects, o.Intended)
-		var vs []string
-		for _, iv := range o.Verdicts {
-			vs = append(vs, string(iv.Verdict))
-		}
 		name := firstLines(wrap(c.Heading(), colW), 2, colW, "…")
 		for len(name) < 2 {
 			name = append(name, "")
@@ -211,7 +207,7 @@ func (v *compareView) heads(first, colW, gap int) []string {
 			v.st.Title.Render(name[0]),
 			v.st.Title.Render(name[1]),
 			cs.Render(cut(fmt.Sprintf("effects %d · intended %d", o.Effects, o.Intended), colW)),
-			cs.Render(cut(strings.Join(vs, ", "), colW)),
+			v.st.verdictList(o.Verdicts, colW),
 		}
 	}
 	lines := strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")

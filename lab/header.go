@@ -226,12 +226,8 @@ func (h *header) positionLine(w int) string {
 		}
 		return h.st.Now.Render(at) + h.st.Subtle.Render(" · ") + h.st.Text.Render(step)
 	}
-	var vs []string
-	for _, v := range h.verdicts {
-		vs = append(vs, export.CleanLine(string(v.Verdict)))
-	}
-	return h.st.Now.Render(fmt.Sprintf("done, %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · verdict ") +
-		h.st.counterStyle(h.effects, h.intended).Render(strings.Join(vs, ", "))
+	lead := h.st.Now.Render(fmt.Sprintf("done, %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · verdict ")
+	return lead + h.st.verdictList(h.verdicts, max(0, w-lipgloss.Width(lead)))
 }
 
 func (h *header) View() string {

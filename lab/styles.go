@@ -1,8 +1,14 @@
 package lab
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // Palette: every colour adapts to light and dark terminals. Where colour
@@ -101,4 +107,42 @@ func (s Styles) counterStyle(effects, intended int) lipgloss.Style {
 		return s.CountFewer
 	}
 	return s.CountEqual
+}
+
+// verdictStyle picks a verdict's style by what it says of the caller's
+// belief against the ledger, not by the effect count: green where they
+// agree (exactly_once, failed_cleanly), amber where a person now decides
+// (escalated), red where they disagree (duplicate, hidden_effect,
+// phantom). A hidden effect leaves the count as intended, so the counter's
+// colour would call it fine.
+func (s Styles) verdictStyle(v missions.Verdict) lipgloss.Style {
+	switch v {
+	case missions.ExactlyOnce, missions.FailedCleanly:
+		return s.CountEqual
+	case missions.EscalatedV:
+		return s.CountFewer
+	}
+	return s.CountMore
+}
+
+// verdictList renders verdicts one after the other, ", " apart, each in
+// its own style, in at most w cells; the text past w is cut with "…".
+func (s Styles) verdictList(vs []missions.IntentVerdict, w int) string {
+	var b strings.Builder
+	used := 0
+	for i, v := range vs {
+		word := export.CleanLine(string(v.Verdict))
+		if i > 0 {
+			word = ", " + word
+		}
+		if used+ansi.StringWidth(word) > w {
+			if rest := w - used; rest > 0 {
+				b.WriteString(s.verdictStyle(v.Verdict).Render(cut(word, rest)))
+			}
+			break
+		}
+		b.WriteString(s.verdictStyle(v.Verdict).Render(word))
+		used += ansi.StringWidth(word)
+	}
+	return b.String()
 }
