@@ -107,6 +107,9 @@ type Model struct {
 
 	status    string
 	statusErr bool
+	// statusShort is the status in fewer words, for a line too narrow for
+	// the whole one; "" when there is none.
+	statusShort string
 	// exportedTo is the short form of an export's status, for a line too
 	// narrow for the whole one: words, a path cut from the left so the
 	// end of a file name stays in sight, then words.
@@ -220,13 +223,18 @@ func (m *Model) refresh() {
 	m.holds.focused = m.focus == focusLedger
 }
 
-func (m *Model) setStatus(s string) { m.status, m.statusErr, m.exportedTo.path = s, false, "" }
-func (m *Model) setError(err error) { m.status, m.statusErr, m.exportedTo.path = err.Error(), true, "" }
+func (m *Model) setStatus(s string) {
+	m.status, m.statusErr, m.statusShort, m.exportedTo.path = s, false, "", ""
+}
+
+func (m *Model) setError(err error) {
+	m.status, m.statusErr, m.statusShort, m.exportedTo.path = err.Error(), true, "", ""
+}
 
 // toggle applies a change of settings, replays to the same position and
 // says how the counter moved.
 func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Settings) string) {
-	before := m.cas.Outcome.Effects
+	before, verdicts := m.cas.Outcome.Effects, m.cas.Outcome.Verdicts
 	old := m.over
 	change(&m.over)
 	if err := m.rerun(); err != nil {
@@ -239,7 +247,36 @@ func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Sett
 	if after != before {
 		moved = fmt.Sprintf("effects %d → %d", before, after)
 	}
+	if m.pos == m.steps {
+		// At the end the header shows the verdicts: a setting can change
+		// them with the count unmoved (a saved 500 under v1 and v2).
+		if vc := verdictChange(verdicts, m.cas.Outcome.Verdicts); vc != "" {
+			moved += ", " + vc
+		}
+	}
 	m.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(m.settings), m.pos, m.steps, moved))
+	m.statusShort = what(m.settings) + ": " + moved
+}
+
+// verdictChange says which verdicts moved from a to b, or "" when none
+// did: "verdict hidden_effect → exactly_once" for a mission of one
+// intent, each changed intent by name for several.
+func verdictChange(a, b []missions.IntentVerdict) string {
+	if len(a) != len(b) {
+		return ""
+	}
+	var out []string
+	for i := range a {
+		if a[i].Verdict == b[i].Verdict || a[i].Intent != b[i].Intent {
+			continue
+		}
+		change := fmt.Sprintf("%s → %s", a[i].Verdict, b[i].Verdict)
+		if len(a) == 1 {
+			return "verdict " + change
+		}
+		out = append(out, a[i].Intent+" "+change)
+	}
+	return strings.Join(out, ", ")
 }
 
 func (m *Model) pin() {
@@ -975,6 +1012,9 @@ func (m Model) statusLine() string {
 		line := export.CleanLine(m.status)
 		if to := m.exportedTo; ansi.StringWidth(line) > m.width && to.path != "" {
 			line = to.lead + leftCut(export.CleanLine(to.path), m.width-ansi.StringWidth(to.lead+to.tail)) + to.tail
+		}
+		if ansi.StringWidth(line) > m.width && m.statusShort != "" {
+			line = export.CleanLine(m.statusShort)
 		}
 		return s.Render(cut(line, m.width))
 	}

@@ -66,3 +66,31 @@ func TestVerdictListCuts(t *testing.T) {
 		}
 	}
 }
+
+// A setting that changes the verdict and leaves the count says so on the
+// status line: under contract v2 the saved 500 no longer hides the refund,
+// and "effects stay at 1" alone read as if nothing had changed. Where the
+// line is too narrow, the replay's position gives way, not the verdict.
+func TestToggleSaysHowTheVerdictMoved(t *testing.T) {
+	m := newLab(t, Options{Mission: "saved-server-error"}, 120, 30)
+	m = press(t, m, "r", "c")
+	want := "contract v2: replayed to step 3 of 3, effects stay at 1, verdict hidden_effect → exactly_once"
+	if m.status != want || !strings.Contains(m.statusLine(), want) {
+		t.Fatalf("status %q, line %q", m.status, m.statusLine())
+	}
+	if line := resize(m, 80, 24).statusLine(); line != "contract v2: effects stay at 1, verdict hidden_effect → exactly_once" {
+		t.Fatalf("status line at 80 columns: %q", line)
+	}
+	// Before the end the header shows no verdict, and neither does the
+	// status line.
+	m = press(t, m, "b", "c")
+	if strings.Contains(m.status, "verdict") {
+		t.Fatalf("mid-run status names a verdict: %q", m.status)
+	}
+	// Several intents: the one whose verdict moved is named.
+	m = newLab(t, Options{Mission: "two-intended-refunds"}, 120, 30)
+	m = press(t, m, "r", "s")
+	if !strings.HasSuffix(m.status, "effects 2 → 1, refund-1042-b exactly_once → phantom") {
+		t.Fatalf("status after s: %q", m.status)
+	}
+}
