@@ -13,7 +13,11 @@ import (
 // said is one thing the agent told the user, with the ledger's effect
 // count at that moment.
 type said struct {
-	who     string // "#2" for the attempt it follows, or the tick
+	// who is "#2" for words said at the step of attempt 2, in answer to
+	// it; words said at a later step (after a read-back, a restart, the
+	// clock running out) or before any attempt carry their tick, "t3",
+	// as the timeline's rows do.
+	who     string
 	text    string
 	effects int
 	step    int
@@ -38,17 +42,17 @@ func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *transcript) SetCase(c *missions.Case, pos int) {
 	p.pos = pos
 	p.lines = p.lines[:0]
-	attempt := 0
+	attempt, attemptStep := 0, 0
 	for i := range c.Events {
 		ev := &c.Events[i]
 		if ev.Attempt > 0 {
-			attempt = ev.Attempt
+			attempt, attemptStep = ev.Attempt, ev.Step
 		}
 		if ev.Say == "" {
 			continue
 		}
 		who := fmt.Sprintf("t%d", ev.Tick)
-		if attempt > 0 {
+		if attempt > 0 && ev.Step == attemptStep {
 			who = fmt.Sprintf("#%d", attempt)
 		}
 		p.lines = append(p.lines, said{who: who, text: export.CleanLine(ev.Say), effects: ev.Effects, step: ev.Step})

@@ -3,6 +3,8 @@ package lab
 import (
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // TestTranscriptContinuationKeepsTheLineEnd shows the end of an entry
@@ -35,6 +37,33 @@ func checkTail(t *testing.T, p *transcript, e said) {
 			if l != whole[len(whole)-tail+1+i] {
 				t.Fatalf("tail %d: line %d is %q, want %q", tail, i+1, l, whole[len(whole)-tail+1+i])
 			}
+		}
+	}
+}
+
+// Words are marked with the attempt they answer only when said at its
+// step; words said later (after a read-back, a restart) carry their tick.
+// "#1 Done: …" after a crash read as if the lost reply had said it.
+func TestTranscriptNamesTheAttemptOnlyAtItsStep(t *testing.T) {
+	off := false
+	for _, tc := range []struct {
+		id   string
+		o    missions.Overrides
+		keys []string
+		want []string
+	}{
+		{tts, missions.Overrides{}, []string{"r"}, []string{"#1", "#2"}},
+		{tts, missions.Overrides{StableKeys: &off}, []string{"p", "r"}, []string{"#1", "t1"}},
+		{"crash-after-send", missions.Overrides{}, []string{"p", "r"}, []string{"t1"}},
+		{"concurrent-duplicates", missions.Overrides{}, []string{"p", "r"}, []string{"#1", "#2", "t2"}},
+	} {
+		m := press(t, newLab(t, Options{Mission: tc.id, Overrides: tc.o}, 100, 30), tc.keys...)
+		var got []string
+		for _, l := range m.said.lines {
+			got = append(got, l.who)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s %v: entries marked %v, want %v", tc.id, tc.keys, got, tc.want)
 		}
 	}
 }
