@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -265,7 +266,7 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 		return []string{v.st.Subtle.Render(cut("(no such attempt)", w))}
 	}
 	var out []string
-	for _, l := range wrap(fmt.Sprintf("%s → %s", c.Fixture, c.Observed), w) {
+	for _, l := range fixtureLines(string(c.Fixture), string(c.Observed), w) {
 		out = append(out, v.st.Subtle.Render(l))
 	}
 	words := "(says nothing)"
@@ -280,6 +281,19 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 		es = v.st.Diverge
 	}
 	return append(out, es.Render(cut("ledger: "+export.Plural(c.Effects, "effect"), w)))
+}
+
+// fixtureLines says "fixture → observed" in lines of at most w cells. A
+// fixture too long for a line breaks after one of its underscores, not in
+// the middle of a word, and the arrow stays with what was observed.
+func fixtureLines(fixture, observed string, w int) []string {
+	seen := "→ " + export.CleanLine(observed)
+	lines := strings.Split(ansi.Wrap(export.CleanLine(fixture), w, "_"), "\n")
+	if last := len(lines) - 1; ansi.StringWidth(lines[last])+1+ansi.StringWidth(seen) <= w {
+		lines[last] += " " + seen
+		return lines
+	}
+	return append(lines, wrap(seen, w)...)
 }
 
 // join lays cells side by side after a gutter, each column w wide and gap
