@@ -33,6 +33,9 @@ type compareView struct {
 	w, h   int
 	cmp    export.Comparison
 	offset int // first attempt row shown
+	// shift is how many columns the view has moved from the newest pinned
+	// cases towards the oldest, where not all of them fit side by side.
+	shift int
 	// placed is whether the person has scrolled since the cases were set;
 	// until then the view opens on the first divergence, when it would
 	// be out of sight from the top, and stays on it as the size changes.
@@ -45,26 +48,30 @@ func newCompareView(st *Styles, keys *KeyMap) compareView {
 
 func (v *compareView) SetSize(w, h int) {
 	v.w, v.h = w, h
+	if w > 0 {
+		v.shift = min(v.shift, len(v.cmp.Cases)-v.fits())
+	}
 	v.place()
 }
 
 func (v *compareView) ShortHelp() []key.Binding {
-	return []key.Binding{v.keys.Up}
+	return []key.Binding{v.keys.Up, v.keys.Left}
 }
 
 func (v *compareView) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{v.keys.Up, v.keys.PageUp}}
+	return [][]key.Binding{{v.keys.Up, v.keys.PageUp, v.keys.Left}}
 }
 
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
 	v.cmp = export.Compare(cases)
-	v.placed = false
+	v.placed, v.shift = false, 0
 	v.place()
 }
 
 // place opens the rows at the top, or, when the first divergence would be
-// out of sight from there, on the row before it, for context.
+// out of sight from there, on the row before it, for context, or on the
+// divergence itself where the row before would push it out of sight.
 func (v *compareView) place() {
 	if v.placed {
 		return
@@ -73,8 +80,16 @@ func (v *compareView) place() {
 	if v.cmp.Diverge <= 0 || v.w <= 0 || v.h <= 0 {
 		return
 	}
-	if _, shown := v.rows(v.room()); shown < v.cmp.Diverge {
-		v.offset = max(0, v.cmp.Diverge-2)
+	d := 0 // the row of the first divergence: the first marked row
+	for d < len(v.cmp.Rows) && !v.cmp.Rows[d].Divergent {
+		d++
+	}
+	if _, shown := v.rows(v.room()); shown > d {
+		return
+	}
+	v.offset = max(0, d-1)
+	if _, shown := v.rows(v.room()); shown <= d {
+		v.offset = d
 	}
 }
 
@@ -86,15 +101,33 @@ func (v *compareView) room() (room, first, colW, gap int) {
 	return room, first, colW, gap
 }
 
-// Update scrolls the attempt rows.
+// Update scrolls the attempt rows, and the columns where not every pinned
+// case fits: ← towards the oldest, → back towards the newest.
 func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		if d := v.keys.scroll(k, comparePage); d != 0 {
 			v.offset = clamp(v.offset+d, 0, max(0, len(v.cmp.Rows)-1))
 			v.placed = true
 		}
+		switch {
+		case key.Matches(k, v.keys.Left):
+			v.shift = min(v.shift+1, len(v.cmp.Cases)-v.fits())
+		case key.Matches(k, v.keys.Right):
+			v.shift = max(v.shift-1, 0)
+		}
 	}
 	return v, nil
+}
+
+// fits is how many columns fit side by side.
+func (v *compareView) fits() int {
+	return min(len(v.cmp.Cases), max(1, (v.w-compareGutter+1)/(compareMinCol+1)))
+}
+
+// HiddenColumns reports whether some pinned cases have no column on
+// screen, so ← and → have something to show.
+func (v *compareView) HiddenColumns() bool {
+	return v.w > 0 && v.fits() < len(v.cmp.Cases)
 }
 
 // columns says which cases fit side by side (the newest pinned), how wide
@@ -105,9 +138,9 @@ func (v *compareView) columns() (first, colW, gap int) {
 	if n == 0 {
 		return 0, 0, 1
 	}
-	fits := max(1, (v.w-compareGutter+1)/(compareMinCol+1))
-	if fits < n {
-		first = n - fits
+	if fits := v.fits(); fits < n {
+		// The newest pinned, until ← moves towards the oldest.
+		first = max(0, n-fits-min(v.shift, n-fits))
 		n = fits
 	}
 	gap = compareColGap
@@ -145,12 +178,7 @@ func (v *compareView) View() string {
 		return ""
 	}
 	first, colW, gap := v.columns()
-	cases := v.cmp.Cases[first:]
-	note := export.Plural(len(v.cmp.Cases), "pinned case")
-	if first > 0 {
-		note = fmt.Sprintf("showing the newest %d of %d pinned", len(cases), len(v.cmp.Cases))
-	}
-	lines := []string{panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)}
+	lines := []string{""} // the title, once the rows are laid out
 
 	lines = append(lines, v.heads(first, colW, gap)...)
 
@@ -163,10 +191,7 @@ func (v *compareView) View() string {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
 	}
 	body = body[:min(len(body), max(0, room))]
-	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {
-		note = fmt.Sprintf("attempts %d–%d of %d, ↑↓ scroll · %s", v.offset+1, max(v.offset+1, shown), n, note)
-		lines[0] = panelTitle(*v.st, "compare, attempt by attempt", note, false, v.w)
-	}
+	lines[0] = panelTitle(*v.st, compareTitle, v.titleNote(first, shown), false, v.w)
 	lines = append(lines, body...)
 	var foot []string
 	for i, block := range sentences {
@@ -191,10 +216,40 @@ func (v *compareView) View() string {
 	return box(lines, v.w, v.h)
 }
 
+const compareTitle = "compare, attempt by attempt"
+
+// titleNote says which pinned cases and which attempt rows are on screen,
+// in as many words as the title line has room for: the fullest that fits.
+// shown is the row after the last one on screen.
+func (v *compareView) titleNote(first, shown int) string {
+	total, cols := len(v.cmp.Cases), v.fits()
+	long, short := export.Plural(total, "pinned case"), export.Plural(total, "pinned case")
+	if cols < total {
+		long = fmt.Sprintf("pins #%d–#%d of %d, ←→ the others", first+1, first+cols, total)
+		short = fmt.Sprintf("#%d–#%d of %d pinned", first+1, first+cols, total)
+	}
+	notes := []string{long, short}
+	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {
+		rows := fmt.Sprintf("%d–%d of %d", v.offset+1, max(v.offset+1, shown), n)
+		notes = []string{
+			"attempts " + rows + ", ↑↓ scroll · " + long,
+			"attempts " + rows + " · " + short,
+			rows + " · " + short,
+		}
+	}
+	room := v.w - lipgloss.Width(v.st.PanelTitle.Render(compareTitle)) - 3
+	for _, n := range notes {
+		if ansi.StringWidth(n) <= room {
+			return n
+		}
+	}
+	return notes[len(notes)-1] // the title drops what does not fit
+}
+
 // heads are the lines between the title and the attempt rows: each
 // column's case and outcome, a rule, and the comparison's notes.
 func (v *compareView) heads(first, colW, gap int) []string {
-	cases := v.cmp.Cases[first:]
+	cases := v.cmp.Cases[first : first+v.fits()]
 	// Name and label, then the outcome.
 	head := make([][]string, len(cases))
 	for i, c := range cases {
@@ -234,7 +289,7 @@ func (v *compareView) Scrolls() bool {
 // rows lays out the attempt rows from the offset in room lines: the lines
 // and the row after the last one shown.
 func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int) {
-	cases := v.cmp.Cases[first:]
+	cases := v.cmp.Cases[first : first+v.fits()]
 	shown = v.offset
 	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
 		row := v.cmp.Rows[r]

@@ -33,3 +33,63 @@ func TestFixtureLinesBreakBetweenWords(t *testing.T) {
 		}
 	}
 }
+
+// fourPins pins four cases of saved-server-error and opens the compare view.
+func fourPins(t *testing.T, w, h int) Model {
+	t.Helper()
+	m := newLab(t, Options{Mission: "saved-server-error", Dir: t.TempDir()}, w, h)
+	m = press(t, m, "r", "m", "c", "m", "c", "c", "k", "m", "p", "k", "m", "v")
+	if len(m.pinned) != 4 || m.screen != screenCompare {
+		t.Fatalf("%d pinned, screen %d", len(m.pinned), m.screen)
+	}
+	return m
+}
+
+// Where not every pinned case fits, the title says which are on screen
+// however narrow the terminal (the note was dropped whole at 72 columns,
+// so nothing said two cases were hidden), and ← and → bring the others in.
+func TestCompareShowsEveryPinnedCase(t *testing.T) {
+	m := fourPins(t, 72, 20)
+	title := strings.Split(m.View(), "\n")[0]
+	if !strings.Contains(title, "#3–#4 of 4 pinned") {
+		t.Fatalf("title at 72 columns: %q", title)
+	}
+	if !m.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
+		t.Fatalf("columns are hidden, yet ← is not offered: %q", m.helpLine())
+	}
+	heads := func(m Model) string { return strings.Split(m.View(), "\n")[1] }
+	m = press(t, m, "left")
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#2 ") || !strings.Contains(h, "#3 ") {
+		t.Fatalf("after ←: %q", h)
+	}
+	m = press(t, m, "left", "left", "left")
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#1 ") || !strings.Contains(h, "#2 ") {
+		t.Fatalf("after ← past the oldest: %q", h)
+	}
+	m = press(t, m, "right")
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#2 ") {
+		t.Fatalf("one → after the oldest: %q", h)
+	}
+	// Wide enough for all four: no arrows offered, and ← changes nothing.
+	wide := resize(m, 200, 40)
+	if wide.keys.Left.Enabled() || strings.Contains(wide.helpLine(), "←/→") {
+		t.Fatalf("every case fits, yet ← is offered: %q", wide.helpLine())
+	}
+	if h := heads(press(t, wide, "left")); !strings.HasPrefix(strings.TrimSpace(h), "#1 ") || !strings.Contains(h, "#4 ") {
+		t.Fatalf("at 200 columns: %q", h)
+	}
+	// Narrowed again, the view is back on the newest.
+	narrow := press(t, resize(wide, 72, 20), "right")
+	if title := strings.Split(narrow.View(), "\n")[0]; !strings.Contains(title, "#3–#4 of 4 pinned") {
+		t.Fatalf("narrowed, then →: %q", title)
+	}
+}
+
+// The view opens with the first divergence in sight, even where only one
+// attempt row fits: it opened on the row before, with the ◆ out of sight.
+func TestCompareOpensOnTheDivergenceWhenOneRowFits(t *testing.T) {
+	m := fourPins(t, 72, 20)
+	if !strings.Contains(m.View(), "#2 ◆") {
+		t.Fatalf("the diverging attempt is out of sight:\n%s", m.View())
+	}
+}

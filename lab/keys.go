@@ -43,6 +43,10 @@ type KeyMap struct {
 	PageUp   key.Binding
 	PageDown key.Binding
 
+	// The compare view's columns, where not every pinned case fits.
+	Left  key.Binding
+	Right key.Binding
+
 	Leave key.Binding
 	Quit  key.Binding
 	Help  key.Binding
@@ -77,6 +81,9 @@ func DefaultKeyMap() KeyMap {
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+
+		Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←/→", "other pins")),
+		Right: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "newer pins")),
 
 		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),

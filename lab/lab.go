@@ -728,6 +728,8 @@ func (m *Model) updateKeys() {
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
 		b.SetEnabled(lab || cmp && m.compare.Scrolls() || ev && m.evidence.Scrolls())
 	}
+	k.Left.SetEnabled(cmp && m.compare.HiddenColumns())
+	k.Right.SetEnabled(cmp && m.compare.HiddenColumns())
 	if lab && m.focus == focusTimeline {
 		k.Up.SetHelp("↑/↓", "pick row")
 		k.Focus.SetHelp("tab", "↑/↓ to the ledger")
