@@ -30,6 +30,8 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		{"g before the escalation", "changed-parameters", missions.Overrides{Policy: &guarded}, []string{"n"}, "g",
 			"nothing handed to a person yet: this run escalates at step 2 of 3"},
 		{"g when guarded settles all", tts, missions.Overrides{Policy: &guarded}, []string{"r"}, "g", "settled every intent"},
+		{"x with no pins", tts, missions.Overrides{}, nil, "x", "nothing pinned yet: m pins this case"},
+		{"x with pins", tts, missions.Overrides{}, []string{"m"}, "x", "x clears the pins from the compare view: v opens it (1 pinned case)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := press(t, newLab(t, Options{Mission: tc.mission, Overrides: tc.o, Dir: t.TempDir()}, 100, 30), tc.before...)
@@ -110,5 +112,40 @@ func TestCompareHintNamesOnlyMarksOnScreen(t *testing.T) {
 	}
 	if !strings.Contains(view, "x clears the pins") {
 		t.Fatalf("no hint without a divergence:\n%s", view)
+	}
+}
+
+// A key of the run pressed on the compare view or the evidence, where it
+// does nothing, says where it works (k on the compare view did nothing in
+// silence); the words go when the person goes back to the run.
+func TestRunKeysElsewhereSayWhereTheyWork(t *testing.T) {
+	guarded := missions.Guarded
+	for _, tc := range []struct {
+		name, mission string
+		o             missions.Overrides
+		open          []string
+		key, want     string
+	}{
+		{"k on compare", tts, missions.Overrides{}, []string{"r", "m", "v"}, "k", "k (stable keys) works on the run: esc goes back to it"},
+		{"n on compare", tts, missions.Overrides{}, []string{"m", "v"}, "n", "n/→ (step) works on the run"},
+		{"m on compare", tts, missions.Overrides{}, []string{"m", "v"}, "m", "m (pin case) works on the run"},
+		{"p on evidence", "changed-parameters", missions.Overrides{Policy: &guarded}, []string{"r", "g"}, "p", "p (policy) works on the run"},
+		{"e on evidence", "changed-parameters", missions.Overrides{Policy: &guarded}, []string{"r", "g"}, "e", "e (export JSON) works on the run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := press(t, newLab(t, Options{Mission: tc.mission, Overrides: tc.o, Dir: t.TempDir()}, 100, 30), tc.open...)
+			scr, settings, pins := m.screen, m.settings, len(m.pinned)
+			next, cmd := m.Update(keyMsg(tc.key))
+			m = next.(Model)
+			if cmd != nil || m.screen != scr || m.settings != settings || len(m.pinned) != pins {
+				t.Fatalf("%s acted off its screen", tc.key)
+			}
+			if !strings.Contains(m.statusLine(), tc.want) {
+				t.Fatalf("status line %q, want %q", m.statusLine(), tc.want)
+			}
+			if m = press(t, m, "esc"); m.screen != screenLab || strings.Contains(m.statusLine(), "works on the run") {
+				t.Fatalf("back on the run, the status line still says %q", m.statusLine())
+			}
+		})
 	}
 }

@@ -110,6 +110,9 @@ type Model struct {
 	// statusShort is the status in fewer words, for a line too narrow for
 	// the whole one; "" when there is none.
 	statusShort string
+	// statusOnlyHere is whether the status is about the screen it was set
+	// on, and goes when the person leaves it.
+	statusOnlyHere bool
 	// exportedTo is the short form of an export's status, for a line too
 	// narrow for the whole one: words, a path cut from the left so the
 	// end of a file name stays in sight, then words.
@@ -224,11 +227,20 @@ func (m *Model) refresh() {
 }
 
 func (m *Model) setStatus(s string) {
-	m.status, m.statusErr, m.statusShort, m.exportedTo.path = s, false, "", ""
+	m.status, m.statusErr, m.statusShort, m.statusOnlyHere, m.exportedTo.path = s, false, "", false, ""
 }
 
 func (m *Model) setError(err error) {
-	m.status, m.statusErr, m.statusShort, m.exportedTo.path = err.Error(), true, "", ""
+	m.status, m.statusErr, m.statusShort, m.statusOnlyHere, m.exportedTo.path = err.Error(), true, "", false, ""
+}
+
+// backToRun leaves the compare view or the evidence for the run.
+func (m *Model) backToRun() {
+	m.screen = screenLab
+	if m.statusOnlyHere {
+		m.setStatus("")
+	}
+	m.layout()
 }
 
 // toggle applies a change of settings, replays to the same position and
@@ -535,8 +547,7 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Leave):
-		m.screen = screenLab
-		m.layout()
+		m.backToRun()
 	case key.Matches(k, m.keys.Export):
 		m.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(m.pinned), "pinned case")))
 		return exportCases(m.dir, m.pinned...)
@@ -545,19 +556,45 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 		m.screen = screenLab
 		m.setStatus("pins cleared")
 		m.layout()
-	default:
+	case key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown, m.keys.Left, m.keys.Right):
 		m.compare, _ = m.compare.Update(k)
+	default:
+		if why := m.runKeyElsewhere(k); why != "" {
+			m.setStatus(why)
+			m.statusOnlyHere = true
+		}
 	}
 	return nil
 }
 
+// runKeyElsewhere says where a key of the run screen works when it is
+// pressed on the compare view or the evidence, where it does nothing, or
+// "" when k is not such a key.
+func (m *Model) runKeyElsewhere(k tea.KeyMsg) string {
+	kb := m.keys
+	for _, b := range []key.Binding{kb.Step, kb.StepBack, kb.RunAll, kb.Restart, kb.StableKeys, kb.Policy,
+		kb.Contract, kb.KeySource, kb.Pin, kb.Compare, kb.Export, kb.Evidence, kb.Checkpoints, kb.Focus} {
+		if pressed(k, b) {
+			h := b.Help()
+			return fmt.Sprintf("%s (%s) works on the run: esc goes back to it", h.Key, h.Desc)
+		}
+	}
+	return ""
+}
+
 func (m *Model) evidenceKey(k tea.KeyMsg) tea.Cmd {
 	if key.Matches(k, m.keys.Leave, m.keys.Evidence) {
-		m.screen = screenLab
-		m.layout()
+		m.backToRun()
 		return nil
 	}
-	m.evidence, _ = m.evidence.Update(k)
+	if key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown) {
+		m.evidence, _ = m.evidence.Update(k)
+		return nil
+	}
+	if why := m.runKeyElsewhere(k); why != "" {
+		m.setStatus(why)
+		m.statusOnlyHere = true
+	}
 	return nil
 }
 
@@ -583,6 +620,10 @@ func (m *Model) idle(k tea.KeyMsg) string {
 		return "this is the start: n runs the first step, r the whole run"
 	case pressed(k, m.keys.Compare) && !m.keys.Compare.Enabled():
 		return "nothing pinned yet: m pins this case, v then compares the pinned ones"
+	case pressed(k, m.keys.Unpin) && len(m.pinned) == 0:
+		return "nothing pinned yet: m pins this case"
+	case pressed(k, m.keys.Unpin):
+		return fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", export.Plural(len(m.pinned), "pinned case"))
 	case pressed(k, m.keys.Evidence) && !m.keys.Evidence.Enabled():
 		if step := firstEscalation(m.full); step > 0 {
 			return fmt.Sprintf("nothing handed to a person yet: this run escalates at step %d of %d", step, m.steps)
