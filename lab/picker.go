@@ -230,7 +230,19 @@ func (p *picker) detail(w int) []string {
 			if when == "" {
 				when = "defaults"
 			}
-			out = append(out, p.st.Text.Render(cut(fmt.Sprintf("  %s: %s", export.CleanLine(when), export.Plural(e.Effects, "effect")), w)))
+			// The verdicts say what the count cannot: one effect can be
+			// exactly_once, a hidden effect or an escalation.
+			var vs []string
+			for _, in := range m.Intents {
+				if v, ok := e.Verdicts[in.ID]; ok {
+					vs = append(vs, string(v))
+				}
+			}
+			spans := []span{{export.CleanLine(when) + ": " + export.Plural(e.Effects, "effect"), p.st.Text, true}}
+			if len(vs) > 0 {
+				spans = append(spans, span{"(" + export.CleanLine(strings.Join(vs, ", ")) + ")", p.st.Text, true})
+			}
+			out = append(out, flow(spans, w, 3, "  ", "    ")...)
 		}
 	}
 	return out
