@@ -158,10 +158,23 @@ func (p *ledgerPanel) View() string {
 	if p.lineCount() > p.rows() {
 		note = fmt.Sprintf("%d/%d ↕", p.offset+1, p.lineCount())
 	}
-	lines := []string{panelTitle(*p.st, "the ledger holds", note, p.focused, p.w)}
+	name := "the ledger holds"
+	if focus := 2 * btoi(p.focused); focus+ansi.StringWidth(name)+3+ansi.StringWidth(note) > p.w {
+		// Narrow: the scroll position says more than the longer name.
+		name = "ledger"
+	}
+	lines := []string{panelTitle(*p.st, name, note, p.focused, p.w)}
 	end := min(p.lineCount(), p.offset+p.rows())
 	for i := p.offset; i < end; i++ {
 		lines = append(lines, p.line(i))
 	}
 	return box(lines, p.w, p.h)
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

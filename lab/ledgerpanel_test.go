@@ -74,3 +74,24 @@ func TestLedgerPanelKeepsTheIntent(t *testing.T) {
 		}
 	}
 }
+
+// A ledger longer than its panel says where it is scrolled to however
+// narrow the panel: the name gives way to the position, which was dropped
+// whole at 72 columns, so nothing said there was more below.
+func TestLedgerScrollPositionShowsWhenNarrow(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: "two-intended-refunds", Overrides: missions.Overrides{StableKeys: &off}}, 72, 20)
+	m = press(t, m, "r", "tab", "down")
+	if m.holds.lineCount() <= m.holds.rows() {
+		t.Fatalf("the ledger fits (%d lines in %d rows): this checks nothing", m.holds.lineCount(), m.holds.rows())
+	}
+	title := strings.SplitN(m.holds.View(), "\n", 2)[0]
+	if want := fmt.Sprintf("2/%d ↕", m.holds.lineCount()); !strings.Contains(title, "▸ ledger") || !strings.Contains(title, want) {
+		t.Fatalf("ledger title %q, want the name shortened and %q", title, want)
+	}
+	// Wide, the whole name stays.
+	wide := resize(m, 120, 20)
+	if title := strings.SplitN(wide.holds.View(), "\n", 2)[0]; !strings.Contains(title, "▸ the ledger holds") {
+		t.Fatalf("ledger title at 120 columns: %q", title)
+	}
+}
