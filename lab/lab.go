@@ -107,9 +107,9 @@ type Model struct {
 
 	status    string
 	statusErr bool
-	// statusShort is the status in fewer words, for a line too narrow for
-	// the whole one; "" when there is none.
-	statusShort string
+	// statusShorter holds the status in fewer and fewer words, for a line
+	// too narrow for the whole one: the first that fits is shown.
+	statusShorter []string
 	// statusOnlyHere is whether the status is about the screen it was set
 	// on, and goes when the person leaves it.
 	statusOnlyHere bool
@@ -226,12 +226,14 @@ func (m *Model) refresh() {
 	m.holds.focused = m.focus == focusLedger
 }
 
-func (m *Model) setStatus(s string) {
-	m.status, m.statusErr, m.statusShort, m.statusOnlyHere, m.exportedTo.path = s, false, "", false, ""
+// setStatus puts s on the status line; where it is too wide, the first
+// of shorter that fits takes its place.
+func (m *Model) setStatus(s string, shorter ...string) {
+	m.status, m.statusErr, m.statusShorter, m.statusOnlyHere, m.exportedTo.path = s, false, shorter, false, ""
 }
 
 func (m *Model) setError(err error) {
-	m.status, m.statusErr, m.statusShort, m.statusOnlyHere, m.exportedTo.path = err.Error(), true, "", false, ""
+	m.status, m.statusErr, m.statusShorter, m.statusOnlyHere, m.exportedTo.path = err.Error(), true, nil, false, ""
 }
 
 // backToRun leaves the compare view or the evidence for the run.
@@ -259,15 +261,17 @@ func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Sett
 	if after != before {
 		moved = fmt.Sprintf("effects %d → %d", before, after)
 	}
+	briefly := moved
 	if m.pos == m.steps {
 		// At the end the header shows the verdicts: a setting can change
 		// them with the count unmoved (a saved 500 under v1 and v2).
 		if vc := verdictChange(verdicts, m.cas.Outcome.Verdicts); vc != "" {
 			moved += ", " + vc
+			briefly += ", a verdict changed"
 		}
 	}
-	m.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(m.settings), m.pos, m.steps, moved))
-	m.statusShort = what(m.settings) + ": " + moved
+	m.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(m.settings), m.pos, m.steps, moved),
+		what(m.settings)+": "+moved, what(m.settings)+": "+briefly)
 }
 
 // verdictChange says which verdicts moved from a to b, or "" when none
@@ -295,14 +299,16 @@ func (m *Model) pin() {
 	c := m.full
 	for i, p := range m.pinned {
 		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
-			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) to pin a contrasting case", i+1))
+			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) to pin a contrasting case", i+1),
+				fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) first", i+1))
 			return
 		}
 	}
 	m.pinned = append(m.pinned, c)
 	// The mission is on screen; the settings are what tells pins apart.
 	m.setStatus(fmt.Sprintf("pinned #%d: %s → %s · v compares",
-		len(m.pinned), shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")))
+		len(m.pinned), shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")),
+		fmt.Sprintf("pinned #%d → %s · v compares", len(m.pinned), export.Plural(c.Outcome.Effects, "effect")))
 }
 
 // shortSettings names the settings in a few words, for the status line.
@@ -333,6 +339,25 @@ func carried(s, d missions.Settings) string {
 		out = append(out, fmt.Sprintf("keys from %s (its own: %s)", s.KeySource, d.KeySource))
 	}
 	return export.CleanLine(strings.Join(out, " · "))
+}
+
+// carriedShort names the settings of s that differ from the mission's own
+// d, without the mission's own values, or "" when none does.
+func carriedShort(s, d missions.Settings) string {
+	var out []string
+	if s.StableKeys != d.StableKeys {
+		out = append(out, "stable keys "+missions.OnOff(s.StableKeys))
+	}
+	if s.Policy != d.Policy {
+		out = append(out, "policy "+string(s.Policy))
+	}
+	if s.Contract != d.Contract {
+		out = append(out, "contract "+string(s.Contract))
+	}
+	if s.KeySource != d.KeySource {
+		out = append(out, "keys from "+string(s.KeySource))
+	}
+	return export.CleanLine(strings.Join(out, ", "))
 }
 
 // sameRun reports whether two cases ran alike: the same events, the same
@@ -432,7 +457,9 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 			if kept := carried(m.settings, m.defaults); kept != "" {
 				// Settings chosen earlier apply to every mission; say so
 				// where they differ from this one's own.
-				m.setStatus("settings kept from before: " + kept)
+				m.setStatus("settings kept from before: "+kept,
+					"settings kept from before: "+carriedShort(m.settings, m.defaults),
+					"settings kept from before: the header marks them")
 			}
 			m.layout()
 		}
@@ -444,8 +471,8 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 }
 
 func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
-	if why := m.idle(k); why != "" {
-		m.setStatus(why)
+	if why := m.idle(k); len(why) > 0 {
+		m.setStatus(why[0], why[1:]...)
 		return nil
 	}
 	switch {
@@ -474,7 +501,8 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 		if m.settings.KeySource == missions.KeyPayloadHash && !m.statusErr && sameRun(before, m.full) {
 			// The setting changed, but every key is the payload's hash.
 			m.setStatus(fmt.Sprintf("stable keys %s: no effect, keys come from the payload hash (s changes that)",
-				missions.OnOff(m.settings.StableKeys)))
+				missions.OnOff(m.settings.StableKeys)),
+				fmt.Sprintf("stable keys %s: no effect while keys are the payload's hash (s)", missions.OnOff(m.settings.StableKeys)))
 		}
 	case key.Matches(k, m.keys.Policy):
 		m.toggle(func(o *missions.Overrides) {
@@ -508,7 +536,7 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			m.layout()
 		}
 	case key.Matches(k, m.keys.Export):
-		m.setStatus("exporting " + caseFileName(m.full) + "…")
+		m.setStatus("exporting "+caseFileName(m.full)+"…", "exporting the case…")
 		return exportCases(m.dir, m.full)
 	case key.Matches(k, m.keys.Checkpoints):
 		m.timeline.ToggleCheckpoints()
@@ -521,14 +549,16 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Focus):
 		if m.focus == focusTimeline {
 			m.focus = focusLedger
-			m.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab gives them back to the timeline")
+			m.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab gives them back to the timeline",
+				"↑/↓ now scroll the ledger; tab gives them back to the timeline")
 		} else {
 			m.focus = focusTimeline
 			m.setStatus("↑/↓ move the timeline's cursor again; the strip under it shows its row")
 		}
 		m.refresh()
 		if m.focus == focusLedger && m.holds.lineCount() <= m.holds.rows() {
-			m.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab gives them back to the timeline")
+			m.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab gives them back to the timeline",
+				"↑/↓ now scroll the ledger (all of it fits); tab gives them back")
 		}
 	case key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
 		if m.focus == focusLedger {
@@ -610,30 +640,33 @@ func pressed(k tea.KeyMsg, b key.Binding) bool {
 }
 
 // idle says why a lab key that does nothing at this moment does nothing,
-// or "" when k is not such a key. The help bar leaves these keys out; a
-// key pressed anyway answers on the status line instead of in silence.
-func (m *Model) idle(k tea.KeyMsg) string {
+// then the same in fewer words where it has them, or nothing when k is not
+// such a key. The help bar leaves these keys out; a key pressed anyway
+// answers on the status line instead of in silence.
+func (m *Model) idle(k tea.KeyMsg) []string {
 	switch {
 	case (pressed(k, m.keys.Step) || pressed(k, m.keys.RunAll)) && !m.keys.Step.Enabled():
-		return fmt.Sprintf("the run is over (step %d of %d): b steps back, 0 starts again", m.pos, m.steps)
+		return []string{fmt.Sprintf("the run is over (step %d of %d): b steps back, 0 starts again", m.pos, m.steps)}
 	case (pressed(k, m.keys.StepBack) || pressed(k, m.keys.Restart)) && !m.keys.StepBack.Enabled():
-		return "this is the start: n runs the first step, r the whole run"
+		return []string{"this is the start: n runs the first step, r the whole run"}
 	case pressed(k, m.keys.Compare) && !m.keys.Compare.Enabled():
-		return "nothing pinned yet: m pins this case, v then compares the pinned ones"
+		return []string{"nothing pinned yet: m pins this case, v then compares the pinned ones"}
 	case pressed(k, m.keys.Unpin) && len(m.pinned) == 0:
-		return "nothing pinned yet: m pins this case"
+		return []string{"nothing pinned yet: m pins this case"}
 	case pressed(k, m.keys.Unpin):
-		return fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", export.Plural(len(m.pinned), "pinned case"))
+		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", export.Plural(len(m.pinned), "pinned case"))}
 	case pressed(k, m.keys.Evidence) && !m.keys.Evidence.Enabled():
 		if step := firstEscalation(m.full); step > 0 {
-			return fmt.Sprintf("nothing handed to a person yet: this run escalates at step %d of %d", step, m.steps)
+			return []string{fmt.Sprintf("nothing handed to a person yet: this run escalates at step %d of %d", step, m.steps)}
 		}
 		if m.settings.Policy != missions.Guarded {
-			return "g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)"
+			return []string{"g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)",
+				"nothing is handed to a person under the naive policy: p switches"}
 		}
-		return "the guarded caller settled every intent of this run: nothing was handed to a person"
+		return []string{"the guarded caller settled every intent of this run: nothing was handed to a person",
+			"the guarded caller settled every intent: nothing was handed to a person"}
 	}
-	return ""
+	return nil
 }
 
 // firstEscalation is the step at which c first hands an intent to a
@@ -1056,42 +1089,68 @@ func (m Model) statusLine() string {
 		if to := m.exportedTo; ansi.StringWidth(line) > m.width && to.path != "" {
 			line = to.lead + leftCut(export.CleanLine(to.path), m.width-ansi.StringWidth(to.lead+to.tail)) + to.tail
 		}
-		if ansi.StringWidth(line) > m.width && m.statusShort != "" {
-			line = export.CleanLine(m.statusShort)
+		if ansi.StringWidth(line) > m.width {
+			line = firstFit(line, m.statusShorter, m.width)
 		}
 		return s.Render(cut(line, m.width))
 	}
-	hint := ""
+	var hint []string
 	switch m.screen {
 	case screenPicker:
-		hint = "enter opens a mission · / filters the list"
+		hint = []string{"enter opens a mission · / filters the list"}
 		if m.picker.Filtering() {
-			hint = "type words from a title, id or goal · enter keeps the filter · esc drops it"
+			hint = []string{"type words from a title, id or goal · enter keeps the filter · esc drops it",
+				"type words from a title, id or goal · enter keeps · esc drops"}
 		}
 	case screenLab:
 		switch {
 		case m.hasEvidence():
-			hint = "escalated: g shows the evidence a person is handed"
+			hint = []string{"escalated: g shows the evidence a person is handed"}
 		case m.pos == m.steps && len(m.pinned) == 0 && m.keySourceMatters():
-			hint = "done: m pins this case; s switches the key source, then pin again to compare"
+			hint = []string{"done: m pins this case; s switches the key source, then pin again to compare",
+				"done: m pins this case; s switches the key source, pin again to compare"}
 		case m.pos == m.steps && len(m.pinned) == 0:
-			hint = "done: m pins this case; change a setting (k, p, c) and pin again to compare"
+			hint = []string{"done: m pins this case; change a setting (k, p, c) and pin again to compare",
+				"done: m pins this case; change k, p or c and pin again to compare"}
 		case len(m.pinned) > 0:
-			hint = fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))
+			hint = []string{fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))}
 		case m.keySourceMatters():
-			hint = "n steps through the schedule · r runs to the end · s switches the key source"
+			hint = []string{"n steps through the schedule · r runs to the end · s switches the key source",
+				"n steps · r runs to the end · s switches the key source"}
 		default:
-			hint = "n steps through the schedule · r runs to the end · k toggles stable keys"
+			hint = []string{"n steps through the schedule · r runs to the end · k toggles stable keys",
+				"n steps · r runs to the end · k toggles stable keys"}
 		}
 	case screenCompare:
-		hint = "e exports every pinned case · x clears the pins · esc goes back to the run"
+		hint = []string{"e exports every pinned case · x clears the pins · esc goes back to the run",
+			"e exports every pinned case · x clears the pins · esc goes back"}
 		if m.compare.cmp.Diverge > 0 {
-			hint = "◆ marks the first attempt where the words match and the ledgers do not"
+			hint = []string{"◆ marks the first attempt where the words match and the ledgers do not",
+				"◆ marks where the words match and the ledgers do not"}
 		}
 	case screenEvidence:
-		hint = fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps)
+		hint = []string{fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps),
+			fmt.Sprintf("what a person is handed at step %d of %d · esc goes back", m.pos, m.steps)}
 	}
-	return m.st.Subtle.Render(cut(hint, m.width))
+	if len(hint) == 0 {
+		return ""
+	}
+	return m.st.Subtle.Render(cut(firstFit(hint[0], hint[1:], m.width), m.width))
+}
+
+// firstFit is line when it fits in w cells, else the first of shorter
+// that does, else the shortest of them, to be cut.
+func firstFit(line string, shorter []string, w int) string {
+	if ansi.StringWidth(line) <= w {
+		return line
+	}
+	for _, s := range shorter {
+		line = export.CleanLine(s)
+		if ansi.StringWidth(line) <= w {
+			break
+		}
+	}
+	return line
 }
 
 // helpLine is the short help, with the key to the full list always shown

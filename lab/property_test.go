@@ -79,3 +79,30 @@ func checkScreen(rt *rapid.T, m Model, w, h int, k string) {
 		rt.Fatalf("after %q at %dx%d: the counter does not show effects %d\n%s", k, w, h, want, v)
 	}
 }
+
+// TestStatusLineFitsAnyLabSize presses generated keys at generated sizes
+// from the smallest the lab draws in: what the status line says always
+// fits whole, in fewer words where the line is narrow, instead of being
+// cut ("tab gives them back to the tim…"). An export's path is cut on
+// purpose, from the left, and an error says all it has.
+func TestStatusLineFitsAnyLabSize(t *testing.T) {
+	all := missions.BuiltIn().Missions
+	rapid.Check(t, func(rt *rapid.T) {
+		id := rapid.SampledFrom(all).Draw(rt, "mission").ID
+		w := rapid.IntRange(MinWidth, 90).Draw(rt, "width")
+		h := rapid.IntRange(MinHeight, 40).Draw(rt, "height")
+		m := newLab(t, Options{Mission: id, Dir: t.TempDir()}, w, h)
+		n := rapid.IntRange(1, 40).Draw(rt, "presses")
+		for i := 0; i < n; i++ {
+			k := rapid.SampledFrom(labKeys).Draw(rt, "key")
+			next, _ := m.Update(keyMsg(k))
+			m = next.(Model)
+			if m.statusErr || m.exportedTo.path != "" {
+				continue
+			}
+			if line := m.statusLine(); strings.HasSuffix(line, "…") && !strings.HasPrefix(line, "exporting") {
+				rt.Fatalf("after %q at %dx%d the status line is cut: %q (status %q)", k, w, h, line, m.status)
+			}
+		}
+	})
+}
