@@ -960,6 +960,13 @@ func (m *Model) layout() {
 		m.foot = spare > 0
 	}
 	m.goal.SetSize(w, gh)
+	if gh == 0 {
+		// No room for the goal's panel: it shows in the timeline's empty
+		// rows before the first step instead.
+		m.timeline.SetGoal(m.goal.text)
+	} else {
+		m.timeline.SetGoal("")
+	}
 	m.timeline.SetDetailHeight(dh)
 	m.timeline.SetWrap(wrapNotes)
 	m.timeline.SetSize(w, th)

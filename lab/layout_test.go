@@ -3,6 +3,8 @@ package lab
 import (
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // At 120x40 the seed lab's short runs leave room over. A blank line parts
@@ -47,6 +49,35 @@ func TestSpareRoomStaysOutOfThePanels(t *testing.T) {
 		for _, l := range body[rule+1:] {
 			if !blank(l) {
 				t.Fatalf("%s: text under the closing rule:\n%s", id, v)
+			}
+		}
+	}
+}
+
+// Before the first step the mission's goal is on screen at every size the
+// lab is drawn for: in its own panel where there is room for one, else in
+// the timeline's empty rows (at 80x24, and under the guarded policy at
+// 100x30, the goal was nowhere while those rows stood blank). Once the run
+// starts, the rows are the run's.
+func TestGoalShowsBeforeTheFirstStep(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}} {
+		for _, ms := range []string{tts, "changed-parameters", "two-intended-refunds", "concurrent-duplicates"} {
+			for _, keys := range [][]string{nil, {"p"}} {
+				m := press(t, newLab(t, Options{Mission: ms}, size[0], size[1]), keys...)
+				first, _, _ := strings.Cut(m.goal.text, ".")
+				// The goal's first sentence, as wrapped on screen: its
+				// first few words are enough to find it.
+				words := strings.Join(strings.Fields(first)[:4], " ")
+				if v := m.View(); !strings.Contains(v, "what this mission shows") || !strings.Contains(v, words) {
+					t.Errorf("%s %v at %dx%d: no goal before the first step:\n%s", ms, keys, size[0], size[1], v)
+				}
+				if len(keys) > 0 && keys[0] == "p" && m.settings.Policy != missions.Guarded {
+					t.Fatalf("p did not switch to guarded")
+				}
+				m = press(t, m, "n")
+				if m.goal.h == 0 && strings.Contains(m.timeline.View(), "what this mission shows") {
+					t.Errorf("%s %v at %dx%d: the goal stays in the timeline after a step", ms, keys, size[0], size[1])
+				}
 			}
 		}
 	}

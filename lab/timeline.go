@@ -64,6 +64,10 @@ type timeline struct {
 	// on lines of the row's own; the lab turns it on only when the whole
 	// run, wrapped, fits without scrolling.
 	wrapNotes bool
+	// goal is the mission's teaching goal, drawn in the empty rows before
+	// the first step when the goal has no panel of its own: the rows are
+	// kept for the run, and the goal is what a newcomer needs then.
+	goal string
 
 	tickW, attW, fixW, effW int
 }
@@ -73,6 +77,10 @@ func newTimeline(st *Styles, keys *KeyMap) timeline {
 }
 
 func (t *timeline) SetSize(w, h int) { t.w, t.h = w, h; t.clampOffset() }
+
+// SetGoal gives the timeline the mission's goal to show before the first
+// step, or "" when the goal has a panel of its own.
+func (t *timeline) SetGoal(goal string) { t.goal = goal }
 
 // SetWrap lets long notes carry on under their rows, or cuts them.
 func (t *timeline) SetWrap(on bool) { t.wrapNotes = on }
@@ -368,6 +376,12 @@ func (t *timeline) View() string {
 	switch {
 	case len(t.events) == 0:
 		lines = append(lines, t.st.Subtle.Render(cut(" nothing has happened yet: n sends the first step", t.w)))
+		if room := t.h - len(lines) - 2; t.goal != "" && room >= 2 {
+			lines = append(lines, "", t.st.PanelTitle.Render(cut(" what this mission shows", t.w)))
+			for _, l := range firstLines(wrap(t.goal, t.w-1), room-1, t.w-1, " …") {
+				lines = append(lines, " "+t.st.Subtle.Render(l))
+			}
+		}
 		return box(lines, t.w, t.h)
 	case t.count() == 0:
 		lines = append(lines, t.st.Subtle.Render(cut(" only checkpoints so far: h shows them", t.w)))
