@@ -703,8 +703,16 @@ func (m *Model) exported(msg exportedMsg) {
 	case msg.err != nil:
 		m.setError(fmt.Errorf("export failed: %w", msg.err))
 	case len(msg.paths) == 1:
-		m.setStatus("exported the full run to " + msg.paths[0])
+		tail := ""
+		if msg.renamed > 0 {
+			// The name the person would look for holds an earlier export.
+			tail = " (" + takenName(names[0]) + " was there already)"
+		}
+		m.setStatus("exported the full run to " + msg.paths[0] + tail)
 		m.exportedTo.lead, m.exportedTo.path, m.exportedTo.tail = "exported to ", msg.paths[0], ""
+		if tail != "" {
+			m.exportedTo.tail = "; the name was taken"
+		}
 	default:
 		dir := filepath.Dir(msg.paths[0])
 		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), dir, strings.Join(names, ", "))
@@ -728,6 +736,17 @@ func (m *Model) exported(msg exportedMsg) {
 		m.setStatus(s)
 		m.exportedTo.lead, m.exportedTo.path, m.exportedTo.tail = lead, dir, tail
 	}
+}
+
+// takenName is the name a file was meant to have before a -N suffix was
+// added to it because that name was taken.
+func takenName(name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	if i := strings.LastIndexByte(base, '-'); i > 0 && strings.Trim(base[i+1:], "0123456789") == "" && i+1 < len(base) {
+		base = base[:i]
+	}
+	return base + ext
 }
 
 // leftCut cuts plain text to width w from the left, marking the cut with

@@ -719,12 +719,19 @@ func TestExportStatusKeepsTheFileNameEnd(t *testing.T) {
 	m = pressRun(t, press(t, m, "r"), "e")
 	m = pressRun(t, m, "e")
 	line := m.statusLine()
-	if !strings.HasPrefix(line, "exported to …") || !strings.HasSuffix(line, "stable-keys-on.naive.v1-2.json") || lipgloss.Width(line) > 80 {
+	// The second export's name was taken: the line says so after the name.
+	if !strings.HasPrefix(line, "exported to …") || !strings.HasSuffix(line, "stable-keys-on.naive.v1-2.json; the name was taken") || lipgloss.Width(line) > 80 {
 		t.Fatalf("status line at 80 columns: %q", line)
 	}
-	// Wide enough, the whole sentence and path show.
-	if wide := resize(m, 220, 24).statusLine(); !strings.HasPrefix(wide, "exported the full run to "+dir) {
+	// Wide enough, the whole sentence and path show, and the name taken.
+	if wide := resize(m, 220, 24).statusLine(); !strings.HasPrefix(wide, "exported the full run to "+dir) ||
+		!strings.HasSuffix(wide, "v1-2.json (timeout-then-success.stable-keys-on.naive.v1.json was there already)") {
 		t.Fatalf("status line at 220 columns: %q", wide)
+	}
+	// The first export took its own name and says nothing of it.
+	first := pressRun(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 220, 24), "e").statusLine()
+	if !strings.HasSuffix(first, "stable-keys-on.naive.v1.json") {
+		t.Fatalf("first export: %q", first)
 	}
 	// Many cases, names taken: the line says some took a suffix.
 	m = press(t, m, "m", "k", "m", "v")
@@ -732,5 +739,18 @@ func TestExportStatusKeepsTheFileNameEnd(t *testing.T) {
 	m = pressRun(t, m, "e")
 	if line := m.statusLine(); !strings.HasPrefix(line, "exported 2 cases to …") || !strings.HasSuffix(line, "; 2 got a -N suffix, the name being taken") || lipgloss.Width(line) > 80 {
 		t.Fatalf("status line after exporting pins twice: %q", line)
+	}
+}
+
+func TestTakenName(t *testing.T) {
+	for in, want := range map[string]string{
+		"a.stable-keys-on.naive.v1-2.json":  "a.stable-keys-on.naive.v1.json",
+		"a.stable-keys-on.naive.v1-12.json": "a.stable-keys-on.naive.v1.json",
+		"a-b.json":                          "a-b.json",
+		"a-.json":                           "a-.json",
+	} {
+		if got := takenName(in); got != want {
+			t.Errorf("takenName(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
