@@ -900,6 +900,8 @@ const (
 	bottomShareNum, bottomShareDen = 9, 20
 	minBottom                      = 4 // a title and three lines
 	minGoal                        = 3 // a title and two lines
+	// From this width on, the schedule widens for its longest line.
+	wideSchedule = 120
 )
 
 // layout gives every panel its box. Widths come from the terminal.
@@ -922,6 +924,11 @@ func (m *Model) layout() {
 	m.evidence.SetSize(w, body-headerHeight)
 	m.header.SetSize(w, headerHeight)
 	sw := clamp(w*3/10, 24, 34)
+	if m.full != nil && w >= wideSchedule {
+		// A wide terminal gives the schedule what its longest line needs,
+		// up to a third of the width, rather than cutting it.
+		sw = clamp(m.schedule.Width(m.full), sw, max(sw, w/3))
+	}
 	tw := (w - sw - 2*gap) / 2
 	lw := w - sw - 2*gap - tw
 	rest := body - headerHeight

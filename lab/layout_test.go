@@ -82,3 +82,27 @@ func TestGoalShowsBeforeTheFirstStep(t *testing.T) {
 		}
 	}
 }
+
+// From 120 columns the schedule is as wide as its longest line needs, up
+// to a third of the terminal, so a step is not cut while the panels beside
+// it stand half empty ("failure_before_commit, new pa…" at 200x60). Its
+// width does not change as the run steps; narrower terminals keep theirs.
+func TestScheduleWidensOnWideTerminals(t *testing.T) {
+	const step = "1 failure_before_commit, new payload"
+	for _, size := range [][2]int{{120, 40}, {160, 50}, {200, 60}} {
+		m := newLab(t, Options{Mission: "rejected-before-execution"}, size[0], size[1])
+		w := m.schedule.w
+		for pos := 0; pos <= m.steps; pos++ {
+			if !strings.Contains(m.schedule.View(), step) {
+				t.Fatalf("at %dx%d step %d the schedule cuts its first step:\n%s", size[0], size[1], pos, m.schedule.View())
+			}
+			if m.schedule.w != w {
+				t.Fatalf("at %dx%d the schedule is %d wide at step %d, %d at the start", size[0], size[1], m.schedule.w, pos, w)
+			}
+			m = press(t, m, "n")
+		}
+	}
+	if m := newLab(t, Options{Mission: "rejected-before-execution"}, 100, 30); m.schedule.w != 30 {
+		t.Fatalf("at 100 columns the schedule is %d wide, want 30 as before", m.schedule.w)
+	}
+}

@@ -170,6 +170,23 @@ func shortStep(st missions.Step, manyIntents bool) string {
 	return st.String()
 }
 
+// Width is how many cells the panel needs to show every line whole for
+// the run c, with the held marks c's steps will get: it does not change
+// as the run steps.
+func (p *schedulePanel) Width(c *missions.Case) int {
+	held := heldSends(c, nil)
+	numW := len(fmt.Sprint(p.steps))
+	w := 0
+	for _, l := range p.lines {
+		n := 2 + numW + 1 + ansi.StringWidth(l.text)
+		if l.first && l.step <= len(held) && held[l.step-1] > 0 {
+			n += ansi.StringWidth(" · " + heldWords(held[l.step-1], l.sends))
+		}
+		w = max(w, n)
+	}
+	return w
+}
+
 // heldOn is how many sends of the step that line l opens were held back,
 // or 0 when l opens no step or the step has not run.
 func (p *schedulePanel) heldOn(l schedLine) int {
