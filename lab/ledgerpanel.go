@@ -84,7 +84,7 @@ func (p *ledgerPanel) line(i int) string {
 		return p.st.Title.Render(cut(head, p.w))
 	case i <= objLines:
 		if len(objs) == 0 {
-			return p.st.Subtle.Render(cut(" none: nothing committed", p.w))
+			return p.st.Subtle.Render(cut(firstFit(" none: nothing committed", []string{" none yet"}, p.w), p.w))
 		}
 		return p.st.Text.Render(p.objectLine(objs[i-1]))
 	case i == objLines+1:
@@ -93,7 +93,7 @@ func (p *ledgerPanel) line(i int) string {
 	j := i - objLines - 2
 	if len(recs) == 0 {
 		if j == 0 {
-			return p.st.Subtle.Render(cut(" none: no key saved", p.w))
+			return p.st.Subtle.Render(cut(firstFit(" none: no key saved", []string{" none yet"}, p.w), p.w))
 		}
 		return ""
 	}

@@ -95,3 +95,17 @@ func TestLedgerScrollPositionShowsWhenNarrow(t *testing.T) {
 		t.Fatalf("ledger title at 120 columns: %q", title)
 	}
 }
+
+// An empty ledger says so whole in a narrow panel ("none: nothing
+// commit…" at 72 columns).
+func TestEmptyLedgerFitsANarrowPanel(t *testing.T) {
+	m := newLab(t, Options{Mission: tts}, 72, 20)
+	v := m.holds.View()
+	if strings.Contains(v, "…") || !strings.Contains(v, " none yet") {
+		t.Fatalf("empty ledger at 72 columns:\n%s", v)
+	}
+	wide := resize(m, 100, 30)
+	if v := wide.holds.View(); !strings.Contains(v, " none: nothing committed") || !strings.Contains(v, " none: no key saved") {
+		t.Fatalf("empty ledger at 100 columns:\n%s", v)
+	}
+}
