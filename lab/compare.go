@@ -19,9 +19,12 @@ const (
 	compareGutter = 5  // "#12 ◆"
 	compareMinCol = 22 // narrower columns are not shown
 	compareSaidH  = 3  // lines of the agent's words per cell
-	compareColGap = 2  // blank cells between columns where there is room
-	compareRoomy  = 26 // columns at least this wide keep the full gap
-	comparePage   = 5  // attempt rows a page key moves
+	// Where every attempt fits with lines to spare, the words get more
+	// lines, up to this many, rather than being cut above blank lines.
+	compareSaidMax = 10
+	compareColGap  = 2  // blank cells between columns where there is room
+	compareRoomy   = 26 // columns at least this wide keep the full gap
+	comparePage    = 5  // attempt rows a page key moves
 )
 
 // compareView puts pinned cases in columns, attempt by attempt: what the
@@ -288,7 +291,31 @@ func (v *compareView) Scrolls() bool {
 
 // rows lays out the attempt rows from the offset in room lines: the lines
 // and the row after the last one shown.
+//
+// Where every row fits with lines to spare, the agent's words get as many
+// lines as they need, up to compareSaidMax, so long as every row still
+// fits. A comparison too long for the screen keeps compareSaidH and costs
+// no more than one layout of the rows on screen.
 func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int) {
+	body, shown = v.rowsAt(room, first, colW, gap, compareSaidH)
+	if shown < len(v.cmp.Rows) || v.offset > 0 {
+		return body, shown
+	}
+	for said := compareSaidH + 1; said <= compareSaidMax; said++ {
+		more, n := v.rowsAt(room, first, colW, gap, said)
+		if n < len(v.cmp.Rows) || len(more) > room {
+			break
+		}
+		if len(more) == len(body) {
+			break // the words were whole already
+		}
+		body = more
+	}
+	return body, shown
+}
+
+// rowsAt lays out the rows with at most said lines of words per cell.
+func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, shown int) {
 	cases := v.cmp.Cases[first : first+v.fits()]
 	shown = v.offset
 	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
@@ -300,7 +327,7 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 		}
 		cells := make([][]string, len(cases))
 		for i := range cases {
-			cells[i] = v.cell(row.Cells[first+i], colW, row.Divergent)
+			cells[i] = v.cell(row.Cells[first+i], colW, said, row.Divergent)
 		}
 		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW, gap), "\n")
 		if len(body)+len(block) > room && len(body) > 0 {
@@ -316,7 +343,7 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 }
 
 // cell renders what one case did at one attempt.
-func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
+func (v *compareView) cell(c export.Cell, w, said int, divergent bool) []string {
 	if !c.Present {
 		return []string{v.st.Subtle.Render(cut("(no such attempt)", w))}
 	}
@@ -328,7 +355,7 @@ func (v *compareView) cell(c export.Cell, w int, divergent bool) []string {
 	if c.Said != "" {
 		words = "“" + c.Said + "”"
 	}
-	for _, l := range firstLines(wrap(words, w), compareSaidH, w, "…") {
+	for _, l := range firstLines(wrap(words, w), said, w, "…") {
 		out = append(out, v.st.Say.Render(l))
 	}
 	es := v.st.Text

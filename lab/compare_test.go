@@ -93,3 +93,24 @@ func TestCompareOpensOnTheDivergenceWhenOneRowFits(t *testing.T) {
 		t.Fatalf("the diverging attempt is out of sight:\n%s", m.View())
 	}
 }
+
+// Where every attempt fits with lines to spare, the agent's words are
+// whole: at 160x50 they were cut at three lines above a stretch of blank
+// ones. Where the attempts do not all fit, cells keep three lines.
+func TestCompareWordsWholeWhereThereIsRoom(t *testing.T) {
+	m := fourPins(t, 160, 50)
+	v := m.View()
+	if !strings.Contains(v, "order 1042 went through (re_0001).”") {
+		t.Fatalf("the guarded case's words at attempt 2 are cut:\n%s", v)
+	}
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "…") && !strings.HasPrefix(l, "◆") {
+			t.Fatalf("a cut line at 160x50: %q\n%s", l, v)
+		}
+	}
+	// At 80x24 the attempts fill the screen: the guarded case's words keep
+	// three lines and end cut.
+	if small := fourPins(t, 80, 24); !strings.Contains(small.View(), "45.00 on order 1042 wen…") {
+		t.Fatalf("at 80x24 the words should keep three lines:\n%s", small.View())
+	}
+}
