@@ -301,15 +301,19 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 	if shown < len(v.cmp.Rows) || v.offset > 0 {
 		return body, shown
 	}
-	for said := compareSaidH + 1; said <= compareSaidMax; said++ {
-		more, n := v.rowsAt(room, first, colW, gap, said)
-		if n < len(v.cmp.Rows) || len(more) > room {
-			break
+	// Every row is on screen, so there are few: measure their words.
+	need := 0
+	for _, row := range v.cmp.Rows {
+		for _, c := range row.Cells[first : first+v.fits()] {
+			if c.Present && c.Said != "" {
+				need = max(need, len(wrap("“"+c.Said+"”", colW)))
+			}
 		}
-		if len(more) == len(body) {
-			break // the words were whole already
+	}
+	for said := min(need, compareSaidMax); said > compareSaidH; said-- {
+		if more, n := v.rowsAt(room, first, colW, gap, said); n == len(v.cmp.Rows) && len(more) <= room {
+			return more, n
 		}
-		body = more
 	}
 	return body, shown
 }
