@@ -99,7 +99,7 @@ func TestCompareCommandFormats(t *testing.T) {
 			t.Fatalf("exit %d; line wider than 64: %q", code, line)
 		}
 	}
-	if !strings.Contains(out, "first diverge at attempt 2") {
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "first diverge at attempt 2") {
 		t.Errorf("no divergence sentence in:\n%s", out)
 	}
 }

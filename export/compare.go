@@ -35,7 +35,8 @@ type Comparison struct {
 
 // CaseHead says which case a column holds.
 type CaseHead struct {
-	// Name is how the comparison refers to the case: "#1", "#2", ….
+	// Name is how the comparison refers to the case: "A", "B", … (see
+	// CaseName), never a number, so it cannot be read as an attempt.
 	Name string `json:"name"`
 	// Label is what sets the case apart from the others: its mission, when
 	// the missions differ, and the settings that differ. Empty when
@@ -281,7 +282,7 @@ func heads(cases []*missions.Case) []CaseHead {
 			}
 		}
 		out[i] = CaseHead{
-			Name:     fmt.Sprintf("#%d", i+1),
+			Name:     CaseName(i),
 			Label:    strings.Join(parts, ", "),
 			Mission:  CleanLine(c.Mission.ID),
 			Title:    CleanLine(c.Mission.Title),
@@ -289,6 +290,17 @@ func heads(cases []*missions.Case) []CaseHead {
 		}
 	}
 	return out
+}
+
+// CaseName is the name of the i-th case (from 0) in a comparison: "A" to
+// "Z", then "AA", "AB", … as spreadsheet columns go. Attempts are numbered
+// ("#1"), so cases are lettered.
+func CaseName(i int) string {
+	name := ""
+	for i++; i > 0; i = (i - 1) / 26 {
+		name = string(rune('A'+(i-1)%26)) + name
+	}
+	return name
 }
 
 // SettingsLine renders a case's settings on one line, e.g.
@@ -357,10 +369,12 @@ func quote(s string) string {
 // pairSentence says in one sentence what a pair of cases shows.
 func pairSentence(cmp Comparison, p Pair) string {
 	ha, hb := cmp.Cases[p.A], cmp.Cases[p.B]
-	na, nb := ha.Heading(), hb.Heading()
+	// The first mention says "case" and what tells the case apart; every
+	// sentence starts with it.
+	na, nb := "Case "+ha.Name, "case "+hb.Name
 	if ha.Label != "" {
-		na = fmt.Sprintf("%s (%s)", ha.Name, ha.Label)
-		nb = fmt.Sprintf("%s (%s)", hb.Name, hb.Label)
+		na += " (" + ha.Label + ")"
+		nb += " (" + hb.Label + ")"
 	}
 	cell := func(n, i int) Cell { return cmp.Rows[cmp.rowIndex(n)].Cells[i] }
 	switch {

@@ -62,11 +62,11 @@ func TestCompareSeedDivergence(t *testing.T) {
 	}{
 		// Stable keys on and off: both say "done" at attempt 2, with
 		// different object ids; one ledger holds 1 refund, the other 2.
-		{0, 1, 2, []string{"at attempt 2", "1 effect in #1", "2 effects in #2", "went through", "object ids aside"}},
+		{0, 1, 2, []string{"at attempt 2", "1 effect in A", "2 effects in B", "went through", "object ids aside"}},
 		// A committed timeout and a failure before commit: both say
 		// "failed, I'll try again" at attempt 1; the ledgers hold 1 and 0.
-		{0, 2, 1, []string{"at attempt 1", "1 effect in #1", "0 effects in #3", "I'll try again"}},
-		{1, 2, 1, []string{"at attempt 1", "1 effect in #2", "0 effects in #3"}},
+		{0, 2, 1, []string{"at attempt 1", "1 effect in A", "0 effects in C", "I'll try again"}},
+		{1, 2, 1, []string{"at attempt 1", "1 effect in B", "0 effects in C"}},
 	}
 	if len(cmp.Pairs) != len(want) {
 		t.Fatalf("got %d pairs, want %d", len(cmp.Pairs), len(want))
@@ -153,7 +153,7 @@ func TestCompareMissingAttempt(t *testing.T) {
 	if !strings.Contains(string(CompareText(cmp, 100)), "(no such attempt)") {
 		t.Error("text does not show the missing attempt")
 	}
-	if s := cmp.Pairs[0].Sentence; !strings.Contains(s, "#1 ends with 1 effect, #2 with 2 effects") || !strings.Contains(s, "made attempts the other did not") {
+	if s := cmp.Pairs[0].Sentence; !strings.Contains(s, "A ends with 1 effect, B with 2 effects") || !strings.Contains(s, "made attempts the other did not") {
 		t.Errorf("sentence = %s", s)
 	}
 }
@@ -498,5 +498,13 @@ func TestSentenceEndsOnce(t *testing.T) {
 	}
 	if got := endSentence("they differ"); got != "they differ." {
 		t.Errorf("got %q", got)
+	}
+}
+
+func TestCaseNamesAreLetters(t *testing.T) {
+	for i, want := range map[int]string{0: "A", 1: "B", 25: "Z", 26: "AA", 27: "AB", 51: "AZ", 52: "BA", 701: "ZZ", 702: "AAA"} {
+		if got := CaseName(i); got != want {
+			t.Errorf("CaseName(%d) = %q, want %q", i, got, want)
+		}
 	}
 }

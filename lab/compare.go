@@ -228,8 +228,8 @@ func (v *compareView) titleNote(first, shown int) string {
 	total, cols := len(v.cmp.Cases), v.fits()
 	long, short := export.Plural(total, "pinned case"), export.Plural(total, "pinned case")
 	if cols < total {
-		long = fmt.Sprintf("pins #%d–#%d of %d, ←→ the others", first+1, first+cols, total)
-		short = fmt.Sprintf("#%d–#%d of %d pinned", first+1, first+cols, total)
+		long = fmt.Sprintf("pins %s–%s of %d, ←→ the others", export.CaseName(first), export.CaseName(first+cols-1), total)
+		short = fmt.Sprintf("%s–%s of %d pinned", export.CaseName(first), export.CaseName(first+cols-1), total)
 	}
 	notes := []string{long, short}
 	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {

@@ -51,7 +51,7 @@ func fourPins(t *testing.T, w, h int) Model {
 func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	m := fourPins(t, 72, 20)
 	title := strings.Split(m.View(), "\n")[0]
-	if !strings.Contains(title, "#3–#4 of 4 pinned") {
+	if !strings.Contains(title, "C–D of 4 pinned") {
 		t.Fatalf("title at 72 columns: %q", title)
 	}
 	if !m.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
@@ -59,15 +59,15 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	}
 	heads := func(m Model) string { return strings.Split(m.View(), "\n")[1] }
 	m = press(t, m, "left")
-	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#2 ") || !strings.Contains(h, "#3 ") {
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "B ") || !strings.Contains(h, "C ") {
 		t.Fatalf("after ←: %q", h)
 	}
 	m = press(t, m, "left", "left", "left")
-	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#1 ") || !strings.Contains(h, "#2 ") {
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "A ") || !strings.Contains(h, "B ") {
 		t.Fatalf("after ← past the oldest: %q", h)
 	}
 	m = press(t, m, "right")
-	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "#2 ") {
+	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "B ") {
 		t.Fatalf("one → after the oldest: %q", h)
 	}
 	// Wide enough for all four: no arrows offered, and ← changes nothing.
@@ -75,12 +75,12 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	if wide.keys.Left.Enabled() || strings.Contains(wide.helpLine(), "←/→") {
 		t.Fatalf("every case fits, yet ← is offered: %q", wide.helpLine())
 	}
-	if h := heads(press(t, wide, "left")); !strings.HasPrefix(strings.TrimSpace(h), "#1 ") || !strings.Contains(h, "#4 ") {
+	if h := heads(press(t, wide, "left")); !strings.HasPrefix(strings.TrimSpace(h), "A ") || !strings.Contains(h, "D ") {
 		t.Fatalf("at 200 columns: %q", h)
 	}
 	// Narrowed again, the view is back on the newest.
 	narrow := press(t, resize(wide, 72, 20), "right")
-	if title := strings.Split(narrow.View(), "\n")[0]; !strings.Contains(title, "#3–#4 of 4 pinned") {
+	if title := strings.Split(narrow.View(), "\n")[0]; !strings.Contains(title, "C–D of 4 pinned") {
 		t.Fatalf("narrowed, then →: %q", title)
 	}
 }

@@ -299,16 +299,17 @@ func (m *Model) pin() {
 	c := m.full
 	for i, p := range m.pinned {
 		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
-			m.setStatus(fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) to pin a contrasting case", i+1),
-				fmt.Sprintf("already pinned as #%d; change a setting (k, p, c, s) first", i+1))
+			m.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) to pin a contrasting case", export.CaseName(i)),
+				fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) first", export.CaseName(i)))
 			return
 		}
 	}
 	m.pinned = append(m.pinned, c)
 	// The mission is on screen; the settings are what tells pins apart.
-	m.setStatus(fmt.Sprintf("pinned #%d: %s → %s · v compares",
-		len(m.pinned), shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")),
-		fmt.Sprintf("pinned #%d → %s · v compares", len(m.pinned), export.Plural(c.Outcome.Effects, "effect")))
+	name := export.CaseName(len(m.pinned) - 1)
+	m.setStatus(fmt.Sprintf("pinned %s: %s → %s · v compares",
+		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")),
+		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
 }
 
 // shortSettings names the settings in a few words, for the status line.

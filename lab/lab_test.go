@@ -634,7 +634,7 @@ func TestKeySourceKeyHelp(t *testing.T) {
 
 func TestKeySourceTellsPinsApart(t *testing.T) {
 	m := press(t, newLab(t, Options{Mission: tir, Dir: t.TempDir()}, 80, 24), "r", "m", "s", "m")
-	if len(m.pinned) != 2 || !strings.Contains(m.status, "pinned #2: keys from payload_hash") {
+	if len(m.pinned) != 2 || !strings.Contains(m.status, "pinned B: keys from payload_hash") {
 		t.Fatalf("%d pinned, status %q", len(m.pinned), m.status)
 	}
 	m = press(t, m, "v")
