@@ -150,7 +150,7 @@ func TestCompareMissingAttempt(t *testing.T) {
 	if len(cmp.Rows) != 2 || cmp.Rows[1].Cells[0].Present || !cmp.Rows[1].Cells[1].Present {
 		t.Fatalf("rows = %+v", cmp.Rows)
 	}
-	if !strings.Contains(string(CompareText(cmp, 100)), "(no such attempt)") {
+	if !strings.Contains(string(CompareText(cmp, 100)), "(not sent)") {
 		t.Error("text does not show the missing attempt")
 	}
 	if s := cmp.Pairs[0].Sentence; !strings.Contains(s, "A ends with 1 effect, B with 2 effects") || !strings.Contains(s, "made attempts the other did not") {

@@ -301,7 +301,7 @@ func fieldRows(cmp Comparison, group []int) []fieldRow {
 func cellValue(c Cell, field string) string {
 	if !c.Present {
 		if field == fieldFixture {
-			return "(no such attempt)"
+			return "(not sent)"
 		}
 		return ""
 	}

@@ -349,7 +349,7 @@ func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, s
 // cell renders what one case did at one attempt.
 func (v *compareView) cell(c export.Cell, w, said int, divergent bool) []string {
 	if !c.Present {
-		return []string{v.st.Subtle.Render(cut("(no such attempt)", w))}
+		return []string{v.st.Subtle.Render(cut("(not sent)", w))}
 	}
 	var out []string
 	for _, l := range fixtureLines(string(c.Fixture), string(c.Observed), w) {

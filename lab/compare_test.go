@@ -114,3 +114,16 @@ func TestCompareWordsWholeWhereThereIsRoom(t *testing.T) {
 		t.Fatalf("at 80x24 the words should keep three lines:\n%s", small.View())
 	}
 }
+
+// An attempt one case never sent (here the guarded caller read the ledger
+// back instead of retrying) says so in that case's column.
+func TestCompareSaysWhichAttemptWasNotSent(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "k", "r", "m", "p", "m", "v")
+	if m.screen != screenCompare || len(m.pinned) != 2 {
+		t.Fatalf("screen %d with %d pinned", m.screen, len(m.pinned))
+	}
+	if v := m.View(); !strings.Contains(v, "#2   success → success") || !strings.Contains(v, "(not sent)") {
+		t.Fatalf("attempt 2 of the guarded case is not marked as not sent:\n%s", v)
+	}
+}
