@@ -12,6 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // caseSchema is Schema compiled, once.
@@ -113,7 +115,7 @@ func schemaWords(k jsonschema.ErrorKind, where string) string {
 			want[i] = fmt.Sprint(w)
 		}
 		if got, ok := k.Got.(string); ok {
-			if near := nearest(got, want); near != "" {
+			if near := missions.Closest(got, want); near != "" {
 				return fmt.Sprintf("%s holds %s; did you mean %s? (accepted: %s)", where, shortJSON(k.Got), near, strings.Join(want, ", "))
 			}
 		}
@@ -280,36 +282,4 @@ func skipSpace(data []byte, offset int64) int64 {
 		offset++
 	}
 	return offset
-}
-
-// nearest is the word within two edits of s, if one is.
-func nearest(s string, words []string) string {
-	best, bestDist := "", 3
-	for _, w := range words {
-		if d := editDistance(s, w); d < bestDist {
-			best, bestDist = w, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -254,3 +254,15 @@ func TestGetSuggestsClosest(t *testing.T) {
 		t.Errorf("closest %v", ue.Closest)
 	}
 }
+
+func TestClosestWord(t *testing.T) {
+	words := []string{"stable_keys", "policy", "contract", "key_source"}
+	for s, want := range map[string]string{
+		"policy": "policy", "polcy": "policy", "contrcat": "contract", "key-source": "key_source",
+		"stablekeys": "stable_keys", "seed": "", "": "",
+	} {
+		if got := missions.Closest(s, words); got != want {
+			t.Errorf("Closest(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
