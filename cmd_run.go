@@ -270,12 +270,13 @@ func writeSummary(w io.Writer, c *missions.Case, width int) {
 		}
 	}
 	para(export.CleanLine(m.ID) + " — " + export.CleanLine(m.Title))
-	settings := fmt.Sprintf("stable keys %s · policy %s · contract %s · key source %s · seed %d",
-		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
-	for _, b := range export.BudgetWords(s) {
-		settings += " · " + b
+	settings := append([]string{
+		"stable keys " + missions.OnOff(s.StableKeys), "policy " + string(s.Policy), "contract " + string(s.Contract),
+		"key source " + string(s.KeySource), fmt.Sprintf("seed %d", s.Seed),
+	}, export.BudgetWords(s)...)
+	for _, line := range joinFitting(settings, " · ", lineW) {
+		fmt.Fprintln(w, export.CleanLine(line))
 	}
-	para(settings)
 	fmt.Fprintln(w)
 
 	writeRow(w, cols, []string{"tick"}, wrap("what happened", cols.what), wrap("the agent says", cols.say), wrap("ledger after", cols.ledger))
@@ -454,6 +455,34 @@ func explainVerdict(v missions.IntentVerdict) string {
 		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", export.Plural(v.Effects, "effect"))
 	}
 	return fmt.Sprintf("believes %s; %s", v.Belief, export.Plural(v.Effects, "effect"))
+}
+
+// joinFitting joins items with sep into lines at most width columns wide,
+// breaking only between items where it can, so "seed 1" is never split
+// from its number; an item wider than a line is wrapped on its own.
+func joinFitting(items []string, sep string, width int) []string {
+	var lines []string
+	cur := ""
+	for _, it := range items {
+		switch {
+		case cur == "":
+			cur = it
+		case ansi.StringWidth(cur+sep+it) <= width:
+			cur += sep + it
+		default:
+			lines = append(lines, cur)
+			cur = it
+		}
+		if ansi.StringWidth(cur) > width {
+			parts := wrap(cur, width)
+			lines = append(lines, parts[:len(parts)-1]...)
+			cur = parts[len(parts)-1]
+		}
+	}
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return lines
 }
 
 // hang puts text after lead, wrapped so that every line is at most width

@@ -123,8 +123,14 @@ func TestMissionsDirProblems(t *testing.T) {
 // that was set.
 func TestRunSummaryShowsTheBudget(t *testing.T) {
 	out := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "2", "--deadline", "4")
-	// (The settings line wraps at the table's width: read it as words.)
-	if !strings.Contains(strings.Join(strings.Fields(out), " "), "seed 1 · at most 2 attempts per intent · deadline tick 4") {
+	// The settings wrap at the table's width, between items: the lines
+	// from the second to the blank one, joined, are the settings.
+	lines := strings.Split(out, "\n")
+	end := 1
+	for end < len(lines) && lines[end] != "" {
+		end++
+	}
+	if got := strings.Join(lines[1:end], " · "); got != "stable keys on · policy naive · contract v1 · key source intent · seed 1 · at most 2 attempts per intent · deadline tick 4" {
 		t.Errorf("the summary hides the budget:\n%s", out)
 	}
 	if out := mustCLI(t, "run", "timeout-then-success"); strings.Contains(out, "at most") || strings.Contains(out, "deadline") {
