@@ -1,6 +1,7 @@
 package missions
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -44,6 +45,24 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
+// badControl finds the first character YAML does not allow in a file: a
+// C0 control other than tab, line feed and carriage return, DEL, or a C1
+// control other than next line. It gives its line and column (from 1).
+func badControl(data []byte) (line, col int, r rune, bad bool) {
+	line, col = 1, 0
+	for _, r := range string(data) {
+		col++
+		switch {
+		case r == '\n':
+			line, col = line+1, 0
+		case r == '\t' || r == '\r' || r == 0x85:
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			return line, col, r, true
+		}
+	}
+	return 0, 0, 0, false
+}
+
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // Parse reads a mission file. name is used in error messages. Every problem
@@ -57,9 +76,24 @@ func Parse(name string, data []byte) (*Mission, error) {
 		line, col := badUTF8(data)
 		return nil, &FileError{File: name, Line: line, Msg: fmt.Sprintf("column %d: the file is not UTF-8 text (save it as UTF-8)", col)}
 	}
+	if line, col, r, bad := badControl(data); bad {
+		return nil, &FileError{File: name, Line: line, Msg: fmt.Sprintf("column %d: a control character (%U) is not allowed in a YAML file (remove it, or write it as an escape inside double quotes, such as \"\\e\")", col, r)}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := yamlErrLine(err)
+		if line > 0 && parserProblem(yamlErrMsg(err)) {
+			// The library numbers the lines of its parser's problems
+			// (not its scanner's) from 0.
+			line++
+		}
+		// A problem at the end of the file is placed on the line after
+		// the last one: name the last line.
+		lines := bytes.Count(data, []byte("\n"))
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			lines++
+		}
+		line = min(line, lines)
 		msg := "not valid YAML: " + yamlErrMsg(err)
 		// The library can name the line before the one with the tab.
 		for _, l := range []int{line, line + 1} {
@@ -126,6 +160,17 @@ func tabIndented(data []byte, n int) bool {
 	text := lines[n-1]
 	indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
 	return strings.Contains(indent, "\t")
+}
+
+// parserProblem reports whether a YAML error message is one of the YAML
+// parser's own (the scanner's are numbered from 1, these from 0).
+func parserProblem(msg string) bool {
+	for _, p := range []string{"did not find expected ", "found duplicate %", "found incompatible YAML document", "found undefined tag handle"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func yamlErrLine(err error) int {
@@ -279,7 +324,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 		case "id":
 			m.ID = p.str(v, "id")
 			if m.ID != "" && !idPattern.MatchString(m.ID) {
-				p.errf(v, "id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64", m.ID)
+				p.errf(v, "id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 			}
 		case "title":
 			m.Title = strings.TrimSpace(p.str(v, "title"))

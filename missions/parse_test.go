@@ -266,3 +266,31 @@ func TestClosestWord(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLErrorsNameTheRightLine: the YAML library numbers its parser's
+// problems from 0 and puts a problem at the end of the file after the last
+// line; the errors name the line a person would look at. A control
+// character is named with its line and column.
+func TestYAMLErrorsNameTheRightLine(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{"id: x\ntitle: t\ngoal: g\nintents:\n  - id: r1\n    op: [unclosed\n    principal: p\n", "m.yaml:6: not valid YAML: did not find expected ',' or ']'"},
+		{"id: x\ntitle: {a: b\ngoal: g\n", "m.yaml:2: not valid YAML: did not find expected ',' or '}'"},
+		{"id: x\ntitle: t\ngoal: g\n- a\n", "m.yaml:4: not valid YAML: did not find expected key"},
+		{"id: [", "m.yaml:1: not valid YAML: did not find expected node content"},
+		{"id: [\n", "m.yaml:1: not valid YAML: did not find expected node content"},
+		{"id: x\ntitle: t\n  goal: g\n", "m.yaml:3: not valid YAML: mapping values are not allowed in this context"},
+		{"id: x\ntitle: \"a\x1bb\"\n", "m.yaml:2: column 10: a control character (U+001B) is not allowed in a YAML file"},
+		{"id: x\n\x7f\n", "m.yaml:2: column 1: a control character (U+007F)"},
+	}
+	for _, tt := range tests {
+		_, err := missions.Parse("m.yaml", []byte(tt.data))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Parse(%q): %v\nwant: %s…", tt.data, err, tt.want)
+		}
+	}
+	// Tab, line feed, carriage return and next line are not control
+	// characters to YAML.
+	if _, err := missions.Parse("m.yaml", []byte("id: x\r\ntitle: \"a\tb\u0085\"\r\n")); err != nil && strings.Contains(err.Error(), "control character") {
+		t.Errorf("an allowed character was refused: %v", err)
+	}
+}
