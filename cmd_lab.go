@@ -74,9 +74,16 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 		return badInput(errors.New("the lab needs a terminal on standard input and output; " +
 			"for a run without one use `replaylab run MISSION` (add --json for the case)"))
 	}
-	if os.Getenv("NO_COLOR") != "" {
-		lipgloss.SetColorProfile(termenv.Ascii)
-	}
+	followNoColor(os.Getenv)
 	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
 	return err
+}
+
+// followNoColor draws the lab without colour when NO_COLOR is set to
+// anything (no-color.org); the counter then spells out what its colours
+// would say.
+func followNoColor(getenv func(string) string) {
+	if getenv("NO_COLOR") != "" {
+		lipgloss.SetColorProfile(termenv.Ascii)
+	}
 }
