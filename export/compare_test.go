@@ -508,3 +508,22 @@ func TestCaseNamesAreLetters(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapCellBreaksFixturesAfterUnderscores(t *testing.T) {
+	tests := []struct {
+		s     string
+		width int
+		want  []string
+	}{
+		{"timeout_after_commit", 12, []string{"timeout_", "after_commit"}},
+		{"server_error_after_commit", 13, []string{"server_error_", "after_commit"}},
+		{"timeout_after_commit", 30, []string{"timeout_after_commit"}},
+		// Words with spaces wrap at the spaces, underscores and all.
+		{"refund-1042: exactly_once (believes done)", 20, []string{"refund-1042:", "exactly_once", "(believes done)"}},
+	}
+	for _, tt := range tests {
+		if got := wrapCell(tt.s, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+			t.Errorf("wrapCell(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
+		}
+	}
+}

@@ -146,13 +146,20 @@ func (t textTable) line(b *strings.Builder, w []int, cells []string) {
 }
 
 // wrapCell breaks s into lines at most width cells wide: at spaces where
-// it can, inside words where it must. A line that still does not fit (a
+// it can (after underscores, in a single word that has them), inside words
+// where it must. A line that still does not fit (a
 // character wider than the column) is cut with an ellipsis.
 func wrapCell(s string, width int) []string {
 	if s == "" {
 		return []string{""}
 	}
-	lines := strings.Split(ansi.Wrap(s, width, ""), "\n")
+	breaks := ""
+	if !strings.Contains(s, " ") && strings.Contains(s, "_") {
+		// One word with underscores (a fixture's name) breaks after one
+		// of them rather than inside a word.
+		breaks = "_"
+	}
+	lines := strings.Split(ansi.Wrap(s, width, breaks), "\n")
 	for i, l := range lines {
 		l = strings.TrimRight(l, " ")
 		if ansi.StringWidth(l) > width {
