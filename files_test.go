@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -275,5 +277,60 @@ func asUnprivileged(t *testing.T, test string) {
 	}
 	if !strings.Contains(string(out), "PASS") {
 		t.Fatalf("%s as uid 65534 did not pass:\n%s", test, out)
+	}
+}
+
+// TestWriteCutShortLeavesNothing: a write the system cuts short (here the
+// file size limit, as a full disk would) fails, and leaves neither a part
+// of the file at its path nor a temporary file beside it, for a new file
+// and for one --force would replace. The limit is set in a copy of this
+// test binary, so the tests around it write freely.
+func TestWriteCutShortLeavesNothing(t *testing.T) {
+	if dir := os.Getenv("REPLAYLAB_FSIZE_DIR"); dir != "" {
+		writeCutShort(t, dir)
+		return
+	}
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(old, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^TestWriteCutShortLeavesNothing$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REPLAYLAB_FSIZE_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("under a file size limit: %v\n%s", err, out)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "old.json" {
+		t.Errorf("files left behind: %v", entries)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "keep me" {
+		t.Errorf("the file --force would replace now holds %d bytes", len(b))
+	}
+}
+
+// writeCutShort runs in the copy: files may grow to 4 KiB at most, and
+// the signal that a larger write would raise is ignored, so the write
+// fails with an error instead.
+func writeCutShort(t *testing.T, dir string) {
+	signal.Ignore(syscall.SIGXFSZ)
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	lim.Cur = 4 << 10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("x"), 64<<10)
+	if err := writeFileAtomic(filepath.Join(dir, "new.json"), data, false); err == nil {
+		t.Error("a new file past the size limit was written")
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "old.json"), data, true); err == nil {
+		t.Error("a replacement past the size limit was written")
 	}
 }
