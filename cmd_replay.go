@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -111,28 +110,115 @@ func firstDifference(c *missions.Case, want, got []byte) string {
 	return fmt.Sprintf("%s: the case file says %s; the replay gives %s", describePath(c, path), show(av), show(bv))
 }
 
+// decodeNumbers decodes JSON keeping numbers as written and each object's
+// keys in the order the file has them (see ordered).
 func decodeNumbers(data []byte, v *any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	return dec.Decode(v)
+	x, err := decodeOrdered(dec)
+	if err != nil {
+		return err
+	}
+	*v = x
+	return nil
+}
+
+// ordered is a JSON object with its keys in the order they were written,
+// so that the first difference is the first one a reader meets.
+type ordered struct {
+	keys []string
+	vals map[string]any
+}
+
+// MarshalJSON writes the object with its keys in their order.
+func (o *ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// decodeOrdered reads one JSON value: objects as *ordered, arrays as
+// []any, numbers as json.Number.
+func decodeOrdered(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch tok {
+	case json.Delim('{'):
+		o := &ordered{vals: map[string]any{}}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, _ := kt.(string)
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := o.vals[k]; !dup {
+				o.keys = append(o.keys, k)
+			}
+			o.vals[k] = v
+		}
+		_, err := dec.Token() // the closing brace
+		return o, err
+	case json.Delim('['):
+		list := []any{}
+		for dec.More() {
+			v, err := decodeOrdered(dec)
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+		_, err := dec.Token() // the closing bracket
+		return list, err
+	}
+	return tok, nil
 }
 
 // missing marks a value that one side lacks.
 type missing struct{}
 
 // diffValues walks two decoded JSON values and returns the path of the
-// first difference. Object keys are visited in the order the case format
-// writes them where it matters: events, then the ledger, then the outcome.
+// first difference, in the order the file has its fields: the schema, the
+// mission, the settings, the events (each field in its order), the ledger,
+// then the outcome.
 func diffValues(path []string, a, b any) ([]string, any, any, bool) {
 	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
+	case *ordered:
+		y, ok := b.(*ordered)
 		if !ok {
 			return path, a, b, true
 		}
-		for _, k := range orderedKeys(x, y) {
-			av, aok := x[k]
-			bv, bok := y[k]
+		keys := append([]string(nil), x.keys...)
+		for _, k := range y.keys {
+			if _, ok := x.vals[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			av, aok := x.vals[k]
+			bv, bok := y.vals[k]
 			if !aok {
 				return append(path, k), missing{}, bv, true
 			}
@@ -163,31 +249,6 @@ func diffValues(path []string, a, b any) ([]string, any, any, bool) {
 		return path, a, b, true
 	}
 	return nil, nil, nil, false
-}
-
-// caseOrder is the order of a case's top-level parts.
-var caseOrder = map[string]int{"schema": 0, "mission": 1, "settings": 2, "events": 3, "ledger": 4, "outcome": 5}
-
-func orderedKeys(x, y map[string]any) []string {
-	seen := map[string]bool{}
-	var keys []string
-	for _, m := range []map[string]any{x, y} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		oi, iok := caseOrder[keys[i]]
-		oj, jok := caseOrder[keys[j]]
-		if iok && jok {
-			return oi < oj
-		}
-		return keys[i] < keys[j]
-	})
-	return keys
 }
 
 // casePartNames names a case's top-level parts, for a difference in a

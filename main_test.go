@@ -805,3 +805,28 @@ func TestJoinFittingBreaksBetweenItems(t *testing.T) {
 		t.Errorf("joinFitting:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReplayNamesTheFirstDifferenceInReadingOrder: the first difference is
+// the first a reader of the file meets, fields in the order the file has
+// them: an edited fixture is named as the fixture, not as the effect count
+// that changed with it (which sorts first by name).
+func TestReplayNamesTheFirstDifferenceInReadingOrder(t *testing.T) {
+	path := writeCase(t, t.TempDir(), "timeout-then-success")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second scheduled attempt's fixture, in the mission part.
+	edited := strings.Replace(string(data), `"fixture": "success"`, `"fixture": "failure_before_commit"`, 1)
+	if edited == string(data) {
+		t.Fatal("the case has no success fixture to edit")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli("replay", path)
+	want := `first difference: event 6 (tick 1, attempt 2 for refund-1042), field "fixture": the case file says "success"; the replay gives "failure_before_commit"`
+	if code != exitVerdict || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stdout %q; want %q", code, out, want)
+	}
+}
