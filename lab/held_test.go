@@ -63,3 +63,15 @@ func TestHeldWords(t *testing.T) {
 		}
 	}
 }
+
+// In a together step the mark goes on the line of the worker whose send
+// was held, and the step's own line keeps its words.
+func TestHeldMarkIsOnTheHeldWorker(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: "concurrent-duplicates", Overrides: missions.Overrides{StableKeys: &off}}, 100, 30)
+	m = press(t, m, "p", "r")
+	v := m.schedule.View()
+	if !strings.Contains(v, "✓ 1 together, 2 workers:") || !strings.Contains(v, "└ success · held") || strings.Contains(v, "late_commit +2 · held") {
+		t.Fatalf("schedule of concurrent-duplicates, guarded, stable keys off:\n%s", v)
+	}
+}

@@ -22,11 +22,15 @@ type schedulePanel struct {
 	lines []schedLine // the settle step last
 	steps int
 	pos   int
-	// held counts, per step that has run (index step-1), the sends the
-	// caller held back: the schedule offered them, the caller did not
-	// send. The timeline shows each as a "hold" row.
-	held []int
+	// held holds the sends the caller held back, by step and worker: the
+	// schedule offered them, the caller did not send. The timeline shows
+	// each as a "hold" row.
+	held map[send]bool
 }
+
+// send names one send the schedule offers: its step (from 1) and its
+// worker (0 for a lone attempt, from 1 in a together step).
+type send struct{ step, worker int }
 
 // schedLine is one line of the schedule: the first line of a step carries
 // its number, the lines of its workers follow indented.
@@ -34,7 +38,9 @@ type schedLine struct {
 	step  int // 1-based
 	first bool
 	text  string
-	sends int // on a step's first line: how many sends the step offers
+	// worker is the worker that sends on this line: 0 for a lone attempt,
+	// from 1 for the lines of a together step, -1 where nothing is sent.
+	worker int
 }
 
 func newSchedulePanel(st *Styles) schedulePanel { return schedulePanel{st: st} }
@@ -51,24 +57,18 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 // held back instead of sending. It runs once per change of the case.
 func (p *schedulePanel) SetRun(c *missions.Case, pos int) {
 	p.pos = pos
-	p.held = heldSends(c, p.held[:0])
+	p.held = heldSends(c)
 }
 
-// heldSends counts, per schedule step (index step-1), the hold events of
-// c: sends the schedule offered and the caller did not make. It appends
-// to buf.
-func heldSends(c *missions.Case, buf []int) []int {
+// heldSends are the sends of c the caller held back: its hold events.
+func heldSends(c *missions.Case) map[send]bool {
+	held := map[send]bool{}
 	for i := range c.Events {
-		ev := &c.Events[i]
-		if ev.Kind != missions.EventHold || ev.Step < 1 || ev.Step > len(c.Mission.Schedule) {
-			continue
+		if ev := &c.Events[i]; ev.Kind == missions.EventHold {
+			held[send{ev.Step, ev.Worker}] = true
 		}
-		for len(buf) < ev.Step {
-			buf = append(buf, 0)
-		}
-		buf[ev.Step-1]++
 	}
-	return buf
+	return held
 }
 
 // heldAt is how many of step pos's sends the caller held back in c, read
@@ -120,19 +120,23 @@ func stepLines(m *missions.Mission) []schedLine {
 	out := make([]schedLine, 0, len(m.Schedule)+1)
 	for i, st := range m.Schedule {
 		if st.Kind() != missions.StepTogether {
-			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many)), sends: sendsOf(st)})
+			worker := 0
+			if sendsOf(st) == 0 {
+				worker = -1
+			}
+			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many)), worker: worker})
 			continue
 		}
-		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together)), sends: len(st.Together)})
+		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together)), worker: -1})
 		for j, tg := range st.Together {
 			branch := "├ "
 			if j == len(st.Together)-1 {
 				branch = "└ "
 			}
-			out = append(out, schedLine{step: i + 1, text: branch + export.CleanLine(shortStep(tg, many))})
+			out = append(out, schedLine{step: i + 1, text: branch + export.CleanLine(shortStep(tg, many)), worker: j + 1})
 		}
 	}
-	return append(out, schedLine{step: len(m.Schedule) + 1, first: true, text: "clock runs out"})
+	return append(out, schedLine{step: len(m.Schedule) + 1, first: true, text: "clock runs out", worker: -1})
 }
 
 // shortStep renders a step compactly: the fixture first, since that is
@@ -174,26 +178,26 @@ func shortStep(st missions.Step, manyIntents bool) string {
 // the run c, with the held marks c's steps will get: it does not change
 // as the run steps.
 func (p *schedulePanel) Width(c *missions.Case) int {
-	held := heldSends(c, nil)
+	held := heldSends(c)
 	numW := len(fmt.Sprint(p.steps))
 	w := 0
 	for _, l := range p.lines {
 		n := 2 + numW + 1 + ansi.StringWidth(l.text)
-		if l.first && l.step <= len(held) && held[l.step-1] > 0 {
-			n += ansi.StringWidth(" · " + heldWords(held[l.step-1], l.sends))
+		if held[send{l.step, l.worker}] {
+			n += ansi.StringWidth(heldTag)
 		}
 		w = max(w, n)
 	}
 	return w
 }
 
-// heldOn is how many sends of the step that line l opens were held back,
-// or 0 when l opens no step or the step has not run.
-func (p *schedulePanel) heldOn(l schedLine) int {
-	if !l.first || l.step > p.pos || l.step > len(p.held) {
-		return 0
-	}
-	return p.held[l.step-1]
+// heldTag marks a line whose send the caller held back.
+const heldTag = " · held"
+
+// heldOn reports whether the send on line l was held back, once its step
+// has run.
+func (p *schedulePanel) heldOn(l schedLine) bool {
+	return l.step <= p.pos && p.held[send{l.step, l.worker}]
 }
 
 func (p *schedulePanel) View() string {
@@ -222,11 +226,10 @@ func (p *schedulePanel) View() string {
 		if !l.first {
 			text = fmt.Sprintf("  %*s %s", numW, "", l.text)
 		}
-		// A step that has run with sends held back says so: the fixture
-		// it names never met a request. The words give way, not the mark.
-		if held := p.heldOn(l); held > 0 {
-			tag := " · " + heldWords(held, l.sends)
-			text = cut(text, max(0, p.w-ansi.StringWidth(tag))) + tag
+		// A send held back says so, on its own line: the fixture it
+		// names never met a request. The words give way, not the mark.
+		if p.heldOn(l) {
+			text = cut(text, max(0, p.w-ansi.StringWidth(heldTag))) + heldTag
 		}
 		lines = append(lines, style.Render(cut(text, p.w)))
 	}

@@ -51,7 +51,7 @@ func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
 	}
 	if in.class == Unknown {
 		if why, ok := r.sameKeyRetry(in); !ok {
-			r.reconcileOne(in, why)
+			r.reconcileOne(in, worker, why)
 			return
 		}
 	}
@@ -219,8 +219,8 @@ func (r *Runner) deliver(in *intentState, obj ledger.ObjectID) {
 
 // reconcileOne reads the ledger instead of sending, and settles what the
 // read-back can settle.
-func (r *Runner) reconcileOne(in *intentState, why string) {
-	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Class: in.class, Checkpoint: in.checkpoint,
+func (r *Runner) reconcileOne(in *intentState, worker int, why string) {
+	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Class: in.class, Checkpoint: in.checkpoint,
 		Note: fmt.Sprintf("%s: no resend, %s; reconciling instead", in.intent.ID, why)})
 	r.readBack(in)
 }

@@ -209,3 +209,21 @@ func TestEvidenceRecordsOnlyWhatWasHeard(t *testing.T) {
 		t.Errorf("the mismatch the caller heard is missing: %+v", a[1])
 	}
 }
+
+// A send the guarded caller holds back in a together step is the send of
+// one worker, and its hold event names that worker.
+func TestHoldInATogetherStepNamesItsWorker(t *testing.T) {
+	c := runCatalog(t, "concurrent-duplicates", Overrides{Policy: ptr(Guarded), StableKeys: ptr(false)})
+	holds := 0
+	for _, ev := range c.Events {
+		if ev.Kind == EventHold && ev.Step == 1 {
+			holds++
+			if ev.Worker != 2 {
+				t.Errorf("the hold of step 1 names worker %d, want 2 (worker 1 sent)", ev.Worker)
+			}
+		}
+	}
+	if holds != 1 {
+		t.Fatalf("want one hold in step 1, got %d", holds)
+	}
+}
