@@ -253,21 +253,27 @@ func (v *compareView) titleNote(first, shown int) string {
 // column's case and outcome, a rule, and the comparison's notes.
 func (v *compareView) heads(first, colW, gap int) []string {
 	cases := v.cmp.Cases[first : first+v.fits()]
-	// Name and label, then the outcome.
-	head := make([][]string, len(cases))
+	// Name and label (on as many lines as the longest takes, two at
+	// most), then the outcome.
+	names := make([][]string, len(cases))
+	nameH := 1
 	for i, c := range cases {
+		names[i] = firstLines(wrap(c.Heading(), colW), 2, colW, "…")
+		nameH = max(nameH, len(names[i]))
+	}
+	head := make([][]string, len(cases))
+	for i := range cases {
 		o := v.cmp.Outcomes[first+i]
 		cs := v.st.counterStyle(o.Effects, o.Intended)
-		name := firstLines(wrap(c.Heading(), colW), 2, colW, "…")
-		for len(name) < 2 {
-			name = append(name, "")
+		for len(names[i]) < nameH {
+			names[i] = append(names[i], "")
 		}
-		head[i] = []string{
-			v.st.Title.Render(name[0]),
-			v.st.Title.Render(name[1]),
+		for _, l := range names[i] {
+			head[i] = append(head[i], v.st.Title.Render(l))
+		}
+		head[i] = append(head[i],
 			cs.Render(cut(fmt.Sprintf("effects %d · intended %d", o.Effects, o.Intended), colW)),
-			v.st.verdictList(o.Verdicts, colW),
-		}
+			v.st.verdictList(o.Verdicts, colW))
 	}
 	lines := strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))

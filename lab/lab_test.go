@@ -497,8 +497,8 @@ func TestCompareOffersScrollingOnlyWhenThereIsMore(t *testing.T) {
 		t.Fatalf("down scrolled a view that fits: offset %d", m.compare.offset)
 	}
 	// A shorter terminal hides the second attempt: now there is more.
-	if m = resize(m, 80, 20); !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
-		t.Fatalf("at 80x20 an attempt is hidden, yet the help bar offers no scrolling: %s", m.helpLine())
+	if m = resize(m, 72, 20); !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+		t.Fatalf("at 72x20 an attempt is hidden, yet the help bar offers no scrolling: %s", m.helpLine())
 	}
 }
 
