@@ -77,11 +77,12 @@ func (p *ledgerPanel) line(i int) string {
 	case i == 0:
 		// The ledger says how many of its objects count as effects: one
 		// that ended failed is kept but moved no money.
-		head := "objects: " + export.Plural(p.snap.Effects, "effect")
+		count := export.Plural(p.snap.Effects, "effect")
 		if failed := len(objs) - p.snap.Effects; failed > 0 {
-			head += fmt.Sprintf(", %d failed", failed)
+			count += fmt.Sprintf(", %d failed", failed)
 		}
-		return p.st.Title.Render(cut(head, p.w))
+		// Narrow, the count keeps its words and the heading gives way.
+		return p.st.Title.Render(cut(firstFit("objects: "+count, []string{count}, p.w), p.w))
 	case i <= objLines:
 		if len(objs) == 0 {
 			return p.st.Subtle.Render(cut(firstFit(" none: nothing committed", []string{" none yet"}, p.w), p.w))

@@ -109,3 +109,17 @@ func TestEmptyLedgerFitsANarrowPanel(t *testing.T) {
 		t.Fatalf("empty ledger at 100 columns:\n%s", v)
 	}
 }
+
+// Too narrow for "objects: 0 effects, 1 failed", the heading keeps the
+// count whole and drops its first word.
+func TestLedgerHeadingKeepsTheFailedCount(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: "refund-pending-then-failed"}, 80, 24), "r")
+	head := strings.Split(m.holds.View(), "\n")[1]
+	if !strings.HasPrefix(strings.TrimSpace(head), "0 effects, 1 failed") {
+		t.Fatalf("ledger heading at 80x24: %q", head)
+	}
+	wide := press(t, newLab(t, Options{Mission: "refund-pending-then-failed"}, 140, 40), "r")
+	if head := strings.Split(wide.holds.View(), "\n")[1]; !strings.HasPrefix(strings.TrimSpace(head), "objects: 0 effects, 1 failed") {
+		t.Fatalf("ledger heading at 140x40: %q", head)
+	}
+}
