@@ -78,9 +78,7 @@ type Cell struct {
 	// Said is what the agent told the user after the attempt and before
 	// the next one; empty when it said nothing.
 	Said string `json:"said"`
-	// Effects is the ledger's effect count when the agent last spoke in
-	// this window (the words and the ledger beside them belong to one
-	// moment), or right after the attempt when it said nothing.
+	// Effects is the ledger's effect count right after the attempt.
 	Effects int `json:"effects"`
 }
 
@@ -203,9 +201,6 @@ func attemptCells(c *missions.Case) map[int]Cell {
 		}
 		if current > 0 && strings.TrimSpace(ev.Say) != "" {
 			said = append(said, strings.TrimSpace(CleanLine(ev.Say)))
-			cell := out[current]
-			cell.Effects = ev.Effects
-			out[current] = cell
 		}
 	}
 	flush()

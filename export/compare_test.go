@@ -527,15 +527,3 @@ func TestWrapCellBreaksFixturesAfterUnderscores(t *testing.T) {
 		}
 	}
 }
-
-// The ledger beside an attempt's words is the ledger when they were said:
-// a guarded caller that reads back after a late commit says "Done" with
-// the refund in the ledger, though the attempt itself left none.
-func TestCellLedgerIsTheLedgerOfTheWords(t *testing.T) {
-	guarded, off := missions.Guarded, false
-	c := runCase(t, "concurrent-duplicates", missions.Overrides{Policy: &guarded, StableKeys: &off})
-	cell := Compare([]*missions.Case{c}).Rows[0].Cells[0]
-	if !strings.Contains(cell.Said, "Done:") || cell.Effects != 1 {
-		t.Fatalf("attempt 1: said %q beside %d effects; want the Done beside 1", cell.Said, cell.Effects)
-	}
-}
