@@ -26,6 +26,7 @@ type header struct {
 	defaults  missions.Settings // the mission's own, to mark what changed
 	pos, n    int
 	stepLine  [2]string // in full, and short for a narrow header
+	heldTag   string    // " · held, not sent" when the step's send was held back
 	effects   int
 	intended  int
 	most      int // the largest effect count the whole run can reach
@@ -51,6 +52,7 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	h.title, h.id = export.CleanLine(m.Title), export.CleanLine(m.ID)
 	h.settings, h.defaults = c.Settings, defaults
 	h.pos, h.n = pos, n
+	h.heldTag = ""
 	switch {
 	case pos >= 1 && pos <= len(m.Schedule):
 		st := m.Schedule[pos-1]
@@ -58,12 +60,10 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 		if held := heldAt(c, pos); held > 0 {
 			// The step names a fixture; the caller chose not to send, so
 			// no request met it. The timeline's hold row says why.
-			tag := " · " + heldWords(held, sendsOf(st))
+			h.heldTag = " · " + heldWords(held, sendsOf(st))
 			if sendsOf(st) <= 1 {
-				tag += ", not sent"
+				h.heldTag += ", not sent"
 			}
-			h.stepLine[0] += tag
-			h.stepLine[1] += tag
 		}
 	case pos == n:
 		h.stepLine = [2]string{settleLabel, settleLabel}
@@ -220,11 +220,13 @@ func (h *header) positionLine(w int) string {
 		return h.st.Accent.Render("ready") + h.st.Subtle.Render(fmt.Sprintf(" · %d steps · n takes the first", h.n))
 	case h.pos < h.n:
 		at := fmt.Sprintf("step %d of %d", h.pos, h.n)
+		// The held mark stays whole; the step's words give way to it.
+		room := max(0, w-len(at)-3-lipgloss.Width(h.heldTag))
 		step := h.stepLine[0]
-		if len(at)+3+lipgloss.Width(step) > w {
-			step = h.stepLine[1]
+		if lipgloss.Width(step) > room {
+			step = cut(h.stepLine[1], room)
 		}
-		return h.st.Now.Render(at) + h.st.Subtle.Render(" · ") + h.st.Text.Render(step)
+		return h.st.Now.Render(at) + h.st.Subtle.Render(" · ") + h.st.Text.Render(step+h.heldTag)
 	}
 	lead := h.st.Now.Render(fmt.Sprintf("done, %d of %d", h.pos, h.n)) + h.st.Subtle.Render(" · verdict ")
 	return lead + h.st.verdictList(h.verdicts, max(0, w-lipgloss.Width(lead)))

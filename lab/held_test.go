@@ -75,3 +75,14 @@ func TestHeldMarkIsOnTheHeldWorker(t *testing.T) {
 		t.Fatalf("schedule of concurrent-duplicates, guarded, stable keys off:\n%s", v)
 	}
 }
+
+// In a narrow header the step's words give way to the held mark, which
+// stays whole.
+func TestHeldMarkStaysWholeInTheHeader(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: "concurrent-duplicates", Overrides: missions.Overrides{StableKeys: &off}}, 80, 24)
+	line := strings.Split(press(t, m, "p", "n").View(), "\n")[2]
+	if !strings.Contains(line, "· 1 of 2 held ") || !strings.HasPrefix(line, "step 1 of 2 · together") {
+		t.Fatalf("header at 80 columns: %q", line)
+	}
+}
