@@ -29,37 +29,31 @@ func (f *settingFlags) register(cmd *cobra.Command) {
 
 // overrides reads the flags the user set; flags left alone keep the
 // mission's defaults. A bad value is a usage error naming what is accepted.
-func (f *settingFlags) overrides(cmd *cobra.Command) (missions.Overrides, error) {
-	var o missions.Overrides
-	if cmd.Flags().Changed("stable-keys") {
-		b, err := missions.ParseOnOff(f.stableKeys)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--stable-keys: %w", err))
-		}
-		o.StableKeys = &b
+func (f *settingFlags) overrides(cmd *cobra.Command) (o missions.Overrides, err error) {
+	if o.StableKeys, err = changedFlag(cmd, "stable-keys", f.stableKeys, missions.ParseOnOff); err != nil {
+		return o, err
 	}
-	if cmd.Flags().Changed("policy") {
-		p, err := missions.ParsePolicy(f.policy)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--policy: %w", err))
-		}
-		o.Policy = &p
+	if o.Policy, err = changedFlag(cmd, "policy", f.policy, missions.ParsePolicy); err != nil {
+		return o, err
 	}
-	if cmd.Flags().Changed("contract") {
-		c, err := ledger.ParseContract(f.contract)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--contract: %w", err))
-		}
-		o.Contract = &c
+	if o.Contract, err = changedFlag(cmd, "contract", f.contract, ledger.ParseContract); err != nil {
+		return o, err
 	}
-	if cmd.Flags().Changed("key-source") {
-		k, err := missions.ParseKeySource(f.keySource)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--key-source: %w", err))
-		}
-		o.KeySource = &k
+	o.KeySource, err = changedFlag(cmd, "key-source", f.keySource, missions.ParseKeySource)
+	return o, err
+}
+
+// changedFlag parses the value of flag name when the user set it, and is
+// nil when they did not.
+func changedFlag[T any](cmd *cobra.Command, name, raw string, parse func(string) (T, error)) (*T, error) {
+	if !cmd.Flags().Changed(name) {
+		return nil, nil
 	}
-	return o, nil
+	v, err := parse(raw)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--%s: %w", name, err))
+	}
+	return &v, nil
 }
 
 // registerMissionsDir adds --missions DIR to a command that looks missions

@@ -608,17 +608,11 @@ func catalogTable(cat *missions.Catalog) string {
 	for _, m := range cat.Missions {
 		var expect []string
 		for _, e := range m.Expect {
-			when := e.When.String()
-			if when == "" {
-				when = "defaults"
-			}
 			var vs []string
-			for _, iv := range m.Intents {
-				if v, ok := e.Verdicts[iv.ID]; ok {
-					vs = append(vs, string(v))
-				}
+			for _, v := range e.VerdictsInOrder(m.Intents) {
+				vs = append(vs, string(v))
 			}
-			expect = append(expect, fmt.Sprintf("`%s`: %d (%s)", when, e.Effects, strings.Join(vs, ", ")))
+			expect = append(expect, fmt.Sprintf("`%s`: %d (%s)", e.Under(), e.Effects, strings.Join(vs, ", ")))
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.ID, cell(m.Title), cell(goalLine(m.Goal)), strings.Join(expect, "<br>"))
 	}

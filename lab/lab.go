@@ -750,18 +750,6 @@ func takenName(name string) string {
 	return base + ext
 }
 
-// leftCut cuts plain text to width w from the left, marking the cut with
-// "…", so its end stays in sight.
-func leftCut(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if n := ansi.StringWidth(s); n > w {
-		return ansi.TruncateLeft(s, n-w+1, "…")
-	}
-	return s
-}
-
 // next is the value after cur in order, wrapping around.
 func next[T comparable](order []T, cur T) T {
 	for i, v := range order {

@@ -226,19 +226,13 @@ func (p *picker) detail(w int) []string {
 	if len(m.Expect) > 0 {
 		out = append(out, "", p.st.PanelTitle.Render("what it promises"))
 		for _, e := range m.Expect {
-			when := e.When.String()
-			if when == "" {
-				when = "defaults"
-			}
 			// The verdicts say what the count cannot: one effect can be
 			// exactly_once, a hidden effect or an escalation.
 			var vs []string
-			for _, in := range m.Intents {
-				if v, ok := e.Verdicts[in.ID]; ok {
-					vs = append(vs, string(v))
-				}
+			for _, v := range e.VerdictsInOrder(m.Intents) {
+				vs = append(vs, string(v))
 			}
-			spans := []span{{export.CleanLine(when) + ": " + export.Plural(e.Effects, "effect"), p.st.Text, true}}
+			spans := []span{{export.CleanLine(e.Under()) + ": " + export.Plural(e.Effects, "effect"), p.st.Text, true}}
 			if len(vs) > 0 {
 				spans = append(spans, span{"(" + export.CleanLine(strings.Join(vs, ", ")) + ")", p.st.Text, true})
 			}

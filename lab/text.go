@@ -35,6 +35,18 @@ func cut(s string, w int) string {
 	return s
 }
 
+// leftCut cuts plain text to width w from the left, marking the cut with
+// "…", so its end stays in sight.
+func leftCut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if n := ansi.StringWidth(s); n > w {
+		return ansi.TruncateLeft(s, n-w+1, "…")
+	}
+	return s
+}
+
 // wrap breaks plain text into lines of at most w cells.
 func wrap(s string, w int) []string {
 	if w <= 0 {

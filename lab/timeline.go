@@ -102,6 +102,13 @@ func (t *timeline) FullHelp() [][]key.Binding {
 // so its largest can sit anywhere.
 func (t *timeline) SetCase(c *missions.Case, pos int) {
 	t.events, t.pos = c.Events, pos
+	t.measure(c)
+	t.index()
+	t.clampOffset()
+}
+
+// measure sets the column widths the events of c need.
+func (t *timeline) measure(c *missions.Case) {
 	t.tickW, t.attW, t.effW = 4, 2, effectsW
 	if n := len(c.Events); n > 0 {
 		most := 0
@@ -123,8 +130,6 @@ func (t *timeline) SetCase(c *missions.Case, pos int) {
 			t.fixW = max(t.fixW, len(f))
 		}
 	}
-	t.index()
-	t.clampOffset()
 }
 
 // index lists the events shown when checkpoints are hidden. It runs when
@@ -338,9 +343,8 @@ func rowNote(ev *missions.Event) string {
 // notes carried on under their rows; it stops counting past limit. It
 // takes the column widths c itself makes, as SetCase would.
 func (t *timeline) wrapExtra(c *missions.Case, w, limit int) int {
-	probe := *t
-	probe.shown = nil
-	probe.SetCase(c, 0)
+	probe := timeline{hideCP: t.hideCP}
+	probe.measure(c)
 	_, noteW := probe.columns(w)
 	if noteW < noteMinW {
 		return 0

@@ -258,6 +258,27 @@ type Expectation struct {
 	Line      int                `json:"-"`
 }
 
+// Under names the settings the expectation holds under, as flags, or
+// "defaults" when it names none.
+func (e Expectation) Under() string {
+	if w := e.When.String(); w != "" {
+		return w
+	}
+	return "defaults"
+}
+
+// VerdictsInOrder lists the expectation's verdicts in the order of the
+// mission's intents, leaving out intents it says nothing about.
+func (e Expectation) VerdictsInOrder(intents []Intent) []Verdict {
+	var vs []Verdict
+	for _, in := range intents {
+		if v, ok := e.Verdicts[in.ID]; ok {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
 // Overrides are settings chosen on top of a mission's defaults; nil fields
 // keep the default.
 type Overrides struct {
