@@ -278,8 +278,10 @@ type Object struct {
 	Status  Status   `json:"status"`
 	Tick    int      `json:"tick"`
 	// ResolveAt is the tick a pending object reaches its terminal state.
-	ResolveAt int    `json:"resolve_at,omitempty"`
-	terminal  Status // the status a pending object will reach
+	ResolveAt int `json:"resolve_at,omitempty"`
+	// ResolvesTo is, while the object is pending, the terminal status it
+	// will reach at ResolveAt; empty once it is terminal.
+	ResolvesTo Status `json:"resolves_to,omitempty"`
 }
 
 // Record is an idempotency record: a key bound to a payload digest, the
@@ -290,9 +292,16 @@ type Record struct {
 	State     RecordState `json:"state"`
 	Response  Response    `json:"response"`
 	ExpiresAt int         `json:"expires_at"`
-	// partial marks a saved response that does not reflect the completed
+	// Partial marks a saved response that does not reflect the completed
 	// work (a saved 500); v2 completes it on a repeat.
-	partial bool
+	Partial bool `json:"partial,omitempty"`
+}
+
+// InFlight is a request still executing past its caller's patience: it
+// commits at tick At.
+type InFlight struct {
+	At      int     `json:"at"`
+	Request Request `json:"request"`
 }
 
 // Change is something the ledger did on its own while the clock moved.
@@ -317,25 +326,62 @@ const (
 	Pruned     ChangeKind = "pruned"      // an idempotency record expired
 )
 
-type lateCommit struct {
-	at  int
-	req Request
+// The kinds of due work, in the order the provider does them within a tick:
+// late commits land, then pending objects resolve, then records expire.
+const (
+	dueCommit uint8 = iota
+	dueResolve
+	duePrune
+)
+
+// due is one thing the clock will make happen: at tick at, the late commit,
+// the object or the record at index ref.
+type due struct {
+	at   int
+	kind uint8
+	ref  int
+}
+
+func (a due) before(b due) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	return a.ref < b.ref
 }
 
 // Ledger is the provider's sequential in-memory state.
+//
+// The clock costs what changes, not what exists: every late commit,
+// pending object and saved record's expiry waits in a due-time queue, so
+// Advance only looks at what falls due.
 type Ledger struct {
 	cfg     Config
 	now     int
 	objects []Object
 	// records holds the idempotency records in the order they were first
-	// saved; index maps a key to its position. A small map value keeps an
-	// attempt cheap: lookups and growth move an int, not a Record.
+	// saved; a pruned record stays as a tombstone (State 0) so that no
+	// later record moves. index maps a live key to its position.
 	records []Record
 	index   map[string]int
-	late    []lateCommit
+	dead    int
+	// late holds the requests that went on executing, in the order they
+	// began; a landed one keeps its place with done set.
+	late     []lateCommit
+	inFlight int
+	pending  int
 	// failed counts objects that reached the terminal state failed: they
 	// were created, but their mutation did not stand.
 	failed int
+	queue  []due
+}
+
+type lateCommit struct {
+	at   int
+	req  Request
+	done bool
 }
 
 // New returns an empty ledger at tick 0.
@@ -351,6 +397,7 @@ func New(cfg Config) (*Ledger, error) {
 		objects: make([]Object, 0, room),
 		records: make([]Record, 0, room),
 		index:   make(map[string]int, room),
+		queue:   make([]due, 0, room),
 	}, nil
 }
 
@@ -362,8 +409,34 @@ func (l *Ledger) Reset() {
 	l.objects = l.objects[:0]
 	l.records = l.records[:0]
 	l.late = l.late[:0]
-	l.failed = 0
+	l.queue = l.queue[:0]
+	l.dead, l.inFlight, l.pending, l.failed = 0, 0, 0, 0
 	clear(l.index)
+}
+
+// CopyFrom makes l a copy of src, reusing the memory l has grown: a driver
+// that branches often (the explorer) copies without allocating.
+func (l *Ledger) CopyFrom(src *Ledger) {
+	l.cfg, l.now = src.cfg, src.now
+	l.objects = append(l.objects[:0], src.objects...)
+	l.records = append(l.records[:0], src.records...)
+	l.late = append(l.late[:0], src.late...)
+	l.queue = append(l.queue[:0], src.queue...)
+	l.dead, l.inFlight, l.pending, l.failed = src.dead, src.inFlight, src.pending, src.failed
+	if l.index == nil {
+		l.index = make(map[string]int, len(src.index))
+	}
+	clear(l.index)
+	for k, v := range src.index {
+		l.index[k] = v
+	}
+}
+
+// Clone returns an independent copy of the ledger.
+func (l *Ledger) Clone() *Ledger {
+	c := &Ledger{}
+	c.CopyFrom(l)
+	return c
 }
 
 // Config returns the ledger's configuration.
@@ -379,17 +452,10 @@ func (l *Ledger) Effects() int { return len(l.objects) - l.failed }
 
 // Busy reports whether anything is still in motion: a request executing
 // past its caller's patience, or an object not yet in a terminal state.
-func (l *Ledger) Busy() bool {
-	if len(l.late) > 0 {
-		return true
-	}
-	for _, o := range l.objects {
-		if o.Status == Pending {
-			return true
-		}
-	}
-	return false
-}
+func (l *Ledger) Busy() bool { return l.inFlight > 0 || l.pending > 0 }
+
+// Objects is how many objects the provider has created.
+func (l *Ledger) Objects() int { return len(l.objects) }
 
 // Object returns the object with the given id.
 func (l *Ledger) Object(id ObjectID) (Object, bool) {
@@ -401,14 +467,17 @@ func (l *Ledger) Object(id ObjectID) (Object, bool) {
 
 // Find returns the objects whose metadata links them to intent, oldest
 // first: the caller's read-back.
-func (l *Ledger) Find(intent string) []Object {
-	var out []Object
+func (l *Ledger) Find(intent string) []Object { return l.FindInto(nil, intent) }
+
+// FindInto appends the objects linked to intent to dst, oldest first, and
+// returns it: Find without allocating, for a driver that keeps dst.
+func (l *Ledger) FindInto(dst []Object, intent string) []Object {
 	for _, o := range l.objects {
 		if o.Intent == intent {
-			out = append(out, o)
+			dst = append(dst, o)
 		}
 	}
-	return out
+	return dst
 }
 
 // Submit handles one request that reached the provider at the current tick.
@@ -418,7 +487,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	}
 	i, ok := l.index[req.Key]
 	if ok && l.records[i].ExpiresAt <= l.now {
-		l.prune(req.Key)
+		l.prune(i)
 		ok = false
 	}
 	if !ok {
@@ -431,11 +500,11 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	if rec.State == RecordExecuting {
 		return Result{Action: Conflict, Response: Response{Code: CodeConflict}}
 	}
-	if l.cfg.Contract == V2 && rec.partial {
+	if l.cfg.Contract == V2 && rec.Partial {
 		// v2 finishes the partial work instead of replaying the error.
 		o := l.objects[rec.Response.Object-1]
 		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
-		rec.partial = false
+		rec.Partial = false
 		return Result{Action: Completed, Response: rec.Response}
 	}
 	resp := rec.Response
@@ -454,6 +523,8 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
 	case CommitLater:
 		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req})
+		l.inFlight++
+		l.push(due{at: l.soonest(l.now + ex.Delay), kind: dueCommit, ref: len(l.late) - 1})
 		if save {
 			l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordExecuting})
 		}
@@ -470,14 +541,19 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		p := &l.objects[id-1]
 		p.Status = Pending
 		p.ResolveAt = l.now + ex.Delay
-		p.terminal = ex.Terminal
+		p.ResolvesTo = ex.Terminal
+		l.pending++
+		l.push(due{at: l.soonest(p.ResolveAt), kind: dueResolve, ref: int(id) - 1})
 		resp.Status = Pending
 	}
 	if save {
-		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp, partial: partial})
+		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp, Partial: partial})
 	}
 	return Result{Action: Committed, Response: resp}
 }
+
+// soonest is the tick work due at t happens: never before the next tick.
+func (l *Ledger) soonest(t int) int { return max(t, l.now+1) }
 
 // commit records a new effect and returns its id.
 func (l *Ledger) commit(req *Request) ObjectID {
@@ -497,81 +573,173 @@ func (l *Ledger) commit(req *Request) ObjectID {
 // insert adds a record for a key the index does not hold.
 func (l *Ledger) insert(rec Record) {
 	rec.ExpiresAt = l.now + l.cfg.Retention
-	l.index[rec.Key] = len(l.records)
+	pos := len(l.records)
+	l.index[rec.Key] = pos
 	l.records = append(l.records, rec)
+	if rec.State == RecordSaved {
+		l.push(due{at: l.soonest(rec.ExpiresAt), kind: duePrune, ref: pos})
+	}
 }
 
-func (l *Ledger) prune(key string) {
-	i, ok := l.index[key]
-	if !ok {
-		return
+// prune drops the record at position i. It leaves a tombstone, so no
+// later record moves; once tombstones outnumber the living, the records
+// are compacted, which costs what pruning saved.
+func (l *Ledger) prune(i int) {
+	delete(l.index, l.records[i].Key)
+	l.records[i] = Record{}
+	l.dead++
+	if l.dead > 32 && l.dead > len(l.records)/2 {
+		l.compact()
 	}
-	delete(l.index, key)
-	l.records = append(l.records[:i], l.records[i+1:]...)
-	for j := i; j < len(l.records); j++ {
-		l.index[l.records[j].Key] = j
+}
+
+// compact removes the tombstones and rebuilds what points into records.
+func (l *Ledger) compact() {
+	live := l.records[:0]
+	for _, r := range l.records {
+		if r.State != 0 {
+			l.index[r.Key] = len(live)
+			live = append(live, r)
+		}
 	}
+	clear(l.records[len(live):])
+	l.records, l.dead = live, 0
+	l.rebuildQueue()
+}
+
+// rebuildQueue makes the due-time queue anew from the state.
+func (l *Ledger) rebuildQueue() {
+	l.queue = l.queue[:0]
+	for i, lc := range l.late {
+		if !lc.done {
+			l.push(due{at: max(lc.at, l.now+1), kind: dueCommit, ref: i})
+		}
+	}
+	for i, o := range l.objects {
+		if o.Status == Pending {
+			l.push(due{at: max(o.ResolveAt, l.now+1), kind: dueResolve, ref: i})
+		}
+	}
+	for i, r := range l.records {
+		if r.State == RecordSaved {
+			l.push(due{at: max(r.ExpiresAt, l.now+1), kind: duePrune, ref: i})
+		}
+	}
+}
+
+func (l *Ledger) push(d due) {
+	l.queue = append(l.queue, d)
+	q := l.queue
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].before(q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (l *Ledger) pop() due {
+	q := l.queue
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && q[c+1].before(q[c]) {
+			c++
+		}
+		if !q[c].before(q[i]) {
+			break
+		}
+		q[i], q[c] = q[c], q[i]
+		i = c
+	}
+	l.queue = q
+	return top
 }
 
 // Advance moves the clock forward by ticks and returns what the provider did
-// on its own meanwhile, in order: late commits land, pending objects reach
-// their terminal state and expired records are pruned.
-func (l *Ledger) Advance(ticks int) []Change {
-	var changes []Change
-	for range ticks {
-		l.now++
-		changes = l.settle(changes)
+// on its own meanwhile, in order: within a tick, late commits land, pending
+// objects reach their terminal state and expired records are pruned.
+func (l *Ledger) Advance(ticks int) []Change { return l.AdvanceInto(nil, ticks) }
+
+// AdvanceInto is Advance appending its changes to dst, for a driver that
+// keeps dst to avoid allocating.
+func (l *Ledger) AdvanceInto(dst []Change, ticks int) []Change {
+	if ticks <= 0 {
+		return dst
 	}
-	return changes
+	end := l.now + ticks
+	for len(l.queue) > 0 && l.queue[0].at <= end {
+		d := l.pop()
+		l.now = d.at
+		switch d.kind {
+		case dueCommit:
+			dst = l.landLate(dst, d.ref)
+		case dueResolve:
+			dst = l.resolve(dst, d.ref)
+		case duePrune:
+			r := l.records[d.ref]
+			if r.State != RecordSaved || r.ExpiresAt > l.now {
+				continue // pruned on access, or its expiry moved
+			}
+			l.prune(d.ref)
+			dst = append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: Pruned, Key: r.Key})
+		}
+	}
+	l.now = end
+	return dst
 }
 
-func (l *Ledger) settle(changes []Change) []Change {
-	kept := l.late[:0]
-	for _, lc := range l.late {
-		if lc.at > l.now {
-			kept = append(kept, lc)
-			continue
-		}
-		id := l.commit(&lc.req)
-		if l.cfg.Contract != None && lc.req.Key != "" {
-			if i, ok := l.index[lc.req.Key]; ok && l.records[i].State == RecordExecuting {
-				rec := &l.records[i]
-				rec.State = RecordSaved
-				rec.Response = Response{Code: CodeOK, Object: id, Status: Succeeded}
-				rec.ExpiresAt = l.now + l.cfg.Retention
-			}
-		}
-		changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: LateCommit, Object: id, Key: lc.req.Key, Intent: lc.req.Intent, Status: Succeeded})
-	}
-	l.late = kept
-	for i := range l.objects {
-		o := &l.objects[i]
-		if o.Status == Pending && o.ResolveAt <= l.now {
-			o.Status = o.terminal
-			if o.Status == Failed {
-				l.failed++
-			}
-			changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+func (l *Ledger) landLate(dst []Change, i int) []Change {
+	lc := &l.late[i]
+	lc.done = true
+	l.inFlight--
+	id := l.commit(&lc.req)
+	if l.cfg.Contract != None && lc.req.Key != "" {
+		if j, ok := l.index[lc.req.Key]; ok && l.records[j].State == RecordExecuting {
+			rec := &l.records[j]
+			rec.State = RecordSaved
+			rec.Response = Response{Code: CodeOK, Object: id, Status: Succeeded}
+			rec.ExpiresAt = l.now + l.cfg.Retention
+			l.push(due{at: rec.ExpiresAt, kind: duePrune, ref: j})
 		}
 	}
-	for i := 0; i < len(l.records); {
-		if rec := l.records[i]; rec.State == RecordSaved && rec.ExpiresAt <= l.now {
-			l.prune(rec.Key)
-			changes = append(changes, Change{Tick: l.now, Effects: l.Effects(), Kind: Pruned, Key: rec.Key})
-			continue
-		}
-		i++
+	dst = append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: LateCommit, Object: id, Key: lc.req.Key, Intent: lc.req.Intent, Status: Succeeded})
+	if l.inFlight == 0 {
+		// No commit is queued any more, so no index into late is kept.
+		l.late = l.late[:0]
 	}
-	return changes
+	return dst
 }
 
-// Snapshot is a copy of the ledger's state, safe to keep and to export.
+func (l *Ledger) resolve(dst []Change, i int) []Change {
+	o := &l.objects[i]
+	o.Status, o.ResolvesTo = o.ResolvesTo, 0
+	l.pending--
+	if o.Status == Failed {
+		l.failed++
+	}
+	return append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+}
+
+// Snapshot is a copy of the ledger's whole state, safe to keep, to export
+// and to Restore: pending objects with the status they will reach, saved
+// responses with their partial mark, and requests still executing.
 type Snapshot struct {
 	Tick int `json:"tick"`
 	// Effects counts the objects that did not end failed.
 	Effects int      `json:"effects"`
 	Objects []Object `json:"objects"`
 	Records []Record `json:"records"`
+	// InFlight lists the requests still executing, in the order they began.
+	InFlight []InFlight `json:"in_flight,omitempty"`
 }
 
 // Snapshot copies the ledger's state; records in the order they were saved.
@@ -580,7 +748,140 @@ func (l *Ledger) Snapshot() Snapshot {
 		Tick:    l.now,
 		Effects: l.Effects(),
 		Objects: append([]Object{}, l.objects...),
-		Records: append([]Record{}, l.records...),
+		Records: make([]Record, 0, len(l.records)-l.dead),
+	}
+	for _, r := range l.records {
+		if r.State != 0 {
+			s.Records = append(s.Records, r)
+		}
+	}
+	for _, lc := range l.late {
+		if !lc.done {
+			s.InFlight = append(s.InFlight, InFlight{At: lc.at, Request: lc.req})
+		}
 	}
 	return s
+}
+
+// Restore replaces the ledger's state with a snapshot's, keeping its
+// configuration. A snapshot that no ledger could have reached is refused
+// and the ledger is left as it was.
+func (l *Ledger) Restore(s Snapshot) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	n := &Ledger{cfg: l.cfg, now: s.Tick, index: make(map[string]int, len(s.Records))}
+	n.objects = append(make([]Object, 0, len(s.Objects)), s.Objects...)
+	n.records = append(make([]Record, 0, len(s.Records)), s.Records...)
+	for i, r := range n.records {
+		n.index[r.Key] = i
+	}
+	for _, o := range n.objects {
+		switch o.Status {
+		case Pending:
+			n.pending++
+		case Failed:
+			n.failed++
+		}
+	}
+	for _, f := range s.InFlight {
+		n.late = append(n.late, lateCommit{at: f.At, req: f.Request})
+	}
+	n.inFlight = len(n.late)
+	n.rebuildQueue()
+	*l = *n
+	return nil
+}
+
+func (s Snapshot) check() error {
+	if s.Tick < 0 {
+		return fmt.Errorf("snapshot tick %d: must be 0 or more", s.Tick)
+	}
+	for i, o := range s.Objects {
+		switch {
+		case o.ID != ObjectID(i+1):
+			return fmt.Errorf("snapshot object %d has id %s: ids run re_0001, re_0002, … in order", i+1, o.ID)
+		case o.Status == 0:
+			return fmt.Errorf("snapshot object %s has no status (accepted: pending, succeeded, failed)", o.ID)
+		case o.Status == Pending && !o.ResolvesTo.Terminal():
+			return fmt.Errorf("snapshot object %s is pending with no terminal status to reach (accepted: succeeded, failed)", o.ID)
+		case o.Status != Pending && o.ResolvesTo != 0:
+			return fmt.Errorf("snapshot object %s is %s yet still resolves to %s", o.ID, o.Status, o.ResolvesTo)
+		}
+	}
+	seen := make(map[string]bool, len(s.Records))
+	for _, r := range s.Records {
+		switch {
+		case r.Key == "":
+			return fmt.Errorf("snapshot record with no key")
+		case seen[r.Key]:
+			return fmt.Errorf("snapshot record key %q appears twice", r.Key)
+		case r.State != RecordExecuting && r.State != RecordSaved:
+			return fmt.Errorf("snapshot record %q has no state (accepted: executing, saved)", r.Key)
+		case r.Response.Object < 0 || int(r.Response.Object) > len(s.Objects):
+			return fmt.Errorf("snapshot record %q names %s, which the snapshot does not hold", r.Key, r.Response.Object)
+		case r.Partial && r.Response.Object == 0:
+			return fmt.Errorf("snapshot record %q is partial but names no object", r.Key)
+		}
+		seen[r.Key] = true
+	}
+	return nil
+}
+
+// AppendState appends a canonical encoding of the ledger's state to b: two
+// ledgers with equal encodings behave the same from here on. Tombstones and
+// the order of the due-time queue, which do not change what happens next,
+// are left out.
+func (l *Ledger) AppendState(b []byte) []byte {
+	b = appendInt(b, l.now)
+	b = appendInt(b, len(l.objects))
+	for i := range l.objects {
+		o := &l.objects[i]
+		b = appendStr(b, o.Intent)
+		b = appendStr(b, o.Key)
+		b = appendStr(b, o.Digest)
+		b = append(b, byte(o.Status), byte(o.ResolvesTo))
+		b = appendInt(b, o.Tick)
+		b = appendInt(b, o.ResolveAt)
+	}
+	b = appendInt(b, len(l.records)-l.dead)
+	for i := range l.records {
+		r := &l.records[i]
+		if r.State == 0 {
+			continue
+		}
+		b = appendStr(b, r.Key)
+		b = appendStr(b, r.Digest)
+		b = append(b, byte(r.State), byte(r.Response.Status))
+		if r.Partial {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+		b = appendInt(b, r.Response.Code)
+		b = appendInt(b, int(r.Response.Object))
+		b = appendInt(b, r.ExpiresAt)
+	}
+	b = appendInt(b, l.inFlight)
+	for i := range l.late {
+		lc := &l.late[i]
+		if lc.done {
+			continue
+		}
+		b = appendInt(b, lc.at)
+		b = appendStr(b, lc.req.Intent)
+		b = appendStr(b, lc.req.Key)
+		b = appendStr(b, lc.req.Digest)
+	}
+	return b
+}
+
+func appendInt(b []byte, v int) []byte {
+	u := uint64(v)
+	return append(b, byte(u), byte(u>>8), byte(u>>16), byte(u>>24), byte(u>>32), byte(u>>40), byte(u>>48), byte(u>>56))
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = appendInt(b, len(s))
+	return append(b, s...)
 }

@@ -1,0 +1,197 @@
+package ledger
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// ledgerOp is one generated driver move: a submit or a clock advance.
+type ledgerOp struct {
+	advance int
+	req     Request
+	ex      Execution
+}
+
+func genOps(t *rapid.T) []ledgerOp {
+	keys := []string{"", "k1", "k2", "k3", "k4"}
+	digests := []string{"d1", "d2"}
+	intents := []string{"a", "b"}
+	n := rapid.IntRange(1, 60).Draw(t, "n")
+	ops := make([]ledgerOp, n)
+	for i := range ops {
+		if rapid.IntRange(0, 3).Draw(t, "kind") == 0 {
+			ops[i].advance = rapid.IntRange(1, 12).Draw(t, "ticks")
+			continue
+		}
+		ex := Execution{Kind: ExecKind(rapid.IntRange(int(Reject), int(CommitPending)).Draw(t, "exec"))}
+		if ex.Kind == CommitLater || ex.Kind == CommitPending {
+			ex.Delay = rapid.IntRange(1, 15).Draw(t, "delay")
+		}
+		if ex.Kind == CommitPending {
+			ex.Terminal = rapid.SampledFrom([]Status{Succeeded, Failed}).Draw(t, "terminal")
+		}
+		ops[i].ex = ex
+		ops[i].req = Request{
+			Intent: rapid.SampledFrom(intents).Draw(t, "intent"),
+			Key:    rapid.SampledFrom(keys).Draw(t, "key"),
+			Digest: rapid.SampledFrom(digests).Draw(t, "digest"),
+		}
+	}
+	return ops
+}
+
+func genConfig(t *rapid.T) Config {
+	return Config{
+		Contract:  rapid.SampledFrom(Contracts).Draw(t, "contract"),
+		Retention: rapid.IntRange(1, 20).Draw(t, "retention"),
+	}
+}
+
+// refSnapshot is the reference ledger's state in Snapshot's shape.
+func refSnapshot(r *refLedger) Snapshot {
+	s := Snapshot{Tick: r.now, Effects: r.Effects(), Objects: append([]Object{}, r.objects...), Records: append([]Record{}, r.records...)}
+	for _, lc := range r.late {
+		s.InFlight = append(s.InFlight, InFlight{At: lc.at, Request: lc.req})
+	}
+	return s
+}
+
+// TestQueueAgreesWithReference: the due-time queue does, change for
+// change, what the tick-by-tick ledger did, under every contract.
+func TestQueueAgreesWithReference(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genConfig(t)
+		l, _ := New(cfg)
+		r, _ := newRef(cfg)
+		for i, op := range genOps(t) {
+			if op.advance > 0 {
+				got, want := l.Advance(op.advance), r.Advance(op.advance)
+				if !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+					t.Fatalf("op %d advance %d: changes\n got %+v\nwant %+v", i, op.advance, got, want)
+				}
+			} else {
+				got, want := l.Submit(op.req, op.ex), r.Submit(op.req, op.ex)
+				if got != want {
+					t.Fatalf("op %d submit %+v %+v: got %+v, want %+v", i, op.req, op.ex, got, want)
+				}
+			}
+			if l.Busy() != r.Busy() || l.Effects() != r.Effects() {
+				t.Fatalf("op %d: busy %v/%v effects %d/%d", i, l.Busy(), r.Busy(), l.Effects(), r.Effects())
+			}
+			if got, want := l.Snapshot(), refSnapshot(r); !reflect.DeepEqual(got, want) {
+				t.Fatalf("op %d: snapshot\n got %+v\nwant %+v", i, got, want)
+			}
+		}
+	})
+}
+
+// TestRestoreAndCloneContinue: a ledger restored from a snapshot, a clone
+// and a CopyFrom into a used ledger each behave, from the point they were
+// taken, exactly as the original does.
+func TestRestoreAndCloneContinue(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genConfig(t)
+		ops := genOps(t)
+		cut := rapid.IntRange(0, len(ops)).Draw(t, "cut")
+		l, _ := New(cfg)
+		for _, op := range ops[:cut] {
+			apply(l, op)
+		}
+		restored, _ := New(cfg)
+		restored.Submit(Request{Intent: "x", Key: "old", Digest: "d9"}, Execution{Kind: CommitLater, Delay: 3})
+		if err := restored.Restore(l.Snapshot()); err != nil {
+			t.Fatalf("restore: %v", err)
+		}
+		copied, _ := New(cfg)
+		copied.Submit(Request{Intent: "x", Key: "old", Digest: "d9"}, Execution{Kind: CommitPending, Delay: 2, Terminal: Failed})
+		copied.CopyFrom(l)
+		others := map[string]*Ledger{"restored": restored, "clone": l.Clone(), "copied": copied}
+		if !bytes.Equal(restored.AppendState(nil), l.AppendState(nil)) {
+			t.Fatalf("restored state encodes differently")
+		}
+		for _, op := range ops[cut:] {
+			want := apply(l, op)
+			for name, o := range others {
+				if got := apply(o, op); got != want {
+					t.Fatalf("%s after %+v: %s, original %s", name, op, got, want)
+				}
+			}
+		}
+		for name, o := range others {
+			if !reflect.DeepEqual(o.Snapshot(), l.Snapshot()) {
+				t.Fatalf("%s ends\n%+v\noriginal\n%+v", name, o.Snapshot(), l.Snapshot())
+			}
+		}
+	})
+}
+
+func apply(l *Ledger, op ledgerOp) string {
+	if op.advance > 0 {
+		return fmt.Sprintf("%+v", l.Advance(op.advance))
+	}
+	return fmt.Sprintf("%+v", l.Submit(op.req, op.ex))
+}
+
+// TestRestoreRefusesImpossible names what is wrong with a snapshot no
+// ledger could reach, and leaves the ledger as it was.
+func TestRestoreRefusesImpossible(t *testing.T) {
+	good := Snapshot{Objects: []Object{{ID: 1, Intent: "a", Status: Succeeded}}}
+	tests := []struct {
+		name string
+		edit func(*Snapshot)
+		want string
+	}{
+		{"ids out of order", func(s *Snapshot) { s.Objects[0].ID = 2 }, "ids run re_0001"},
+		{"pending with nowhere to go", func(s *Snapshot) { s.Objects[0].Status = Pending }, "no terminal status"},
+		{"no status", func(s *Snapshot) { s.Objects[0].Status = 0 }, "has no status"},
+		{"a key twice", func(s *Snapshot) {
+			s.Records = []Record{{Key: "k", State: RecordSaved}, {Key: "k", State: RecordSaved}}
+		}, "appears twice"},
+		{"an object not held", func(s *Snapshot) {
+			s.Records = []Record{{Key: "k", State: RecordSaved, Response: Response{Object: 7}}}
+		}, "does not hold"},
+		{"negative tick", func(s *Snapshot) { s.Tick = -1 }, "tick -1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good
+			s.Objects = append([]Object{}, good.Objects...)
+			tt.edit(&s)
+			l, _ := New(Config{Contract: V1, Retention: 5})
+			l.Submit(Request{Intent: "z", Key: "kz", Digest: "d"}, Execution{Kind: Commit})
+			before := l.Snapshot()
+			err := l.Restore(s)
+			if err == nil || !bytes.Contains([]byte(err.Error()), []byte(tt.want)) {
+				t.Fatalf("Restore: %v, want an error with %q", err, tt.want)
+			}
+			if !reflect.DeepEqual(l.Snapshot(), before) {
+				t.Error("a refused restore changed the ledger")
+			}
+		})
+	}
+}
+
+// TestPruneKeepsLaterRecordsInPlace: pruning many records, interleaved
+// with new ones, keeps the saved order and every live key reachable, and
+// compacts its tombstones.
+func TestPruneKeepsLaterRecordsInPlace(t *testing.T) {
+	l, _ := New(Config{Contract: V1, Retention: 3})
+	for i := range 200 {
+		l.Submit(Request{Intent: "a", Key: fmt.Sprintf("k%d", i), Digest: "d"}, Execution{Kind: Commit})
+		l.Advance(1)
+	}
+	snap := l.Snapshot()
+	if len(snap.Records) != 2 || snap.Records[0].Key != "k198" || snap.Records[1].Key != "k199" {
+		t.Fatalf("records after 200 sends with retention 3: %+v", snap.Records)
+	}
+	if len(l.records) > 2*len(snap.Records)+33 {
+		t.Errorf("%d slots hold %d live records: tombstones were never compacted", len(l.records), len(snap.Records))
+	}
+	if res := l.Submit(Request{Intent: "a", Key: "k199", Digest: "d"}, Execution{Kind: Commit}); res.Action != Replayed {
+		t.Errorf("k199 after compaction: %s, want replayed", res.Action)
+	}
+}
