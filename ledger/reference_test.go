@@ -251,5 +251,3 @@ func (l *refLedger) settle(changes []Change) []Change {
 	}
 	return changes
 }
-
-
