@@ -11,11 +11,25 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
 // SchemaID names the case format. It is the first field of every export.
-const SchemaID = "replaylab.case/v1"
+//
+// Version 2 adds to version 1 what the engine in three parts records: the
+// caller's belief after each event, and a ledger complete enough to
+// restore (a pending object's resolves_to, a saved 500's partial mark, the
+// requests still in flight). The new fields would be refused by a strict
+// version 1 reader, hence the new version. Version 1 files are still read,
+// replayed and compared.
+const SchemaID = "replaylab.case/v2"
+
+// SchemaV1 is the first case format, still read.
+const SchemaV1 = "replaylab.case/v1"
+
+// readsSchemas says which versions this build reads, for messages.
+const readsSchemas = `"replaylab.case/v2" and "replaylab.case/v1"`
 
 // MaxCaseBytes bounds a case file read from disk.
 const MaxCaseBytes = 64 << 20
@@ -74,9 +88,9 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
-	case schema != SchemaID:
+	case schema != SchemaID && schema != SchemaV1:
 		if strings.HasPrefix(schema, "replaylab.case/") {
-			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %q)", name, schema, SchemaID)
+			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %s)", name, schema, readsSchemas)
 		}
 		return nil, fmt.Errorf("%s: not a replaylab case: schema is %q (expected %q)", name, schema, SchemaID)
 	}
@@ -116,7 +130,63 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	if err := validateCase(doc.Case); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	doc.Case.Version = 2
+	if schema == SchemaV1 {
+		if f := v2Field(doc.Case); f != "" {
+			return nil, fmt.Errorf("%s: a %s case has no %q field; it came with %s (write the schema as %q, or remove the field)", name, SchemaV1, f, SchemaID, SchemaID)
+		}
+		doc.Case.Version = 1
+	}
 	return doc.Case, nil
+}
+
+// v2Field names a field of c that version 1 of the format did not have,
+// or "" when there is none.
+func v2Field(c *missions.Case) string {
+	for _, ev := range c.Events {
+		if ev.Belief != "" {
+			return "belief"
+		}
+	}
+	for _, o := range c.Ledger.Objects {
+		if o.ResolvesTo != 0 {
+			return "resolves_to"
+		}
+	}
+	for _, r := range c.Ledger.Records {
+		if r.Partial {
+			return "partial"
+		}
+	}
+	if len(c.Ledger.InFlight) > 0 {
+		return "in_flight"
+	}
+	return ""
+}
+
+// AsVersion returns c as the case format version v records it: for 1,
+// without what version 2 added. A case read from a version 1 file
+// compares with a fresh run of its inputs once the run is taken as v1.
+func AsVersion(c *missions.Case, v int) *missions.Case {
+	if v != 1 {
+		return c
+	}
+	out := *c
+	out.Events = append([]missions.Event{}, c.Events...)
+	for i := range out.Events {
+		out.Events[i].Belief = ""
+	}
+	out.Ledger.Objects = append([]ledger.Object{}, c.Ledger.Objects...)
+	for i := range out.Ledger.Objects {
+		out.Ledger.Objects[i].ResolvesTo = 0
+	}
+	out.Ledger.Records = append([]ledger.Record{}, c.Ledger.Records...)
+	for i := range out.Ledger.Records {
+		out.Ledger.Records[i].Partial = false
+	}
+	out.Ledger.InFlight = nil
+	out.Version = 1
+	return &out
 }
 
 // notACaseButAMission says that a file given as a case is a mission file,

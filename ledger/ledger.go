@@ -157,13 +157,13 @@ func (s Status) Terminal() bool { return s == Succeeded || s == Failed }
 type Request struct {
 	// Intent is the caller's metadata linking the request to its logical
 	// operation; read-backs search by it.
-	Intent string
+	Intent string `json:"intent"`
 	// Key is the idempotency key, or "" for none.
-	Key string
+	Key string `json:"key,omitempty"`
 	// Digest binds operation type, principal and normalized payload.
-	Digest string
+	Digest string `json:"digest"`
 	// Payload is the normalized payload, for people reading the ledger.
-	Payload string
+	Payload string `json:"payload"`
 }
 
 // Execution is what the provider does with a request it decides to run.

@@ -11,6 +11,10 @@ type Case struct {
 	Events   []Event         `json:"events"`
 	Ledger   ledger.Snapshot `json:"ledger"`
 	Outcome  Outcome         `json:"outcome"`
+	// Version is the case format version the case was read from (1 or
+	// 2), or 0 for a case this build made. A version 1 case has no
+	// beliefs and a thinner ledger; see export.AsVersion.
+	Version int `json:"-"`
 }
 
 // EventKind names an Event.
@@ -83,12 +87,20 @@ type Event struct {
 	Class Class `json:"class,omitempty"`
 	// Checkpoint is the intent's recorded state after the event.
 	Checkpoint Checkpoint `json:"checkpoint,omitempty"`
+	// Belief is what the caller believes of the intent after the event.
+	Belief Belief `json:"belief,omitempty"`
 	// Effects is the ledger's effect count after the event.
 	Effects int `json:"effects"`
 	// Say is what the agent told the user at this point, if anything.
 	Say string `json:"say,omitempty"`
 	// Note says in one sentence what happened.
 	Note string `json:"note"`
+
+	// Why and Saying are what Note and Say are made from: the engine
+	// fills them, Words renders them. A case read from a file has the
+	// words and not these.
+	Why    Why  `json:"-"`
+	Saying Said `json:"-"`
 }
 
 // Class is the caller's classification of an attempt's outcome.

@@ -1,340 +1,328 @@
 package missions
 
-import (
-	"fmt"
+import "github.com/replaylab/replaylab/ledger"
 
-	"github.com/replaylab/replaylab/ledger"
-)
-
-// The guarded policy is the executor and reconciler from the test matrix:
-// it classifies every attempt, never resends while the outcome is unknown or
+// guardedCaller is the executor and reconciler from the test matrix: it
+// classifies every attempt, never resends while the outcome is unknown or
 // pending except with the same key inside the safe retry window, reads the
 // ledger to reconcile, and hands what it cannot settle to a person.
+type guardedCaller struct{ callerBase }
 
 // safeWindow is how long after the first send a same-key retry is safe: the
-// provider's retention minus a margin of a fifth of it (at least one tick).
-func (r *Runner) safeWindow() int {
-	ret := r.led.Config().Retention
-	margin := max(1, ret/5)
-	return ret - margin
+// provider's documented retention minus a margin of a fifth of it (at
+// least one tick).
+func safeWindow(w Wire) int {
+	_, ret := w.Contract()
+	return ret - max(1, ret/5)
 }
 
-// setCheckpoint records a change of the intent's durable state as an event.
-func (r *Runner) setCheckpoint(in *intentState, cp Checkpoint, note string) {
-	if in.checkpoint == cp {
-		return
-	}
-	in.checkpoint = cp
-	r.emit(Event{Kind: EventCheckpoint, Intent: in.intent.ID, Checkpoint: cp, Class: in.class, Note: note})
-}
-
-func (r *Runner) guardedAttempt(in *intentState, st Step, worker int) {
-	switch in.checkpoint {
+func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
+	in := &c.intents[i]
+	switch in.Checkpoint {
 	case Delivered:
-		r.hold(in, worker, "delivered; the executor blocks any further send")
+		c.hold(w, i, t.Worker, Why{Code: whyHoldDelivered})
 		return
 	case Escalated:
-		r.hold(in, worker, "escalated; a person decides, the executor sends nothing")
+		c.hold(w, i, t.Worker, Why{Code: whyHoldEscalated})
 		return
 	case FailedCheckpoint:
-		if in.class == KnownTerminal {
-			r.hold(in, worker, "failed after execution; a new refund would be a new intent with a new key")
+		if in.Class == KnownTerminal {
+			c.hold(w, i, t.Worker, Why{Code: whyHoldFailedAfter})
 			return
 		}
 	}
-	if in.class == RecordedNotTerminal {
+	if in.Class == RecordedNotTerminal {
 		// Recorded, not terminal: do not send again, poll the object.
-		r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Class: in.class, Checkpoint: in.checkpoint,
-			Note: in.intent.ID + ": recorded but still pending; polling the object instead of sending"})
-		r.readBack(in)
+		w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint, Why: Why{Code: whyPolling}})
+		c.Read(w, i)
 		return
 	}
-	if in.class == Unknown {
-		if why, ok := r.sameKeyRetry(in); !ok {
-			r.reconcileOne(in, worker, why)
+	if in.Class == Unknown {
+		if why, ok := c.sameKeyRetry(w, in); !ok {
+			w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint,
+				Why: Why{Code: whyNoResend, Sub: why.Code, N: why.N}})
+			c.Read(w, i)
 			return
 		}
 	}
-	if reason, ok := r.budgetLeft(in); !ok {
-		r.hold(in, worker, reason)
+	if why, ok := c.budgetLeft(w, in); !ok {
+		c.hold(w, i, t.Worker, why)
 		return
 	}
-	key := r.attemptKey(in, st)
-	r.submit(in, key)
-	ev := r.send(in, st, worker, key)
-	if ev.Observed == ObservedNothing {
-		in.class = Unknown
-		r.crash(ev)
+	key := c.attemptKey(w, in, t)
+	c.submit(w, i, key)
+	rep := c.send(w, i, key, t)
+	if rep.Crashed {
+		in.Class = Unknown
 		return
 	}
-	r.classify(in, &ev)
-	r.emit(ev)
-	r.afterClass(in, ev)
+	c.classify(in, rep)
+	w.Classified(in.Class)
+	c.afterClass(w, i, rep, t)
 }
 
-// sameKeyRetry says whether resending an unknown intent is safe now.
-func (r *Runner) sameKeyRetry(in *intentState) (string, bool) {
+// sameKeyRetry says whether resending an unknown intent is safe now, and
+// why not when it is not.
+func (c *guardedCaller) sameKeyRetry(w Wire, in *IntentState) (Why, bool) {
+	contract, _ := w.Contract()
 	switch {
-	case r.s.Contract == ledger.None:
-		return "the provider has no idempotency contract, so no resend is safe", false
-	case r.s.KeySource == KeyPayloadHash:
-		return "keys come from a hash of the payload, which another intended action can share, so a resend could be taken for it", false
-	case !r.s.StableKeys:
-		return "each attempt carries a fresh key, so a resend could be a second operation", false
-	case in.replayedError:
-		return "a same-key retry only replays the saved error", false
-	case r.led.Now()-in.firstSent >= r.safeWindow():
-		return fmt.Sprintf("past the safe retry window (%d ticks after the first send)", r.safeWindow()), false
+	case contract == ledger.None:
+		return Why{Code: whyRetryNoContract}, false
+	case c.settings.KeySource == KeyPayloadHash:
+		return Why{Code: whyRetryPayloadHash}, false
+	case !c.settings.StableKeys:
+		return Why{Code: whyRetryFreshKeys}, false
+	case in.ReplayedError:
+		return Why{Code: whyRetryReplayedError}, false
+	case w.Now()-in.FirstSent >= safeWindow(w):
+		return Why{Code: whyRetryPastWindow, N: safeWindow(w)}, false
 	}
-	return "", true
+	return Why{}, true
 }
 
-// classify sorts an attempt into one of the four classes.
-func (r *Runner) classify(in *intentState, ev *Event) {
-	prev := in.class
-	switch ev.Observed {
+// classify sorts an attempt into one of the four classes, from the reply.
+func (c *guardedCaller) classify(in *IntentState, rep Reply) {
+	prev := in.Class
+	switch rep.Observation() {
 	case ObservedSuccess:
-		in.class = KnownTerminal
+		in.Class = KnownTerminal
 	case ObservedPending:
-		in.class = RecordedNotTerminal
+		in.Class = RecordedNotTerminal
 	case ObservedError:
-		if ev.Response != nil && ev.Response.Status == ledger.Failed {
+		switch {
+		case rep.Object.Status == ledger.Failed:
 			// The object exists and reached the documented state failed.
-			in.class = KnownTerminal
-		} else if ev.Provider == string(ledger.Rejected) {
-			in.class = KnownFailureBeforeExecution
-		} else {
-			in.class = Unknown
-			if prev == Unknown && ev.Provider == string(ledger.Replayed) {
-				in.replayedError = true
+			in.Class = KnownTerminal
+		case rep.Code == ledger.CodeBadRequest:
+			// A 400 is a request refused before it ran.
+			in.Class = KnownFailureBeforeExecution
+		default:
+			in.Class = Unknown
+			if prev == Unknown && rep.Replayed {
+				in.ReplayedError = true
 			}
 		}
 	default: // timeout, conflict, mismatch
-		in.class = Unknown
+		in.Class = Unknown
 	}
-	if ev.Response != nil && ev.Response.Object != 0 && r.foreign(in, ev.Response.Object) != "" {
+	if rep.Heard && rep.Object.ID != 0 && foreign(in, rep.Object).Code != 0 {
 		// An answer about an object that is not this intent's settles
 		// nothing about this intent.
-		in.class = Unknown
+		in.Class = Unknown
 	}
-	ev.Class = in.class
 }
 
 // afterClass acts on the class: checkpoints, the user's message, escalation.
-func (r *Runner) afterClass(in *intentState, ev Event) {
-	say := ""
+func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
+	in := &c.intents[i]
+	obs := rep.Observation()
 	switch {
-	case ev.Observed == ObservedMismatch:
-		r.escalate(in, "the same key came back with different parameters: a person must decide which refund was meant")
+	case obs == ObservedMismatch:
+		c.escalate(w, i, Why{Code: whyMismatch})
 		return
-	case ev.Response != nil && ev.Response.Object != 0 && r.foreign(in, ev.Response.Object) != "":
+	case rep.Heard && rep.Object.ID != 0 && foreign(in, rep.Object).Code != 0:
 		// Reporting it as done would invent an effect, or the wrong one.
-		r.escalate(in, r.foreign(in, ev.Response.Object))
+		c.escalate(w, i, foreign(in, rep.Object))
 		return
-	case in.class == KnownTerminal && ev.Observed == ObservedError:
-		r.failedAfterExecution(in, ev.Response.Object)
+	case in.Class == KnownTerminal && obs == ObservedError:
+		c.failedAfterExecution(w, i, rep.Object.ID)
 		return
-	case in.class == KnownTerminal:
-		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider confirms %s", ev.Response.Object))
-		r.deliver(in, ev.Response.Object)
+	case in.Class == KnownTerminal:
+		c.setCheckpoint(w, i, Committed, Why{Code: whyConfirms, Obj: rep.Object.ID})
+		c.deliver(w, i, rep.Object.ID)
 		return
-	case in.class == RecordedNotTerminal:
-		r.setCheckpoint(in, Committed, fmt.Sprintf("%s is recorded but still pending", ev.Response.Object))
-		in.belief = BelievesPending
-		say = fmt.Sprintf("The %s is recorded (%s) but still pending. I won't send it again; I'll wait for it to finish.", in.label(), ev.Response.Object)
-	case in.class == KnownFailureBeforeExecution:
-		r.setCheckpoint(in, FailedCheckpoint, "rejected before execution; nothing was saved, so the same action may be retried")
-		in.belief = BelievesFailed
-		if r.retriesAhead(in) {
-			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened and sending it again is safe.", in.label())
+	case in.Class == RecordedNotTerminal:
+		c.setCheckpoint(w, i, Committed, Why{Code: whyRecordedPending, Obj: rep.Object.ID})
+		in.Belief = BelievesPending
+		w.Say(i, Said{Code: sayPending, Obj: rep.Object.ID})
+	case in.Class == KnownFailureBeforeExecution:
+		c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRejected})
+		in.Belief = BelievesFailed
+		if retriesAhead(in, t) {
+			w.Say(i, Said{Code: sayRejectedRetry})
 		} else {
-			say = fmt.Sprintf("The provider rejected the %s before running it, so nothing happened.", in.label())
+			w.Say(i, Said{Code: sayRejected})
 		}
-	case r.s.Contract == ledger.None:
-		r.setCheckpoint(in, UnknownState, "outcome unknown")
-		r.readBack(in)
-		r.escalate(in, noContract)
-		return
 	default:
-		r.setCheckpoint(in, UnknownState, "outcome unknown: "+string(ev.Observed))
-		in.belief = BelievesUnknown
-		if ev.Observed == ObservedConflict {
-			say = fmt.Sprintf("The %s is still being processed. I'll wait and check rather than send a new one.", in.label())
-		} else {
-			say = fmt.Sprintf("I don't know yet whether the %s went through. I'm checking before doing anything else.", in.label())
-		}
-	}
-	r.say(in, say)
-}
-
-// say attaches the agent's words to the last event about the intent.
-func (r *Runner) say(in *intentState, words string) {
-	if words == "" {
-		return
-	}
-	for i := len(r.events) - 1; i >= 0; i-- {
-		if r.events[i].Intent == in.intent.ID {
-			r.events[i].Say = words
+		if contract, _ := w.Contract(); contract == ledger.None {
+			c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknown})
+			c.Read(w, i)
+			c.escalate(w, i, Why{Code: whyNoContract})
 			return
 		}
+		c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknownObs, Obs: obs})
+		in.Belief = BelievesUnknown
+		if obs == ObservedConflict {
+			w.Say(i, Said{Code: sayProcessing})
+		} else {
+			w.Say(i, Said{Code: sayDontKnow})
+		}
 	}
 }
 
-// noContract is why an unknown outcome goes to a person when the provider
-// takes no key.
-const noContract = "the provider has no idempotency contract: automatic retries are barred, so a person must confirm what happened"
-
 // foreign says why an object the provider named is not this intent's
-// result, or "" when it is: it must be linked to the intent by the metadata
-// the caller attached, and carry the intent's own parameters (target and
-// amount included).
-func (r *Runner) foreign(in *intentState, id ledger.ObjectID) string {
-	o, ok := r.led.Object(id)
+// result, or a zero Why when it is: it must be linked to the intent by the
+// metadata the caller attached, and carry the intent's own parameters
+// (target and amount included).
+func foreign(in *IntentState, o ObjectView) Why {
 	switch {
-	case !ok:
-		return fmt.Sprintf("the provider named %s, which the ledger does not hold", id)
-	case o.Intent != in.intent.ID:
-		return fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", id)
-	case o.Digest != in.digest:
-		return fmt.Sprintf("%s carries other parameters (%s) than the intent (%s): a person must decide whether it is the refund that was meant", id, o.Payload, in.payload)
+	case o.Intent != in.Intent.ID:
+		return Why{Code: whyForeignIntent, Obj: o.ID}
+	case o.Digest != in.Digest:
+		return Why{Code: whyForeignParams, Obj: o.ID, A: o.Payload, B: in.Payload}
 	}
-	return ""
+	return Why{}
 }
 
 // failedAfterExecution records a known failure after execution: the object
 // reached the terminal state failed.
-func (r *Runner) failedAfterExecution(in *intentState, obj ledger.ObjectID) {
-	in.class = KnownTerminal
-	in.belief = BelievesFailed
-	r.setCheckpoint(in, FailedCheckpoint, fmt.Sprintf("%s ended failed after execution", obj))
-	r.say(in, fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", in.label(), obj))
+func (c *guardedCaller) failedAfterExecution(w Wire, i int, obj ledger.ObjectID) {
+	in := &c.intents[i]
+	in.Class = KnownTerminal
+	in.Belief = BelievesFailed
+	c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyEndedFailed, Obj: obj})
+	w.Say(i, Said{Code: sayEndedFailed, Obj: obj})
 }
 
-func (r *Runner) deliver(in *intentState, obj ledger.ObjectID) {
-	in.belief = BelievesDone
-	in.class = KnownTerminal
-	r.setCheckpoint(in, Delivered, fmt.Sprintf("the result (%s) is reported to the user", obj))
-	r.say(in, fmt.Sprintf("Done: the %s went through (%s).", in.label(), obj))
-}
+// Read is a read-back; the guarded caller settles what it can settle.
+func (c *guardedCaller) Read(w Wire, i int) { c.read(w, i) }
 
-// reconcileOne reads the ledger instead of sending, and settles what the
-// read-back can settle.
-func (r *Runner) reconcileOne(in *intentState, worker int, why string) {
-	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Class: in.class, Checkpoint: in.checkpoint,
-		Note: fmt.Sprintf("%s: no resend, %s; reconciling instead", in.intent.ID, why)})
-	r.readBack(in)
+// read reads back and judges, and says how many objects it found.
+func (c *guardedCaller) read(w Wire, i int) int {
+	in := &c.intents[i]
+	found, ev := c.readBack(w, i, false)
+	n := len(found)
+	c.judgeRead(w, i, found, &ev)
+	ev.Checkpoint = in.Checkpoint
+	if ev.Kind != "" {
+		w.Log(ev)
+	}
+	return n
 }
 
 // judgeRead settles an intent from a read-back, where the read-back can.
-func (r *Runner) judgeRead(in *intentState, found []ledger.Object, ev *Event) {
-	if in.checkpoint == Delivered || in.checkpoint == Escalated || in.checkpoint == Planned {
+func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) {
+	in := &c.intents[i]
+	if in.Checkpoint == Delivered || in.Checkpoint == Escalated || in.Checkpoint == Planned {
 		return
 	}
-	if in.class == KnownFailureBeforeExecution && len(found) == 0 {
+	if in.Class == KnownFailureBeforeExecution && len(found) == 0 {
 		return
 	}
-	if r.s.Contract == ledger.None && in.class == Unknown {
+	if contract, _ := w.Contract(); contract == ledger.None && in.Class == Unknown {
 		// Without a key contract retries are barred once the outcome is
 		// unknown: the read-back is evidence for a person, not a verdict.
-		ev.Class = in.class
-		ev.Note += "; with no key contract this is evidence for a person, not a settlement"
+		ev.Class = in.Class
+		ev.Why.Tail = whyTailEvidenceOnly
 		return
 	}
+	settle := func() {
+		w.Log(*ev)
+		*ev = Event{}
+	}
 	switch {
-	case len(found) == 1 && r.foreign(in, found[0].ID) != "":
-		r.emit(*ev)
-		*ev = Event{}
-		r.escalate(in, r.foreign(in, found[0].ID))
+	case len(found) == 1 && foreign(in, found[0]).Code != 0:
+		why := foreign(in, found[0])
+		settle()
+		c.escalate(w, i, why)
 	case len(found) > 1:
-		r.emit(*ev)
-		*ev = Event{}
-		r.escalate(in, fmt.Sprintf("the read-back found %d objects for one intent", len(found)))
+		n := len(found)
+		settle()
+		c.escalate(w, i, Why{Code: whyManyObjects, N: n})
 	case len(found) == 1 && found[0].Status == ledger.Succeeded:
-		r.emit(*ev)
-		*ev = Event{}
-		in.class = KnownTerminal
-		r.setCheckpoint(in, Reconciled, fmt.Sprintf("the read-back confirms %s succeeded", found[0].ID))
-		r.deliver(in, found[0].ID)
+		id := found[0].ID
+		settle()
+		in.Class = KnownTerminal
+		c.setCheckpoint(w, i, Reconciled, Why{Code: whyReadConfirms, Obj: id})
+		c.deliver(w, i, id)
 	case len(found) == 1 && found[0].Status == ledger.Failed:
-		r.emit(*ev)
-		*ev = Event{}
-		r.failedAfterExecution(in, found[0].ID)
+		id := found[0].ID
+		settle()
+		c.failedAfterExecution(w, i, id)
 	case len(found) == 1:
-		in.class = RecordedNotTerminal
-		in.belief = BelievesPending
-		ev.Class = in.class
+		in.Class = RecordedNotTerminal
+		in.Belief = BelievesPending
+		ev.Class = in.Class
 	default:
 		// An empty read-back is a snapshot: it shows nothing while the
 		// original could still commit, so the intent stays unknown.
-		ev.Class = in.class
-		ev.Note += "; an empty read-back does not prove failure"
+		ev.Class = in.Class
+		ev.Why.Tail = whyTailEmptyNotProof
 	}
 }
 
-// reconcileAll is what a restarted caller does before sending anything:
-// read back every intent that is not settled.
-func (r *Runner) reconcileAll() {
-	for _, in := range r.intents {
-		switch in.checkpoint {
+// Restarted is what a restarted caller does before sending anything: read
+// back every intent that is not settled.
+func (c *guardedCaller) Restarted(w Wire) {
+	for i := range c.intents {
+		in := &c.intents[i]
+		switch in.Checkpoint {
 		case Submitted, Committed, UnknownState:
-			in.class = Unknown
-			if in.checkpoint == Committed {
-				in.class = RecordedNotTerminal
+			in.Class = Unknown
+			if in.Checkpoint == Committed {
+				in.Class = RecordedNotTerminal
 			}
-			r.readBack(in)
+			c.read(w, i)
 		}
 	}
 }
 
-// guardedFinish reconciles every open intent once the clock has settled and
+// Finish reconciles every open intent once the clock has settled and
 // escalates what the read-back cannot settle.
-func (r *Runner) guardedFinish() {
-	for _, in := range r.intents {
-		switch in.checkpoint {
+func (c *guardedCaller) Finish(w Wire) {
+	for i := range c.intents {
+		in := &c.intents[i]
+		switch in.Checkpoint {
 		case Submitted, Committed, UnknownState:
 		default:
 			continue
 		}
-		found := r.readBack(in)
-		switch in.checkpoint {
+		found := c.read(w, i)
+		switch in.Checkpoint {
 		case Delivered, Escalated, FailedCheckpoint:
 			continue
 		}
-		reason := "reconciliation could not settle the outcome before the run ended"
-		if len(found) == 0 {
-			reason = "the read-back finds no object for it, and nothing proves the original cannot still commit"
+		reason := Why{Code: whyUnsettled}
+		if found == 0 {
+			reason.Code = whyNothingFound
+			if why, ok := c.sameKeyRetry(w, in); !ok {
+				reason.Sub, reason.N = why.Code, why.N
+			}
 		}
-		if why, ok := r.sameKeyRetry(in); !ok && len(found) == 0 {
-			reason += "; no resend was safe: " + why
-		}
-		r.escalate(in, reason)
+		c.escalate(w, i, reason)
 	}
 }
 
 // escalate hands the intent to a person with the evidence bundle.
-func (r *Runner) escalate(in *intentState, reason string) {
-	in.belief = BelievesEscalated
-	// The key a person looks up at the provider: the last one sent, or the
-	// intent's own when nothing was sent.
-	in.evidence.Key = in.key
-	if n := len(in.evidence.Attempts); n > 0 {
-		in.evidence.Key = in.evidence.Attempts[n-1].Key
+func (c *guardedCaller) escalate(w Wire, i int, reason Why) {
+	in := &c.intents[i]
+	in.Belief = BelievesEscalated
+	if w.Recording() {
+		ev := &in.evidence
+		// The key a person looks up at the provider: the last one sent,
+		// or the intent's own when nothing was sent.
+		ev.key = in.Key
+		if n := len(ev.attempts); n > 0 {
+			ev.key = ev.attempts[n-1].Key
+		}
+		if contract, _ := w.Contract(); contract == ledger.None {
+			ev.key = ""
+		}
+		ev.reason = reason
+		// The objects a person is handed are the ones a read-back found:
+		// read now unless the last read-back is from this very tick.
+		if len(ev.reads) == 0 || ev.reads[len(ev.reads)-1].Tick != w.Now() {
+			_, read := c.readBack(w, i, true)
+			read.Class, read.Checkpoint = in.Class, in.Checkpoint
+			w.Log(read)
+		}
+		ev.objects = append([]EvidenceObject{}, ev.reads[len(ev.reads)-1].Found...)
 	}
-	if r.s.Contract == ledger.None {
-		in.evidence.Key = ""
-	}
-	in.evidence.Reason = reason
-	// The objects a person is handed are the ones a read-back found: read
-	// now unless the last read-back is from this very tick.
-	reads := in.evidence.Reads
-	if len(reads) == 0 || reads[len(reads)-1].Tick != r.led.Now() {
-		ev := r.record(in, r.led.Find(in.intent.ID), "read-back for "+in.intent.ID+", for the person it goes to")
-		ev.Class, ev.Checkpoint = in.class, in.checkpoint
-		r.emit(ev)
-		reads = in.evidence.Reads
-	}
-	in.evidence.Objects = append([]EvidenceObject{}, reads[len(reads)-1].Found...)
-	in.checkpoint = Escalated
-	r.emit(Event{Kind: EventEscalate, Intent: in.intent.ID, Class: in.class, Checkpoint: Escalated, Note: "escalated: " + reason,
-		Say: fmt.Sprintf("I've passed the %s to a person to check, with everything I know. I won't retry it myself.", in.label())})
+	in.Checkpoint = Escalated
+	w.Log(Event{Kind: EventEscalate, Intent: in.Intent.ID, Class: in.Class, Checkpoint: Escalated, Why: reason})
+	w.Say(i, Said{Code: sayEscalated})
 }
+
+func (c *guardedCaller) AppendState(b []byte) []byte { return c.appendBase(append(b, 'g')) }
+
+func (c *guardedCaller) CopyFrom(src Caller) { c.copyBase(&src.(*guardedCaller).callerBase) }

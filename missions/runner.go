@@ -5,46 +5,37 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/replaylab/replaylab/ledger"
 )
 
-// Runner replays a mission against a fresh ledger one schedule step at a
-// time. It is a pure state machine: Step moves it on, Case reads it.
+// Runner is the simulated world: it plays a mission's schedule, meeting
+// each send with its fixture's world and the ledger, and hands the caller
+// its turns. It is a pure state machine: Step moves it on, Case reads it.
 type Runner struct {
-	m   *Mission
-	s   Settings
-	led *ledger.Ledger
-	rng *rand.Rand
+	m      *Mission
+	s      Settings
+	led    *ledger.Ledger
+	caller Caller
 
 	step    int // schedule steps done; len(schedule)+1 once settled
 	attempt int // sends so far, across the mission
+	down    bool
+	// ahead counts, per intent, the turns still ahead in the schedule.
+	ahead []int
+	index map[string]int
+	// digests holds, per schedule step (and per together part), the digest
+	// of its payload override, computed once.
+	digests map[int]string
+	// fixture is the fixture the current send meets.
+	fixture Fixture
+	cur     Step
+
+	quiet   bool
 	events  []Event
-	intents []*intentState
-	byID    map[string]*intentState
-	down    bool // the caller process died and has not restarted
-}
-
-// intentState is the caller's record of one intent.
-type intentState struct {
-	intent  *Intent
-	digest  string
-	payload string
-	key     string // the key minted when the intent was recorded
-	budget  int    // sends allowed
-	offered int    // attempt steps still ahead in the schedule
-	sent    int    // sends so far
-
-	belief     Belief
-	checkpoint Checkpoint
-	class      Class
-
-	firstSent int // tick of the first send; -1 before
-	lastObj   ledger.ObjectID
-	evidence  EvidenceBundle
-	// replayedError: a same-key retry got the saved error back again.
-	replayedError bool
+	changes []ledger.Change
+	objs    []ledger.Object
+	views   []ObjectView
 }
 
 // NewRunner prepares a run of m under s. Neither is modified.
@@ -59,36 +50,33 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
-	r := &Runner{
-		m:    m,
-		s:    s,
-		led:  led,
-		rng:  rand.New(rand.NewPCG(s.Seed, 0x5eed)),
-		byID: make(map[string]*intentState, len(m.Intents)),
+	r := &Runner{m: m, s: s, led: led, caller: NewCaller(m, s), index: make(map[string]int, len(m.Intents))}
+	for i, in := range m.Intents {
+		r.index[in.ID] = i
 	}
+	r.ahead = make([]int, len(m.Intents))
 	offered := offeredAttempts(m.Schedule)
-	for i := range m.Intents {
-		in := &m.Intents[i]
-		st := &intentState{
-			intent:     in,
-			payload:    NormalizePayload(in.Payload),
-			digest:     Digest(in.Op, in.Principal, in.Payload),
-			belief:     BelievesFailed,
-			checkpoint: Planned,
-			firstSent:  -1,
-			offered:    offered[in.ID],
+	for i, in := range m.Intents {
+		r.ahead[i] = offered[in.ID]
+	}
+	r.digests = map[int]string{}
+	for i, st := range m.Schedule {
+		r.addDigest(stepRef(i, 0), st)
+		for j, t := range st.Together {
+			r.addDigest(stepRef(i, j+1), t)
 		}
-		st.budget = st.offered
-		if s.MaxAttempts > 0 {
-			st.budget = s.MaxAttempts
-		}
-		// The key is minted once, when the intent is recorded.
-		st.key = r.mintKey(st, st.digest)
-		st.evidence = EvidenceBundle{Intent: in.ID, Attempts: []EvidenceAttempt{}, Reads: []EvidenceRead{}, Objects: []EvidenceObject{}}
-		r.intents = append(r.intents, st)
-		r.byID[in.ID] = st
 	}
 	return r, nil
+}
+
+func stepRef(step, part int) int { return step*(MaxWorkers+1) + part }
+
+func (r *Runner) addDigest(ref int, st Step) {
+	if len(st.Payload) == 0 || st.Attempt == "" {
+		return
+	}
+	in := r.m.Intents[r.index[st.Attempt]]
+	r.digests[ref] = Digest(in.Op, in.Principal, mergePayload(in.Payload, st.Payload))
 }
 
 func offeredAttempts(steps []Step) map[string]int {
@@ -135,47 +123,52 @@ func (r *Runner) Step() bool {
 		r.settle()
 		return true
 	}
-	st := r.m.Schedule[r.step-1]
+	st := &r.m.Schedule[r.step-1]
 	if r.down && !st.Restart {
-		r.restart("the caller process comes back up")
+		r.restart(whyComesBack)
 	}
 	switch st.Kind() {
 	case StepAttempt:
-		r.attemptStep(st, 0)
+		r.turn(*st, stepRef(r.step-1, 0), 0)
 		r.tick(1)
 	case StepTogether:
 		for i, t := range st.Together {
-			r.attemptStep(t, i+1)
+			r.turn(t, stepRef(r.step-1, i+1), i+1)
 		}
 		r.tick(1)
 	case StepWait:
-		r.emit(Event{Kind: EventWait, Note: fmt.Sprintf("the caller waits %d ticks", st.Wait)})
+		r.emit(Event{Kind: EventWait, Why: Why{Code: whyWait, N: st.Wait}})
 		r.tick(st.Wait)
 	case StepRead:
-		r.readBack(r.byID[st.Read])
+		r.caller.Read(r, r.index[st.Read])
 		r.tick(1)
 	case StepRestart:
-		r.restart("the caller process is restarted")
+		r.restart(whyRestarted)
 		r.tick(1)
 	}
 	return true
 }
 
+// turn hands the caller its chance to send for the step's intent.
+func (r *Runner) turn(st Step, ref, worker int) {
+	i := r.index[st.Attempt]
+	r.ahead[i]--
+	r.cur = st
+	r.caller.Turn(r, i, Turn{Worker: worker, Payload: st.Payload, step: ref, Ahead: r.ahead[i]})
+}
+
 // tick moves the clock and records what the provider did meanwhile.
 func (r *Runner) tick(n int) {
-	for _, ch := range r.led.Advance(n) {
-		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind)}
-		ev.Tick = ch.Tick
+	r.changes = r.led.AdvanceInto(r.changes[:0], n)
+	for _, ch := range r.changes {
+		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind), Tick: ch.Tick}
 		switch ch.Kind {
 		case ledger.LateCommit:
-			ev.Kind = EventCommit
-			ev.Note = fmt.Sprintf("the request the caller stopped waiting for commits: %s", ch.Object)
+			ev.Kind, ev.Why = EventCommit, Why{Code: whyLateCommit, Obj: ch.Object}
 		case ledger.Resolved:
-			ev.Kind = EventResolve
-			ev.Note = fmt.Sprintf("%s turns %s", ch.Object, ch.Status)
+			ev.Kind, ev.Why = EventResolve, Why{Code: whyResolved, Obj: ch.Object, Status: ch.Status}
 		case ledger.Pruned:
-			ev.Kind = EventPrune
-			ev.Note = fmt.Sprintf("retention ends: the record for key %s is pruned", ch.Key)
+			ev.Kind, ev.Why = EventPrune, Why{Code: whyPruned, A: ch.Key}
 		}
 		r.emitAt(ev, ch.Effects)
 	}
@@ -187,320 +180,126 @@ func (r *Runner) settle() {
 	for guard := 0; guard < 10000 && r.led.Busy(); guard++ {
 		r.tick(1)
 	}
-	r.finish()
+	r.caller.Finish(r)
 }
 
-// attemptStep is the caller's turn to send for an intent.
-func (r *Runner) attemptStep(st Step, worker int) {
-	in := r.byID[st.Attempt]
-	in.offered--
-	switch r.s.Policy {
-	case Guarded:
-		r.guardedAttempt(in, st, worker)
-	default:
-		r.naiveAttempt(in, st, worker)
-	}
+// restart brings the caller process back with what it kept durable.
+func (r *Runner) restart(why WhyCode) {
+	r.down = false
+	r.emit(Event{Kind: EventRestart, Why: Why{Code: why}})
+	r.caller.Restarted(r)
 }
 
-func (r *Runner) naiveAttempt(in *intentState, st Step, worker int) {
-	if in.belief == BelievesDone {
-		r.hold(in, worker, "already done; nothing is sent")
-		return
-	}
-	if reason, ok := r.budgetLeft(in); !ok {
-		r.hold(in, worker, reason)
-		return
-	}
-	key := r.attemptKey(in, st)
-	r.submit(in, key)
-	ev := r.send(in, st, worker, key)
-	if ev.Observed == ObservedNothing {
-		r.crash(ev)
-		return
-	}
-	r.emit(ev)
-	if ev.Observed == ObservedSuccess {
-		r.setCheckpoint(in, Committed, fmt.Sprintf("the provider answers with %s", ev.Response.Object))
-		r.deliver(in, ev.Response.Object)
-		if len(st.Payload) > 0 {
-			// The words name what was sent, not what the intent said.
-			r.say(in, fmt.Sprintf("Done: the %s went through (%s), sent with %s.", in.label(), ev.Response.Object, NormalizePayload(st.Payload)))
+// Now is the current tick (Wire).
+func (r *Runner) Now() int { return r.led.Now() }
+
+// Contract is the provider's documented contract and retention (Wire).
+func (r *Runner) Contract() (ledger.Contract, int) { return r.s.Contract, r.m.Retention }
+
+// Recording reports whether events and evidence are kept (Wire).
+func (r *Runner) Recording() bool { return !r.quiet }
+
+func (r *Runner) stepDigest(ref int) string { return r.digests[ref] }
+
+// Send meets one request with the current step's fixture (Wire): the
+// world table says whether it reaches the provider, how the provider runs
+// it, and what becomes of the reply.
+func (r *Runner) Send(i int, key string, t Turn) Reply {
+	st := r.cur
+	in := r.caller.Intent(i)
+	digest, payload := in.Digest, in.Payload
+	if len(st.Payload) > 0 {
+		digest = r.digests[t.step]
+		if !r.quiet {
+			payload = NormalizePayload(mergePayload(in.Intent.Payload, st.Payload))
 		}
-		return
-	}
-	// The loop writes down "failed" for anything but a success, whatever
-	// the provider actually did.
-	in.belief = BelievesFailed
-	r.setCheckpoint(in, FailedCheckpoint, "recorded as failed: "+string(ev.Observed))
-	if r.retriesAhead(in) {
-		r.say(in, fmt.Sprintf("Sorry, the %s failed. I'll try again.", in.label()))
-	} else {
-		r.say(in, fmt.Sprintf("Sorry, the %s failed, and I could not complete it.", in.label()))
-	}
-}
-
-// submit records, before a send, that the intent is approved and
-// submitted, with the key the send will carry: every send is a submission
-// of its own.
-func (r *Runner) submit(in *intentState, key string) {
-	if in.checkpoint == Planned {
-		r.setCheckpoint(in, Approved, "the call is approved to run")
-	}
-	note := "with key " + key
-	if r.s.Contract == ledger.None {
-		note = "without a key: the provider takes none"
-	}
-	in.checkpoint = Submitted
-	r.emit(Event{Kind: EventCheckpoint, Intent: in.intent.ID, Checkpoint: Submitted, Class: in.class, Note: note})
-}
-
-// budgetLeft says whether the caller may still send for the intent.
-func (r *Runner) budgetLeft(in *intentState) (string, bool) {
-	if in.sent >= in.budget {
-		return fmt.Sprintf("the budget of %d attempts is spent", in.budget), false
-	}
-	if r.s.Deadline > 0 && r.led.Now() >= r.s.Deadline {
-		return fmt.Sprintf("the deadline (tick %d) has passed", r.s.Deadline), false
-	}
-	return "", true
-}
-
-// retriesAhead says whether the caller expects another try: budget left and
-// an attempt still ahead in the schedule.
-func (r *Runner) retriesAhead(in *intentState) bool {
-	return in.sent < in.budget && in.offered > 0
-}
-
-func (r *Runner) hold(in *intentState, worker int, why string) {
-	r.emit(Event{Kind: EventHold, Intent: in.intent.ID, Worker: worker, Checkpoint: in.checkpoint,
-		Note: fmt.Sprintf("%s: %s", in.intent.ID, why)})
-}
-
-// attemptKey is the key for a new send: the one minted with the intent when
-// keys are stable, a fresh one otherwise, or the payload's hash.
-func (r *Runner) attemptKey(in *intentState, st Step) string {
-	digest := in.digest
-	if len(st.Payload) > 0 {
-		digest = Digest(in.intent.Op, in.intent.Principal, mergePayload(in.intent.Payload, st.Payload))
-	}
-	if r.s.KeySource == KeyPayloadHash {
-		return r.mintKey(in, digest)
-	}
-	if r.s.StableKeys {
-		return in.key
-	}
-	return r.mintKey(in, digest)
-}
-
-// mintKey makes a key: from the seeded generator for per-intent keys, from
-// the payload digest for payload-hash keys.
-func (r *Runner) mintKey(in *intentState, digest string) string {
-	if r.s.KeySource == KeyPayloadHash {
-		return "ph_" + digest[:10]
-	}
-	return fmt.Sprintf("ik_%010x", r.rng.Uint64()>>24)
-}
-
-// send puts one attempt on the wire and returns its event, not yet emitted.
-func (r *Runner) send(in *intentState, st Step, worker int, key string) Event {
-	payload := in.intent.Payload
-	digest := in.digest
-	if len(st.Payload) > 0 {
-		payload = mergePayload(payload, st.Payload)
-		digest = Digest(in.intent.Op, in.intent.Principal, payload)
 	}
 	r.attempt++
-	in.sent++
-	if in.firstSent < 0 {
-		in.firstSent = r.led.Now()
-	}
-	ev := Event{Kind: EventAttempt, Intent: in.intent.ID, Attempt: r.attempt, Worker: worker, Key: key, Fixture: st.Fixture}
-	if r.s.Contract == ledger.None {
-		// The provider accepts no key, so none is sent.
-		ev.Key = ""
-	}
-	req := ledger.Request{Intent: in.intent.ID, Key: ev.Key, Digest: digest, Payload: NormalizePayload(payload)}
-	var res ledger.Result
-	reached := true
-	switch st.Fixture {
-	case TimeoutBeforeCommit:
-		reached = false
-	case FailureBeforeCommit:
-		res = r.led.Submit(req, ledger.Execution{Kind: ledger.Reject})
-	case ServerErrorAfterCommit:
-		res = r.led.Submit(req, ledger.Execution{Kind: ledger.CommitServerError})
-	case LateCommit:
-		res = r.led.Submit(req, ledger.Execution{Kind: ledger.CommitLater, Delay: st.Delay})
-	case PendingFixture:
-		res = r.led.Submit(req, ledger.Execution{Kind: ledger.CommitPending, Delay: st.Delay, Terminal: st.Resolve})
-	default: // success, timeout_after_commit, crash_after_send
-		res = r.led.Submit(req, ledger.Execution{Kind: ledger.Commit})
-	}
-	if !reached {
+	w := worldOf(st.Fixture)
+	ev := Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture}
+	rep := Reply{Attempt: r.attempt}
+	if !w.Reaches {
 		ev.Provider = "not_reached"
 		ev.Observed = ObservedTimeout
-		ev.Note = "the request is dropped on the way; the provider never sees it"
-	} else {
-		ev.Provider = string(res.Action)
-		resp := res.Response
-		ev.Response = &resp
-		ev.Observed = observe(st.Fixture, res)
-		ev.Note = r.providerNote(res)
-		if res.Response.Object != 0 {
-			in.lastObj = res.Response.Object
-		}
-	}
-	heard := EvidenceAttempt{
-		Attempt: ev.Attempt, Tick: r.led.Now(), Key: ev.Key, Payload: req.Payload,
-		Observed: ev.Observed, Error: errorText(ev),
-	}
-	if ev.Observed != ObservedTimeout && ev.Observed != ObservedNothing {
-		// The evidence holds what the caller heard: a timeout is a record
-		// of not knowing, not of what the provider did.
-		resp := res.Response
-		heard.Response = &resp
-	}
-	in.evidence.Attempts = append(in.evidence.Attempts, heard)
-	return ev
-}
-
-// observe is what the caller sees of an attempt, given the fixture's
-// transport and the provider's answer.
-func observe(f Fixture, res ledger.Result) Observation {
-	switch f {
-	case TimeoutAfterCommit:
-		return ObservedTimeout
-	case CrashAfterSend:
-		return ObservedNothing
-	}
-	switch res.Action {
-	case ledger.Executing:
-		return ObservedTimeout
-	case ledger.Conflict:
-		return ObservedConflict
-	case ledger.Mismatch:
-		return ObservedMismatch
-	}
-	switch {
-	case res.Response.Code != ledger.CodeOK, res.Response.Status == ledger.Failed:
-		return ObservedError
-	case res.Response.Status == ledger.Pending:
-		return ObservedPending
-	}
-	return ObservedSuccess
-}
-
-func (r *Runner) providerNote(res ledger.Result) string {
-	obj := res.Response.Object
-	switch res.Action {
-	case ledger.Rejected:
-		return "the provider rejects the request before executing it; nothing is saved"
-	case ledger.Committed:
-		if res.Response.Code == ledger.CodeServerError {
-			return fmt.Sprintf("the provider commits %s but saves a 500 as the response", obj)
-		}
-		if res.Response.Status == ledger.Pending {
-			return fmt.Sprintf("the provider creates %s in pending", obj)
-		}
-		return fmt.Sprintf("the provider commits %s", obj)
-	case ledger.Executing:
-		return "the provider is still executing when the caller stops waiting"
-	case ledger.Replayed:
-		if r.s.Contract == ledger.V2 && obj != 0 {
-			return fmt.Sprintf("the key is known: the provider returns the updated response, %s %s; no new effect", obj, res.Response.Status)
-		}
-		if obj != 0 {
-			return fmt.Sprintf("the key is known: the provider replays the saved %d for %s; no new effect", res.Response.Code, obj)
-		}
-		return fmt.Sprintf("the key is known: the provider replays the saved %d; no new effect", res.Response.Code)
-	case ledger.Completed:
-		return fmt.Sprintf("the key is known: the provider finishes what the earlier attempt left open and returns the updated response for %s; no new effect", obj)
-	case ledger.Conflict:
-		return "the same key is still executing: the provider answers 409 conflict and saves nothing; this send was not executed"
-	case ledger.Mismatch:
-		return "the key was saved with a different payload: the provider rejects the request"
-	}
-	return string(res.Action)
-}
-
-func errorText(ev Event) string {
-	switch ev.Observed {
-	case ObservedSuccess, ObservedPending:
-		return ""
-	case ObservedTimeout:
-		return "timeout"
-	case ObservedNothing:
-		return "caller crashed before recording the reply"
-	}
-	if ev.Response != nil {
-		return fmt.Sprintf("%s (%d)", ev.Observed, ev.Response.Code)
-	}
-	return string(ev.Observed)
-}
-
-// crash records an attempt whose reply died with the caller process.
-func (r *Runner) crash(ev Event) {
-	ev.Note += "; the caller process dies before recording the reply"
-	r.emit(ev)
-	r.down = true
-}
-
-// restart brings the caller process back. What it kept is what was
-// durable: intents, their keys and their checkpoints. The naive agent's
-// conversation ends with the send, so it believes nothing happened.
-func (r *Runner) restart(why string) {
-	r.down = false
-	r.emit(Event{Kind: EventRestart, Note: why})
-	if r.s.Policy == Guarded {
-		r.reconcileAll()
-	}
-}
-
-// readBack is the caller reading the ledger for objects linked to an
-// intent; the guarded caller settles what the read-back can settle.
-func (r *Runner) readBack(in *intentState) []ledger.Object {
-	found := r.led.Find(in.intent.ID)
-	ev := r.record(in, found, "read-back for "+in.intent.ID)
-	if r.s.Policy == Guarded {
-		r.judgeRead(in, found, &ev)
-	}
-	ev.Checkpoint = in.checkpoint
-	if ev.Kind != "" {
+		ev.Why = Why{Code: whyDropped}
 		r.emit(ev)
+		return rep
 	}
-	return found
+	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(st))
+	resp := res.Response
+	ev.Provider = string(res.Action)
+	switch {
+	case w.Reply == CallerCrash:
+		rep.Crashed = true
+	case w.Reply == ReplyLost, res.Action == ledger.Executing:
+		// Nothing comes back before the caller's timeout.
+	default:
+		rep.Heard = true
+		rep.Code = resp.Code
+		rep.Replayed = res.Action == ledger.Replayed
+		rep.Object = r.view(resp.Object, resp.Status)
+	}
+	ev.Observed = rep.Observation()
+	if !r.quiet {
+		ev.Response = &resp
+	}
+	ev.Why = Why{Code: whyProvider}
+	r.emit(ev)
+	if rep.Crashed {
+		r.down = true
+	}
+	return rep
 }
 
-// record keeps a read-back in the intent's evidence and returns its event,
-// not yet emitted.
-func (r *Runner) record(in *intentState, found []ledger.Object, what string) Event {
-	read := EvidenceRead{Tick: r.led.Now(), Found: []EvidenceObject{}}
-	for _, o := range found {
-		read.Found = append(read.Found, EvidenceObject{Object: o.ID, Status: o.Status})
+// view is the object as a response body shows it, with the status the
+// response gives.
+func (r *Runner) view(id ledger.ObjectID, status ledger.Status) ObjectView {
+	o, ok := r.led.Object(id)
+	if !ok {
+		return ObjectView{}
 	}
-	read.Summary = describeFound(found)
-	in.evidence.Reads = append(in.evidence.Reads, read)
-	return Event{Kind: EventRead, Intent: in.intent.ID, Note: what + ": " + read.Summary}
+	return ObjectView{ID: id, Intent: o.Intent, Payload: o.Payload, Digest: o.Digest, Status: status}
 }
 
-func describeFound(found []ledger.Object) string {
-	if len(found) == 0 {
-		return "no objects"
+// ReadBack lists the objects linked to intent, as a client's list call
+// returns them (Wire).
+func (r *Runner) ReadBack(intent string) []ObjectView {
+	r.objs = r.led.FindInto(r.objs[:0], intent)
+	r.views = r.views[:0]
+	for _, o := range r.objs {
+		r.views = append(r.views, ObjectView{ID: o.ID, Intent: o.Intent, Payload: o.Payload, Digest: o.Digest, Status: o.Status})
 	}
-	s := ""
-	for i, o := range found {
-		if i > 0 {
-			s += ", "
+	return r.views
+}
+
+// Log records an event the caller made (Wire).
+func (r *Runner) Log(ev Event) { r.emit(ev) }
+
+// Classified marks the class the caller gave the last send (Wire).
+func (r *Runner) Classified(c Class) {
+	if r.quiet {
+		return
+	}
+	for j := len(r.events) - 1; j >= 0; j-- {
+		if r.events[j].Kind == EventAttempt {
+			r.events[j].Class = c
+			return
 		}
-		s += fmt.Sprintf("%s %s", o.ID, o.Status)
 	}
-	return s
 }
 
-// finish closes the books when the run ends.
-func (r *Runner) finish() {
-	if r.s.Policy == Guarded {
-		r.guardedFinish()
+// Say attaches the agent's words to the last event about intent i (Wire).
+func (r *Runner) Say(i int, s Said) {
+	if r.quiet {
+		return
+	}
+	id := r.m.Intents[i].ID
+	for j := len(r.events) - 1; j >= 0; j-- {
+		if r.events[j].Intent == id {
+			r.events[j].Saying = s
+			r.events[j].Say = ""
+			return
+		}
 	}
 }
 
@@ -509,48 +308,54 @@ func (r *Runner) emit(ev Event) {
 	r.emitAt(ev, r.led.Effects())
 }
 
-// emitAt records an event with the ledger's effect count right after it.
+// emitAt records an event with the ledger's effect count right after it,
+// and the caller's belief about the event's intent.
 func (r *Runner) emitAt(ev Event, effects int) {
+	if r.quiet {
+		return
+	}
 	ev.Seq = len(r.events) + 1
 	ev.Step = r.step
 	ev.Effects = effects
+	if i, ok := r.index[ev.Intent]; ok && ev.Intent != "" {
+		ev.Belief = r.caller.Belief(i)
+	}
 	r.events = append(r.events, ev)
 }
 
-func (in *intentState) label() string {
-	if in.intent.Label != "" {
-		return in.intent.Label
-	}
-	return in.intent.Op + " " + in.intent.ID
-}
-
-// Case returns the record of the run so far.
+// Case returns the record of the run so far, its words rendered.
 func (r *Runner) Case() *Case {
 	snap := r.led.Snapshot()
 	c := &Case{
 		Mission:  *r.m,
 		Settings: r.s,
-		Events:   append([]Event{}, r.events...),
+		Events:   make([]Event, len(r.events)),
 		Ledger:   snap,
-		Outcome:  Outcome{Effects: snap.Effects, Intended: len(r.intents), Verdicts: []IntentVerdict{}},
+		Outcome:  Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Verdicts: []IntentVerdict{}},
+	}
+	copy(c.Events, r.events)
+	words := Words{Mission: r.m, Settings: r.s}
+	for j := range c.Events {
+		words.Render(&c.Events[j])
 	}
 	for _, o := range snap.Objects {
 		if o.Status == ledger.Succeeded {
 			c.Outcome.Succeeded++
 		}
 	}
-	for _, in := range r.intents {
+	for i := range r.m.Intents {
+		in := r.caller.Intent(i)
 		live := 0
 		for _, o := range snap.Objects {
-			if o.Intent == in.intent.ID && o.Status != ledger.Failed {
+			if o.Intent == in.Intent.ID && o.Status != ledger.Failed {
 				live++
 			}
 		}
 		c.Outcome.Verdicts = append(c.Outcome.Verdicts, IntentVerdict{
-			Intent: in.intent.ID, Verdict: judge(in.belief, live), Effects: live, Belief: in.belief,
+			Intent: in.Intent.ID, Verdict: judge(in.Belief, live), Effects: live, Belief: in.Belief,
 		})
-		if in.belief == BelievesEscalated {
-			c.Outcome.Evidence = append(c.Outcome.Evidence, in.evidence)
+		if in.Belief == BelievesEscalated {
+			c.Outcome.Evidence = append(c.Outcome.Evidence, words.Evidence(in))
 		}
 	}
 	return c

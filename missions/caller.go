@@ -1,0 +1,351 @@
+package missions
+
+import "github.com/replaylab/replaylab/ledger"
+
+// Caller is the client side of a run. It decides whether to send, what it
+// believes and what it tells the user from what a real client can see
+// only: the reply's code, body and headers, a timeout, a read-back's
+// answer, the clock, the provider's documented contract, and its own
+// durable state. It never sees the fixture or what the provider did.
+type Caller interface {
+	// Turn is a scheduled chance to send for intent i.
+	Turn(w Wire, i int, t Turn)
+	// Read is a scheduled read-back for intent i.
+	Read(w Wire, i int)
+	// Restarted: the caller process came back up with its durable state.
+	Restarted(w Wire)
+	// Finish closes the books once the provider has settled.
+	Finish(w Wire)
+	// Belief is what the caller believes became of intent i.
+	Belief(i int) Belief
+	// Intent is the caller's durable record of intent i.
+	Intent(i int) *IntentState
+	// AppendState appends an encoding of everything that decides the
+	// caller's next moves: equal encodings, equal futures.
+	AppendState(b []byte) []byte
+	// CopyFrom makes the caller a copy of src, which has the same type.
+	CopyFrom(src Caller)
+}
+
+// Turn is what the schedule hands the caller with a chance to send.
+type Turn struct {
+	// Worker is which concurrent worker has the turn, in a together step.
+	Worker int
+	// Payload overrides payload fields for this send, as when the model
+	// re-issues a call with other arguments.
+	Payload map[string]string
+	// Step indexes the schedule step, for the digest of an override.
+	step int
+	// Ahead is how many more turns the schedule plans for the intent.
+	Ahead int
+}
+
+// Wire is the caller's view of the world: the clock, the provider's
+// documented contract, sends, read-backs, and the case being recorded.
+type Wire interface {
+	// Now is the current tick.
+	Now() int
+	// Contract is what the provider documents about keys: which contract
+	// and how long keys are kept.
+	Contract() (ledger.Contract, int)
+	// Send puts one request for intent i on the wire and returns what
+	// came back. The world applies the turn's fixture.
+	Send(i int, key string, t Turn) Reply
+	// ReadBack lists the objects whose metadata names the intent.
+	ReadBack(intent string) []ObjectView
+	// Log records an event the caller made (checkpoint, hold, read,
+	// escalation). The world stamps its tick, step and effect count.
+	Log(ev Event)
+	// Classified marks the class the caller gave the last send.
+	Classified(c Class)
+	// Say attaches the agent's words to the last event about intent i.
+	Say(i int, s Said)
+	// Recording reports whether the case is kept (false while exploring).
+	Recording() bool
+}
+
+// IntentState is a caller's durable record of one intent: what survives a
+// restart of the caller process.
+type IntentState struct {
+	Intent  *Intent
+	Digest  string
+	Payload string
+	// Key is the key minted when the intent was recorded.
+	Key    string
+	Budget int
+	Sent   int
+
+	Belief     Belief
+	Checkpoint Checkpoint
+	Class      Class
+
+	// FirstSent is the tick of the first send; -1 before.
+	FirstSent int
+	// ReplayedError: a same-key retry got the saved error back again.
+	ReplayedError bool
+	evidence      evidence
+}
+
+// evidence is what the caller keeps for a person, in structured form; the
+// words come at the end (see render).
+type evidence struct {
+	attempts []EvidenceAttempt
+	reads    []EvidenceRead
+	objects  []EvidenceObject
+	key      string
+	reason   Why
+}
+
+func (in *IntentState) label() string {
+	if in.Intent.Label != "" {
+		return in.Intent.Label
+	}
+	return in.Intent.Op + " " + in.Intent.ID
+}
+
+// callerBase is the durable state both policies keep, and the moves they
+// share.
+type callerBase struct {
+	settings Settings
+	intents  []IntentState
+	// keys mints the intent's keys; shared by copies (see keyMint).
+	keys *keyMint
+	// mints is how many per-intent keys this caller has minted.
+	mints int
+	found []ObjectView
+}
+
+func (c *callerBase) Belief(i int) Belief          { return c.intents[i].Belief }
+func (c *callerBase) Intent(i int) *IntentState    { return &c.intents[i] }
+func (c *callerBase) appendBase(b []byte) []byte {
+	b = appendU(b, uint64(c.mints))
+	for i := range c.intents {
+		in := &c.intents[i]
+		b = append(b, beliefIndex(in.Belief), checkpointIndex(in.Checkpoint), classIndex(in.Class))
+		b = appendU(b, uint64(in.Sent))
+		b = appendU(b, uint64(in.FirstSent+1))
+		if in.ReplayedError {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
+	return b
+}
+
+func (c *callerBase) copyBase(src *callerBase) {
+	c.settings, c.keys, c.mints = src.settings, src.keys, src.mints
+	c.intents = append(c.intents[:0], src.intents...)
+	for i := range c.intents {
+		// Evidence is kept only while recording; copies share none.
+		c.intents[i].evidence = evidence{}
+	}
+}
+
+func appendU(b []byte, u uint64) []byte {
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
+	}
+	return append(b, byte(u))
+}
+
+func beliefIndex(b Belief) byte {
+	switch b {
+	case BelievesDone:
+		return 1
+	case BelievesFailed:
+		return 2
+	case BelievesPending:
+		return 3
+	case BelievesUnknown:
+		return 4
+	case BelievesEscalated:
+		return 5
+	}
+	return 0
+}
+
+func checkpointIndex(c Checkpoint) byte {
+	for i, cp := range []Checkpoint{Planned, Approved, Submitted, Committed, Reconciled, Delivered, FailedCheckpoint, UnknownState, Escalated} {
+		if cp == c {
+			return byte(i + 1)
+		}
+	}
+	return 0
+}
+
+func classIndex(c Class) byte {
+	switch c {
+	case KnownFailureBeforeExecution:
+		return 1
+	case RecordedNotTerminal:
+		return 2
+	case KnownTerminal:
+		return 3
+	case Unknown:
+		return 4
+	}
+	return 0
+}
+
+// NewCaller returns the caller for s.Policy, with a durable record of each
+// of m's intents and the number of turns the schedule plans for each.
+func NewCaller(m *Mission, s Settings) Caller {
+	base := callerBase{settings: s, keys: newKeyMint(s.Seed)}
+	offered := offeredAttempts(m.Schedule)
+	base.intents = make([]IntentState, len(m.Intents))
+	for i := range m.Intents {
+		in := &m.Intents[i]
+		st := &base.intents[i]
+		*st = IntentState{
+			Intent:     in,
+			Payload:    NormalizePayload(in.Payload),
+			Digest:     Digest(in.Op, in.Principal, in.Payload),
+			Belief:     BelievesFailed,
+			Checkpoint: Planned,
+			FirstSent:  -1,
+			Budget:     offered[in.ID],
+		}
+		if s.MaxAttempts > 0 {
+			st.Budget = s.MaxAttempts
+		}
+		// The key is minted once, when the intent is recorded.
+		st.Key = base.mintKey(st.Digest)
+	}
+	if s.Policy == Guarded {
+		return &guardedCaller{callerBase: base}
+	}
+	return &naiveCaller{callerBase: base}
+}
+
+// mintKey makes a key: the next from the seeded generator for per-intent
+// keys, from the payload digest for payload-hash keys.
+func (c *callerBase) mintKey(digest string) string {
+	if c.settings.KeySource == KeyPayloadHash {
+		return "ph_" + digest[:10]
+	}
+	k := c.keys.nth(c.mints)
+	c.mints++
+	return k
+}
+
+// attemptKey is the key for a new send: the one minted with the intent when
+// keys are stable, a fresh one otherwise, or the payload's hash.
+func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) string {
+	digest := in.Digest
+	if len(t.Payload) > 0 {
+		digest = w.(digester).stepDigest(t.step)
+	}
+	if c.settings.KeySource == KeyPayloadHash {
+		return "ph_" + digest[:10]
+	}
+	if c.settings.StableKeys {
+		return in.Key
+	}
+	return c.mintKey(digest)
+}
+
+// digester gives the digest of a step's payload override, computed once.
+type digester interface{ stepDigest(step int) string }
+
+// budgetLeft says whether the caller may still send for the intent.
+func (c *callerBase) budgetLeft(w Wire, in *IntentState) (Why, bool) {
+	if in.Sent >= in.Budget {
+		return Why{Code: whyBudget, N: in.Budget}, false
+	}
+	if c.settings.Deadline > 0 && w.Now() >= c.settings.Deadline {
+		return Why{Code: whyDeadline, N: c.settings.Deadline}, false
+	}
+	return Why{}, true
+}
+
+// retriesAhead says whether the caller expects another try: budget left and
+// a turn still ahead in the schedule.
+func retriesAhead(in *IntentState, t Turn) bool { return in.Sent < in.Budget && t.Ahead > 0 }
+
+func (c *callerBase) hold(w Wire, i, worker int, why Why) {
+	in := &c.intents[i]
+	w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: worker, Checkpoint: in.Checkpoint, Why: why})
+}
+
+// setCheckpoint records a change of the intent's durable state.
+func (c *callerBase) setCheckpoint(w Wire, i int, cp Checkpoint, why Why) {
+	in := &c.intents[i]
+	if in.Checkpoint == cp {
+		return
+	}
+	in.Checkpoint = cp
+	w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: cp, Class: in.Class, Why: why})
+}
+
+// submit records, before a send, that the intent is approved and
+// submitted, with the key the send will carry.
+func (c *callerBase) submit(w Wire, i int, key string) {
+	in := &c.intents[i]
+	if in.Checkpoint == Planned {
+		c.setCheckpoint(w, i, Approved, Why{Code: whyApproved})
+	}
+	why := Why{Code: whySubmitted, A: key}
+	if contract, _ := w.Contract(); contract == ledger.None {
+		why = Why{Code: whySubmittedNoKey}
+	}
+	in.Checkpoint = Submitted
+	w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: Submitted, Class: in.Class, Why: why})
+}
+
+// send puts one attempt on the wire and keeps what was heard as evidence.
+func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
+	in := &c.intents[i]
+	in.Sent++
+	if in.FirstSent < 0 {
+		in.FirstSent = w.Now()
+	}
+	if contract, _ := w.Contract(); contract == ledger.None {
+		key = "" // the provider accepts no key, so none is sent
+	}
+	rep := w.Send(i, key, t)
+	if w.Recording() {
+		payload := in.Payload
+		if len(t.Payload) > 0 {
+			payload = NormalizePayload(mergePayload(in.Intent.Payload, t.Payload))
+		}
+		heard := EvidenceAttempt{Attempt: rep.Attempt, Tick: w.Now(), Key: key, Payload: payload, Observed: rep.Observation()}
+		if rep.Heard && !rep.Crashed {
+			// The evidence holds what the caller heard: a timeout is a
+			// record of not knowing, not of what the provider did.
+			resp := rep.Response()
+			heard.Response = &resp
+		}
+		in.evidence.attempts = append(in.evidence.attempts, heard)
+	}
+	return rep
+}
+
+// readBack lists the intent's objects and logs the read, not yet judged:
+// the event is returned for the caller to complete and log.
+func (c *callerBase) readBack(w Wire, i int, forPerson bool) ([]ObjectView, Event) {
+	in := &c.intents[i]
+	c.found = append(c.found[:0], w.ReadBack(in.Intent.ID)...)
+	ev := Event{Kind: EventRead, Intent: in.Intent.ID, Why: Why{Code: whyRead}}
+	if forPerson {
+		ev.Why.Code = whyReadForPerson
+	}
+	if w.Recording() {
+		read := EvidenceRead{Tick: w.Now(), Found: make([]EvidenceObject, 0, len(c.found))}
+		for _, o := range c.found {
+			read.Found = append(read.Found, EvidenceObject{Object: o.ID, Status: o.Status})
+		}
+		in.evidence.reads = append(in.evidence.reads, read)
+		ev.Why.Found = read.Found
+	}
+	return c.found, ev
+}
+
+func (c *callerBase) deliver(w Wire, i int, obj ledger.ObjectID) {
+	in := &c.intents[i]
+	in.Belief = BelievesDone
+	in.Class = KnownTerminal
+	c.setCheckpoint(w, i, Delivered, Why{Code: whyDelivered, Obj: obj})
+	w.Say(i, Said{Code: sayDone, Obj: obj})
+}

@@ -1,0 +1,83 @@
+package missions
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// naiveCaller is the agent loop: anything but a success reads as failed
+// and is retried while the budget lasts.
+type naiveCaller struct{ callerBase }
+
+func (c *naiveCaller) Turn(w Wire, i int, t Turn) {
+	in := &c.intents[i]
+	if in.Belief == BelievesDone {
+		c.hold(w, i, t.Worker, Why{Code: whyAlreadyDone})
+		return
+	}
+	if why, ok := c.budgetLeft(w, in); !ok {
+		c.hold(w, i, t.Worker, why)
+		return
+	}
+	key := c.attemptKey(w, in, t)
+	c.submit(w, i, key)
+	rep := c.send(w, i, key, t)
+	obs := rep.Observation()
+	if obs == ObservedNothing {
+		return
+	}
+	if obs == ObservedSuccess {
+		c.setCheckpoint(w, i, Committed, Why{Code: whyAnswered, Obj: rep.Object.ID})
+		c.deliver(w, i, rep.Object.ID)
+		if len(t.Payload) > 0 {
+			// The words name what was sent, not what the intent said.
+			w.Say(i, Said{Code: sayDoneWith, Obj: rep.Object.ID, Payload: t.Payload})
+		}
+		return
+	}
+	// The loop writes down "failed" for anything but a success, whatever
+	// the provider actually did.
+	in.Belief = BelievesFailed
+	c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRecordedFailed, Obs: obs})
+	if retriesAhead(in, t) {
+		w.Say(i, Said{Code: saySorryRetry})
+	} else {
+		w.Say(i, Said{Code: saySorryGiveUp})
+	}
+}
+
+// Read is a read-back the naive loop makes and ignores.
+func (c *naiveCaller) Read(w Wire, i int) {
+	_, ev := c.readBack(w, i, false)
+	ev.Checkpoint = c.intents[i].Checkpoint
+	w.Log(ev)
+}
+
+// Restarted: the naive agent's conversation ended with the send, so it
+// believes nothing happened.
+func (c *naiveCaller) Restarted(Wire) {}
+
+func (c *naiveCaller) Finish(Wire) {}
+
+func (c *naiveCaller) AppendState(b []byte) []byte { return c.appendBase(append(b, 'n')) }
+
+func (c *naiveCaller) CopyFrom(src Caller) { c.copyBase(&src.(*naiveCaller).callerBase) }
+
+// keyMint hands out the seeded generator's keys in order. The n-th key of
+// a seed is always the same, so copies of a caller share one mint and a
+// key is formatted once, however many branches use it.
+type keyMint struct {
+	rng  *rand.Rand
+	keys []string
+}
+
+func newKeyMint(seed uint64) *keyMint {
+	return &keyMint{rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+}
+
+func (k *keyMint) nth(n int) string {
+	for len(k.keys) <= n {
+		k.keys = append(k.keys, fmt.Sprintf("ik_%010x", k.rng.Uint64()>>24))
+	}
+	return k.keys[n]
+}

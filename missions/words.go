@@ -1,0 +1,379 @@
+package missions
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// WhyCode names what an event's note says.
+type WhyCode uint8
+
+// What a note can say. The engine picks one and fills its fields; Words
+// turns it into a sentence.
+const (
+	whyNone WhyCode = iota
+	// the world
+	whyWait
+	whyLateCommit
+	whyResolved
+	whyPruned
+	whyDropped
+	whyProvider
+	whyComesBack
+	whyRestarted
+	// checkpoints
+	whyApproved
+	whySubmitted
+	whySubmittedNoKey
+	whyAnswered
+	whyRecordedFailed
+	whyConfirms
+	whyRecordedPending
+	whyRejected
+	whyUnknown
+	whyUnknownObs
+	whyEndedFailed
+	whyDelivered
+	whyReadConfirms
+	// holds
+	whyAlreadyDone
+	whyBudget
+	whyDeadline
+	whyHoldDelivered
+	whyHoldEscalated
+	whyHoldFailedAfter
+	whyPolling
+	whyNoResend
+	// why a resend is not safe
+	whyRetryNoContract
+	whyRetryPayloadHash
+	whyRetryFreshKeys
+	whyRetryReplayedError
+	whyRetryPastWindow
+	// read-backs
+	whyRead
+	whyReadForPerson
+	whyTailEvidenceOnly
+	whyTailEmptyNotProof
+	// escalations
+	whyMismatch
+	whyForeignIntent
+	whyForeignParams
+	whyNoContract
+	whyManyObjects
+	whyUnsettled
+	whyNothingFound
+)
+
+// Why is the structured content of a note: a code and what it refers to.
+type Why struct {
+	Code   WhyCode
+	Obj    ledger.ObjectID
+	N      int
+	Obs    Observation
+	Status ledger.Status
+	// A and B are texts the sentence quotes (a key, two payloads).
+	A, B string
+	// Sub is a nested reason (why no resend was safe), with N its number.
+	Sub WhyCode
+	// Tail adds a clause to a read-back's note.
+	Tail WhyCode
+	// Found is what a read-back found.
+	Found []EvidenceObject
+}
+
+// SayCode names what the agent tells the user.
+type SayCode uint8
+
+// What the agent can say.
+const (
+	sayNothing SayCode = iota
+	sayDone
+	sayDoneWith
+	saySorryRetry
+	saySorryGiveUp
+	sayPending
+	sayRejectedRetry
+	sayRejected
+	sayProcessing
+	sayDontKnow
+	sayEndedFailed
+	sayEscalated
+)
+
+// Said is the structured content of what the agent says.
+type Said struct {
+	Code SayCode
+	Obj  ledger.ObjectID
+	// Payload is, for sayDoneWith, the override that was sent.
+	Payload map[string]string
+}
+
+// Words turns a run's structured events into English: the one place
+// where notes, the agent's words and evidence reasons are written.
+type Words struct {
+	Mission  *Mission
+	Settings Settings
+}
+
+// Render fills ev's Note and Say from its Why and Saying.
+func (w Words) Render(ev *Event) {
+	if ev.Why.Code != whyNone {
+		ev.Note = w.note(ev)
+	}
+	if ev.Saying.Code != sayNothing {
+		ev.Say = w.say(ev.Intent, ev.Saying)
+	}
+}
+
+func (w Words) label(intent string) string {
+	for _, in := range w.Mission.Intents {
+		if in.ID == intent {
+			if in.Label != "" {
+				return in.Label
+			}
+			return in.Op + " " + in.ID
+		}
+	}
+	return intent
+}
+
+func (w Words) note(ev *Event) string {
+	y := ev.Why
+	switch ev.Kind {
+	case EventHold:
+		return ev.Intent + ": " + w.reason(y)
+	case EventEscalate:
+		return "escalated: " + w.reason(y)
+	case EventRead:
+		what := "read-back for " + ev.Intent
+		if y.Code == whyReadForPerson {
+			what += ", for the person it goes to"
+		}
+		s := what + ": " + describeFound(y.Found)
+		switch y.Tail {
+		case whyTailEvidenceOnly:
+			s += "; with no key contract this is evidence for a person, not a settlement"
+		case whyTailEmptyNotProof:
+			s += "; an empty read-back does not prove failure"
+		}
+		return s
+	case EventAttempt:
+		if y.Code == whyDropped {
+			return "the request is dropped on the way; the provider never sees it"
+		}
+		s := w.providerNote(ev)
+		if ev.Observed == ObservedNothing {
+			s += "; the caller process dies before recording the reply"
+		}
+		return s
+	}
+	return w.reason(y)
+}
+
+// reason is a Why as a clause.
+func (w Words) reason(y Why) string {
+	switch y.Code {
+	case whyWait:
+		return fmt.Sprintf("the caller waits %d ticks", y.N)
+	case whyLateCommit:
+		return fmt.Sprintf("the request the caller stopped waiting for commits: %s", y.Obj)
+	case whyResolved:
+		return fmt.Sprintf("%s turns %s", y.Obj, y.Status)
+	case whyPruned:
+		return fmt.Sprintf("retention ends: the record for key %s is pruned", y.A)
+	case whyComesBack:
+		return "the caller process comes back up"
+	case whyRestarted:
+		return "the caller process is restarted"
+	case whyApproved:
+		return "the call is approved to run"
+	case whySubmitted:
+		return "with key " + y.A
+	case whySubmittedNoKey:
+		return "without a key: the provider takes none"
+	case whyAnswered:
+		return fmt.Sprintf("the provider answers with %s", y.Obj)
+	case whyRecordedFailed:
+		return "recorded as failed: " + string(y.Obs)
+	case whyConfirms:
+		return fmt.Sprintf("the provider confirms %s", y.Obj)
+	case whyRecordedPending:
+		return fmt.Sprintf("%s is recorded but still pending", y.Obj)
+	case whyRejected:
+		return "rejected before execution; nothing was saved, so the same action may be retried"
+	case whyUnknown:
+		return "outcome unknown"
+	case whyUnknownObs:
+		return "outcome unknown: " + string(y.Obs)
+	case whyEndedFailed:
+		return fmt.Sprintf("%s ended failed after execution", y.Obj)
+	case whyDelivered:
+		return fmt.Sprintf("the result (%s) is reported to the user", y.Obj)
+	case whyReadConfirms:
+		return fmt.Sprintf("the read-back confirms %s succeeded", y.Obj)
+	case whyAlreadyDone:
+		return "already done; nothing is sent"
+	case whyBudget:
+		return fmt.Sprintf("the budget of %d attempts is spent", y.N)
+	case whyDeadline:
+		return fmt.Sprintf("the deadline (tick %d) has passed", y.N)
+	case whyHoldDelivered:
+		return "delivered; the executor blocks any further send"
+	case whyHoldEscalated:
+		return "escalated; a person decides, the executor sends nothing"
+	case whyHoldFailedAfter:
+		return "failed after execution; a new refund would be a new intent with a new key"
+	case whyPolling:
+		return "recorded but still pending; polling the object instead of sending"
+	case whyNoResend:
+		return "no resend, " + w.reason(Why{Code: y.Sub, N: y.N}) + "; reconciling instead"
+	case whyRetryNoContract:
+		return "the provider has no idempotency contract, so no resend is safe"
+	case whyRetryPayloadHash:
+		return "keys come from a hash of the payload, which another intended action can share, so a resend could be taken for it"
+	case whyRetryFreshKeys:
+		return "each attempt carries a fresh key, so a resend could be a second operation"
+	case whyRetryReplayedError:
+		return "a same-key retry only replays the saved error"
+	case whyRetryPastWindow:
+		return fmt.Sprintf("past the safe retry window (%d ticks after the first send)", y.N)
+	case whyMismatch:
+		return "the same key came back with different parameters: a person must decide which refund was meant"
+	case whyForeignIntent:
+		return fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", y.Obj)
+	case whyForeignParams:
+		return fmt.Sprintf("%s carries other parameters (%s) than the intent (%s): a person must decide whether it is the refund that was meant", y.Obj, y.A, y.B)
+	case whyNoContract:
+		return "the provider has no idempotency contract: automatic retries are barred, so a person must confirm what happened"
+	case whyManyObjects:
+		return fmt.Sprintf("the read-back found %d objects for one intent", y.N)
+	case whyUnsettled:
+		return "reconciliation could not settle the outcome before the run ended"
+	case whyNothingFound:
+		s := "the read-back finds no object for it, and nothing proves the original cannot still commit"
+		if y.Sub != whyNone {
+			s += "; no resend was safe: " + w.reason(Why{Code: y.Sub, N: y.N})
+		}
+		return s
+	}
+	return ""
+}
+
+// providerNote says what the provider did with a send that reached it.
+func (w Words) providerNote(ev *Event) string {
+	var resp ledger.Response
+	if ev.Response != nil {
+		resp = *ev.Response
+	}
+	obj := resp.Object
+	switch ledger.Action(ev.Provider) {
+	case ledger.Rejected:
+		return "the provider rejects the request before executing it; nothing is saved"
+	case ledger.Committed:
+		if resp.Code == ledger.CodeServerError {
+			return fmt.Sprintf("the provider commits %s but saves a 500 as the response", obj)
+		}
+		if resp.Status == ledger.Pending {
+			return fmt.Sprintf("the provider creates %s in pending", obj)
+		}
+		return fmt.Sprintf("the provider commits %s", obj)
+	case ledger.Executing:
+		return "the provider is still executing when the caller stops waiting"
+	case ledger.Replayed:
+		if w.Settings.Contract == ledger.V2 && obj != 0 {
+			return fmt.Sprintf("the key is known: the provider returns the updated response, %s %s; no new effect", obj, resp.Status)
+		}
+		if obj != 0 {
+			return fmt.Sprintf("the key is known: the provider replays the saved %d for %s; no new effect", resp.Code, obj)
+		}
+		return fmt.Sprintf("the key is known: the provider replays the saved %d; no new effect", resp.Code)
+	case ledger.Completed:
+		return fmt.Sprintf("the key is known: the provider finishes what the earlier attempt left open and returns the updated response for %s; no new effect", obj)
+	case ledger.Conflict:
+		return "the same key is still executing: the provider answers 409 conflict and saves nothing; this send was not executed"
+	case ledger.Mismatch:
+		return "the key was saved with a different payload: the provider rejects the request"
+	}
+	return ev.Provider
+}
+
+func (w Words) say(intent string, s Said) string {
+	label := w.label(intent)
+	switch s.Code {
+	case sayDone:
+		return fmt.Sprintf("Done: the %s went through (%s).", label, s.Obj)
+	case sayDoneWith:
+		return fmt.Sprintf("Done: the %s went through (%s), sent with %s.", label, s.Obj, NormalizePayload(s.Payload))
+	case saySorryRetry:
+		return fmt.Sprintf("Sorry, the %s failed. I'll try again.", label)
+	case saySorryGiveUp:
+		return fmt.Sprintf("Sorry, the %s failed, and I could not complete it.", label)
+	case sayPending:
+		return fmt.Sprintf("The %s is recorded (%s) but still pending. I won't send it again; I'll wait for it to finish.", label, s.Obj)
+	case sayRejectedRetry:
+		return fmt.Sprintf("The provider rejected the %s before running it, so nothing happened and sending it again is safe.", label)
+	case sayRejected:
+		return fmt.Sprintf("The provider rejected the %s before running it, so nothing happened.", label)
+	case sayProcessing:
+		return fmt.Sprintf("The %s is still being processed. I'll wait and check rather than send a new one.", label)
+	case sayDontKnow:
+		return fmt.Sprintf("I don't know yet whether the %s went through. I'm checking before doing anything else.", label)
+	case sayEndedFailed:
+		return fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", label, s.Obj)
+	case sayEscalated:
+		return fmt.Sprintf("I've passed the %s to a person to check, with everything I know. I won't retry it myself.", label)
+	}
+	return ""
+}
+
+func describeFound(found []EvidenceObject) string {
+	if len(found) == 0 {
+		return "no objects"
+	}
+	parts := make([]string, len(found))
+	for i, o := range found {
+		parts[i] = fmt.Sprintf("%s %s", o.Object, o.Status)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorText is how an attempt's failure reads in the evidence.
+func errorText(a EvidenceAttempt) string {
+	switch a.Observed {
+	case ObservedSuccess, ObservedPending:
+		return ""
+	case ObservedTimeout:
+		return "timeout"
+	case ObservedNothing:
+		return "caller crashed before recording the reply"
+	}
+	if a.Response != nil {
+		return fmt.Sprintf("%s (%d)", a.Observed, a.Response.Code)
+	}
+	return string(a.Observed)
+}
+
+// Evidence is the bundle a person gets for an escalated intent, in words.
+func (w Words) Evidence(in *IntentState) EvidenceBundle {
+	e := &in.evidence
+	b := EvidenceBundle{
+		Intent:   in.Intent.ID,
+		Key:      e.key,
+		Reason:   w.reason(e.reason),
+		Attempts: make([]EvidenceAttempt, len(e.attempts)),
+		Reads:    make([]EvidenceRead, len(e.reads)),
+		Objects:  append([]EvidenceObject{}, e.objects...),
+	}
+	for i, a := range e.attempts {
+		a.Error = errorText(a)
+		b.Attempts[i] = a
+	}
+	for i, r := range e.reads {
+		r.Summary = describeFound(r.Found)
+		b.Reads[i] = r
+	}
+	return b
+}
