@@ -115,8 +115,8 @@ type callerBase struct {
 	found []ObjectView
 }
 
-func (c *callerBase) Belief(i int) Belief          { return c.intents[i].Belief }
-func (c *callerBase) Intent(i int) *IntentState    { return &c.intents[i] }
+func (c *callerBase) Belief(i int) Belief       { return c.intents[i].Belief }
+func (c *callerBase) Intent(i int) *IntentState { return &c.intents[i] }
 func (c *callerBase) appendBase(b []byte) []byte {
 	b = appendU(b, uint64(c.mints))
 	for i := range c.intents {
