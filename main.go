@@ -90,13 +90,13 @@ With no command it opens the interactive lab on the mission picker.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
-	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd())
+	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd(), newExploreCmd())
 	registerCompletions(root)
 	// Every command names what its arguments should be when they are wrong.
 	for _, c := range root.Commands() {
 		registerCompletions(c)
 		switch c.Name() {
-		case "run", "lab":
+		case "run", "lab", "explore":
 			c.ValidArgsFunction = completeMissions(1)
 		case "export":
 			c.ValidArgsFunction = completeMissions(0)

@@ -92,7 +92,9 @@ func ReproduceCommand(c *missions.Case) string {
 	return strings.Join(parts, " ")
 }
 
-// shellWord quotes s for a POSIX shell unless it is plainly safe.
+// ShellWord quotes s for a POSIX shell unless it is plainly safe.
+func ShellWord(s string) string { return shellWord(s) }
+
 func shellWord(s string) string {
 	if s == "" {
 		return "''"

@@ -377,3 +377,72 @@ func (w Words) Evidence(in *IntentState) EvidenceBundle {
 	}
 	return b
 }
+
+// Setting names one of the settings a run is made under.
+type Setting int
+
+// The settings, in the order they are always named.
+const (
+	SettingStableKeys Setting = iota
+	SettingPolicy
+	SettingContract
+	SettingKeySource
+	SettingSeed
+	SettingBudget
+	SettingDeadline
+)
+
+// AllSettings lists every setting in order.
+var AllSettings = []Setting{SettingStableKeys, SettingPolicy, SettingContract, SettingKeySource, SettingSeed, SettingBudget, SettingDeadline}
+
+// Word renders one setting of s as its label and value, e.g. "stable
+// keys " and "on": the one place where a setting is put into words.
+func (s Settings) Word(f Setting) (label, value string) {
+	switch f {
+	case SettingStableKeys:
+		return "stable keys ", OnOff(s.StableKeys)
+	case SettingPolicy:
+		return "policy ", string(s.Policy)
+	case SettingContract:
+		return "contract ", string(s.Contract)
+	case SettingKeySource:
+		return "keys from ", string(s.KeySource)
+	case SettingSeed:
+		return "seed ", fmt.Sprint(s.Seed)
+	case SettingBudget:
+		if s.MaxAttempts > 0 {
+			return "at most ", plural(s.MaxAttempts, "attempt") + " per intent"
+		}
+		return "", "the schedule's budget"
+	case SettingDeadline:
+		if s.Deadline > 0 {
+			return "deadline ", fmt.Sprintf("tick %d", s.Deadline)
+		}
+		return "", "no deadline"
+	}
+	return "", ""
+}
+
+// Words renders one setting of s, e.g. "stable keys on".
+func (s Settings) Words(f Setting) string {
+	l, v := s.Word(f)
+	return l + v
+}
+
+// SettingsWords names the settings that shape a run, for a sentence:
+// "stable keys on, policy naive, contract v1", with the key source where
+// keys do not come from the intent.
+func SettingsWords(s Settings) string {
+	parts := []string{s.Words(SettingStableKeys), s.Words(SettingPolicy), s.Words(SettingContract)}
+	if s.KeySource != KeyPerIntent {
+		parts = append(parts, s.Words(SettingKeySource))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

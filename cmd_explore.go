@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// exitInterrupted is the exit code of a run stopped by Ctrl-C, as shells
+// report a process ended by SIGINT.
+const exitInterrupted = 130
+
+func newExploreCmd() *cobra.Command {
+	var (
+		depth        int
+		maxSchedules int
+		faults       []string
+		stable       []string
+		policies     []string
+		contracts    []string
+		asJSON       bool
+		out          string
+		force        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "explore MISSION",
+		Short: "Find the shortest fault schedule that breaks a caller",
+		Long: "Run every schedule of faults for the mission's intents, breadth first, up to\n" +
+			"--depth attempts per intent, under each setting asked for, and report for\n" +
+			"each bad verdict (duplicate, hidden_effect, phantom) the shortest schedule\n" +
+			"that reaches it, or none up to the depth. Each attempt meets one fixture of\n" +
+			"the alphabet (--faults; by default the mission's own fixtures and the core\n" +
+			"four), then the clock moves a tick; at the end the clock settles and the\n" +
+			"caller reconciles, as at the end of a mission. States two schedules reach\n" +
+			"alike are run once.\n\n" +
+			"--out DIR writes each shortest schedule as a mission file, with its\n" +
+			"expected outcome, that validate, run and lab accept.",
+		Example: "  replaylab explore timeout-then-success\n" +
+			"  replaylab explore timeout-then-success --stable-keys off --policy naive --depth 4\n" +
+			"  replaylab explore two-intended-refunds --faults success,timeout_after_commit --out found\n" +
+			"  replaylab explore saved-server-error --json",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := loadCatalog(cmd)
+			if err != nil {
+				return err
+			}
+			m, err := cat.Get(args[0])
+			if err != nil {
+				return badInput(err)
+			}
+			o := missions.ExploreOptions{Depth: depth, MaxSchedules: int64(maxSchedules)}
+			if o.Alphabet, err = parseFaults(m, faults, cmd.Flags().Changed("faults")); err != nil {
+				return err
+			}
+			if o.Settings, err = exploreSettings(cmd, m, stable, policies, contracts); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return badInput(err)
+			}
+			if out != "" {
+				if err := checkDir("--out", out); err != nil {
+					return err
+				}
+			} else if cmd.Flags().Changed("out") {
+				return badInput(fmt.Errorf("--out is empty; give a directory for the mission files, or leave --out out"))
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			o.Progress = progressLine(ctx, cmd)
+			x, err := missions.Explore(m, o)
+			if err != nil {
+				return badInput(err)
+			}
+			if err := writeExploration(cmd, x, asJSON); err != nil {
+				return err
+			}
+			if out != "" {
+				if err := writeCounterexamples(cmd, x, out, force); err != nil {
+					return err
+				}
+			}
+			if x.Interrupted {
+				return &exitError{code: exitInterrupted, err: fmt.Errorf("interrupted: the report above holds what was found so far")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", missions.DefaultExploreDepth, fmt.Sprintf("the most attempts per intent, from 1 to %d", missions.MaxExploreDepth))
+	cmd.Flags().IntVar(&maxSchedules, "max-schedules", missions.DefaultMaxSchedules, "stop once this many schedules are covered")
+	cmd.Flags().StringSliceVar(&faults, "faults", nil, "the fixtures an attempt may meet, comma-separated (default: the mission's own fixtures and the core four)")
+	cmd.Flags().StringSliceVar(&stable, "stable-keys", nil, "stable keys to explore: on, off or on,off (default both)")
+	cmd.Flags().StringSliceVar(&policies, "policy", nil, "caller policies to explore: naive, guarded (default both)")
+	cmd.Flags().StringSliceVar(&contracts, "contract", nil, "provider contracts to explore: v1, v2, none (default all three)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for scripts")
+	cmd.Flags().StringVar(&out, "out", "", "write each shortest counterexample as a mission file into `DIR` (created if missing)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite mission files that exist in --out")
+	registerMissionsDir(cmd)
+	return cmd
+}
+
+// parseFaults reads --faults: fixture names, each with the parameters the
+// mission's own steps give it.
+func parseFaults(m *missions.Mission, names []string, changed bool) ([]missions.Step, error) {
+	if !changed {
+		return missions.DefaultAlphabet(m), nil
+	}
+	var out []missions.Step
+	seen := map[missions.Fixture]bool{}
+	for _, n := range names {
+		f, err := missions.ParseFixture(strings.TrimSpace(n))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--faults: %w", err))
+		}
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, missions.AlphabetStep(m, f))
+		}
+	}
+	if len(out) == 0 {
+		return nil, badInput(fmt.Errorf("--faults is empty; name at least one fixture (accepted: %s)", fixtureNames()))
+	}
+	return out, nil
+}
+
+func fixtureNames() string {
+	var s []string
+	for _, f := range missions.Fixtures {
+		s = append(s, string(f))
+	}
+	return strings.Join(s, ", ")
+}
+
+// exploreSettings is every combination of the listed stable keys, policies
+// and contracts, each on top of the mission's defaults.
+func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, contracts []string) ([]missions.Settings, error) {
+	keys, err := parseList(cmd, "stable-keys", stable, []bool{true, false}, missions.ParseOnOff)
+	if err != nil {
+		return nil, err
+	}
+	pols, err := parseList(cmd, "policy", policies, missions.Policies, missions.ParsePolicy)
+	if err != nil {
+		return nil, err
+	}
+	cons, err := parseList(cmd, "contract", contracts, ledger.Contracts, ledger.ParseContract)
+	if err != nil {
+		return nil, err
+	}
+	var out []missions.Settings
+	for _, k := range keys {
+		for _, p := range pols {
+			for _, c := range cons {
+				k, p, c := k, p, c
+				out = append(out, m.Settings(missions.Overrides{StableKeys: &k, Policy: &p, Contract: &c}))
+			}
+		}
+	}
+	return out, nil
+}
+
+func parseList[T comparable](cmd *cobra.Command, flag string, raw []string, all []T, parse func(string) (T, error)) ([]T, error) {
+	if !cmd.Flags().Changed(flag) {
+		return all, nil
+	}
+	var out []T
+	for _, r := range raw {
+		v, err := parse(strings.TrimSpace(r))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--%s: %w", flag, err))
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o == v
+		}
+		if !dup {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, badInput(fmt.Errorf("--%s is empty; leave it out to explore every value", flag))
+	}
+	return out, nil
+}
+
+// progressLine shows, on a terminal and once a run has taken a second,
+// where the exploration is, and stops it when ctx ends (Ctrl-C).
+func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progress) bool {
+	start := time.Now()
+	f, isFile := cmd.ErrOrStderr().(*os.File)
+	onTerminal := isFile && term.IsTerminal(f.Fd())
+	shown := false
+	return func(p missions.Progress) bool {
+		if onTerminal && time.Since(start) > time.Second {
+			fmt.Fprintf(f, "\r\x1b[Kexplore: setting %d of %d, %d attempts deep, %s, %s",
+				p.Setting+1, p.Settings, p.Level, export.Plural64(p.Schedules, "schedule"), export.Plural(p.States, "state"))
+			shown = true
+		}
+		if ctx.Err() != nil {
+			if shown {
+				fmt.Fprint(f, "\r\x1b[K")
+			}
+			return false
+		}
+		return true
+	}
+}
+
+func writeExploration(cmd *cobra.Command, x *missions.Exploration, asJSON bool) error {
+	if f, ok := cmd.ErrOrStderr().(*os.File); ok && term.IsTerminal(f.Fd()) {
+		fmt.Fprint(f, "\r\x1b[K")
+	}
+	w := cmd.OutOrStdout()
+	if asJSON {
+		data, err := export.ExploreJSON(x)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	_, err := fmt.Fprint(w, export.Clean(export.ExploreText(x)))
+	return err
+}
+
+// writeCounterexamples writes each shortest counterexample as a mission
+// file. Every file is checked before the first is written.
+func writeCounterexamples(cmd *cobra.Command, x *missions.Exploration, dir string, force bool) error {
+	type job struct {
+		path, id string
+		data     []byte
+		flags    []string
+	}
+	var jobs []job
+	for i := range x.Reports {
+		r := &x.Reports[i]
+		for _, c := range r.Found {
+			m := x.CounterMission(r, c)
+			data, err := missions.Format(m)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(dir, m.ID+".yaml")
+			if err := checkWritable(path, force, true); err != nil {
+				return err
+			}
+			jobs = append(jobs, job{path: path, id: m.ID, data: data, flags: missions.CounterFlags(r.Settings)})
+		}
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "\nno counterexample to write into %s\n", export.CleanLine(dir))
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return badInput(fmt.Errorf("--out %s: cannot create it: %w", dir, cause(err)))
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintln(w)
+	for _, j := range jobs {
+		if err := writeFileAtomic(j.path, j.data, force); err != nil {
+			return badInput(err)
+		}
+		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", export.CleanLine(j.path),
+			export.ShellWord(export.CleanLine(j.id)), export.ShellWord(export.CleanLine(dir)), strings.Join(j.flags, " "))
+	}
+	return nil
+}
