@@ -51,6 +51,9 @@ type ExploreOptions struct {
 	// Progress, when set, is called now and then with the report so far;
 	// returning false stops the exploration (as Ctrl-C does).
 	Progress func(Progress) bool
+
+	// noDedupe runs every schedule on its own, for tests of the dedupe.
+	noDedupe bool
 }
 
 // Progress is where an exploration is.
@@ -417,7 +420,7 @@ func (e *explorer) run() SettingReport {
 					e.apply(e.scratch, mv)
 					e.rep.Schedules += pn.mult
 					h := e.hash(e.scratch, counts, intent)
-					if j, ok := e.seen[h]; ok {
+					if j, ok := e.seen[h]; ok && !e.o.noDedupe {
 						next[j].mult += pn.mult
 					} else {
 						e.seen[h] = int32(len(next))
@@ -529,7 +532,19 @@ func (x *Exploration) CounterMission(r *SettingReport, c Counterexample) *Missio
 		Contract:  r.Settings.Contract,
 		Retention: m.Retention,
 		KeySource: r.Settings.KeySource,
-		Intents:   m.Intents,
+	}
+	// The intents the schedule attempts, in the mission's order: a
+	// mission attempts every intent it declares.
+	used := map[int]bool{}
+	for _, mv := range c.Moves {
+		used[mv.Intent] = true
+	}
+	verdicts := map[string]Verdict{}
+	for i, in := range m.Intents {
+		if used[i] {
+			out.Intents = append(out.Intents, in)
+			verdicts[in.ID] = c.Verdicts[in.ID]
+		}
 	}
 	var fx []string
 	for _, mv := range c.Moves {
@@ -541,7 +556,7 @@ func (x *Exploration) CounterMission(r *SettingReport, c Counterexample) *Missio
 	out.Goal = fmt.Sprintf("Found by replaylab explore on mission %s: under %s, the schedule %s is the shortest that ends with %s for %s. Open it with %s to see it happen.",
 		m.ID, SettingsWords(r.Settings), strings.Join(fx, ", "), c.Verdict, c.Intent, strings.Join(CounterFlags(r.Settings), " "))
 	o := SettingsOverrides(r.Settings)
-	e := Expectation{When: o, Effects: c.Effects, Verdicts: c.Verdicts}
+	e := Expectation{When: o, Effects: c.Effects, Verdicts: verdicts}
 	succeeded := c.Succeeded
 	e.Succeeded = &succeeded
 	out.Expect = []Expectation{e}
