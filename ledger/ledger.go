@@ -365,7 +365,11 @@ type Ledger struct {
 	// saved; a pruned record stays as a tombstone (State 0) so that no
 	// later record moves. index maps a live key to its position.
 	records []Record
+	// index maps a live key to its position once there are more than
+	// smallIndex records; below that a scan is cheaper than a map, and a
+	// copy of the ledger copies no map.
 	index   map[string]int
+	indexed bool
 	dead    int
 	// late holds the requests that went on executing, in the order they
 	// began; a landed one keeps its place with done set.
@@ -396,7 +400,6 @@ func New(cfg Config) (*Ledger, error) {
 		cfg:     cfg,
 		objects: make([]Object, 0, room),
 		records: make([]Record, 0, room),
-		index:   make(map[string]int, room),
 		queue:   make([]due, 0, room),
 	}, nil
 }
@@ -411,7 +414,43 @@ func (l *Ledger) Reset() {
 	l.late = l.late[:0]
 	l.queue = l.queue[:0]
 	l.dead, l.inFlight, l.pending, l.failed = 0, 0, 0, 0
+	l.indexed = false
 	clear(l.index)
+}
+
+// smallIndex is the most records the ledger finds a key among by a scan.
+const smallIndex = 16
+
+// lookup finds the live record for key.
+func (l *Ledger) lookup(key string) (int, bool) {
+	if l.indexed {
+		i, ok := l.index[key]
+		return i, ok
+	}
+	for i := range l.records {
+		if l.records[i].State != 0 && l.records[i].Key == key {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// reindex builds the key index, once there are records enough to need it.
+func (l *Ledger) reindex() {
+	if len(l.records) <= smallIndex {
+		l.indexed = false
+		return
+	}
+	if l.index == nil {
+		l.index = make(map[string]int, len(l.records))
+	}
+	clear(l.index)
+	for i, r := range l.records {
+		if r.State != 0 {
+			l.index[r.Key] = i
+		}
+	}
+	l.indexed = true
 }
 
 // CopyFrom makes l a copy of src, reusing the memory l has grown: a driver
@@ -423,12 +462,15 @@ func (l *Ledger) CopyFrom(src *Ledger) {
 	l.late = append(l.late[:0], src.late...)
 	l.queue = append(l.queue[:0], src.queue...)
 	l.dead, l.inFlight, l.pending, l.failed = src.dead, src.inFlight, src.pending, src.failed
-	if l.index == nil {
-		l.index = make(map[string]int, len(src.index))
-	}
-	clear(l.index)
-	for k, v := range src.index {
-		l.index[k] = v
+	l.indexed = src.indexed
+	if src.indexed {
+		if l.index == nil {
+			l.index = make(map[string]int, len(src.index))
+		}
+		clear(l.index)
+		for k, v := range src.index {
+			l.index[k] = v
+		}
 	}
 }
 
@@ -485,7 +527,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	if l.cfg.Contract == None || req.Key == "" {
 		return l.execute(&req, ex, false)
 	}
-	i, ok := l.index[req.Key]
+	i, ok := l.lookup(req.Key)
 	if ok && l.records[i].ExpiresAt <= l.now {
 		l.prune(i)
 		ok = false
@@ -574,8 +616,13 @@ func (l *Ledger) commit(req *Request) ObjectID {
 func (l *Ledger) insert(rec Record) {
 	rec.ExpiresAt = l.now + l.cfg.Retention
 	pos := len(l.records)
-	l.index[rec.Key] = pos
 	l.records = append(l.records, rec)
+	switch {
+	case l.indexed:
+		l.index[rec.Key] = pos
+	case len(l.records) > smallIndex:
+		l.reindex()
+	}
 	if rec.State == RecordSaved {
 		l.push(due{at: l.soonest(rec.ExpiresAt), kind: duePrune, ref: pos})
 	}
@@ -585,7 +632,9 @@ func (l *Ledger) insert(rec Record) {
 // later record moves; once tombstones outnumber the living, the records
 // are compacted, which costs what pruning saved.
 func (l *Ledger) prune(i int) {
-	delete(l.index, l.records[i].Key)
+	if l.indexed {
+		delete(l.index, l.records[i].Key)
+	}
 	l.records[i] = Record{}
 	l.dead++
 	if l.dead > 32 && l.dead > len(l.records)/2 {
@@ -598,31 +647,33 @@ func (l *Ledger) compact() {
 	live := l.records[:0]
 	for _, r := range l.records {
 		if r.State != 0 {
-			l.index[r.Key] = len(live)
 			live = append(live, r)
 		}
 	}
 	clear(l.records[len(live):])
 	l.records, l.dead = live, 0
+	l.reindex()
 	l.rebuildQueue()
 }
 
-// rebuildQueue makes the due-time queue anew from the state.
+// rebuildQueue makes the due-time queue anew from the state. It may run
+// in the middle of a tick (a compaction while records expire), so work due
+// now stays due now; nothing is put before it.
 func (l *Ledger) rebuildQueue() {
 	l.queue = l.queue[:0]
 	for i, lc := range l.late {
 		if !lc.done {
-			l.push(due{at: max(lc.at, l.now+1), kind: dueCommit, ref: i})
+			l.push(due{at: max(lc.at, l.now), kind: dueCommit, ref: i})
 		}
 	}
 	for i, o := range l.objects {
 		if o.Status == Pending {
-			l.push(due{at: max(o.ResolveAt, l.now+1), kind: dueResolve, ref: i})
+			l.push(due{at: max(o.ResolveAt, l.now), kind: dueResolve, ref: i})
 		}
 	}
 	for i, r := range l.records {
 		if r.State == RecordSaved {
-			l.push(due{at: max(r.ExpiresAt, l.now+1), kind: duePrune, ref: i})
+			l.push(due{at: max(r.ExpiresAt, l.now), kind: duePrune, ref: i})
 		}
 	}
 }
@@ -703,7 +754,7 @@ func (l *Ledger) landLate(dst []Change, i int) []Change {
 	l.inFlight--
 	id := l.commit(&lc.req)
 	if l.cfg.Contract != None && lc.req.Key != "" {
-		if j, ok := l.index[lc.req.Key]; ok && l.records[j].State == RecordExecuting {
+		if j, ok := l.lookup(lc.req.Key); ok && l.records[j].State == RecordExecuting {
 			rec := &l.records[j]
 			rec.State = RecordSaved
 			rec.Response = Response{Code: CodeOK, Object: id, Status: Succeeded}
@@ -770,12 +821,10 @@ func (l *Ledger) Restore(s Snapshot) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	n := &Ledger{cfg: l.cfg, now: s.Tick, index: make(map[string]int, len(s.Records))}
+	n := &Ledger{cfg: l.cfg, now: s.Tick}
 	n.objects = append(make([]Object, 0, len(s.Objects)), s.Objects...)
 	n.records = append(make([]Record, 0, len(s.Records)), s.Records...)
-	for i, r := range n.records {
-		n.index[r.Key] = i
-	}
+	n.reindex()
 	for _, o := range n.objects {
 		switch o.Status {
 		case Pending:

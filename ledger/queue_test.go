@@ -17,10 +17,15 @@ type ledgerOp struct {
 }
 
 func genOps(t *rapid.T) []ledgerOp {
-	keys := []string{"", "k1", "k2", "k3", "k4"}
+	// Few keys make repeats; many pass the size where the ledger starts
+	// to index its records.
+	keys := []string{""}
+	for i := range rapid.SampledFrom([]int{4, 40}).Draw(t, "keys") {
+		keys = append(keys, fmt.Sprintf("k%d", i+1))
+	}
 	digests := []string{"d1", "d2"}
 	intents := []string{"a", "b"}
-	n := rapid.IntRange(1, 60).Draw(t, "n")
+	n := rapid.IntRange(1, 200).Draw(t, "n")
 	ops := make([]ledgerOp, n)
 	for i := range ops {
 		if rapid.IntRange(0, 3).Draw(t, "kind") == 0 {

@@ -25,6 +25,8 @@ type Caller interface {
 	AppendState(b []byte) []byte
 	// CopyFrom makes the caller a copy of src, which has the same type.
 	CopyFrom(src Caller)
+	// Clone returns an independent copy of the caller.
+	Clone() Caller
 }
 
 // Turn is what the schedule hands the caller with a chance to send.
@@ -71,7 +73,9 @@ type IntentState struct {
 	Digest  string
 	Payload string
 	// Key is the key minted when the intent was recorded.
-	Key    string
+	Key string
+	// hashKey is the key a hash of the intent's payload gives.
+	hashKey string
 	Budget int
 	Sent   int
 
@@ -210,6 +214,7 @@ func NewCaller(m *Mission, s Settings) Caller {
 		if s.MaxAttempts > 0 {
 			st.Budget = s.MaxAttempts
 		}
+		st.hashKey = payloadHashKey(st.Digest)
 		// The key is minted once, when the intent is recorded.
 		st.Key = base.mintKey(st.Digest)
 	}
@@ -223,7 +228,7 @@ func NewCaller(m *Mission, s Settings) Caller {
 // keys, from the payload digest for payload-hash keys.
 func (c *callerBase) mintKey(digest string) string {
 	if c.settings.KeySource == KeyPayloadHash {
-		return "ph_" + digest[:10]
+		return payloadHashKey(digest)
 	}
 	k := c.keys.nth(c.mints)
 	c.mints++
@@ -233,18 +238,23 @@ func (c *callerBase) mintKey(digest string) string {
 // attemptKey is the key for a new send: the one minted with the intent when
 // keys are stable, a fresh one otherwise, or the payload's hash.
 func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) string {
-	digest := in.Digest
+	digest, hashKey := in.Digest, in.hashKey
 	if len(t.Payload) > 0 {
 		digest = w.(digester).stepDigest(t.step)
+		hashKey = payloadHashKey(digest)
 	}
 	if c.settings.KeySource == KeyPayloadHash {
-		return "ph_" + digest[:10]
+		return hashKey
 	}
 	if c.settings.StableKeys {
 		return in.Key
 	}
 	return c.mintKey(digest)
 }
+
+// payloadHashKey is the key a hash of the payload gives: the wrong way to
+// make keys, since two intended actions alike share it.
+func payloadHashKey(digest string) string { return "ph_" + digest[:10] }
 
 // digester gives the digest of a step's payload override, computed once.
 type digester interface{ stepDigest(step int) string }

@@ -1,7 +1,9 @@
 package missions
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -135,6 +137,9 @@ type SettingReport struct {
 	// run (after deduplication).
 	Schedules int64
 	States    int
+	// Attempts counts the attempts the explorer played: one per child of
+	// each distinct state.
+	Attempts int64
 	// Levels is how many moves deep the exploration is complete: every
 	// schedule of up to that many attempts is covered.
 	Levels int
@@ -289,7 +294,7 @@ func (e *explorer) newState() *state {
 		e.pool = e.pool[:n-1]
 		return st
 	}
-	return &state{led: e.w.led.Clone(), caller: NewCaller(e.m, e.s)}
+	return &state{led: e.w.led.Clone(), caller: e.w.caller.Clone()}
 }
 
 func (st *state) copyFrom(src *state) {
@@ -318,7 +323,8 @@ func (e *explorer) apply(st *state, mv Move) {
 	st.down = e.w.down
 }
 
-// hash is two independent 64-bit FNV-1a hashes of the branch's encoding.
+// hash is a 128-bit hash of the branch's encoding: two states are taken
+// as one only when all 128 bits agree.
 func (e *explorer) hash(st *state, counts []int, moved int) [2]uint64 {
 	b := st.led.AppendState(e.buf[:0])
 	b = st.caller.AppendState(b)
@@ -334,13 +340,7 @@ func (e *explorer) hash(st *state, counts []int, moved int) [2]uint64 {
 		b = append(b, 1)
 	}
 	e.buf = b
-	h1, h2 := uint64(14695981039346656037), uint64(0x9ae16a3b2f90404f)
-	for _, c := range b {
-		h1 = (h1 ^ uint64(c)) * 1099511628211
-		h2 = (h2 ^ uint64(c)) * 0x100000001b3
-		h2 ^= h2 >> 29
-	}
-	return [2]uint64{h1, h2}
+	return hash128(b)
 }
 
 // outcome settles a copy of the branch and judges every intent.
@@ -418,6 +418,7 @@ func (e *explorer) run() SettingReport {
 					mv := Move{Intent: intent, Fixture: f}
 					e.scratch.copyFrom(parent)
 					e.apply(e.scratch, mv)
+					e.rep.Attempts++
 					e.rep.Schedules += pn.mult
 					h := e.hash(e.scratch, counts, intent)
 					if j, ok := e.seen[h]; ok && !e.o.noDedupe {
@@ -655,4 +656,36 @@ func Change(a, b Settings) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// hash128 hashes b eight bytes at a time into two 64-bit lanes with
+// different multipliers, then mixes each lane (the finalizer of
+// MurmurHash3). Deterministic: no seed from the process.
+func hash128(b []byte) [2]uint64 {
+	const (
+		p1 = 0x9e3779b97f4a7c15
+		p2 = 0xc2b2ae3d27d4eb4f
+	)
+	h1, h2 := uint64(len(b))*p1, uint64(len(b))^p2
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		h1 = bits.RotateLeft64((h1^w)*p1, 31)
+		h2 = bits.RotateLeft64((h2^w)*p2, 27)
+		b = b[8:]
+	}
+	var tail [8]byte
+	copy(tail[:], b)
+	w := binary.LittleEndian.Uint64(tail[:])
+	h1 = fmix((h1 ^ w) * p1)
+	h2 = fmix((h2^w)*p2 + h1)
+	return [2]uint64{h1, h2}
+}
+
+func fmix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }

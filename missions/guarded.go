@@ -326,3 +326,9 @@ func (c *guardedCaller) escalate(w Wire, i int, reason Why) {
 func (c *guardedCaller) AppendState(b []byte) []byte { return c.appendBase(append(b, 'g')) }
 
 func (c *guardedCaller) CopyFrom(src Caller) { c.copyBase(&src.(*guardedCaller).callerBase) }
+
+func (c *guardedCaller) Clone() Caller {
+	n := &guardedCaller{}
+	n.copyBase(&c.callerBase)
+	return n
+}

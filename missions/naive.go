@@ -63,6 +63,12 @@ func (c *naiveCaller) AppendState(b []byte) []byte { return c.appendBase(append(
 
 func (c *naiveCaller) CopyFrom(src Caller) { c.copyBase(&src.(*naiveCaller).callerBase) }
 
+func (c *naiveCaller) Clone() Caller {
+	n := &naiveCaller{}
+	n.copyBase(&c.callerBase)
+	return n
+}
+
 // keyMint hands out the seeded generator's keys in order. The n-th key of
 // a seed is always the same, so copies of a caller share one mint and a
 // key is formatted once, however many branches use it.

@@ -226,7 +226,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		return rep
 	}
 	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(st))
-	resp := res.Response
+	resp := res.Response // value copy; the event keeps its own below
 	ev.Provider = string(res.Action)
 	switch {
 	case w.Reply == CallerCrash:
@@ -241,7 +241,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	}
 	ev.Observed = rep.Observation()
 	if !r.quiet {
-		ev.Response = &resp
+		ev.Response = newResponse(resp)
 	}
 	ev.Why = Why{Code: whyProvider}
 	r.emit(ev)
@@ -250,6 +250,10 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	}
 	return rep
 }
+
+// newResponse keeps a copy of resp on the heap, for an event; only a run
+// that records pays for it.
+func newResponse(resp ledger.Response) *ledger.Response { return &resp }
 
 // view is the object as a response body shows it, with the status the
 // response gives.
