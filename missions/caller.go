@@ -76,8 +76,8 @@ type IntentState struct {
 	Key string
 	// hashKey is the key a hash of the intent's payload gives.
 	hashKey string
-	Budget int
-	Sent   int
+	Budget  int
+	Sent    int
 
 	Belief     Belief
 	Checkpoint Checkpoint
