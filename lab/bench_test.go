@@ -3,85 +3,105 @@ package lab
 import (
 	"fmt"
 	"testing"
+	"testing/fstest"
 
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
-// labWithEvents opens the lab at the end of a run of at least n events.
-func labWithEvents(b *testing.B, n int) Model {
-	b.Helper()
-	off := false
-	o := missions.Overrides{StableKeys: &off}
-	// Learn how many events one attempt step makes, then size the schedule.
-	probe, err := missions.Run(longMission(10), longMission(10).Settings(o))
-	if err != nil {
-		b.Fatal(err)
+// A key in the lab at the end of the largest mission beside the same key
+// in a three-step one, in one run:
+//
+//	go test -run=^$ -bench=Lab -benchmem ./lab/
+//
+// The step and step-back keys are measured at the end of the run (a step
+// from the next-to-last position, a step back from the last), the toggle
+// at the last position: one whole run under the new settings and a rewind.
+
+// bigMission has n attempt steps over ten intents, the fixtures of the
+// test matrix in turn but success: a naive caller never believes it done,
+// so it sends at every step, and with fresh keys the ledger grows by most
+// of them.
+func bigMission(n int) *missions.Mission {
+	m := &missions.Mission{ID: fmt.Sprintf("big-%d", n), Title: "Big", Goal: "Many steps.", Contract: ledger.V1, Retention: 100, KeySource: missions.KeyPerIntent}
+	for i := range 10 {
+		m.Intents = append(m.Intents, missions.Intent{ID: fmt.Sprintf("r%d", i), Op: "refund", Principal: "agent", Payload: map[string]string{"order": fmt.Sprint(i)}})
 	}
-	perStep := max(1, len(probe.Events)/10)
-	steps := max(1, (n+perStep-1)/perStep)
-	m := longMission(steps)
-	lab := newLab(b, Options{Catalog: catalogOf(m), Overrides: o}, 120, 40)
-	lab = press(b, openMission(b, lab, m), "r")
-	if len(lab.cas.Events) < n {
-		b.Fatalf("%d events, want at least %d", len(lab.cas.Events), n)
+	var faults []missions.Fixture
+	for _, f := range missions.Fixtures {
+		if f != missions.Success {
+			faults = append(faults, f)
+		}
 	}
-	return lab
+	for i := range n {
+		f := faults[(i/10)%len(faults)]
+		st := missions.Step{Attempt: m.Intents[i%10].ID, Fixture: f}
+		switch f {
+		case missions.LateCommit:
+			st.Delay = 3
+		case missions.PendingFixture:
+			st.Delay, st.Resolve = 3, ledger.Succeeded
+		}
+		m.Schedule = append(m.Schedule, st)
+	}
+	m.Expect = []missions.Expectation{{Effects: 0}}
+	return m
 }
 
-// BenchmarkLabView draws the lab screen for a short run and two long ones,
-// with checkpoint rows shown and hidden. Only the rows on screen are built,
-// so the cost follows the screen, not the run: a thousand events and ten
-// thousand cost the same, and ten events (a timeline not yet full) a
-// little less.
-func BenchmarkLabView(b *testing.B) {
-	for _, hidden := range []bool{false, true} {
-		for _, n := range []int{10, 1000, 10000} {
-			m := labWithEvents(b, n)
-			name := fmt.Sprintf("events=%d", n)
-			if hidden {
-				m = press(b, m, "h")
-				name += "/checkpoints-hidden"
-			}
-			b.Run(name, func(b *testing.B) {
-				b.ReportMetric(float64(len(m.cas.Events)), "events")
-				for b.Loop() {
-					_ = m.View()
-				}
-			})
+func benchLab(b *testing.B, steps int, stable bool) Model {
+	cat := missions.BuiltIn()
+	var id string
+	if steps == 3 {
+		id = "timeout-then-success"
+	} else {
+		m := bigMission(steps)
+		data, err := missions.Format(m)
+		if err != nil {
+			b.Fatal(err)
 		}
+		if err := cat.AddFS(fstest.MapFS{"big.yaml": {Data: data}}, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		id = m.ID
 	}
+	return newLab(b, Options{Catalog: cat, Mission: id, Dir: b.TempDir(), Overrides: missions.Overrides{StableKeys: &stable}}, 100, 30)
 }
 
-// BenchmarkLabViewCursor draws the lab with the timeline's cursor moved
-// half way up the run, so the rows on screen and the detail strip are
-// those of an event in the middle: the cost follows the screen there too.
-func BenchmarkLabViewCursor(b *testing.B) {
-	for _, n := range []int{10, 10000} {
-		m := labWithEvents(b, n)
-		for range len(m.cas.Events) / 2 / max(1, m.timeline.rows()-1) {
-			m = press(b, m, "pgup")
+func BenchmarkLabKey(b *testing.B) {
+	for _, tc := range []struct {
+		n      int
+		stable bool
+	}{{3, true}, {19990, true}, {3, false}, {19990, false}} {
+		n := tc.n
+		m := benchLab(b, n, tc.stable)
+		m = press(b, m, "r") // run to the end
+		if m.pos != m.steps {
+			b.Fatalf("at %d of %d", m.pos, m.steps)
 		}
-		if n > 10 && m.timeline.follow {
-			b.Fatal("the cursor did not move")
-		}
-		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+		keys := "stable-keys-" + missions.OnOff(tc.stable)
+		b.Logf("%d steps, %s: %d objects in the ledger at the end", n, keys, len(m.full.Ledger.Objects))
+		b.Run(fmt.Sprintf("step/%d-steps/%s", n, keys), func(b *testing.B) {
 			for b.Loop() {
-				_ = m.View()
+				b.StopTimer()
+				m.moveTo(m.steps - 1)
+				b.StartTimer()
+				m = press(b, m, "n")
 			}
 		})
-	}
-}
-
-// BenchmarkCompareView draws the compare view for pinned runs of both
-// sizes.
-func BenchmarkCompareView(b *testing.B) {
-	for _, n := range []int{10, 10000} {
-		m := labWithEvents(b, n)
-		m = press(b, m, "m", "k", "m", "v")
-		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("step-back/%d-steps/%s", n, keys), func(b *testing.B) {
 			for b.Loop() {
-				_ = m.View()
+				b.StopTimer()
+				m.moveTo(m.steps)
+				b.StartTimer()
+				m = press(b, m, "b")
 			}
+		})
+		b.Run(fmt.Sprintf("toggle/%d-steps/%s", n, keys), func(b *testing.B) {
+			m.moveTo(m.steps)
+			for b.Loop() {
+				m = press(b, m, "k")
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6/(float64(n)/1000), "ms/1000-attempts")
 		})
 	}
 }

@@ -5,8 +5,9 @@
 // The root Model owns layout and focus and routes keys; each panel is its
 // own component (header, goal, schedule, timeline, transcript, ledger,
 // compare, evidence, picker) with a SetSize and its own key help. The lab
-// renders what the engine returns and never decides an outcome itself: for
-// position k it builds a fresh runner, steps it k times and reads its case.
+// renders what the engine returns and never decides an outcome itself: it
+// holds one runner and moves it, forward by stepping and back by the
+// runner's own saved marks, and reads its case.
 package lab
 
 import (
@@ -80,7 +81,10 @@ type Model struct {
 	defaults missions.Settings
 	pos      int
 	steps    int
-	cas      *missions.Case
+	// runner is the run under the current settings, held at pos: a step
+	// moves it on, a step back or a restart rewinds it to a saved mark.
+	runner *missions.Runner
+	cas    *missions.Case
 	// full is the whole run under the current settings, whatever the
 	// position: the panels are sized for it, so stepping fills them
 	// without moving them, and it is what pinning and exporting keep.
@@ -158,10 +162,10 @@ func (m Model) Init() tea.Cmd { return nil }
 
 // open shows a mission from its first step.
 func (m *Model) open(ms *missions.Mission) error {
-	prevMission, prevPos, prevFull := m.mission, m.pos, m.full
-	m.mission, m.pos, m.full = ms, 0, nil
+	prevMission, prevPos, prevFull, prevRunner := m.mission, m.pos, m.full, m.runner
+	m.mission, m.pos, m.full, m.runner = ms, 0, nil, nil
 	if err := m.rerun(); err != nil {
-		m.mission, m.pos, m.full = prevMission, prevPos, prevFull
+		m.mission, m.pos, m.full, m.runner = prevMission, prevPos, prevFull, prevRunner
 		return err
 	}
 	m.defaults = ms.Settings(missions.Overrides{})
@@ -176,30 +180,32 @@ func (m *Model) open(ms *missions.Mission) error {
 	return nil
 }
 
-// rerun replays the open mission under the current overrides up to the
-// current position: a fresh runner stepped pos times.
+// rerun brings the run to the current overrides and position. Under new
+// settings it runs the mission once, to the end, for the whole run the
+// panels are sized by, then rewinds to the position; under the same
+// settings it only moves the runner it holds.
 func (m *Model) rerun() error {
 	s := m.mission.Settings(m.over)
-	r, err := missions.NewRunner(m.mission, s)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < m.pos && r.Step(); i++ {
-	}
-	if m.full == nil || m.full.Settings != s {
-		full, err := missions.Run(m.mission, s)
+	if m.runner == nil || m.runner.Settings() != s {
+		r, err := missions.NewRunner(m.mission, s)
 		if err != nil {
 			return err
 		}
-		m.full = full
+		r.Seek(r.Steps())
+		full := r.Case()
+		// The whole run keeps its own events: the runner's are
+		// replayed as it moves back and forth.
+		full.Events = append([]missions.Event(nil), full.Events...)
+		m.runner, m.full = r, full
 		defer m.layout()
 	}
-	m.settings, m.steps, m.pos, m.cas = s, r.Steps(), r.Position(), r.Case()
+	m.runner.Seek(m.pos)
+	m.settings, m.steps, m.pos, m.cas = s, m.runner.Steps(), m.runner.Position(), m.runner.View()
 	m.refresh()
 	return nil
 }
 
-// moveTo replays to position pos.
+// moveTo moves the run to position pos.
 func (m *Model) moveTo(pos int) {
 	m.pos = clamp(pos, 0, m.steps)
 	if err := m.rerun(); err != nil {
@@ -218,7 +224,7 @@ func (m *Model) refresh() {
 	// Effects are objects that stand, and objects are never removed: the
 	// whole run's objects bound the count at every step.
 	m.header.SetScale(len(m.full.Ledger.Objects))
-	m.schedule.SetRun(m.cas, m.pos)
+	m.schedule.SetRun(m.full, m.pos)
 	m.timeline.SetCase(m.cas, m.pos)
 	m.said.SetCase(m.cas, m.pos)
 	m.holds.SetCase(m.cas)

@@ -26,6 +26,8 @@ type schedulePanel struct {
 	// schedule offered them, the caller did not send. The timeline shows
 	// each as a "hold" row.
 	held map[send]bool
+	// heldOf is the whole run held was read from.
+	heldOf *missions.Case
 }
 
 // send names one send the schedule offers: its step (from 1) and its
@@ -53,11 +55,14 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 	p.steps = len(m.Schedule) + 1
 }
 
-// SetRun marks how many steps of c have run and which of them the caller
-// held back instead of sending. It runs once per change of the case.
-func (p *schedulePanel) SetRun(c *missions.Case, pos int) {
+// SetRun marks how many steps have run and which of them the caller held
+// back instead of sending, read from full, the whole run: a step's holds
+// are the same at every position after it, so they are read once per run.
+func (p *schedulePanel) SetRun(full *missions.Case, pos int) {
 	p.pos = pos
-	p.held = heldSends(c)
+	if full != p.heldOf {
+		p.held, p.heldOf = heldSends(full), full
+	}
 }
 
 // heldSends are the sends of c the caller held back: its hold events.

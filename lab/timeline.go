@@ -70,6 +70,10 @@ type timeline struct {
 	goal string
 
 	tickW, attW, fixW, effW int
+	// most is the largest effect count among the events measured, and
+	// fixOf the mission whose fixtures fixW was measured for.
+	most  int
+	fixOf string
 }
 
 func newTimeline(st *Styles, keys *KeyMap) timeline {
@@ -100,22 +104,44 @@ func (t *timeline) FullHelp() [][]key.Binding {
 // from the largest values: the tick and the attempt number only grow, so
 // theirs are the last; the effect count drops when an object ends failed,
 // so its largest can sit anywhere.
+//
+// A case that only extends the last one (the same run, stepped on) is
+// measured and indexed for its new events only, so a step costs what it
+// adds, not what the run holds.
 func (t *timeline) SetCase(c *missions.Case, pos int) {
+	from, measured := 0, 0
+	if sameEvents(t.events, c.Events) {
+		from = min(len(t.events), len(c.Events))
+		if len(c.Events) >= len(t.events) {
+			// The largest effect count so far still stands; a step back
+			// may have taken it away, so then it is found again.
+			measured = from
+		}
+	}
 	t.events, t.pos = c.Events, pos
-	t.measure(c)
-	t.index()
+	t.measure(c, measured)
+	t.index(from)
 	t.clampOffset()
 }
 
-// measure sets the column widths the events of c need.
-func (t *timeline) measure(c *missions.Case) {
+// sameEvents reports whether b holds the events of a, the same run's, from
+// the same start: b is a, stepped on or moved back.
+func sameEvents(a, b []missions.Event) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// measure sets the column widths the events of c need; the events before
+// from were measured already.
+func (t *timeline) measure(c *missions.Case, from int) {
 	t.tickW, t.attW, t.effW = 4, 2, effectsW
+	if from == 0 {
+		t.most = 0
+	}
 	if n := len(c.Events); n > 0 {
-		most := 0
-		for i := range c.Events {
-			most = max(most, c.Events[i].Effects)
+		for i := from; i < n; i++ {
+			t.most = max(t.most, c.Events[i].Effects)
 		}
-		t.effW = max(effectsW, len(fmt.Sprint(most))+2)
+		t.effW = max(effectsW, len(fmt.Sprint(t.most))+2)
 		t.tickW = max(4, len(fmt.Sprint(c.Events[n-1].Tick))+1)
 		for i := n - 1; i >= 0; i-- {
 			if c.Events[i].Attempt > 0 {
@@ -124,22 +150,33 @@ func (t *timeline) measure(c *missions.Case) {
 			}
 		}
 	}
-	t.fixW = len(providerLabel)
-	for _, f := range missions.Fixtures {
-		if fixtureUsed(&c.Mission, f) {
-			t.fixW = max(t.fixW, len(f))
+	if from == 0 || t.fixOf != c.Mission.ID {
+		t.fixW, t.fixOf = len(providerLabel), c.Mission.ID
+		for _, f := range missions.Fixtures {
+			if fixtureUsed(&c.Mission, f) {
+				t.fixW = max(t.fixW, len(f))
+			}
 		}
 	}
 }
 
 // index lists the events shown when checkpoints are hidden. It runs when
 // the case or the choice changes, never while drawing.
-func (t *timeline) index() {
-	t.shown = t.shown[:0]
+func (t *timeline) index(from int) {
+	if from == 0 || !t.hideCP {
+		t.shown = t.shown[:0]
+	} else {
+		// Drop what a step back took away, then add what is new.
+		k := len(t.shown)
+		for k > 0 && t.shown[k-1] >= from {
+			k--
+		}
+		t.shown = t.shown[:k]
+	}
 	if !t.hideCP {
 		return
 	}
-	for i := range t.events {
+	for i := from; i < len(t.events); i++ {
 		if !t.hides(&t.events[i]) {
 			t.shown = append(t.shown, i)
 		}
@@ -175,7 +212,7 @@ func (t *timeline) ToggleCheckpoints() {
 		ev = t.at(t.cursor)
 	}
 	t.hideCP = !t.hideCP
-	t.index()
+	t.index(0)
 	if ev >= 0 {
 		t.cursor = t.rowOf(ev)
 	}
@@ -344,7 +381,7 @@ func rowNote(ev *missions.Event) string {
 // takes the column widths c itself makes, as SetCase would.
 func (t *timeline) wrapExtra(c *missions.Case, w, limit int) int {
 	probe := timeline{hideCP: t.hideCP}
-	probe.measure(c)
+	probe.measure(c, 0)
 	_, noteW := probe.columns(w)
 	if noteW < noteMinW {
 		return 0

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -21,6 +22,7 @@ type said struct {
 	text    string
 	effects int
 	step    int
+	event   int // the index of the event that said it
 }
 
 // transcript shows what the agent told the user, newest last, each line
@@ -31,6 +33,11 @@ type transcript struct {
 	w, h  int
 	lines []said
 	pos   int
+	// events are the events the lines were read from, up to seenTo;
+	// attempt and attemptStep the last attempt among them.
+	events               []missions.Event
+	seenTo               int
+	attempt, attemptStep int
 }
 
 func newTranscript(st *Styles) transcript { return transcript{st: st} }
@@ -38,25 +45,48 @@ func newTranscript(st *Styles) transcript { return transcript{st: st} }
 func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 
 // SetCase collects what the agent said in c. It runs once per change of
-// the case, never while drawing.
+// the case, never while drawing. A case that only extends the last one
+// adds the words of its new events; one moved back drops those after it.
 func (p *transcript) SetCase(c *missions.Case, pos int) {
 	p.pos = pos
-	p.lines = p.lines[:0]
-	attempt, attemptStep := 0, 0
-	for i := range c.Events {
+	from := 0
+	if len(p.events) > 0 && len(c.Events) > 0 && &p.events[0] == &c.Events[0] {
+		from = min(len(p.events), len(c.Events))
+	}
+	k := len(p.lines)
+	for k > 0 && p.lines[k-1].event >= from {
+		k--
+	}
+	p.lines = p.lines[:k]
+	if from == 0 {
+		p.attempt, p.attemptStep, p.seenTo = 0, 0, 0
+	}
+	if p.seenTo > from {
+		// The last attempt before from, for the words after it.
+		p.attempt, p.attemptStep = 0, 0
+		for i := from - 1; i >= 0; i-- {
+			if c.Events[i].Attempt > 0 {
+				p.attempt, p.attemptStep = c.Events[i].Attempt, c.Events[i].Step
+				break
+			}
+		}
+	}
+	p.events = c.Events
+	for i := from; i < len(c.Events); i++ {
 		ev := &c.Events[i]
 		if ev.Attempt > 0 {
-			attempt, attemptStep = ev.Attempt, ev.Step
+			p.attempt, p.attemptStep = ev.Attempt, ev.Step
 		}
 		if ev.Say == "" {
 			continue
 		}
-		who := fmt.Sprintf("t%d", ev.Tick)
-		if attempt > 0 && ev.Step == attemptStep {
-			who = fmt.Sprintf("#%d", attempt)
+		who := "t" + strconv.Itoa(ev.Tick)
+		if p.attempt > 0 && ev.Step == p.attemptStep {
+			who = "#" + strconv.Itoa(p.attempt)
 		}
-		p.lines = append(p.lines, said{who: who, text: export.CleanLine(ev.Say), effects: ev.Effects, step: ev.Step})
+		p.lines = append(p.lines, said{who: who, text: export.CleanLine(ev.Say), effects: ev.Effects, step: ev.Step, event: i})
 	}
+	p.seenTo = len(c.Events)
 }
 
 // block is the lines of one entry: the words, wrapped, then what the

@@ -814,6 +814,38 @@ func (l *Ledger) Snapshot() Snapshot {
 	return s
 }
 
+// View is a Snapshot that shares the ledger's objects (and its records,
+// when none is a tombstone) instead of copying them: for a driver that
+// reads the state and lets it go before the ledger moves on. A View must
+// not be changed, and is stale once the ledger changes.
+func (l *Ledger) View() Snapshot {
+	s := Snapshot{Tick: l.now, Effects: l.Effects(), Objects: l.objects[:len(l.objects):len(l.objects)]}
+	if l.dead == 0 {
+		s.Records = l.records[:len(l.records):len(l.records)]
+	} else {
+		s.Records = make([]Record, 0, len(l.records)-l.dead)
+		for _, r := range l.records {
+			if r.State != 0 {
+				s.Records = append(s.Records, r)
+			}
+		}
+	}
+	for _, lc := range l.late {
+		if !lc.done {
+			s.InFlight = append(s.InFlight, InFlight{At: lc.at, Request: lc.req})
+		}
+	}
+	return s
+}
+
+// ObjectStatus is the status of object id, or 0 when there is none.
+func (l *Ledger) ObjectStatus(id ObjectID) Status {
+	if id < 1 || int(id) > len(l.objects) {
+		return 0
+	}
+	return l.objects[id-1].Status
+}
+
 // Restore replaces the ledger's state with a snapshot's, keeping its
 // configuration. A snapshot that no ledger could have reached is refused
 // and the ledger is left as it was.

@@ -141,8 +141,14 @@ func (c *callerBase) copyBase(src *callerBase) {
 	c.settings, c.keys, c.mints = src.settings, src.keys, src.mints
 	c.intents = append(c.intents[:0], src.intents...)
 	for i := range c.intents {
-		// Evidence is kept only while recording; copies share none.
-		c.intents[i].evidence = evidence{}
+		// Evidence is kept only while recording; a copy has its own. A
+		// read's Found is never changed once made, so it is shared.
+		e := &c.intents[i].evidence
+		if len(e.attempts) > 0 || len(e.reads) > 0 || len(e.objects) > 0 {
+			e.attempts = append([]EvidenceAttempt(nil), e.attempts...)
+			e.reads = append([]EvidenceRead(nil), e.reads...)
+			e.objects = append([]EvidenceObject(nil), e.objects...)
+		}
 	}
 }
 

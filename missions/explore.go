@@ -240,6 +240,7 @@ type state struct {
 	led    *ledger.Ledger
 	caller Caller
 	down   bool
+	tally  tally
 }
 
 type explorer struct {
@@ -294,19 +295,24 @@ func (e *explorer) newState() *state {
 		e.pool = e.pool[:n-1]
 		return st
 	}
-	return &state{led: e.w.led.Clone(), caller: e.w.caller.Clone()}
+	st := &state{led: e.w.led.Clone(), caller: e.w.caller.Clone()}
+	st.tally.copyFrom(&e.w.tally)
+	return st
 }
 
 func (st *state) copyFrom(src *state) {
 	st.led.CopyFrom(src.led)
 	st.caller.CopyFrom(src.caller)
 	st.down = src.down
+	st.tally.copyFrom(&src.tally)
 }
 
-// use points the runner at a branch.
+// use points the runner at a branch; done takes back what moved.
 func (e *explorer) use(st *state) {
-	e.w.led, e.w.caller, e.w.down = st.led, st.caller, st.down
+	e.w.led, e.w.caller, e.w.down, e.w.tally = st.led, st.caller, st.down, st.tally
 }
+
+func (e *explorer) done(st *state) { st.down, st.tally = e.w.down, e.w.tally }
 
 // apply plays one move on the branch the runner points at.
 func (e *explorer) apply(st *state, mv Move) {
@@ -320,7 +326,7 @@ func (e *explorer) apply(st *state, mv Move) {
 	e.w.cur = step
 	e.w.caller.Turn(e.w, mv.Intent, Turn{step: -1, Ahead: 1})
 	e.w.tick(1)
-	st.down = e.w.down
+	e.done(st)
 }
 
 // hash is a 128-bit hash of the branch's encoding: two states are taken
@@ -351,26 +357,11 @@ func (e *explorer) outcome(st *state, verdicts []Verdict) (effects, succeeded in
 		e.w.tick(1)
 	}
 	e.w.caller.Finish(e.w)
-	led := e.w.led
+	e.done(e.eval)
 	for i := range verdicts {
-		verdicts[i] = ""
+		verdicts[i] = judge(e.w.caller.Belief(i), e.eval.tally.live[i])
 	}
-	for id := ledger.ObjectID(1); int(id) <= led.Objects(); id++ {
-		o, _ := led.Object(id)
-		if o.Status == ledger.Succeeded {
-			succeeded++
-		}
-	}
-	for i := range e.m.Intents {
-		live := 0
-		for id := ledger.ObjectID(1); int(id) <= led.Objects(); id++ {
-			if o, _ := led.Object(id); o.Intent == e.m.Intents[i].ID && o.Status != ledger.Failed {
-				live++
-			}
-		}
-		verdicts[i] = judge(e.w.caller.Belief(i), live)
-	}
-	return led.Effects(), succeeded
+	return e.w.led.Effects(), e.eval.tally.succeeded
 }
 
 // used counts an intent's moves on the path to a node.

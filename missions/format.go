@@ -44,7 +44,12 @@ func Format(m *Mission) ([]byte, error) {
 	add(doc, "intents", intents)
 	schedule := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, st := range m.Schedule {
-		schedule.Content = append(schedule.Content, stepNode(st))
+		n := stepNode(st)
+		if len(m.Schedule) > longSchedule {
+			// A long schedule reads, and fits, one step a line.
+			n.Style = yaml.FlowStyle
+		}
+		schedule.Content = append(schedule.Content, n)
 	}
 	add(doc, "schedule", schedule)
 	expect := &yaml.Node{Kind: yaml.SequenceNode}
@@ -94,6 +99,9 @@ func Format(m *Mission) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// longSchedule is the most steps Format writes one field a line.
+const longSchedule = 50
 
 func stepNode(st Step) *yaml.Node {
 	n := mapping()

@@ -27,12 +27,18 @@ type Runner struct {
 	// digests holds, per schedule step (and per together part), the digest
 	// of its payload override, computed once.
 	digests map[int]string
-	// fixture is the fixture the current send meets.
-	fixture Fixture
-	cur     Step
+	cur   Step
+	tally tally
 
-	quiet   bool
-	events  []Event
+	quiet bool
+	// events holds every event so far; the first rendered of them have
+	// their words.
+	events   []Event
+	rendered int
+	words    Words
+	// marks are saved states to rewind to, every markEvery steps.
+	marks     []mark
+	markEvery int
 	changes []ledger.Change
 	objs    []ledger.Object
 	views   []ObjectView
@@ -50,11 +56,18 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
-	r := &Runner{m: m, s: s, led: led, caller: NewCaller(m, s), index: make(map[string]int, len(m.Intents))}
+	r := &Runner{m: m, s: s, led: led, caller: NewCaller(m, s), index: make(map[string]int, len(m.Intents)),
+		words: Words{Mission: m, Settings: s}}
+	// Rewinding replays at most markEvery steps from a mark, and at most
+	// about sixteen marks are kept, so a long mission's marks stay small.
+	r.markEvery = max(64, (len(m.Schedule)+15)/16)
+	// About four events a step, so a run rarely grows its slice.
+	r.events = make([]Event, 0, 4*len(m.Schedule)+8)
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
 	r.ahead = make([]int, len(m.Intents))
+	r.tally.live = make([]int, len(m.Intents))
 	offered := offeredAttempts(m.Schedule)
 	for i, in := range m.Intents {
 		r.ahead[i] = offered[in.ID]
@@ -103,6 +116,9 @@ func Run(m *Mission, s Settings) (*Case, error) {
 	return r.Case(), nil
 }
 
+// Settings are the settings the runner runs under.
+func (r *Runner) Settings() Settings { return r.s }
+
 // Steps is how many times Step can move the runner: one per schedule step,
 // plus one for the settling of the clock after the schedule ends.
 func (r *Runner) Steps() int { return len(r.m.Schedule) + 1 }
@@ -113,10 +129,57 @@ func (r *Runner) Done() bool { return r.step >= r.Steps() }
 // Position is how many steps have run.
 func (r *Runner) Position() int { return r.step }
 
+// mark is the runner's state after a step, to rewind to.
+type mark struct {
+	step, attempt int
+	down          bool
+	ahead         []int
+	led           *ledger.Ledger
+	caller        Caller
+	events        int
+	tally         tally
+}
+
+func (r *Runner) save() mark {
+	return mark{step: r.step, attempt: r.attempt, down: r.down, ahead: append([]int{}, r.ahead...),
+		led: r.led.Clone(), caller: r.caller.Clone(), events: len(r.events),
+		tally: tally{live: append([]int{}, r.tally.live...), succeeded: r.tally.succeeded}}
+}
+
+func (r *Runner) load(k mark) {
+	r.step, r.attempt, r.down = k.step, k.attempt, k.down
+	r.ahead = append(r.ahead[:0], k.ahead...)
+	r.led.CopyFrom(k.led)
+	r.caller.CopyFrom(k.caller)
+	r.events = r.events[:k.events]
+	r.rendered = min(r.rendered, k.events)
+	r.tally.copyFrom(&k.tally)
+}
+
+// Seek moves the runner to position pos (0 to Steps): forward by
+// stepping, back by rewinding to the nearest mark before pos and stepping
+// from there, so no move costs more than a few dozen steps more than it
+// moves. A Case taken earlier keeps what it showed.
+func (r *Runner) Seek(pos int) {
+	pos = max(0, min(pos, r.Steps()))
+	if pos < r.step {
+		k := len(r.marks) - 1
+		for k > 0 && r.marks[k].step > pos {
+			k--
+		}
+		r.load(r.marks[k])
+	}
+	for r.step < pos && r.Step() {
+	}
+}
+
 // Step runs the next schedule step and reports whether one ran.
 func (r *Runner) Step() bool {
 	if r.Done() {
 		return false
+	}
+	if !r.quiet && r.step%r.markEvery == 0 && (len(r.marks) == 0 || r.marks[len(r.marks)-1].step < r.step) {
+		r.marks = append(r.marks, r.save())
 	}
 	r.step++
 	if r.step > len(r.m.Schedule) {
@@ -165,8 +228,10 @@ func (r *Runner) tick(n int) {
 		switch ch.Kind {
 		case ledger.LateCommit:
 			ev.Kind, ev.Why = EventCommit, Why{Code: whyLateCommit, Obj: ch.Object}
+			r.tally.created(r.index[ch.Intent], ch.Status)
 		case ledger.Resolved:
 			ev.Kind, ev.Why = EventResolve, Why{Code: whyResolved, Obj: ch.Object, Status: ch.Status}
+			r.tally.resolved(r.index[ch.Intent], ch.Status)
 		case ledger.Pruned:
 			ev.Kind, ev.Why = EventPrune, Why{Code: whyPruned, A: ch.Key}
 		}
@@ -228,6 +293,9 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(st))
 	resp := res.Response // value copy; the event keeps its own below
 	ev.Provider = string(res.Action)
+	if res.Action == ledger.Committed {
+		r.tally.created(i, r.led.ObjectStatus(resp.Object))
+	}
 	switch {
 	case w.Reply == CallerCrash:
 		rep.Crashed = true
@@ -301,7 +369,9 @@ func (r *Runner) Say(i int, s Said) {
 	for j := len(r.events) - 1; j >= 0; j-- {
 		if r.events[j].Intent == id {
 			r.events[j].Saying = s
-			r.events[j].Say = ""
+			if j < r.rendered {
+				r.words.Render(&r.events[j])
+			}
 			return
 		}
 	}
@@ -328,41 +398,72 @@ func (r *Runner) emitAt(ev Event, effects int) {
 }
 
 // Case returns the record of the run so far, its words rendered.
-func (r *Runner) Case() *Case {
-	snap := r.led.Snapshot()
+func (r *Runner) Case() *Case { return r.build(r.led.Snapshot()) }
+
+// View is Case for a driver that shows the run and moves on (the lab): the
+// ledger's objects are shared rather than copied, so it costs what the
+// step added, not what the ledger holds. It stays true until the runner
+// moves; take Case to keep one.
+func (r *Runner) View() *Case { return r.build(r.led.View()) }
+
+func (r *Runner) build(snap ledger.Snapshot) *Case {
+	// The words of events are made once, as they are first asked for.
+	for j := r.rendered; j < len(r.events); j++ {
+		r.words.Render(&r.events[j])
+	}
+	r.rendered = len(r.events)
 	c := &Case{
 		Mission:  *r.m,
 		Settings: r.s,
-		Events:   make([]Event, len(r.events)),
-		Ledger:   snap,
-		Outcome:  Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Verdicts: []IntentVerdict{}},
-	}
-	copy(c.Events, r.events)
-	words := Words{Mission: r.m, Settings: r.s}
-	for j := range c.Events {
-		words.Render(&c.Events[j])
-	}
-	for _, o := range snap.Objects {
-		if o.Status == ledger.Succeeded {
-			c.Outcome.Succeeded++
-		}
+		// The case shares the runner's events, read only: the runner
+		// only appends to them, and what it replays after a rewind is
+		// what was there.
+		Events:  r.events[:len(r.events):len(r.events)],
+		Ledger:  snap,
+		Outcome: Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Succeeded: r.tally.succeeded, Verdicts: make([]IntentVerdict, 0, len(r.m.Intents))},
 	}
 	for i := range r.m.Intents {
 		in := r.caller.Intent(i)
-		live := 0
-		for _, o := range snap.Objects {
-			if o.Intent == in.Intent.ID && o.Status != ledger.Failed {
-				live++
-			}
-		}
+		live := r.tally.live[i]
 		c.Outcome.Verdicts = append(c.Outcome.Verdicts, IntentVerdict{
 			Intent: in.Intent.ID, Verdict: judge(in.Belief, live), Effects: live, Belief: in.Belief,
 		})
 		if in.Belief == BelievesEscalated {
-			c.Outcome.Evidence = append(c.Outcome.Evidence, words.Evidence(in))
+			c.Outcome.Evidence = append(c.Outcome.Evidence, r.words.Evidence(in))
 		}
 	}
 	return c
+}
+
+// tally counts, as the run goes, each intent's objects that stand (all
+// but those that ended failed) and the objects that succeeded: the
+// verdicts' ledger side, without reading the whole ledger.
+type tally struct {
+	live      []int
+	succeeded int
+}
+
+func (t *tally) copyFrom(src *tally) {
+	t.live = append(t.live[:0], src.live...)
+	t.succeeded = src.succeeded
+}
+
+// created counts a new object of intent i in status st.
+func (t *tally) created(i int, st ledger.Status) {
+	t.live[i]++
+	if st == ledger.Succeeded {
+		t.succeeded++
+	}
+}
+
+// resolved counts a pending object of intent i reaching st.
+func (t *tally) resolved(i int, st ledger.Status) {
+	switch st {
+	case ledger.Succeeded:
+		t.succeeded++
+	case ledger.Failed:
+		t.live[i]--
+	}
 }
 
 // judge compares the caller's belief with the ledger's truth.

@@ -1,0 +1,114 @@
+package missions
+
+import (
+	"encoding/json"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// caseAt is a fresh run of m under s stepped to pos, as JSON.
+func caseAt(t *rapid.T, m *Mission, s Settings, pos int) string {
+	r, err := NewRunner(m, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < pos && r.Step(); i++ {
+	}
+	b, _ := json.Marshal(r.Case())
+	return string(b)
+}
+
+// TestSeekIsAFreshRun: a runner moved about with Seek, back and forth
+// across its marks, shows at every position the case a fresh run stepped
+// to that position shows, and a case taken earlier keeps what it showed.
+func TestSeekIsAFreshRun(t *testing.T) {
+	all := BuiltIn().Missions
+	long := longMission(300)
+	rapid.Check(t, func(t *rapid.T) {
+		m := rapid.SampledFrom(append(all, long)).Draw(t, "mission")
+		stable := rapid.Bool().Draw(t, "stable")
+		p := rapid.SampledFrom(Policies).Draw(t, "policy")
+		c := rapid.SampledFrom(ledger.Contracts).Draw(t, "contract")
+		s := m.Settings(Overrides{StableKeys: &stable, Policy: &p, Contract: &c})
+		r, err := NewRunner(m, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m == long {
+			r.markEvery = 7 // many marks, to rewind across
+		}
+		var kept []string
+		var keptCases []*Case
+		for range rapid.IntRange(1, 12).Draw(t, "moves") {
+			pos := rapid.IntRange(0, r.Steps()).Draw(t, "pos")
+			r.Seek(pos)
+			if r.Position() != pos {
+				t.Fatalf("Seek(%d) left the runner at %d", pos, r.Position())
+			}
+			cs := r.Case()
+			got, _ := json.Marshal(cs)
+			if want := caseAt(t, m, s, pos); string(got) != want {
+				t.Fatalf("%s at %d after seeking: differs from a fresh run", m.ID, pos)
+			}
+			kept, keptCases = append(kept, string(got)), append(keptCases, cs)
+			// The tallies the verdicts read agree with the ledger itself.
+			succeeded := 0
+			for _, o := range cs.Ledger.Objects {
+				if o.Status == ledger.Succeeded {
+					succeeded++
+				}
+			}
+			for _, v := range cs.Outcome.Verdicts {
+				live := 0
+				for _, o := range cs.Ledger.Objects {
+					if o.Intent == v.Intent && o.Status != ledger.Failed {
+						live++
+					}
+				}
+				if live != v.Effects {
+					t.Fatalf("%s at %d: %s has %d live effects, the verdict says %d", m.ID, pos, v.Intent, live, v.Effects)
+				}
+			}
+			if succeeded != cs.Outcome.Succeeded {
+				t.Fatalf("%s at %d: %d succeeded, the outcome says %d", m.ID, pos, succeeded, cs.Outcome.Succeeded)
+			}
+		}
+		for i, cs := range keptCases {
+			if b, _ := json.Marshal(cs); string(b) != kept[i] {
+				t.Fatalf("case %d changed after the runner moved on", i)
+			}
+		}
+	})
+}
+
+// longMission has n attempt steps over three intents, every fixture in
+// turn, with waits: a mission long enough to have many marks.
+func longMission(n int) *Mission {
+	m := &Mission{ID: "long", Title: "Long", Goal: "A long run.", Contract: ledger.V1, Retention: 9, KeySource: KeyPerIntent}
+	for i := range 3 {
+		id := string(rune('a' + i))
+		m.Intents = append(m.Intents, Intent{ID: "refund-" + id, Op: "refund", Principal: "agent", Payload: map[string]string{"order": id}})
+	}
+	for i := range n {
+		in := m.Intents[i%3].ID
+		f := Fixtures[(i/3)%len(Fixtures)]
+		st := Step{Attempt: in, Fixture: f}
+		switch f {
+		case LateCommit:
+			st.Delay = 3
+		case PendingFixture:
+			st.Delay, st.Resolve = 4, ledger.Failed
+		}
+		m.Schedule = append(m.Schedule, st)
+		if i%17 == 0 {
+			m.Schedule = append(m.Schedule, Step{Wait: 5})
+		}
+		if i%29 == 0 {
+			m.Schedule = append(m.Schedule, Step{Restart: true})
+		}
+	}
+	return m
+}
