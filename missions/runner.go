@@ -27,8 +27,8 @@ type Runner struct {
 	// digests holds, per schedule step (and per together part), the digest
 	// of its payload override, computed once.
 	digests map[int]string
-	cur   Step
-	tally tally
+	cur     Step
+	tally   tally
 
 	quiet bool
 	// events holds every event so far; the first rendered of them have
@@ -39,9 +39,9 @@ type Runner struct {
 	// marks are saved states to rewind to, every markEvery steps.
 	marks     []mark
 	markEvery int
-	changes []ledger.Change
-	objs    []ledger.Object
-	views   []ObjectView
+	changes   []ledger.Change
+	objs      []ledger.Object
+	views     []ObjectView
 }
 
 // NewRunner prepares a run of m under s. Neither is modified.
