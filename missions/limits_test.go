@@ -33,7 +33,7 @@ func TestScheduleClockIsBounded(t *testing.T) {
 		t.Fatalf("a schedule of 20,000 ticks: %v", err)
 	}
 	m.Schedule = append(m.Schedule, missions.Step{Wait: 5})
-	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "the schedule spans 20005 ticks; it may span at most 20000") {
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "schedule step 7: by this step the schedule has run 20005 ticks; a schedule may span at most 20000") {
 		t.Errorf("Validate: %v", err)
 	}
 }

@@ -61,6 +61,13 @@ func genMission(t *rapid.T) *Mission {
 			m.Schedule = append(m.Schedule, attempt(label))
 		}
 	}
+	// A mission attempts every intent it declares.
+	offered := offeredAttempts(m.Schedule)
+	for _, in := range m.Intents {
+		if offered[in.ID] == 0 {
+			m.Schedule = append(m.Schedule, Step{Attempt: in.ID, Fixture: rapid.SampledFrom(Fixtures[:3]).Draw(t, in.ID+"-last")})
+		}
+	}
 	return m
 }
 

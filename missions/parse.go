@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -113,9 +114,6 @@ func Parse(name string, data []byte) (*Mission, error) {
 	}
 	m := p.mission(doc.Content[0])
 	m.Source = name
-	if len(p.errs) > 0 {
-		return nil, errors.Join(p.errs...)
-	}
 	// Defaults are written out, so a case states everything it ran under.
 	if m.Contract == "" {
 		m.Contract = ledger.V1
@@ -125,6 +123,10 @@ func Parse(name string, data []byte) (*Mission, error) {
 	}
 	if m.KeySource == "" {
 		m.KeySource = KeyPerIntent
+	}
+	p.validate(m)
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
 	}
 	return m, nil
 }
@@ -237,9 +239,55 @@ func aliases(file string, doc *yaml.Node) []error {
 	return errs
 }
 
+// validate adds what Mission.Validate finds to what the parser found: the
+// parser says what is malformed, the one validator what cannot run. A
+// problem at a line the parser already faulted (or, with no line, any
+// problem once the parser faulted anything) is the parser's own told
+// again, and is left out. Problems come in the order of their lines.
+func (p *parser) validate(m *Mission) {
+	faulted := p.faulted
+	if faulted == nil {
+		faulted = map[int]bool{}
+	}
+	for _, err := range p.errs {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			faulted[fe.Line] = true
+		}
+	}
+	for _, pr := range m.Problems() {
+		if faulted[pr.Line] || (pr.Line == 0 && len(p.errs) > 0) {
+			continue
+		}
+		p.errs = append(p.errs, &FileError{File: p.file, Line: pr.Line, Msg: pr.Msg})
+	}
+	sort.SliceStable(p.errs, func(i, j int) bool { return lineOf(p.errs[i]) < lineOf(p.errs[j]) })
+}
+
+func lineOf(err error) int {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe.Line
+	}
+	return 0
+}
+
 type parser struct {
 	file string
 	errs []error
+	// faulted holds the lines of the steps and intents the parser found
+	// a problem in, wherever in them it was.
+	faulted map[int]bool
+}
+
+// faultIfNew marks line faulted when problems were found since start.
+func (p *parser) faultIfNew(start, line int) {
+	if len(p.errs) > start {
+		if p.faulted == nil {
+			p.faulted = map[int]bool{}
+		}
+		p.faulted[line] = true
+	}
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) {
@@ -372,18 +420,6 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	}
 	if scheduleNode != nil {
 		m.Schedule = p.schedule(scheduleNode, ids, m.Intents)
-		// An intent no step sends for can only end "failed cleanly",
-		// and counts as intended all the same: a step is missing, or
-		// names another intent by mistake.
-		if len(p.errs) == 0 {
-			offered := offeredAttempts(m.Schedule)
-			for _, in := range m.Intents {
-				if offered[in.ID] == 0 {
-					p.errs = append(p.errs, &FileError{File: p.file, Line: in.Line, Msg: fmt.Sprintf(
-						"intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)})
-				}
-			}
-		}
 	}
 	if expectNode != nil {
 		m.Expect = p.expectations(expectNode, ids)
@@ -401,18 +437,15 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 		return nil
 	}
 	var out []Intent
-	seen := map[string]int{}
 	for _, item := range n.Content {
 		in := Intent{Line: item.Line}
+		start := len(p.errs)
 		got := map[string]bool{}
 		p.fields(item, "an intent", []string{"id", "op", "principal", "label", "payload"}, func(key string, k, v *yaml.Node) {
 			got[key] = true
 			switch key {
 			case "id":
 				in.ID = p.str(v, "intent id")
-				if !idPattern.MatchString(in.ID) {
-					p.errf(v, "intent id %q: use lowercase letters, digits and dashes", in.ID)
-				}
 			case "op":
 				in.Op = p.str(v, "op")
 			case "principal":
@@ -431,10 +464,7 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 				p.errf(item, "the intent has no %q (required: id, op, principal, payload)", req)
 			}
 		}
-		if line, dup := seen[in.ID]; dup && in.ID != "" {
-			p.errf(item, "intent id %q is already used on line %d", in.ID, line)
-		}
-		seen[in.ID] = item.Line
+		p.faultIfNew(start, item.Line)
 		out = append(out, in)
 	}
 	return out
@@ -452,42 +482,25 @@ func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) [
 		return nil
 	}
 	var out []Step
-	attempts, clock := 0, 0
 	for _, item := range n.Content {
-		st := p.step(item, ids, intents, false)
-		if st.Kind() == StepAttempt {
-			attempts++
-		}
-		attempts += len(st.Together)
-		if clock <= MaxClock {
-			clock += stepTicks(st)
-			if clock > MaxClock {
-				p.errf(item, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
-			}
-		}
-		out = append(out, st)
-	}
-	if attempts == 0 && len(p.errs) == 0 {
-		p.errf(n, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+		out = append(out, p.step(item, ids, intents, false))
 	}
 	return out
 }
 
 func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTogether bool) Step {
 	st := Step{Line: n.Line}
+	start := len(p.errs)
+	defer p.faultIfNew(start, n.Line)
 	var kinds []string
 	var togetherNode, payloadNode *yaml.Node
-	hasFixture, hasDelay, hasResolve := false, false, false
+	hasDelay, hasResolve := false, false
 	p.fields(n, "a step", stepKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "attempt":
 			kinds = append(kinds, key)
 			st.Attempt = p.str(v, "attempt")
-			if !ids[st.Attempt] {
-				p.errf(v, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
-			}
 		case "fixture":
-			hasFixture = true
 			f, err := ParseFixture(p.str(v, "fixture"))
 			if err != nil {
 				p.errf(v, "%v", err)
@@ -513,9 +526,6 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		case "read":
 			kinds = append(kinds, key)
 			st.Read = p.str(v, "read")
-			if !ids[st.Read] {
-				p.errf(v, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
-			}
 		case "restart":
 			kinds = append(kinds, key)
 			b, err := strconv.ParseBool(p.str(v, "restart"))
@@ -548,11 +558,6 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		}
 	}
 	switch kinds[0] {
-	case "attempt":
-		if hasFixture && st.Fixture == "" {
-			break // the fixture's own error says what is accepted
-		}
-		p.checkAttempt(n, st, hasDelay, hasResolve, intents)
 	case "together":
 		if togetherNode.Kind != yaml.SequenceNode {
 			p.errf(togetherNode, "together must be a list of 2 to %d attempts sent at the same tick", MaxWorkers)
@@ -567,40 +572,6 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 		}
 	}
 	return st
-}
-
-func (p *parser) checkAttempt(n *yaml.Node, st Step, hasDelay, hasResolve bool, intents []Intent) {
-	if st.Fixture == "" {
-		p.errf(n, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
-		return
-	}
-	switch st.Fixture {
-	case LateCommit:
-		if !hasDelay {
-			p.errf(n, "late_commit needs delay: the ticks until the commit lands")
-		}
-		if hasResolve {
-			p.errf(n, "resolve belongs to the pending fixture only")
-		}
-	case PendingFixture:
-		if !hasDelay || !hasResolve {
-			p.errf(n, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
-		}
-	default:
-		if hasDelay || hasResolve {
-			p.errf(n, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
-		}
-	}
-	for _, in := range intents {
-		if in.ID != st.Attempt {
-			continue
-		}
-		for k := range st.Payload {
-			if _, ok := in.Payload[k]; !ok {
-				p.errf(n, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
-			}
-		}
-	}
 }
 
 func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {

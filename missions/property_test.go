@@ -52,10 +52,22 @@ func genCoreMission(t *rapid.T) *missions.Mission {
 			Fixture: rapid.SampledFrom(coreFixtures).Draw(t, fmt.Sprintf("fixture%d", i)),
 		})
 	}
-	if !hasAttempt(m) {
-		m.Schedule = append(m.Schedule, missions.Step{Attempt: m.Intents[0].ID, Fixture: missions.Success})
+	// A mission attempts every intent it declares.
+	for _, in := range m.Intents {
+		if !attempts(m, in.ID) {
+			m.Schedule = append(m.Schedule, missions.Step{Attempt: in.ID, Fixture: rapid.SampledFrom(coreFixtures).Draw(t, in.ID+"-last")})
+		}
 	}
 	return m
+}
+
+func attempts(m *missions.Mission, intent string) bool {
+	for _, st := range m.Schedule {
+		if st.Attempt == intent {
+			return true
+		}
+	}
+	return false
 }
 
 func hasAttempt(m *missions.Mission) bool {

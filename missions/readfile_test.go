@@ -45,7 +45,7 @@ func TestValidateBounds(t *testing.T) {
 		many[i] = step
 	}
 	m.Schedule = []Step{{Together: many}}
-	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "together needs 2 to 8") {
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), "together must list from 2 to 8 attempts") {
 		t.Errorf("a together of %d: %v", len(many), err)
 	}
 }

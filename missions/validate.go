@@ -3,66 +3,136 @@ package missions
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/replaylab/replaylab/ledger"
 )
 
-// Validate checks that a mission can be run, whatever it was read from. The
-// file parser reports the same problems with line numbers; this is the
-// check for missions that come from elsewhere, such as a case file.
+// Problem is one thing that keeps a mission from running, with the line of
+// its file where it came from one.
+type Problem struct {
+	// Line is the line in the mission file, or 0 when the mission came
+	// from elsewhere (a case file) or the problem has no one place.
+	Line int
+	// Where names the part of the mission, such as "schedule step 3".
+	Where string
+	Msg   string
+}
+
+func (p Problem) String() string {
+	switch {
+	case p.Where != "" && p.Line > 0:
+		return fmt.Sprintf("%s (line %d): %s", p.Where, p.Line, p.Msg)
+	case p.Where != "":
+		return p.Where + ": " + p.Msg
+	case p.Line > 0:
+		return fmt.Sprintf("line %d: %s", p.Line, p.Msg)
+	}
+	return p.Msg
+}
+
+// Validate checks that a mission can be run, whatever it was read from,
+// and reports every problem. It is the one check: the file parser reports
+// the same problems, at their lines, and the case reader checks the
+// mission a case carries with it.
 func (m *Mission) Validate() error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if !idPattern.MatchString(m.ID) {
-		bad("mission id %q: use lowercase letters, digits and dashes", m.ID)
-	}
-	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
-		bad("contract: %v", err)
-	}
-	if m.Retention < 1 || m.Retention > MaxTicks {
-		bad("retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
-	}
-	if _, err := ParseKeySource(string(m.KeySource)); err != nil {
-		bad("key_source: %v", err)
-	}
-	if len(m.Intents) == 0 || len(m.Intents) > MaxIntents {
-		bad("the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
-	}
-	payloads := map[string]map[string]string{}
-	for i, in := range m.Intents {
-		if !idPattern.MatchString(in.ID) {
-			bad("intent %d: id %q: use lowercase letters, digits and dashes", i+1, in.ID)
-		}
-		if _, dup := payloads[in.ID]; dup {
-			bad("intent id %q is used twice", in.ID)
-		}
-		payloads[in.ID] = in.Payload
-	}
-	if len(m.Schedule) == 0 || len(m.Schedule) > MaxSteps {
-		bad("the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
-	}
-	attempts, clock := 0, 0
-	for i, st := range m.Schedule {
-		clock += stepTicks(st)
-		where := fmt.Sprintf("schedule step %d", i+1)
-		if err := checkStep(st, payloads, false); err != nil {
-			bad("%s: %v", where, err)
-		}
-		if st.Kind() == StepAttempt {
-			attempts++
-		}
-		attempts += len(st.Together)
-	}
-	if attempts == 0 || attempts > MaxSteps {
-		bad("the schedule has %d attempts; it needs 1 to %d", attempts, MaxSteps)
-	}
-	if clock > MaxClock {
-		bad("the schedule spans %d ticks; it may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
+	for _, p := range m.Problems() {
+		errs = append(errs, errors.New(p.String()))
 	}
 	return errors.Join(errs...)
 }
 
-func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) error {
+// Problems lists everything that keeps m from running, in the order of the
+// mission's parts.
+func (m *Mission) Problems() []Problem {
+	v := &validator{m: m}
+	v.mission()
+	return v.out
+}
+
+type validator struct {
+	m   *Mission
+	out []Problem
+}
+
+func (v *validator) bad(line int, where, format string, args ...any) {
+	v.out = append(v.out, Problem{Line: line, Where: where, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) mission() {
+	m := v.m
+	if !idPattern.MatchString(m.ID) {
+		v.bad(0, "", "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
+	}
+	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
+		v.bad(0, "", "contract: %v", err)
+	}
+	if m.Retention < 1 || m.Retention > MaxTicks {
+		v.bad(0, "", "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
+	}
+	if _, err := ParseKeySource(string(m.KeySource)); err != nil {
+		v.bad(0, "", "key_source: %v", err)
+	}
+	if len(m.Intents) == 0 || len(m.Intents) > MaxIntents {
+		v.bad(0, "", "the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
+	}
+	intents := map[string]*Intent{}
+	ids := map[string]bool{}
+	for i := range m.Intents {
+		in := &m.Intents[i]
+		where := fmt.Sprintf("intent %d", i+1)
+		if !idPattern.MatchString(in.ID) {
+			v.bad(in.Line, where, "intent id %q: use lowercase letters, digits and dashes", in.ID)
+		}
+		if prev, dup := intents[in.ID]; dup {
+			if prev.Line > 0 {
+				v.bad(in.Line, where, "intent id %q is already used on line %d", in.ID, prev.Line)
+			} else {
+				v.bad(in.Line, where, "intent id %q is used twice", in.ID)
+			}
+			continue
+		}
+		intents[in.ID], ids[in.ID] = in, true
+	}
+	if len(m.Schedule) == 0 || len(m.Schedule) > MaxSteps {
+		v.bad(0, "", "the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
+	}
+	attempts, clock := 0, 0
+	for i, st := range m.Schedule {
+		where := fmt.Sprintf("schedule step %d", i+1)
+		v.step(st, where, intents, ids, false)
+		if st.Kind() == StepAttempt {
+			attempts++
+		}
+		attempts += len(st.Together)
+		if clock <= MaxClock {
+			clock += stepTicks(st)
+			if clock > MaxClock {
+				v.bad(st.Line, where, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
+			}
+		}
+	}
+	switch {
+	case attempts == 0 && len(m.Schedule) > 0:
+		v.bad(0, "", "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+	case attempts > MaxSteps:
+		v.bad(0, "", "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
+	}
+	// An intent no step sends for can only end "failed cleanly", and
+	// counts as intended all the same: a step is missing, or names another
+	// intent by mistake.
+	if attempts > 0 {
+		offered := offeredAttempts(m.Schedule)
+		for i, in := range m.Intents {
+			if offered[in.ID] == 0 && ids[in.ID] {
+				v.bad(in.Line, fmt.Sprintf("intent %d", i+1), "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
+			}
+		}
+	}
+}
+
+func (v *validator) step(st Step, where string, intents map[string]*Intent, ids map[string]bool, inTogether bool) {
 	kinds := 0
 	for _, set := range []bool{st.Attempt != "", st.Wait != 0, st.Read != "", st.Restart, len(st.Together) > 0} {
 		if set {
@@ -70,58 +140,82 @@ func checkStep(st Step, payloads map[string]map[string]string, inTogether bool) 
 		}
 	}
 	if kinds != 1 {
-		return errors.New("a step does exactly one thing (attempt, wait, read, restart or together)")
+		v.bad(st.Line, where, "a step does exactly one thing (accepted: attempt, wait, read, restart, together)")
+		return
 	}
 	if inTogether && st.Kind() != StepAttempt {
-		return errors.New("a together step holds attempts only")
+		v.bad(st.Line, where, "a together step holds attempts only; found %s", st.Kind())
+		return
+	}
+	if st.Kind() != StepAttempt && (st.Fixture != "" || st.Delay != 0 || st.Resolve != 0 || len(st.Payload) > 0) {
+		v.bad(st.Line, where, "fixture, delay, resolve and payload belong to attempt steps only")
 	}
 	switch st.Kind() {
 	case StepAttempt:
-		base, ok := payloads[st.Attempt]
+		in, ok := intents[st.Attempt]
 		if !ok {
-			return fmt.Errorf("attempt names undeclared intent %q", st.Attempt)
+			v.bad(st.Line, where, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
+			return
 		}
-		if _, err := ParseFixture(string(st.Fixture)); err != nil {
-			return err
-		}
-		switch st.Fixture {
-		case LateCommit:
-			if st.Delay < 1 || st.Delay > MaxTicks || st.Resolve != 0 {
-				return fmt.Errorf("late_commit needs a delay from 1 to %d and no resolve", MaxTicks)
-			}
-		case PendingFixture:
-			if st.Delay < 1 || st.Delay > MaxTicks || !st.Resolve.Terminal() {
-				return fmt.Errorf("pending needs a delay from 1 to %d and resolve succeeded or failed", MaxTicks)
-			}
-		default:
-			if st.Delay != 0 || st.Resolve != 0 {
-				return fmt.Errorf("delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
-			}
-		}
-		for k := range st.Payload {
-			if _, ok := base[k]; !ok {
-				return fmt.Errorf("payload field %q is not in intent %s's payload", k, st.Attempt)
-			}
-		}
+		v.attempt(st, where, in)
 	case StepWait:
 		if st.Wait < 1 || st.Wait > MaxTicks {
-			return fmt.Errorf("wait %d: must be from 1 to %d ticks", st.Wait, MaxTicks)
+			v.bad(st.Line, where, "wait %d: must be from 1 to %d ticks", st.Wait, MaxTicks)
 		}
 	case StepRead:
-		if _, ok := payloads[st.Read]; !ok {
-			return fmt.Errorf("read names undeclared intent %q", st.Read)
+		if !ids[st.Read] {
+			v.bad(st.Line, where, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
 		}
 	case StepTogether:
 		if len(st.Together) < 2 || len(st.Together) > MaxWorkers {
-			return fmt.Errorf("together needs 2 to %d attempts, not %d", MaxWorkers, len(st.Together))
+			v.bad(st.Line, where, "together must list from 2 to %d attempts sent at the same tick; this one lists %d", MaxWorkers, len(st.Together))
+			return
 		}
-		for _, t := range st.Together {
-			if err := checkStep(t, payloads, true); err != nil {
-				return err
-			}
+		for j, t := range st.Together {
+			v.step(t, fmt.Sprintf("%s, worker %d", where, j+1), intents, ids, true)
 		}
 	}
-	return nil
+}
+
+func (v *validator) attempt(st Step, where string, in *Intent) {
+	if st.Fixture == "" {
+		v.bad(st.Line, where, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
+		return
+	}
+	if _, err := ParseFixture(string(st.Fixture)); err != nil {
+		v.bad(st.Line, where, "%v", err)
+		return
+	}
+	if st.Delay < 0 || st.Delay > MaxTicks {
+		v.bad(st.Line, where, "delay %d: must be from 1 to %d ticks", st.Delay, MaxTicks)
+	}
+	switch st.Fixture {
+	case LateCommit:
+		if st.Delay == 0 {
+			v.bad(st.Line, where, "late_commit needs delay: the ticks until the commit lands")
+		}
+		if st.Resolve != 0 {
+			v.bad(st.Line, where, "resolve belongs to the pending fixture only")
+		}
+	case PendingFixture:
+		if st.Delay == 0 || !st.Resolve.Terminal() {
+			v.bad(st.Line, where, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
+		}
+	default:
+		if st.Delay != 0 || st.Resolve != 0 {
+			v.bad(st.Line, where, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
+		}
+	}
+	keys := make([]string, 0, len(st.Payload))
+	for k := range st.Payload {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := in.Payload[k]; !ok {
+			v.bad(st.Line, where, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
+		}
+	}
 }
 
 // stepTicks is how far a step moves the clock: a wait its ticks, any
