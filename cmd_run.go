@@ -270,10 +270,11 @@ func writeSummary(w io.Writer, c *missions.Case, width int) {
 		}
 	}
 	para(export.CleanLine(m.ID) + " — " + export.CleanLine(m.Title))
-	settings := append([]string{
-		"stable keys " + missions.OnOff(s.StableKeys), "policy " + string(s.Policy), "contract " + string(s.Contract),
-		"key source " + string(s.KeySource), fmt.Sprintf("seed %d", s.Seed),
-	}, export.BudgetWords(s)...)
+	var settings []string
+	for _, f := range missions.AllSettings[:5] {
+		settings = append(settings, s.Words(f))
+	}
+	settings = append(settings, export.BudgetWords(s)...)
 	for _, line := range joinFitting(settings, " · ", lineW) {
 		fmt.Fprintln(w, export.CleanLine(line))
 	}

@@ -130,7 +130,7 @@ func TestRunSummaryShowsTheBudget(t *testing.T) {
 	for end < len(lines) && lines[end] != "" {
 		end++
 	}
-	if got := strings.Join(lines[1:end], " · "); got != "stable keys on · policy naive · contract v1 · key source intent · seed 1 · at most 2 attempts per intent · deadline tick 4" {
+	if got := strings.Join(lines[1:end], " · "); got != "stable keys on · policy naive · contract v1 · keys from intent · seed 1 · at most 2 attempts per intent · deadline tick 4" {
 		t.Errorf("the summary hides the budget:\n%s", out)
 	}
 	if out := mustCLI(t, "run", "timeout-then-success"); strings.Contains(out, "at most") || strings.Contains(out, "deadline") {

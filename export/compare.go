@@ -233,26 +233,14 @@ func missionIDs(cases []*missions.Case) []string {
 	return ids
 }
 
-// settingWords renders each setting the way a person reads it, in a fixed
-// order.
+// settingWords renders each setting the way a person reads it, in the
+// fixed order of missions.AllSettings.
 func settingWords(s missions.Settings) []string {
-	budget := "schedule's budget"
-	if s.MaxAttempts > 0 {
-		budget = fmt.Sprintf("at most %s per intent", Plural(s.MaxAttempts, "attempt"))
+	out := make([]string, len(missions.AllSettings))
+	for i, f := range missions.AllSettings {
+		out[i] = CleanLine(s.Words(f))
 	}
-	deadline := "no deadline"
-	if s.Deadline > 0 {
-		deadline = fmt.Sprintf("deadline tick %d", s.Deadline)
-	}
-	return []string{
-		"stable keys " + missions.OnOff(s.StableKeys),
-		CleanLine(string(s.Policy)),
-		"contract " + CleanLine(string(s.Contract)),
-		"keys from " + CleanLine(string(s.KeySource)),
-		fmt.Sprintf("seed %d", s.Seed),
-		budget,
-		deadline,
-	}
+	return out
 }
 
 // heads names the cases and labels each with what sets it apart.
@@ -304,7 +292,7 @@ func CaseName(i int) string {
 }
 
 // SettingsLine renders a case's settings on one line, e.g.
-// "stable keys on · naive · contract v1 · keys from intent · seed 1",
+// "stable keys on · policy naive · contract v1 · keys from intent · seed 1",
 // followed by the caller's budget where it is not the default.
 func SettingsLine(s missions.Settings) string {
 	return strings.Join(append(settingWords(s)[:5], BudgetWords(s)...), " · ")

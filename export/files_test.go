@@ -69,7 +69,7 @@ func TestWriteUpNamesMissionsDirOnlyForUserMissions(t *testing.T) {
 func TestSettingsLineShowsTheBudget(t *testing.T) {
 	var s missions.Settings
 	s.StableKeys, s.Policy, s.Contract, s.KeySource, s.Seed = true, missions.Naive, "v1", missions.KeyPerIntent, 1
-	if got := export.SettingsLine(s); got != "stable keys on · naive · contract v1 · keys from intent · seed 1" {
+	if got := export.SettingsLine(s); got != "stable keys on · policy naive · contract v1 · keys from intent · seed 1" {
 		t.Errorf("default budget: %q", got)
 	}
 	s.MaxAttempts, s.Deadline = 1, 4

@@ -163,20 +163,18 @@ func (h *header) counter() [3]string {
 // from the payload leave stable keys nothing to do: the line says so, or,
 // where that does not fit, leaves them out.
 func (h *header) settingsLine(w int) string {
-	part := func(label, value string, changed bool) string {
-		if changed {
+	s, d := h.settings, h.defaults
+	part := func(f missions.Setting) string {
+		label, value := s.Word(f)
+		if _, own := d.Word(f); value != own {
 			return h.st.Subtle.Render(label) + h.st.Changed.Render(value)
 		}
 		return h.st.Subtle.Render(label) + h.st.Text.Render(value)
 	}
-	s, d := h.settings, h.defaults
-	stable := part("stable keys ", missions.OnOff(s.StableKeys), s.StableKeys != d.StableKeys)
-	rest := []string{
-		part("policy ", string(s.Policy), s.Policy != d.Policy),
-		part("contract ", string(s.Contract), s.Contract != d.Contract),
-	}
+	stable := part(missions.SettingStableKeys)
+	rest := []string{part(missions.SettingPolicy), part(missions.SettingContract)}
 	if s.KeySource != missions.KeyPerIntent || s.KeySource != d.KeySource {
-		rest = append(rest, part("keys from ", string(s.KeySource), s.KeySource != d.KeySource))
+		rest = append(rest, part(missions.SettingKeySource))
 	}
 	sep := h.st.Subtle.Render(" · ")
 	if s.KeySource != missions.KeyPayloadHash {

@@ -322,28 +322,25 @@ func (m *Model) pin() {
 // Keys hashed from the payload leave stable keys nothing to do, so the key
 // source takes their place.
 func shortSettings(s missions.Settings) string {
-	keys := "stable keys " + missions.OnOff(s.StableKeys)
+	keys := s.Words(missions.SettingStableKeys)
 	if s.KeySource != missions.KeyPerIntent {
-		keys = "keys from " + string(s.KeySource)
+		keys = s.Words(missions.SettingKeySource)
 	}
-	return export.CleanLine(fmt.Sprintf("%s, %s, contract %s", keys, s.Policy, s.Contract))
+	return export.CleanLine(keys + ", " + string(s.Policy) + ", " + s.Words(missions.SettingContract))
 }
+
+// runSettings are the settings a person changes in the lab.
+var runSettings = []missions.Setting{missions.SettingStableKeys, missions.SettingPolicy, missions.SettingContract, missions.SettingKeySource}
 
 // carried names the settings of s that differ from the mission's own d,
 // each with the mission's own value, or "" when none does.
 func carried(s, d missions.Settings) string {
 	var out []string
-	if s.StableKeys != d.StableKeys {
-		out = append(out, fmt.Sprintf("stable keys %s (its own: %s)", missions.OnOff(s.StableKeys), missions.OnOff(d.StableKeys)))
-	}
-	if s.Policy != d.Policy {
-		out = append(out, fmt.Sprintf("policy %s (its own: %s)", s.Policy, d.Policy))
-	}
-	if s.Contract != d.Contract {
-		out = append(out, fmt.Sprintf("contract %s (its own: %s)", s.Contract, d.Contract))
-	}
-	if s.KeySource != d.KeySource {
-		out = append(out, fmt.Sprintf("keys from %s (its own: %s)", s.KeySource, d.KeySource))
+	for _, f := range runSettings {
+		label, v := s.Word(f)
+		if _, dv := d.Word(f); v != dv {
+			out = append(out, fmt.Sprintf("%s%s (its own: %s)", label, v, dv))
+		}
 	}
 	return export.CleanLine(strings.Join(out, " · "))
 }
@@ -352,17 +349,10 @@ func carried(s, d missions.Settings) string {
 // d, without the mission's own values, or "" when none does.
 func carriedShort(s, d missions.Settings) string {
 	var out []string
-	if s.StableKeys != d.StableKeys {
-		out = append(out, "stable keys "+missions.OnOff(s.StableKeys))
-	}
-	if s.Policy != d.Policy {
-		out = append(out, "policy "+string(s.Policy))
-	}
-	if s.Contract != d.Contract {
-		out = append(out, "contract "+string(s.Contract))
-	}
-	if s.KeySource != d.KeySource {
-		out = append(out, "keys from "+string(s.KeySource))
+	for _, f := range runSettings {
+		if s.Words(f) != d.Words(f) {
+			out = append(out, s.Words(f))
+		}
 	}
 	return export.CleanLine(strings.Join(out, ", "))
 }
@@ -504,28 +494,28 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 		m.toggle(func(o *missions.Overrides) {
 			b := !m.settings.StableKeys
 			o.StableKeys = &b
-		}, func(s missions.Settings) string { return "stable keys " + missions.OnOff(s.StableKeys) })
+		}, func(s missions.Settings) string { return s.Words(missions.SettingStableKeys) })
 		if m.settings.KeySource == missions.KeyPayloadHash && !m.statusErr && sameRun(before, m.full) {
 			// The setting changed, but every key is the payload's hash.
-			m.setStatus(fmt.Sprintf("stable keys %s: no effect, keys come from the payload hash (s changes that)",
-				missions.OnOff(m.settings.StableKeys)),
-				fmt.Sprintf("stable keys %s: no effect while keys are the payload's hash (s)", missions.OnOff(m.settings.StableKeys)))
+			keys := m.settings.Words(missions.SettingStableKeys)
+			m.setStatus(keys+": no effect, keys come from the payload hash (s changes that)",
+				keys+": no effect while keys are the payload's hash (s)")
 		}
 	case key.Matches(k, m.keys.Policy):
 		m.toggle(func(o *missions.Overrides) {
 			p := next(missions.Policies, m.settings.Policy)
 			o.Policy = &p
-		}, func(s missions.Settings) string { return "policy " + string(s.Policy) })
+		}, func(s missions.Settings) string { return s.Words(missions.SettingPolicy) })
 	case key.Matches(k, m.keys.Contract):
 		m.toggle(func(o *missions.Overrides) {
 			c := next(ledger.Contracts, m.settings.Contract)
 			o.Contract = &c
-		}, func(s missions.Settings) string { return "contract " + string(s.Contract) })
+		}, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
 	case key.Matches(k, m.keys.KeySource):
 		m.toggle(func(o *missions.Overrides) {
 			ks := next(missions.KeySources, m.settings.KeySource)
 			o.KeySource = &ks
-		}, func(s missions.Settings) string { return "keys from " + string(s.KeySource) })
+		}, func(s missions.Settings) string { return s.Words(missions.SettingKeySource) })
 	case key.Matches(k, m.keys.Evidence):
 		if m.hasEvidence() {
 			m.evidence.SetCase(m.cas)
