@@ -70,11 +70,26 @@ func (id ObjectID) String() string {
 	if id == 0 {
 		return ""
 	}
-	return "re_" + pad4(int(id))
+	var b [24]byte
+	return string(id.append(b[:0]))
+}
+
+// append writes the id as String does: re_ and at least four digits.
+func (id ObjectID) append(b []byte) []byte {
+	b = append(b, "re_"...)
+	for d := 1000; d > 1 && int(id) < d; d /= 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, int64(id), 10)
 }
 
 // MarshalText renders the id for JSON.
-func (id ObjectID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+func (id ObjectID) MarshalText() ([]byte, error) {
+	if id == 0 {
+		return []byte{}, nil
+	}
+	return id.append(make([]byte, 0, 8)), nil
+}
 
 // UnmarshalText reads an id written by MarshalText.
 func (id *ObjectID) UnmarshalText(b []byte) error {
@@ -92,14 +107,6 @@ func (id *ObjectID) UnmarshalText(b []byte) error {
 	}
 	*id = ObjectID(n)
 	return nil
-}
-
-func pad4(n int) string {
-	s := strconv.Itoa(n)
-	for len(s) < 4 {
-		s = "0" + s
-	}
-	return s
 }
 
 // Status is the documented state of an object (assumption E).

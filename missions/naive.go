@@ -1,9 +1,6 @@
 package missions
 
-import (
-	"fmt"
-	"math/rand/v2"
-)
+import "math/rand/v2"
 
 // naiveCaller is the agent loop: anything but a success reads as failed
 // and is retried while the budget lasts.
@@ -83,7 +80,19 @@ func newKeyMint(seed uint64) *keyMint {
 
 func (k *keyMint) nth(n int) string {
 	for len(k.keys) <= n {
-		k.keys = append(k.keys, fmt.Sprintf("ik_%010x", k.rng.Uint64()>>24))
+		k.keys = append(k.keys, formatKey(k.rng.Uint64()>>24))
 	}
 	return k.keys[n]
+}
+
+// formatKey writes a minted key: ik_ and ten hex digits.
+func formatKey(v uint64) string {
+	const hexDigits = "0123456789abcdef"
+	var b [13]byte
+	copy(b[:], "ik_")
+	for i := 12; i >= 3; i-- {
+		b[i] = hexDigits[v&0xF]
+		v >>= 4
+	}
+	return string(b[:])
 }

@@ -3,7 +3,8 @@ package missions
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"slices"
+	"unicode/utf8"
 	"fmt"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -36,9 +37,11 @@ type Runner struct {
 	events   []Event
 	rendered int
 	words    Words
-	// marks are saved states to rewind to, every markEvery steps.
+	// marks are saved states to rewind to, every markEvery steps, kept
+	// once Seek is used (a plain run keeps none).
 	marks     []mark
 	markEvery int
+	marking   bool
 	changes   []ledger.Change
 	objs      []ledger.Object
 	views     []ObjectView
@@ -162,15 +165,34 @@ func (r *Runner) load(k mark) {
 // moves. A Case taken earlier keeps what it showed.
 func (r *Runner) Seek(pos int) {
 	pos = max(0, min(pos, r.Steps()))
+	r.marking = true
 	if pos < r.step {
 		k := len(r.marks) - 1
-		for k > 0 && r.marks[k].step > pos {
+		for k >= 0 && r.marks[k].step > pos {
 			k--
 		}
-		r.load(r.marks[k])
+		if k >= 0 {
+			r.load(r.marks[k])
+		} else {
+			r.reset()
+		}
 	}
 	for r.step < pos && r.Step() {
 	}
+}
+
+// reset puts the runner back before its first step.
+func (r *Runner) reset() {
+	r.led.Reset()
+	r.caller = NewCaller(r.m, r.s)
+	r.step, r.attempt, r.down = 0, 0, false
+	offered := offeredAttempts(r.m.Schedule)
+	for i, in := range r.m.Intents {
+		r.ahead[i] = offered[in.ID]
+	}
+	clear(r.tally.live)
+	r.tally.succeeded = 0
+	r.events, r.rendered = r.events[:0], 0
 }
 
 // Step runs the next schedule step and reports whether one ran.
@@ -178,7 +200,7 @@ func (r *Runner) Step() bool {
 	if r.Done() {
 		return false
 	}
-	if !r.quiet && r.step%r.markEvery == 0 && (len(r.marks) == 0 || r.marks[len(r.marks)-1].step < r.step) {
+	if r.marking && r.step%r.markEvery == 0 && (len(r.marks) == 0 || r.marks[len(r.marks)-1].step < r.step) {
 		r.marks = append(r.marks, r.save())
 	}
 	r.step++
@@ -483,14 +505,95 @@ func judge(b Belief, effects int) Verdict {
 	return HiddenEffect
 }
 
-// Digest binds operation type, principal and normalized payload.
+// Digest binds operation type, principal and normalized payload: the first
+// 8 bytes, in hex, of the SHA-256 of the JSON array [op, principal,
+// payload], the payload's fields sorted as encoding/json sorts them. JSON
+// quotes every part, so no two different requests share an encoding.
 func Digest(op, principal string, payload map[string]string) string {
-	// JSON quotes every part and sorts the payload's fields, so no two
-	// different requests share an encoding.
-	// Strings and a map of strings always encode, so there is no error.
-	enc, _ := json.Marshal([]any{op, principal, payload})
-	sum := sha256.Sum256(enc)
+	var buf [512]byte
+	b := append(buf[:0], '[')
+	b = appendJSONString(b, op)
+	b = append(b, ',')
+	b = appendJSONString(b, principal)
+	b = append(b, ',')
+	if payload == nil {
+		b = append(b, "null"...)
+	} else {
+		var keyBuf [16]string
+		keys := keyBuf[:0]
+		for k := range payload {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			b = appendJSONString(b, payload[k])
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// appendJSONString appends s as encoding/json writes a string, with its
+// default HTML escaping: the digest of a payload must not change with how
+// it is computed.
+func appendJSONString(dst []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 func mergePayload(base, over map[string]string) map[string]string {

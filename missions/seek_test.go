@@ -1,6 +1,8 @@
 package missions
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
@@ -111,4 +113,20 @@ func longMission(n int) *Mission {
 		}
 	}
 	return m
+}
+
+// TestDigestIsTheJSONDigest: the digest, computed without encoding/json,
+// is the one encoding/json's bytes give, for any text, valid UTF-8 or not.
+func TestDigestIsTheJSONDigest(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := rapid.OneOf(rapid.String(), rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }),
+			rapid.SampledFrom([]string{"<&>", "\u2028\u2029", "\b\f\n\r\t\x00\x1f\x7f", `"\`, "\xff\xfe"}))
+		op, principal := text.Draw(t, "op"), text.Draw(t, "principal")
+		payload := rapid.MapOf(text, text).Draw(t, "payload")
+		enc, _ := json.Marshal([]any{op, principal, payload})
+		sum := sha256.Sum256(enc)
+		if got, want := Digest(op, principal, payload), hex.EncodeToString(sum[:8]); got != want {
+			t.Fatalf("Digest(%q, %q, %q) = %s; encoding/json gives %s (%s)", op, principal, payload, got, want, enc)
+		}
+	})
 }

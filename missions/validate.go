@@ -56,32 +56,49 @@ type validator struct {
 	out []Problem
 }
 
-func (v *validator) bad(line int, where, format string, args ...any) {
-	v.out = append(v.out, Problem{Line: line, Where: where, Msg: fmt.Sprintf(format, args...)})
+// place names a part of the mission, made into words only when a problem
+// is found there: "intent 2", "schedule step 3", "schedule step 3, worker 1".
+type place struct {
+	what         string
+	index, child int
+}
+
+func (p place) String() string {
+	switch {
+	case p.what == "":
+		return ""
+	case p.child > 0:
+		return fmt.Sprintf("%s %d, worker %d", p.what, p.index, p.child)
+	}
+	return fmt.Sprintf("%s %d", p.what, p.index)
+}
+
+func (v *validator) bad(line int, where place, format string, args ...any) {
+	v.out = append(v.out, Problem{Line: line, Where: where.String(), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (v *validator) mission() {
 	m := v.m
 	if !idPattern.MatchString(m.ID) {
-		v.bad(0, "", "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
+		v.bad(0, place{}, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 	}
 	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
-		v.bad(0, "", "contract: %v", err)
+		v.bad(0, place{}, "contract: %v", err)
 	}
 	if m.Retention < 1 || m.Retention > MaxTicks {
-		v.bad(0, "", "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
+		v.bad(0, place{}, "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
 	}
 	if _, err := ParseKeySource(string(m.KeySource)); err != nil {
-		v.bad(0, "", "key_source: %v", err)
+		v.bad(0, place{}, "key_source: %v", err)
 	}
 	if len(m.Intents) == 0 || len(m.Intents) > MaxIntents {
-		v.bad(0, "", "the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
+		v.bad(0, place{}, "the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
 	}
 	intents := map[string]*Intent{}
 	ids := map[string]bool{}
 	for i := range m.Intents {
 		in := &m.Intents[i]
-		where := fmt.Sprintf("intent %d", i+1)
+		where := place{"intent", i + 1, 0}
 		if !idPattern.MatchString(in.ID) {
 			v.bad(in.Line, where, "intent id %q: use lowercase letters, digits and dashes", in.ID)
 		}
@@ -96,11 +113,11 @@ func (v *validator) mission() {
 		intents[in.ID], ids[in.ID] = in, true
 	}
 	if len(m.Schedule) == 0 || len(m.Schedule) > MaxSteps {
-		v.bad(0, "", "the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
+		v.bad(0, place{}, "the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
 	}
 	attempts, clock := 0, 0
 	for i, st := range m.Schedule {
-		where := fmt.Sprintf("schedule step %d", i+1)
+		where := place{"schedule step", i + 1, 0}
 		v.step(st, where, intents, ids, false)
 		if st.Kind() == StepAttempt {
 			attempts++
@@ -115,9 +132,9 @@ func (v *validator) mission() {
 	}
 	switch {
 	case attempts == 0 && len(m.Schedule) > 0:
-		v.bad(0, "", "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+		v.bad(0, place{}, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
 	case attempts > MaxSteps:
-		v.bad(0, "", "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
+		v.bad(0, place{}, "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
 	}
 	// An intent no step sends for can only end "failed cleanly", and
 	// counts as intended all the same: a step is missing, or names another
@@ -126,15 +143,15 @@ func (v *validator) mission() {
 		offered := offeredAttempts(m.Schedule)
 		for i, in := range m.Intents {
 			if offered[in.ID] == 0 && ids[in.ID] {
-				v.bad(in.Line, fmt.Sprintf("intent %d", i+1), "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
+				v.bad(in.Line, place{"intent", i + 1, 0}, "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
 			}
 		}
 	}
 }
 
-func (v *validator) step(st Step, where string, intents map[string]*Intent, ids map[string]bool, inTogether bool) {
+func (v *validator) step(st Step, where place, intents map[string]*Intent, ids map[string]bool, inTogether bool) {
 	kinds := 0
-	for _, set := range []bool{st.Attempt != "", st.Wait != 0, st.Read != "", st.Restart, len(st.Together) > 0} {
+	for _, set := range [...]bool{st.Attempt != "", st.Wait != 0, st.Read != "", st.Restart, len(st.Together) > 0} {
 		if set {
 			kinds++
 		}
@@ -172,12 +189,12 @@ func (v *validator) step(st Step, where string, intents map[string]*Intent, ids 
 			return
 		}
 		for j, t := range st.Together {
-			v.step(t, fmt.Sprintf("%s, worker %d", where, j+1), intents, ids, true)
+			v.step(t, place{where.what, where.index, j + 1}, intents, ids, true)
 		}
 	}
 }
 
-func (v *validator) attempt(st Step, where string, in *Intent) {
+func (v *validator) attempt(st Step, where place, in *Intent) {
 	if st.Fixture == "" {
 		v.bad(st.Line, where, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
 		return
@@ -205,6 +222,9 @@ func (v *validator) attempt(st Step, where string, in *Intent) {
 		if st.Delay != 0 || st.Resolve != 0 {
 			v.bad(st.Line, where, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
 		}
+	}
+	if len(st.Payload) == 0 {
+		return
 	}
 	keys := make([]string, 0, len(st.Payload))
 	for k := range st.Payload {
