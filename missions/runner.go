@@ -3,9 +3,9 @@ package missions
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"unicode/utf8"
-	"fmt"
 
 	"github.com/replaylab/replaylab/ledger"
 )
