@@ -201,9 +201,10 @@ func classIndex(c Class) byte {
 
 // NewCaller returns the caller for s.Policy, with a durable record of each
 // of m's intents and the number of turns the schedule plans for each.
-func NewCaller(m *Mission, s Settings) Caller {
+func NewCaller(m *Mission, s Settings) Caller { return newCaller(m, s, offeredAttempts(m.Schedule)) }
+
+func newCaller(m *Mission, s Settings, offered map[string]int) Caller {
 	base := callerBase{settings: s, keys: newKeyMint(s.Seed)}
-	offered := offeredAttempts(m.Schedule)
 	base.intents = make([]IntentState, len(m.Intents))
 	for i := range m.Intents {
 		in := &m.Intents[i]

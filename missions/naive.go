@@ -70,17 +70,19 @@ func (c *naiveCaller) Clone() Caller {
 // a seed is always the same, so copies of a caller share one mint and a
 // key is formatted once, however many branches use it.
 type keyMint struct {
-	rng  *rand.Rand
+	pcg  rand.PCG
 	keys []string
 }
 
 func newKeyMint(seed uint64) *keyMint {
-	return &keyMint{rng: rand.New(rand.NewPCG(seed, 0x5eed))}
+	k := &keyMint{}
+	k.pcg.Seed(seed, 0x5eed)
+	return k
 }
 
 func (k *keyMint) nth(n int) string {
 	for len(k.keys) <= n {
-		k.keys = append(k.keys, formatKey(k.rng.Uint64()>>24))
+		k.keys = append(k.keys, formatKey(k.pcg.Uint64()>>24))
 	}
 	return k.keys[n]
 }

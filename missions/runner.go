@@ -59,23 +59,22 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
-	r := &Runner{m: m, s: s, led: led, caller: NewCaller(m, s), index: make(map[string]int, len(m.Intents)),
+	offered := offeredAttempts(m.Schedule)
+	r := &Runner{m: m, s: s, led: led, caller: newCaller(m, s, offered), index: make(map[string]int, len(m.Intents)),
 		words: Words{Mission: m, Settings: s}}
 	// Rewinding replays at most markEvery steps from a mark, and at most
 	// about sixteen marks are kept, so a long mission's marks stay small.
 	r.markEvery = max(64, (len(m.Schedule)+15)/16)
-	// About four events a step, so a run rarely grows its slice.
-	r.events = make([]Event, 0, 4*len(m.Schedule)+8)
+	// A step makes three or four events, and the end a few.
+	r.events = make([]Event, 0, 3*len(m.Schedule)+6)
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
-	r.ahead = make([]int, len(m.Intents))
-	r.tally.live = make([]int, len(m.Intents))
-	offered := offeredAttempts(m.Schedule)
+	counts := make([]int, 2*len(m.Intents))
+	r.ahead, r.tally.live = counts[:len(m.Intents):len(m.Intents)], counts[len(m.Intents):]
 	for i, in := range m.Intents {
 		r.ahead[i] = offered[in.ID]
 	}
-	r.digests = map[int]string{}
 	for i, st := range m.Schedule {
 		r.addDigest(stepRef(i, 0), st)
 		for j, t := range st.Together {
@@ -90,6 +89,9 @@ func stepRef(step, part int) int { return step*(MaxWorkers+1) + part }
 func (r *Runner) addDigest(ref int, st Step) {
 	if len(st.Payload) == 0 || st.Attempt == "" {
 		return
+	}
+	if r.digests == nil {
+		r.digests = map[int]string{}
 	}
 	in := r.m.Intents[r.index[st.Attempt]]
 	r.digests[ref] = Digest(in.Op, in.Principal, mergePayload(in.Payload, st.Payload))
@@ -417,6 +419,14 @@ func (r *Runner) emitAt(ev Event, effects int) {
 		ev.Belief = r.caller.Belief(i)
 	}
 	r.events = append(r.events, ev)
+	if r.marking {
+		// A runner that rewinds replays events over the ones cases it
+		// handed out still share: each is written whole, words and all,
+		// so what those cases show never changes.
+		for ; r.rendered < len(r.events); r.rendered++ {
+			r.words.Render(&r.events[r.rendered])
+		}
+	}
 }
 
 // Case returns the record of the run so far, its words rendered.

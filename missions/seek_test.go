@@ -130,3 +130,14 @@ func TestDigestIsTheJSONDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestValidIDIsThePattern: the hand-written id check accepts exactly what
+// the documented pattern does.
+func TestValidIDIsThePattern(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(rapid.StringMatching(`[a-z0-9-]{0,70}`), rapid.String()).Draw(t, "id")
+		if validID(s) != idPattern.MatchString(s) {
+			t.Fatalf("%q: validID %v, pattern %v", s, validID(s), idPattern.MatchString(s))
+		}
+	})
+}

@@ -79,7 +79,7 @@ func (v *validator) bad(line int, where place, format string, args ...any) {
 
 func (v *validator) mission() {
 	m := v.m
-	if !idPattern.MatchString(m.ID) {
+	if !validID(m.ID) {
 		v.bad(0, place{}, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 	}
 	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
@@ -99,7 +99,7 @@ func (v *validator) mission() {
 	for i := range m.Intents {
 		in := &m.Intents[i]
 		where := place{"intent", i + 1, 0}
-		if !idPattern.MatchString(in.ID) {
+		if !validID(in.ID) {
 			v.bad(in.Line, where, "intent id %q: use lowercase letters, digits and dashes", in.ID)
 		}
 		if prev, dup := intents[in.ID]; dup {

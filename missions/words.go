@@ -2,6 +2,7 @@ package missions
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -177,13 +178,13 @@ func (w Words) note(ev *Event) string {
 func (w Words) reason(y Why) string {
 	switch y.Code {
 	case whyWait:
-		return fmt.Sprintf("the caller waits %d ticks", y.N)
+		return "the caller waits " + strconv.Itoa(y.N) + " ticks"
 	case whyLateCommit:
-		return fmt.Sprintf("the request the caller stopped waiting for commits: %s", y.Obj)
+		return "the request the caller stopped waiting for commits: " + y.Obj.String()
 	case whyResolved:
-		return fmt.Sprintf("%s turns %s", y.Obj, y.Status)
+		return y.Obj.String() + " turns " + y.Status.String()
 	case whyPruned:
-		return fmt.Sprintf("retention ends: the record for key %s is pruned", y.A)
+		return "retention ends: the record for key " + y.A + " is pruned"
 	case whyComesBack:
 		return "the caller process comes back up"
 	case whyRestarted:
@@ -195,13 +196,13 @@ func (w Words) reason(y Why) string {
 	case whySubmittedNoKey:
 		return "without a key: the provider takes none"
 	case whyAnswered:
-		return fmt.Sprintf("the provider answers with %s", y.Obj)
+		return "the provider answers with " + y.Obj.String()
 	case whyRecordedFailed:
 		return "recorded as failed: " + string(y.Obs)
 	case whyConfirms:
-		return fmt.Sprintf("the provider confirms %s", y.Obj)
+		return "the provider confirms " + y.Obj.String()
 	case whyRecordedPending:
-		return fmt.Sprintf("%s is recorded but still pending", y.Obj)
+		return y.Obj.String() + " is recorded but still pending"
 	case whyRejected:
 		return "rejected before execution; nothing was saved, so the same action may be retried"
 	case whyUnknown:
@@ -209,17 +210,17 @@ func (w Words) reason(y Why) string {
 	case whyUnknownObs:
 		return "outcome unknown: " + string(y.Obs)
 	case whyEndedFailed:
-		return fmt.Sprintf("%s ended failed after execution", y.Obj)
+		return y.Obj.String() + " ended failed after execution"
 	case whyDelivered:
-		return fmt.Sprintf("the result (%s) is reported to the user", y.Obj)
+		return "the result (" + y.Obj.String() + ") is reported to the user"
 	case whyReadConfirms:
-		return fmt.Sprintf("the read-back confirms %s succeeded", y.Obj)
+		return "the read-back confirms " + y.Obj.String() + " succeeded"
 	case whyAlreadyDone:
 		return "already done; nothing is sent"
 	case whyBudget:
-		return fmt.Sprintf("the budget of %d attempts is spent", y.N)
+		return "the budget of " + strconv.Itoa(y.N) + " attempts is spent"
 	case whyDeadline:
-		return fmt.Sprintf("the deadline (tick %d) has passed", y.N)
+		return "the deadline (tick " + strconv.Itoa(y.N) + ") has passed"
 	case whyHoldDelivered:
 		return "delivered; the executor blocks any further send"
 	case whyHoldEscalated:
@@ -239,17 +240,17 @@ func (w Words) reason(y Why) string {
 	case whyRetryReplayedError:
 		return "a same-key retry only replays the saved error"
 	case whyRetryPastWindow:
-		return fmt.Sprintf("past the safe retry window (%d ticks after the first send)", y.N)
+		return "past the safe retry window (" + strconv.Itoa(y.N) + " ticks after the first send)"
 	case whyMismatch:
 		return "the same key came back with different parameters: a person must decide which refund was meant"
 	case whyForeignIntent:
-		return fmt.Sprintf("the provider answered with %s, which belongs to another intent: the key merged two intended actions", y.Obj)
+		return "the provider answered with " + y.Obj.String() + ", which belongs to another intent: the key merged two intended actions"
 	case whyForeignParams:
-		return fmt.Sprintf("%s carries other parameters (%s) than the intent (%s): a person must decide whether it is the refund that was meant", y.Obj, y.A, y.B)
+		return y.Obj.String() + " carries other parameters (" + y.A + ") than the intent (" + y.B + "): a person must decide whether it is the refund that was meant"
 	case whyNoContract:
 		return "the provider has no idempotency contract: automatic retries are barred, so a person must confirm what happened"
 	case whyManyObjects:
-		return fmt.Sprintf("the read-back found %d objects for one intent", y.N)
+		return "the read-back found " + strconv.Itoa(y.N) + " objects for one intent"
 	case whyUnsettled:
 		return "reconciliation could not settle the outcome before the run ended"
 	case whyNothingFound:
@@ -274,24 +275,24 @@ func (w Words) providerNote(ev *Event) string {
 		return "the provider rejects the request before executing it; nothing is saved"
 	case ledger.Committed:
 		if resp.Code == ledger.CodeServerError {
-			return fmt.Sprintf("the provider commits %s but saves a 500 as the response", obj)
+			return "the provider commits " + obj.String() + " but saves a 500 as the response"
 		}
 		if resp.Status == ledger.Pending {
-			return fmt.Sprintf("the provider creates %s in pending", obj)
+			return "the provider creates " + obj.String() + " in pending"
 		}
-		return fmt.Sprintf("the provider commits %s", obj)
+		return "the provider commits " + obj.String()
 	case ledger.Executing:
 		return "the provider is still executing when the caller stops waiting"
 	case ledger.Replayed:
 		if w.Settings.Contract == ledger.V2 && obj != 0 {
-			return fmt.Sprintf("the key is known: the provider returns the updated response, %s %s; no new effect", obj, resp.Status)
+			return "the key is known: the provider returns the updated response, " + obj.String() + " " + resp.Status.String() + "; no new effect"
 		}
 		if obj != 0 {
-			return fmt.Sprintf("the key is known: the provider replays the saved %d for %s; no new effect", resp.Code, obj)
+			return "the key is known: the provider replays the saved " + strconv.Itoa(resp.Code) + " for " + obj.String() + "; no new effect"
 		}
-		return fmt.Sprintf("the key is known: the provider replays the saved %d; no new effect", resp.Code)
+		return "the key is known: the provider replays the saved " + strconv.Itoa(resp.Code) + "; no new effect"
 	case ledger.Completed:
-		return fmt.Sprintf("the key is known: the provider finishes what the earlier attempt left open and returns the updated response for %s; no new effect", obj)
+		return "the key is known: the provider finishes what the earlier attempt left open and returns the updated response for " + obj.String() + "; no new effect"
 	case ledger.Conflict:
 		return "the same key is still executing: the provider answers 409 conflict and saves nothing; this send was not executed"
 	case ledger.Mismatch:
@@ -304,27 +305,27 @@ func (w Words) say(intent string, s Said) string {
 	label := w.label(intent)
 	switch s.Code {
 	case sayDone:
-		return fmt.Sprintf("Done: the %s went through (%s).", label, s.Obj)
+		return "Done: the " + label + " went through (" + s.Obj.String() + ")."
 	case sayDoneWith:
-		return fmt.Sprintf("Done: the %s went through (%s), sent with %s.", label, s.Obj, NormalizePayload(s.Payload))
+		return "Done: the " + label + " went through (" + s.Obj.String() + "), sent with " + NormalizePayload(s.Payload) + "."
 	case saySorryRetry:
-		return fmt.Sprintf("Sorry, the %s failed. I'll try again.", label)
+		return "Sorry, the " + label + " failed. I'll try again."
 	case saySorryGiveUp:
-		return fmt.Sprintf("Sorry, the %s failed, and I could not complete it.", label)
+		return "Sorry, the " + label + " failed, and I could not complete it."
 	case sayPending:
-		return fmt.Sprintf("The %s is recorded (%s) but still pending. I won't send it again; I'll wait for it to finish.", label, s.Obj)
+		return "The " + label + " is recorded (" + s.Obj.String() + ") but still pending. I won't send it again; I'll wait for it to finish."
 	case sayRejectedRetry:
-		return fmt.Sprintf("The provider rejected the %s before running it, so nothing happened and sending it again is safe.", label)
+		return "The provider rejected the " + label + " before running it, so nothing happened and sending it again is safe."
 	case sayRejected:
-		return fmt.Sprintf("The provider rejected the %s before running it, so nothing happened.", label)
+		return "The provider rejected the " + label + " before running it, so nothing happened."
 	case sayProcessing:
-		return fmt.Sprintf("The %s is still being processed. I'll wait and check rather than send a new one.", label)
+		return "The " + label + " is still being processed. I'll wait and check rather than send a new one."
 	case sayDontKnow:
-		return fmt.Sprintf("I don't know yet whether the %s went through. I'm checking before doing anything else.", label)
+		return "I don't know yet whether the " + label + " went through. I'm checking before doing anything else."
 	case sayEndedFailed:
-		return fmt.Sprintf("The %s ran but ended failed (%s), so nothing was refunded. A new refund would be a new request with its own key.", label, s.Obj)
+		return "The " + label + " ran but ended failed (" + s.Obj.String() + "), so nothing was refunded. A new refund would be a new request with its own key."
 	case sayEscalated:
-		return fmt.Sprintf("I've passed the %s to a person to check, with everything I know. I won't retry it myself.", label)
+		return "I've passed the " + label + " to a person to check, with everything I know. I won't retry it myself."
 	}
 	return ""
 }
