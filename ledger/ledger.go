@@ -802,23 +802,13 @@ type Snapshot struct {
 
 // Snapshot copies the ledger's state; records in the order they were saved.
 func (l *Ledger) Snapshot() Snapshot {
-	s := Snapshot{
-		Tick:    l.now,
-		Effects: l.Effects(),
-		Objects: append([]Object{}, l.objects...),
-		Records: make([]Record, 0, len(l.records)-l.dead),
+	return Snapshot{
+		Tick:     l.now,
+		Effects:  l.Effects(),
+		Objects:  append([]Object{}, l.objects...),
+		Records:  l.liveRecords(true),
+		InFlight: l.inFlightRequests(),
 	}
-	for _, r := range l.records {
-		if r.State != 0 {
-			s.Records = append(s.Records, r)
-		}
-	}
-	for _, lc := range l.late {
-		if !lc.done {
-			s.InFlight = append(s.InFlight, InFlight{At: lc.at, Request: lc.req})
-		}
-	}
-	return s
 }
 
 // View is a Snapshot that shares the ledger's objects (and its records,
@@ -826,23 +816,41 @@ func (l *Ledger) Snapshot() Snapshot {
 // reads the state and lets it go before the ledger moves on. A View must
 // not be changed, and is stale once the ledger changes.
 func (l *Ledger) View() Snapshot {
-	s := Snapshot{Tick: l.now, Effects: l.Effects(), Objects: l.objects[:len(l.objects):len(l.objects)]}
-	if l.dead == 0 {
-		s.Records = l.records[:len(l.records):len(l.records)]
-	} else {
-		s.Records = make([]Record, 0, len(l.records)-l.dead)
-		for _, r := range l.records {
-			if r.State != 0 {
-				s.Records = append(s.Records, r)
-			}
+	return Snapshot{
+		Tick:     l.now,
+		Effects:  l.Effects(),
+		Objects:  l.objects[:len(l.objects):len(l.objects)],
+		Records:  l.liveRecords(false),
+		InFlight: l.inFlightRequests(),
+	}
+}
+
+// liveRecords lists the records that are not tombstones, in the order they
+// were saved: a copy, or, where it can be and copy is false, the ledger's
+// own slice.
+func (l *Ledger) liveRecords(copied bool) []Record {
+	if !copied && l.dead == 0 {
+		return l.records[:len(l.records):len(l.records)]
+	}
+	out := make([]Record, 0, len(l.records)-l.dead)
+	for _, r := range l.records {
+		if r.State != 0 {
+			out = append(out, r)
 		}
 	}
+	return out
+}
+
+// inFlightRequests lists the requests still executing, in the order they
+// began.
+func (l *Ledger) inFlightRequests() []InFlight {
+	var out []InFlight
 	for _, lc := range l.late {
 		if !lc.done {
-			s.InFlight = append(s.InFlight, InFlight{At: lc.at, Request: lc.req})
+			out = append(out, InFlight{At: lc.at, Request: lc.req})
 		}
 	}
-	return s
+	return out
 }
 
 // ObjectStatus is the status of object id, or 0 when there is none.
