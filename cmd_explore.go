@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -71,12 +72,18 @@ func newExploreCmd() *cobra.Command {
 			if err := o.Validate(); err != nil {
 				return badInput(err)
 			}
+			if strings.TrimSpace(out) == "" && cmd.Flags().Changed("out") {
+				return badInput(fmt.Errorf("--out is empty; give a directory for the mission files, or leave --out out"))
+			}
 			if out != "" {
 				if err := checkDir("--out", out); err != nil {
 					return err
 				}
-			} else if cmd.Flags().Changed("out") {
-				return badInput(fmt.Errorf("--out is empty; give a directory for the mission files, or leave --out out"))
+				// Refuse before exploring, so a long run does not end in
+				// a directory it cannot write.
+				if err := probeDir("--out", out); err != nil {
+					return err
+				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -85,11 +92,24 @@ func newExploreCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
+			var jobs []counterJob
+			if out != "" {
+				// Every file is checked before the report is printed and
+				// before the first file is written.
+				if jobs, err = counterJobs(x, out, force); err != nil {
+					return err
+				}
+			}
 			if err := writeExploration(cmd, x, asJSON); err != nil {
 				return err
 			}
 			if out != "" {
-				if err := writeCounterexamples(cmd, x, out, force); err != nil {
+				// With --json, standard output is the report alone.
+				w := cmd.OutOrStdout()
+				if asJSON {
+					w = cmd.ErrOrStderr()
+				}
+				if err := writeCounterexamples(w, jobs, out, force); err != nil {
 					return err
 				}
 			}
@@ -99,8 +119,12 @@ func newExploreCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&depth, "depth", missions.DefaultExploreDepth, fmt.Sprintf("the most attempts per intent, from 1 to %d", missions.MaxExploreDepth))
-	cmd.Flags().IntVar(&maxSchedules, "max-schedules", missions.DefaultMaxSchedules, "stop once this many schedules are covered")
+	cmd.Flags().Var(newWholeFlag(&depth, missions.DefaultExploreDepth, 1, missions.MaxExploreDepth,
+		fmt.Sprintf("a whole number from 1 to %d", missions.MaxExploreDepth)),
+		"depth", fmt.Sprintf("the most attempts per intent, from 1 to %d", missions.MaxExploreDepth))
+	cmd.Flags().Var(newWholeFlag(&maxSchedules, missions.DefaultMaxSchedules, 1, missions.MaxSchedulesBound,
+		fmt.Sprintf("a whole number from 1 to %d", missions.MaxSchedulesBound)),
+		"max-schedules", "stop once this many schedules are covered")
 	cmd.Flags().StringSliceVar(&faults, "faults", nil, "the fixtures an attempt may meet, comma-separated (default: the mission's own fixtures and the core four)")
 	cmd.Flags().StringSliceVar(&stable, "stable-keys", nil, "stable keys to explore: on, off or on,off (default both)")
 	cmd.Flags().StringSliceVar(&policies, "policy", nil, "caller policies to explore: naive, guarded (default both)")
@@ -235,38 +259,50 @@ func writeExploration(cmd *cobra.Command, x *missions.Exploration, asJSON bool) 
 	return err
 }
 
-// writeCounterexamples writes each shortest counterexample as a mission
-// file. Every file is checked before the first is written.
-func writeCounterexamples(cmd *cobra.Command, x *missions.Exploration, dir string, force bool) error {
-	type job struct {
-		path, id string
-		data     []byte
-		flags    []string
-	}
-	var jobs []job
+// counterJob is one counterexample mission file to write.
+type counterJob struct {
+	path, id string
+	data     []byte
+	flags    []string
+}
+
+// counterJobs renders each shortest counterexample as a mission file and
+// checks that it may be written.
+func counterJobs(x *missions.Exploration, dir string, force bool) ([]counterJob, error) {
+	var jobs []counterJob
+	seen := map[string]bool{}
 	for i := range x.Reports {
 		r := &x.Reports[i]
 		for _, c := range r.Found {
 			m := x.CounterMission(r, c)
 			data, err := missions.Format(m)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			path := filepath.Join(dir, m.ID+".yaml")
-			if err := checkWritable(path, force, true); err != nil {
-				return err
+			if seen[path] {
+				return nil, fmt.Errorf("two counterexamples would be written to %s", path)
 			}
-			jobs = append(jobs, job{path: path, id: m.ID, data: data, flags: missions.CounterFlags(r.Settings)})
+			seen[path] = true
+			if err := checkWritable(path, force, true); err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, counterJob{path: path, id: m.ID, data: data, flags: missions.CounterFlags(r.Settings)})
 		}
 	}
+	return jobs, nil
+}
+
+// writeCounterexamples writes the counterexample mission files, and says
+// how to open each.
+func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool) error {
 	if len(jobs) == 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "\nno counterexample to write into %s\n", export.CleanLine(dir))
+		fmt.Fprintf(w, "\nno counterexample to write into %s\n", export.CleanLine(dir))
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput(fmt.Errorf("--out %s: cannot create it: %w", dir, cause(err)))
 	}
-	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	for _, j := range jobs {
 		if err := writeFileAtomic(j.path, j.data, force); err != nil {
@@ -275,5 +311,33 @@ func writeCounterexamples(cmd *cobra.Command, x *missions.Exploration, dir strin
 		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", export.CleanLine(j.path),
 			export.ShellWord(export.CleanLine(j.id)), export.ShellWord(export.CleanLine(dir)), strings.Join(j.flags, " "))
 	}
+	return nil
+}
+
+// probeDir says whether files can be written into dir, or into the
+// directory that would hold it when it does not exist yet, without leaving
+// anything behind.
+func probeDir(flag, dir string) error {
+	at := dir
+	for {
+		if info, err := os.Stat(at); err == nil {
+			if !info.IsDir() {
+				return badInput(fmt.Errorf("%s %s: %s is a file; expected a directory (created if missing)", flag, dir, at))
+			}
+			break
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			break
+		}
+		at = parent
+	}
+	f, err := os.CreateTemp(at, ".replaylab-probe-*")
+	if err != nil {
+		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, cause(err)))
+	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
 	return nil
 }

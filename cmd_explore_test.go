@@ -126,12 +126,14 @@ func TestExploreBadInput(t *testing.T) {
 	}{
 		{[]string{"explore", "timeout-then-success", "--faults", "sucess"}, "did you mean success?"},
 		{[]string{"explore", "timeout-then-success", "--faults", "nope"}, "accepted: failure_before_commit"},
-		{[]string{"explore", "timeout-then-success", "--depth", "13"}, "depth 13: must be from 1 to 12"},
-		{[]string{"explore", "timeout-then-success", "--depth", "0"}, "depth 0"},
+		{[]string{"explore", "timeout-then-success", "--depth", "13"}, `invalid argument "13" for "--depth" flag: accepted: a whole number from 1 to 12`},
+		{[]string{"explore", "timeout-then-success", "--depth", "0"}, `"0" for "--depth"`},
+		{[]string{"explore", "timeout-then-success", "--depth", "0x3"}, `"0x3" for "--depth"`},
+		{[]string{"explore", "timeout-then-success", "--out", "   "}, "--out is empty"},
 		{[]string{"explore", "timeout-then-success", "--policy", "carefull"}, "--policy: unknown policy"},
 		{[]string{"explore", "timeout-then-success", "--stable-keys", "maybe"}, "accepted: on, off"},
 		{[]string{"explore", "timeout-then-success", "--contract", "v3"}, "accepted: v1, v2, none"},
-		{[]string{"explore", "timeout-then-success", "--max-schedules", "0"}, "max schedules 0"},
+		{[]string{"explore", "timeout-then-success", "--max-schedules", "0"}, `"0" for "--max-schedules" flag: accepted: a whole number from 1`},
 		{[]string{"explore", "no-such-mission"}, "no-such-mission"},
 		{[]string{"explore", "broken", "--missions", bad}, "m.yaml"},
 		{[]string{"explore"}, "usage: replaylab explore MISSION"},
@@ -156,5 +158,38 @@ func TestExploreInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted: the report holds what was found so far") || !strings.Contains(out.String(), "hidden_effect  1 attempt") {
 		t.Errorf("no partial report:\n%s", out.String())
+	}
+}
+
+// TestExploreOutWithJSON: with --json, standard output is the report
+// alone, whatever --out writes; the files and how to open them are said on
+// standard error.
+func TestExploreOutWithJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "found")
+	var out, errb bytes.Buffer
+	code := executeIO([]string{"explore", "timeout-then-success", "--stable-keys", "off", "--policy", "naive", "--contract", "v1", "--json", "--out", dir}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("standard output is not JSON: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(errb.String(), "wrote "+dir) {
+		t.Errorf("standard error does not say what was written: %q", errb.String())
+	}
+}
+
+// TestExploreOutRefusedBeforeRunning: a directory that cannot be written
+// is refused before the exploration, with nothing on standard output.
+func TestExploreOutRefusedBeforeRunning(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := executeIO([]string{"explore", "timeout-then-success", "--out", filepath.Join(file, "sub")}, &out, &errb)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "not a directory") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, and why", code, out.String(), errb.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -132,37 +133,27 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	}
 	doc.Case.Version = 2
 	if schema == SchemaV1 {
-		if f := v2Field(doc.Case); f != "" {
-			return nil, fmt.Errorf("%s: a %s case has no %q field; it came with %s (write the schema as %q, or remove the field)", name, SchemaV1, f, SchemaID, SchemaID)
+		if loc := v2Key.FindSubmatchIndex(data); loc != nil {
+			line, col := position(data, int64(loc[4]-1))
+			return nil, fmt.Errorf("%s:%d:%d: a %s case has no %q field; it came with %s (write the schema as %q, or remove the field)",
+				name, line, col, SchemaV1, data[loc[4]:loc[5]], SchemaID, SchemaID)
+		}
+		for _, ev := range doc.Case.Events {
+			if ev.Belief != "" {
+				return nil, fmt.Errorf("%s: event %d: a %s case has no \"belief\" field on its events; it came with %s (write the schema as %q, or remove the field)",
+					name, ev.Seq, SchemaV1, SchemaID, SchemaID)
+			}
 		}
 		doc.Case.Version = 1
 	}
 	return doc.Case, nil
 }
 
-// v2Field names a field of c that version 1 of the format did not have,
-// or "" when there is none.
-func v2Field(c *missions.Case) string {
-	for _, ev := range c.Events {
-		if ev.Belief != "" {
-			return "belief"
-		}
-	}
-	for _, o := range c.Ledger.Objects {
-		if o.ResolvesTo != 0 {
-			return "resolves_to"
-		}
-	}
-	for _, r := range c.Ledger.Records {
-		if r.Partial {
-			return "partial"
-		}
-	}
-	if len(c.Ledger.InFlight) > 0 {
-		return "in_flight"
-	}
-	return ""
-}
+// v2Key finds a field that version 1 of the format did not have anywhere:
+// a key (a quoted name and a colon, its quote not escaped inside a
+// string). An event's belief is found on the event: the outcome's
+// verdicts had a belief in version 1 too.
+var v2Key = regexp.MustCompile(`(^|[^\\])"(resolves_to|partial|in_flight)"\s*:`)
 
 // AsVersion returns c as the case format version v records it: for 1,
 // without what version 2 added. A case read from a version 1 file

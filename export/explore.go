@@ -21,8 +21,12 @@ func ExploreText(x *missions.Exploration) string {
 	for _, st := range x.Alphabet {
 		fx = append(fx, stepWords(st))
 	}
+	settings := Plural(x.Settings, "setting")
+	if len(x.Reports) < x.Settings {
+		settings = fmt.Sprintf("%d of %s", len(x.Reports), settings)
+	}
 	fmt.Fprintf(&b, "explore %s: %s, up to %s per intent, %s\n",
-		CleanLine(x.Mission.ID), Plural(len(x.Alphabet), "fixture"), Plural(x.Depth, "attempt"), Plural(len(x.Reports), "setting"))
+		CleanLine(x.Mission.ID), Plural(len(x.Alphabet), "fixture"), Plural(x.Depth, "attempt"), settings)
 	fmt.Fprintf(&b, "fixtures: %s\n", strings.Join(fx, ", "))
 	for i := range x.Reports {
 		r := &x.Reports[i]
@@ -108,6 +112,7 @@ type exploreJSON struct {
 	Mission     string            `json:"mission"`
 	Fixtures    []missions.Step   `json:"fixtures"`
 	Depth       int               `json:"depth"`
+	Asked       int               `json:"settings_asked"`
 	Interrupted bool              `json:"interrupted"`
 	Settings    []exploreSettingJ `json:"settings"`
 }
@@ -140,7 +145,7 @@ type exploreMoveJ struct {
 
 // ExploreJSON renders an exploration for scripts.
 func ExploreJSON(x *missions.Exploration) ([]byte, error) {
-	doc := exploreJSON{Schema: ExplorationSchemaID, Mission: x.Mission.ID, Fixtures: x.Alphabet, Depth: x.Depth, Interrupted: x.Interrupted}
+	doc := exploreJSON{Schema: ExplorationSchemaID, Mission: x.Mission.ID, Fixtures: x.Alphabet, Depth: x.Depth, Asked: x.Settings, Interrupted: x.Interrupted}
 	fixes := map[[2]int][]string{}
 	for _, f := range x.Fixes() {
 		k := [2]int{f.From, verdictIndex(f.Verdict)}

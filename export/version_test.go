@@ -97,7 +97,31 @@ func TestV1CasesStillRead(t *testing.T) {
 	v2, _ := export.Marshal(c)
 	withBelief := bytes.Replace(v2, []byte(`"schema": "`+export.SchemaID+`"`), []byte(`"schema": "`+export.SchemaV1+`"`), 1)
 	_, err = export.Unmarshal("mixed.json", withBelief)
-	if err == nil || !strings.Contains(err.Error(), `has no "belief" field`) {
+	if err == nil || !strings.Contains(err.Error(), `has no "belief" field on its events`) {
 		t.Errorf("a v1 case with beliefs: %v", err)
+	}
+}
+
+// TestV1FieldsOfV2Refused: a version 1 file that carries any field of
+// version 2, even an empty one, is refused at the field's line.
+func TestV1FieldsOfV2Refused(t *testing.T) {
+	m, _ := missions.BuiltIn().Get("timeout-then-success")
+	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := asV1File(t, c)
+	withEmpty := bytes.Replace(v1, []byte(`"records": [`), []byte(`"in_flight": [], "records": [`), 1)
+	_, err = export.Unmarshal("old.json", withEmpty)
+	if err == nil || !strings.Contains(err.Error(), `has no "in_flight" field`) || !strings.HasPrefix(err.Error(), "old.json:") {
+		t.Errorf("a v1 case with an empty in_flight: %v", err)
+	}
+	quoted := bytes.Replace(v1, []byte(`"note": "the call is approved to run"`), []byte(`"note": "the \"partial\": is a word"`), 1)
+	if bytes.Equal(quoted, v1) {
+		t.Fatal("the edit changed nothing")
+	}
+	_, err = export.Unmarshal("old.json", quoted)
+	if err != nil && strings.Contains(err.Error(), `has no "partial" field`) {
+		t.Errorf("a note that quotes the word partial is not a field: %v", err)
 	}
 }

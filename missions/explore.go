@@ -34,6 +34,11 @@ const (
 	MaxExploreDepth        = 12
 	DefaultExploreDepth    = 3
 	DefaultMaxSchedules    = 1_000_000
+	MaxSchedulesBound      = 1 << 40
+	// MaxStateBytes bounds the memory the states of two levels may take
+	// (an estimate from the mission's size): a wide mission stops at it
+	// rather than exhaust the machine.
+	MaxStateBytes = 1 << 30
 	defaultExploreDelay    = 2
 	progressEverySchedules = 1 << 14
 )
@@ -48,6 +53,9 @@ type ExploreOptions struct {
 	// MaxSchedules stops the exploration once this many schedules are
 	// covered.
 	MaxSchedules int64
+	// MaxStateBytes stops it once the states it holds would take more
+	// memory than this (an estimate); 0 means MaxStateBytes.
+	MaxStateBytes int64
 	// Settings are the settings to explore under, each on its own.
 	Settings []Settings
 	// Progress, when set, is called now and then with the report so far;
@@ -170,6 +178,9 @@ type Exploration struct {
 	Alphabet []Step
 	Depth    int
 	Reports  []SettingReport
+	// Settings is how many settings were asked for; Reports can hold fewer
+	// when the exploration was interrupted.
+	Settings int
 	// Interrupted: Progress asked to stop.
 	Interrupted bool
 }
@@ -210,7 +221,7 @@ func Explore(m *Mission, o ExploreOptions) (*Exploration, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	x := &Exploration{Mission: m, Alphabet: o.Alphabet, Depth: o.Depth}
+	x := &Exploration{Mission: m, Alphabet: o.Alphabet, Depth: o.Depth, Settings: len(o.Settings)}
 	for i, s := range o.Settings {
 		e, err := newExplorer(m, s, o, i)
 		if err != nil {
@@ -431,7 +442,11 @@ func (e *explorer) run() SettingReport {
 						}
 					}
 					if e.rep.Schedules >= e.o.MaxSchedules {
-						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %d schedules, in level %d", e.o.MaxSchedules, level+1)
+						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %s schedules, in level %d", thousands(e.o.MaxSchedules), level+1)
+						return e.rep
+					}
+					if bound := e.memoryBound(); int64(len(e.cur)+len(e.nxt))*e.stateBytes(level+1) > bound {
+						e.rep.Stopped = fmt.Sprintf("stopped at the memory bound (%s of states), in level %d", bytesWords(bound), level+1)
 						return e.rep
 					}
 				}
@@ -448,6 +463,36 @@ func (e *explorer) run() SettingReport {
 	}
 	e.rep.Depth = e.o.Depth
 	return e.rep
+}
+
+// stateBytes estimates what one stored state takes after level attempts:
+// the caller's record of each intent, and at most an object, a record and
+// a queue entry per attempt.
+func (e *explorer) stateBytes(level int) int64 {
+	return int64(512 + 256*e.intents + 224*level)
+}
+
+func (e *explorer) memoryBound() int64 {
+	if e.o.MaxStateBytes > 0 {
+		return e.o.MaxStateBytes
+	}
+	return MaxStateBytes
+}
+
+func bytesWords(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", max(1, n>>10))
+}
+
+// thousands writes n with its thousands separated.
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // judgeNew records the first, and so shortest, schedule that reaches each
@@ -555,12 +600,15 @@ func (x *Exploration) CounterMission(r *SettingReport, c Counterexample) *Missio
 	return out
 }
 
+// counterID names a counterexample mission: the mission's id, then the
+// verdict and the setting, which tell the counterexamples of one
+// exploration apart. A long mission id is cut, never the part after it.
 func counterID(mission string, s Settings, v Verdict) string {
-	id := fmt.Sprintf("%s-%s-%s-%s-%s", mission, strings.ReplaceAll(string(v), "_", "-"), "keys-"+OnOff(s.StableKeys), s.Policy, s.Contract)
-	if len(id) > 64 {
-		id = strings.TrimRight(id[:64], "-")
+	tail := fmt.Sprintf("-%s-keys-%s-%s-%s", strings.ReplaceAll(string(v), "_", "-"), OnOff(s.StableKeys), s.Policy, s.Contract)
+	if len(mission)+len(tail) > 64 {
+		mission = strings.TrimRight(mission[:64-len(tail)], "-")
 	}
-	return id
+	return mission + tail
 }
 
 // CounterFlags are the command-line flags that run a counterexample

@@ -3,6 +3,7 @@ package missions
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -281,6 +282,46 @@ func TestFormatReadsBack(t *testing.T) {
 		b, _ := json.Marshal(back)
 		if string(a) != string(b) {
 			t.Errorf("%s: read back differs\n%s\n%s", m.ID, a, b)
+		}
+	}
+}
+
+// TestExploreStopsAtTheMemoryBound: a mission of many intents stops when
+// its states would outgrow the memory bound, and says so.
+func TestExploreStopsAtTheMemoryBound(t *testing.T) {
+	m := &Mission{ID: "wide", Title: "wide", Goal: "many intents", Contract: ledger.V1, Retention: 100, KeySource: KeyPerIntent}
+	for i := range 40 {
+		id := fmt.Sprintf("refund-%d", i)
+		m.Intents = append(m.Intents, Intent{ID: id, Op: "refund", Principal: "agent", Payload: map[string]string{"order": id}})
+		m.Schedule = append(m.Schedule, Step{Attempt: id, Fixture: Success})
+	}
+	s := m.Settings(Overrides{})
+	x, err := Explore(m, ExploreOptions{Depth: 2, MaxSchedules: DefaultMaxSchedules, MaxStateBytes: 4 << 20, Settings: []Settings{s}, Alphabet: DefaultAlphabet(m)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := x.Reports[0]
+	if !strings.Contains(r.Stopped, "memory bound (4 MiB of states)") || r.Levels < 1 {
+		t.Errorf("stopped %q after %d levels", r.Stopped, r.Levels)
+	}
+}
+
+// TestCounterIDsStayApart: however long the mission's id, the ids of its
+// counterexamples are valid, at most 64 characters, and all different.
+func TestCounterIDsStayApart(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	seen := map[string]bool{}
+	for _, stable := range []bool{true, false} {
+		for _, p := range Policies {
+			for _, c := range ledger.Contracts {
+				for _, v := range BadVerdicts {
+					id := counterID(long, Settings{StableKeys: stable, Policy: p, Contract: c}, v)
+					if !validID(id) || seen[id] {
+						t.Errorf("%q: valid %v, seen before %v", id, validID(id), seen[id])
+					}
+					seen[id] = true
+				}
+			}
 		}
 	}
 }
