@@ -31,14 +31,14 @@ var CoreFixtures = []Fixture{FailureBeforeCommit, TimeoutAfterCommit, Success, T
 
 // Exploration bounds.
 const (
-	MaxExploreDepth        = 12
-	DefaultExploreDepth    = 3
-	DefaultMaxSchedules    = 1_000_000
-	MaxSchedulesBound      = 1 << 40
+	MaxExploreDepth     = 12
+	DefaultExploreDepth = 3
+	DefaultMaxSchedules = 1_000_000
+	MaxSchedulesBound   = 1 << 40
 	// MaxStateBytes bounds the memory the states of two levels may take
 	// (an estimate from the mission's size): a wide mission stops at it
 	// rather than exhaust the machine.
-	MaxStateBytes = 1 << 30
+	MaxStateBytes          = 1 << 30
 	defaultExploreDelay    = 2
 	progressEverySchedules = 1 << 14
 )
