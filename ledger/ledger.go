@@ -903,6 +903,13 @@ func (s Snapshot) check() error {
 			return fmt.Errorf("snapshot object %s is pending with no terminal status to reach (accepted: succeeded, failed)", o.ID)
 		case o.Status != Pending && o.ResolvesTo != 0:
 			return fmt.Errorf("snapshot object %s is %s yet still resolves to %s", o.ID, o.Status, o.ResolvesTo)
+		case o.Status == Pending && o.ResolveAt <= s.Tick:
+			return fmt.Errorf("snapshot object %s is still pending at tick %d, past its resolve_at %d: a ledger resolves it then", o.ID, s.Tick, o.ResolveAt)
+		}
+	}
+	for _, f := range s.InFlight {
+		if f.At <= s.Tick {
+			return fmt.Errorf("snapshot request for %s is still in flight at tick %d, past the tick it commits at (%d)", f.Request.Intent, s.Tick, f.At)
 		}
 	}
 	seen := make(map[string]bool, len(s.Records))
@@ -918,6 +925,8 @@ func (s Snapshot) check() error {
 			return fmt.Errorf("snapshot record %q names %s, which the snapshot does not hold", r.Key, r.Response.Object)
 		case r.Partial && r.Response.Object == 0:
 			return fmt.Errorf("snapshot record %q is partial but names no object", r.Key)
+		case r.State == RecordSaved && r.ExpiresAt <= s.Tick:
+			return fmt.Errorf("snapshot record %q is still saved at tick %d, past its expiry %d: a ledger prunes it then", r.Key, s.Tick, r.ExpiresAt)
 		}
 		seen[r.Key] = true
 	}

@@ -154,12 +154,24 @@ func TestRestoreRefusesImpossible(t *testing.T) {
 		{"pending with nowhere to go", func(s *Snapshot) { s.Objects[0].Status = Pending }, "no terminal status"},
 		{"no status", func(s *Snapshot) { s.Objects[0].Status = 0 }, "has no status"},
 		{"a key twice", func(s *Snapshot) {
-			s.Records = []Record{{Key: "k", State: RecordSaved}, {Key: "k", State: RecordSaved}}
+			s.Records = []Record{{Key: "k", State: RecordSaved, ExpiresAt: 9}, {Key: "k", State: RecordSaved, ExpiresAt: 9}}
 		}, "appears twice"},
 		{"an object not held", func(s *Snapshot) {
-			s.Records = []Record{{Key: "k", State: RecordSaved, Response: Response{Object: 7}}}
+			s.Records = []Record{{Key: "k", State: RecordSaved, ExpiresAt: 9, Response: Response{Object: 7}}}
 		}, "does not hold"},
 		{"negative tick", func(s *Snapshot) { s.Tick = -1 }, "tick -1"},
+		{"pending past its tick", func(s *Snapshot) {
+			s.Tick = 5
+			s.Objects[0].Status, s.Objects[0].ResolveAt, s.Objects[0].ResolvesTo = Pending, 3, Succeeded
+		}, "past its resolve_at 3"},
+		{"in flight past its tick", func(s *Snapshot) {
+			s.Tick = 5
+			s.InFlight = []InFlight{{At: 5, Request: Request{Intent: "a", Key: "k", Digest: "d"}}}
+		}, "past the tick it commits at (5)"},
+		{"saved past its expiry", func(s *Snapshot) {
+			s.Tick = 9
+			s.Records = []Record{{Key: "k", State: RecordSaved, ExpiresAt: 9}}
+		}, "past its expiry 9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

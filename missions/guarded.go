@@ -128,16 +128,19 @@ func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
 		c.failedAfterExecution(w, i, rep.Object.ID)
 		return
 	case in.Class == KnownTerminal:
+		// What the caller believes changes with what it records: each
+		// checkpoint event carries the belief it stands for.
+		in.Belief = BelievesDone
 		c.setCheckpoint(w, i, Committed, Why{Code: whyConfirms, Obj: rep.Object.ID})
 		c.deliver(w, i, rep.Object.ID)
 		return
 	case in.Class == RecordedNotTerminal:
-		c.setCheckpoint(w, i, Committed, Why{Code: whyRecordedPending, Obj: rep.Object.ID})
 		in.Belief = BelievesPending
+		c.setCheckpoint(w, i, Committed, Why{Code: whyRecordedPending, Obj: rep.Object.ID})
 		w.Say(i, Said{Code: sayPending, Obj: rep.Object.ID})
 	case in.Class == KnownFailureBeforeExecution:
-		c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRejected})
 		in.Belief = BelievesFailed
+		c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRejected})
 		if retriesAhead(in, t) {
 			w.Say(i, Said{Code: sayRejectedRetry})
 		} else {
@@ -145,13 +148,14 @@ func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
 		}
 	default:
 		if contract, _ := w.Contract(); contract == ledger.None {
+			in.Belief = BelievesUnknown
 			c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknown})
 			c.Read(w, i)
 			c.escalate(w, i, Why{Code: whyNoContract})
 			return
 		}
-		c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknownObs, Obs: obs})
 		in.Belief = BelievesUnknown
+		c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknownObs, Obs: obs})
 		if obs == ObservedConflict {
 			w.Say(i, Said{Code: sayProcessing})
 		} else {
@@ -232,7 +236,7 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 	case len(found) == 1 && found[0].Status == ledger.Succeeded:
 		id := found[0].ID
 		settle()
-		in.Class = KnownTerminal
+		in.Class, in.Belief = KnownTerminal, BelievesDone
 		c.setCheckpoint(w, i, Reconciled, Why{Code: whyReadConfirms, Obj: id})
 		c.deliver(w, i, id)
 	case len(found) == 1 && found[0].Status == ledger.Failed:

@@ -170,3 +170,44 @@ func TestEmptyReadBackKeepsTheBeliefUnknown(t *testing.T) {
 		t.Fatal("no read-back at step 2")
 	}
 }
+
+// TestCheckpointsCarryTheirBelief: every checkpoint event, for every
+// catalog mission under every setting, carries the belief it records: a
+// caller that writes down "unknown" believes the outcome unknown, one that
+// writes down "delivered" believes it done.
+func TestCheckpointsCarryTheirBelief(t *testing.T) {
+	want := map[Checkpoint][]Belief{
+		Committed:        {BelievesDone, BelievesPending},
+		Reconciled:       {BelievesDone},
+		Delivered:        {BelievesDone},
+		FailedCheckpoint: {BelievesFailed},
+		UnknownState:     {BelievesUnknown},
+		Escalated:        {BelievesEscalated},
+	}
+	for _, m := range BuiltIn().Missions {
+		for _, stable := range []bool{true, false} {
+			for _, p := range Policies {
+				for _, c := range ledger.Contracts {
+					for _, k := range KeySources {
+						cs, err := Run(m, m.Settings(Overrides{StableKeys: &stable, Policy: &p, Contract: &c, KeySource: &k}))
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, ev := range cs.Events {
+							ok, ws := false, want[ev.Checkpoint]
+							if ev.Kind != EventCheckpoint && ev.Kind != EventEscalate || ws == nil {
+								continue
+							}
+							for _, b := range ws {
+								ok = ok || ev.Belief == b
+							}
+							if !ok {
+								t.Errorf("%s %s: event %d (%s, %s) carries belief %s", m.ID, SettingsWords(cs.Settings), ev.Seq, ev.Checkpoint, ev.Note, ev.Belief)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -24,6 +24,7 @@ func (c *naiveCaller) Turn(w Wire, i int, t Turn) {
 		return
 	}
 	if obs == ObservedSuccess {
+		in.Belief = BelievesDone
 		c.setCheckpoint(w, i, Committed, Why{Code: whyAnswered, Obj: rep.Object.ID})
 		c.deliver(w, i, rep.Object.ID)
 		if len(t.Payload) > 0 {

@@ -255,25 +255,28 @@ func aliases(file string, doc *yaml.Node) []error {
 
 // validate adds what Mission.Validate finds to what the parser found: the
 // parser says what is malformed, the one validator what cannot run. A
-// problem at a line the parser already faulted (or, with no line, any
-// problem once the parser faulted anything) is the parser's own told
-// again, and is left out. Problems come in the order of their lines.
+// problem about a field the parser already faulted (a fixture it could
+// not read, then "has no fixture") is the parser's own told again, and is
+// left out; every other is reported, at its line, or at the line of the
+// mission's key it is about. Problems come in the order of their lines.
 func (p *parser) validate(m *Mission) {
-	faulted := p.faulted
-	if faulted == nil {
-		faulted = map[int]bool{}
-	}
-	for _, err := range p.errs {
-		var fe *FileError
-		if errors.As(err, &fe) {
-			faulted[fe.Line] = true
-		}
-	}
 	for _, pr := range m.Problems() {
-		if faulted[pr.Line] || (pr.Line == 0 && len(p.errs) > 0) {
+		at := pr.Line
+		if at == 0 {
+			at = p.missionLine
+		}
+		told := false
+		for _, f := range pr.Fields {
+			told = told || p.faulted[fieldAt{at, f}]
+		}
+		if told {
 			continue
 		}
-		p.errs = append(p.errs, &FileError{File: p.file, Line: pr.Line, Msg: pr.Msg})
+		line := pr.Line
+		if line == 0 && len(pr.Fields) > 0 {
+			line = p.top[pr.Fields[0]]
+		}
+		p.errs = append(p.errs, &FileError{File: p.file, Line: line, Msg: pr.Msg})
 	}
 	sort.SliceStable(p.errs, func(i, j int) bool { return lineOf(p.errs[i]) < lineOf(p.errs[j]) })
 }
@@ -289,19 +292,34 @@ func lineOf(err error) int {
 type parser struct {
 	file string
 	errs []error
-	// faulted holds the lines of the steps and intents the parser found
-	// a problem in, wherever in them it was.
-	faulted map[int]bool
+	// faulted holds the fields the parser found a problem in: a field of
+	// the step or intent at a line, or (at line 0) a key of the mission.
+	faulted map[fieldAt]bool
+	// top is the line of each key of the mission, and missionLine the
+	// mission's own: its keys' faults are marked at it.
+	top         map[string]int
+	missionLine int
 }
 
-// faultIfNew marks line faulted when problems were found since start.
-func (p *parser) faultIfNew(start, line int) {
+// fieldAt is one field of the part of a mission at a line.
+type fieldAt struct {
+	line  int
+	field string
+}
+
+// fault marks field faulted when problems were found since start.
+func (p *parser) fault(start, line int, field string) {
 	if len(p.errs) > start {
-		if p.faulted == nil {
-			p.faulted = map[int]bool{}
-		}
-		p.faulted[line] = true
+		p.mark(line, field)
 	}
+}
+
+// mark records that the parser reported a problem with field at line.
+func (p *parser) mark(line int, field string) {
+	if p.faulted == nil {
+		p.faulted = map[fieldAt]bool{}
+	}
+	p.faulted[fieldAt{line, field}] = true
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) {
@@ -330,7 +348,10 @@ func (p *parser) fields(n *yaml.Node, what string, accepted []string, fn func(ke
 			continue
 		}
 		seen[k.Value] = true
+		start := len(p.errs)
 		fn(k.Value, k, v)
+		// What went wrong in a key's value is about that field.
+		p.fault(start, n.Line, k.Value)
 	}
 	return true
 }
@@ -380,8 +401,10 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	m := &Mission{}
 	var intentsNode, scheduleNode, expectNode *yaml.Node
 	seen := map[string]bool{}
+	p.missionLine, p.top = n.Line, map[string]int{}
 	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "expect"}, func(key string, k, v *yaml.Node) {
 		seen[key] = true
+		p.top[key] = v.Line
 		switch key {
 		case "id":
 			m.ID = p.str(v, "id")
@@ -420,10 +443,12 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	for _, req := range []string{"id", "title", "goal", "intents", "schedule", "expect"} {
 		if !seen[req] {
 			p.errf(n, "the mission has no %q (required keys: id, title, goal, intents, schedule, expect)", req)
+			p.mark(n.Line, req)
 		}
 	}
 	if m.ID == "" && seen["id"] {
 		p.errf(n, "id is empty")
+		p.mark(n.Line, "id")
 	}
 	if intentsNode != nil {
 		m.Intents = p.intents(intentsNode)
@@ -444,16 +469,17 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 func (p *parser) intents(n *yaml.Node) []Intent {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		p.errf(n, "intents must be a list of at least one intent (each with id, op, principal, payload)")
+		p.mark(p.missionLine, "intents")
 		return nil
 	}
 	if len(n.Content) > MaxIntents {
 		p.errf(n, "%d intents; a mission may have at most %d", len(n.Content), MaxIntents)
+		p.mark(p.missionLine, "intents")
 		return nil
 	}
 	var out []Intent
 	for _, item := range n.Content {
 		in := Intent{Line: item.Line}
-		start := len(p.errs)
 		got := map[string]bool{}
 		p.fields(item, "an intent", []string{"id", "op", "principal", "label", "payload"}, func(key string, k, v *yaml.Node) {
 			got[key] = true
@@ -478,7 +504,6 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 				p.errf(item, "the intent has no %q (required: id, op, principal, payload)", req)
 			}
 		}
-		p.faultIfNew(start, item.Line)
 		out = append(out, in)
 	}
 	return out
@@ -489,10 +514,12 @@ var stepKeys = []string{"attempt", "fixture", "delay", "resolve", "payload", "wa
 func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) []Step {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		p.errf(n, "schedule must be a list of at least one step (attempt, wait, read, restart or together)")
+		p.mark(p.missionLine, "schedule")
 		return nil
 	}
 	if len(n.Content) > MaxSteps {
 		p.errf(n, "schedule has %d steps; at most %d are allowed", len(n.Content), MaxSteps)
+		p.mark(p.missionLine, "schedule")
 		return nil
 	}
 	var out []Step
@@ -504,8 +531,6 @@ func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) [
 
 func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTogether bool) Step {
 	st := Step{Line: n.Line}
-	start := len(p.errs)
-	defer p.faultIfNew(start, n.Line)
 	var kinds []string
 	var togetherNode, payloadNode *yaml.Node
 	hasDelay, hasResolve := false, false
@@ -561,24 +586,31 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			what = strings.Join(kinds, " and ")
 		}
 		p.errf(n, "a step does exactly one thing; this one has %s (accepted: attempt, wait, read, restart, together)", what)
+		p.mark(n.Line, "step")
 		return st
 	}
 	if inTogether && kinds[0] != "attempt" {
 		p.errf(n, "a together step holds attempts only; found %s", kinds[0])
+		p.mark(n.Line, "step")
 	}
 	if kinds[0] != "attempt" {
 		if st.Fixture != "" || hasDelay || hasResolve || payloadNode != nil {
 			p.errf(n, "fixture, delay, resolve and payload belong to attempt steps only")
+			p.mark(n.Line, "step")
 		}
 	}
 	switch kinds[0] {
 	case "together":
 		if togetherNode.Kind != yaml.SequenceNode {
 			p.errf(togetherNode, "together must be a list of 2 to %d attempts sent at the same tick", MaxWorkers)
+			p.mark(n.Line, "together")
+			p.mark(n.Line, "step")
 			break
 		}
 		if n := len(togetherNode.Content); n < 2 || n > MaxWorkers {
 			p.errf(togetherNode, "together must list from 2 to %d attempts sent at the same tick; this one lists %d", MaxWorkers, n)
+			p.mark(st.Line, "together")
+			p.mark(st.Line, "step")
 			break
 		}
 		for _, item := range togetherNode.Content {

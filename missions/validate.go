@@ -17,6 +17,10 @@ type Problem struct {
 	// Where names the part of the mission, such as "schedule step 3".
 	Where string
 	Msg   string
+	// Fields are the fields of that part the problem is about ("fixture",
+	// "delay", …; for the mission itself its keys, such as "schedule"):
+	// a parser that already faulted one of them has said it.
+	Fields []string
 }
 
 func (p Problem) String() string {
@@ -73,26 +77,46 @@ func (p place) String() string {
 	return fmt.Sprintf("%s %d", p.what, p.index)
 }
 
-func (v *validator) bad(line int, where place, format string, args ...any) {
-	v.out = append(v.out, Problem{Line: line, Where: where.String(), Msg: fmt.Sprintf(format, args...)})
+func (v *validator) bad(line int, where place, fields []string, format string, args ...any) {
+	v.out = append(v.out, Problem{Line: line, Where: where.String(), Fields: fields, Msg: fmt.Sprintf(format, args...)})
 }
+
+// The fields problems are about.
+var (
+	onID        = []string{"id"}
+	onContract  = []string{"contract"}
+	onRetention = []string{"retention"}
+	onKeySource = []string{"key_source"}
+	onIntents   = []string{"intents"}
+	onSchedule  = []string{"schedule"}
+	onStep      = []string{"step"}
+	onAttempt   = []string{"attempt"}
+	onFixture   = []string{"fixture"}
+	onDelay     = []string{"delay"}
+	onParams    = []string{"fixture", "delay", "resolve"}
+	onPayload   = []string{"payload"}
+	onWait      = []string{"wait"}
+	onRead      = []string{"read"}
+	onTogether  = []string{"together"}
+	onNothing   = []string(nil)
+)
 
 func (v *validator) mission() {
 	m := v.m
 	if !validID(m.ID) {
-		v.bad(0, place{}, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
+		v.bad(0, place{}, onID, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 	}
 	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
-		v.bad(0, place{}, "contract: %v", err)
+		v.bad(0, place{}, onContract, "contract: %v", err)
 	}
 	if m.Retention < 1 || m.Retention > MaxTicks {
-		v.bad(0, place{}, "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
+		v.bad(0, place{}, onRetention, "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
 	}
 	if _, err := ParseKeySource(string(m.KeySource)); err != nil {
-		v.bad(0, place{}, "key_source: %v", err)
+		v.bad(0, place{}, onKeySource, "key_source: %v", err)
 	}
 	if len(m.Intents) == 0 || len(m.Intents) > MaxIntents {
-		v.bad(0, place{}, "the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
+		v.bad(0, place{}, onIntents, "the mission has %d intents; it needs 1 to %d", len(m.Intents), MaxIntents)
 	}
 	intents := map[string]*Intent{}
 	ids := map[string]bool{}
@@ -100,20 +124,20 @@ func (v *validator) mission() {
 		in := &m.Intents[i]
 		where := place{"intent", i + 1, 0}
 		if !validID(in.ID) {
-			v.bad(in.Line, where, "intent id %q: use lowercase letters, digits and dashes", in.ID)
+			v.bad(in.Line, where, onID, "intent id %q: use lowercase letters, digits and dashes", in.ID)
 		}
 		if prev, dup := intents[in.ID]; dup {
 			if prev.Line > 0 {
-				v.bad(in.Line, where, "intent id %q is already used on line %d", in.ID, prev.Line)
+				v.bad(in.Line, where, onID, "intent id %q is already used on line %d", in.ID, prev.Line)
 			} else {
-				v.bad(in.Line, where, "intent id %q is used twice", in.ID)
+				v.bad(in.Line, where, onID, "intent id %q is used twice", in.ID)
 			}
 			continue
 		}
 		intents[in.ID], ids[in.ID] = in, true
 	}
 	if len(m.Schedule) == 0 || len(m.Schedule) > MaxSteps {
-		v.bad(0, place{}, "the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
+		v.bad(0, place{}, onSchedule, "the schedule has %d steps; it needs 1 to %d", len(m.Schedule), MaxSteps)
 	}
 	attempts, clock := 0, 0
 	for i, st := range m.Schedule {
@@ -126,15 +150,15 @@ func (v *validator) mission() {
 		if clock <= MaxClock {
 			clock += stepTicks(st)
 			if clock > MaxClock {
-				v.bad(st.Line, where, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
+				v.bad(st.Line, where, onNothing, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
 			}
 		}
 	}
 	switch {
 	case attempts == 0 && len(m.Schedule) > 0:
-		v.bad(0, place{}, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+		v.bad(0, place{}, onSchedule, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
 	case attempts > MaxSteps:
-		v.bad(0, place{}, "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
+		v.bad(0, place{}, onSchedule, "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
 	}
 	// An intent no step sends for can only end "failed cleanly", and
 	// counts as intended all the same: a step is missing, or names another
@@ -143,7 +167,7 @@ func (v *validator) mission() {
 		offered := offeredAttempts(m.Schedule)
 		for i, in := range m.Intents {
 			if offered[in.ID] == 0 && ids[in.ID] {
-				v.bad(in.Line, place{"intent", i + 1, 0}, "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
+				v.bad(in.Line, place{"intent", i + 1, 0}, onNothing, "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
 			}
 		}
 	}
@@ -157,35 +181,35 @@ func (v *validator) step(st Step, where place, intents map[string]*Intent, ids m
 		}
 	}
 	if kinds != 1 {
-		v.bad(st.Line, where, "a step does exactly one thing (accepted: attempt, wait, read, restart, together)")
+		v.bad(st.Line, where, onStep, "a step does exactly one thing (accepted: attempt, wait, read, restart, together)")
 		return
 	}
 	if inTogether && st.Kind() != StepAttempt {
-		v.bad(st.Line, where, "a together step holds attempts only; found %s", st.Kind())
+		v.bad(st.Line, where, onStep, "a together step holds attempts only; found %s", st.Kind())
 		return
 	}
 	if st.Kind() != StepAttempt && (st.Fixture != "" || st.Delay != 0 || st.Resolve != 0 || len(st.Payload) > 0) {
-		v.bad(st.Line, where, "fixture, delay, resolve and payload belong to attempt steps only")
+		v.bad(st.Line, where, onStep, "fixture, delay, resolve and payload belong to attempt steps only")
 	}
 	switch st.Kind() {
 	case StepAttempt:
 		in, ok := intents[st.Attempt]
 		if !ok {
-			v.bad(st.Line, where, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
+			v.bad(st.Line, where, onAttempt, "attempt names intent %q, which the mission does not declare (declared: %s)", st.Attempt, sortedKeys(ids))
 			return
 		}
 		v.attempt(st, where, in)
 	case StepWait:
 		if st.Wait < 1 || st.Wait > MaxTicks {
-			v.bad(st.Line, where, "wait %d: must be from 1 to %d ticks", st.Wait, MaxTicks)
+			v.bad(st.Line, where, onWait, "wait %d: must be from 1 to %d ticks", st.Wait, MaxTicks)
 		}
 	case StepRead:
 		if !ids[st.Read] {
-			v.bad(st.Line, where, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
+			v.bad(st.Line, where, onRead, "read names intent %q, which the mission does not declare (declared: %s)", st.Read, sortedKeys(ids))
 		}
 	case StepTogether:
 		if len(st.Together) < 2 || len(st.Together) > MaxWorkers {
-			v.bad(st.Line, where, "together must list from 2 to %d attempts sent at the same tick; this one lists %d", MaxWorkers, len(st.Together))
+			v.bad(st.Line, where, onTogether, "together must list from 2 to %d attempts sent at the same tick; this one lists %d", MaxWorkers, len(st.Together))
 			return
 		}
 		for j, t := range st.Together {
@@ -196,31 +220,31 @@ func (v *validator) step(st Step, where place, intents map[string]*Intent, ids m
 
 func (v *validator) attempt(st Step, where place, in *Intent) {
 	if st.Fixture == "" {
-		v.bad(st.Line, where, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
+		v.bad(st.Line, where, onFixture, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
 		return
 	}
 	if _, err := ParseFixture(string(st.Fixture)); err != nil {
-		v.bad(st.Line, where, "%v", err)
+		v.bad(st.Line, where, onFixture, "%v", err)
 		return
 	}
 	if st.Delay < 0 || st.Delay > MaxTicks {
-		v.bad(st.Line, where, "delay %d: must be from 1 to %d ticks", st.Delay, MaxTicks)
+		v.bad(st.Line, where, onDelay, "delay %d: must be from 1 to %d ticks", st.Delay, MaxTicks)
 	}
 	switch st.Fixture {
 	case LateCommit:
 		if st.Delay == 0 {
-			v.bad(st.Line, where, "late_commit needs delay: the ticks until the commit lands")
+			v.bad(st.Line, where, onParams, "late_commit needs delay: the ticks until the commit lands")
 		}
 		if st.Resolve != 0 {
-			v.bad(st.Line, where, "resolve belongs to the pending fixture only")
+			v.bad(st.Line, where, onParams, "resolve belongs to the pending fixture only")
 		}
 	case PendingFixture:
 		if st.Delay == 0 || !st.Resolve.Terminal() {
-			v.bad(st.Line, where, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
+			v.bad(st.Line, where, onParams, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
 		}
 	default:
 		if st.Delay != 0 || st.Resolve != 0 {
-			v.bad(st.Line, where, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
+			v.bad(st.Line, where, onParams, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
 		}
 	}
 	if len(st.Payload) == 0 {
@@ -233,7 +257,7 @@ func (v *validator) attempt(st Step, where place, in *Intent) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if _, ok := in.Payload[k]; !ok {
-			v.bad(st.Line, where, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
+			v.bad(st.Line, where, onPayload, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
 		}
 	}
 }

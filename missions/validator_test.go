@@ -2,6 +2,8 @@ package missions_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -117,5 +119,32 @@ func TestValidateNamesThePlace(t *testing.T) {
 	err := c.Validate()
 	if err == nil || !strings.Contains(err.Error(), "schedule step 2") || !strings.Contains(err.Error(), "pending needs delay") {
 		t.Errorf("Validate: %v", err)
+	}
+}
+
+// TestParserAndValidatorBothReport: a file with a mistake the parser finds
+// and an unrelated one the validator finds is told both, each at its line.
+func TestParserAndValidatorBothReport(t *testing.T) {
+	for file, want := range map[string][]string{
+		// a bad fixture, and an attempt of an intent nobody declared
+		"a": {`a.yaml:14: unknown fixture "bogus"`, `a.yaml:13: attempt names intent "ghost"`},
+		// an unknown key in an intent, and the intent's id
+		"b": {`b.yaml:13: unknown key "colour"`, `b.yaml:10: intent id "Bad_ID"`},
+		// a delay out of range, and a payload field the intent lacks
+		"c": {`c.yaml:15:`, `c.yaml:13: payload field "currency"`},
+		// a bad when, and a schedule without an attempt (at its line)
+		"d": {`d.yaml:13: stable_keys: unknown switch value`, `d.yaml:11: the schedule has no attempt`},
+		"e": {`e.yaml:11: the schedule has no attempt`},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "twoproblems", file+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = missions.Parse(file+".yaml", data)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s.yaml: %q not reported; got:\n%v", file, w, err)
+			}
+		}
 	}
 }
