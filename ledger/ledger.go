@@ -9,6 +9,7 @@ package ledger
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 )
 
@@ -345,8 +346,8 @@ const (
 // the object or the record at index ref.
 type due struct {
 	at   int
-	kind uint8
 	ref  int
+	kind uint8
 }
 
 func (a due) before(b due) bool {
@@ -386,7 +387,17 @@ type Ledger struct {
 	// failed counts objects that reached the terminal state failed: they
 	// were created, but their mutation did not stand.
 	failed int
-	queue  []due
+	// The work the clock will make due: within wheelSize ticks in the
+	// wheel, a slot a tick (unordered; mask marks the slots in use), later
+	// in queue, a 4-ary heap. Work due soon, which most changes are, costs
+	// the same however much waits further off.
+	wheel [wheelSize][]due
+	mask  uint64
+	queue []due
+	batch []due
+	// compactDue: tombstones outnumber the living records; the records
+	// are compacted once the tick being worked is done.
+	compactDue bool
 }
 
 type lateCommit struct {
@@ -419,7 +430,9 @@ func (l *Ledger) Reset() {
 	l.objects = l.objects[:0]
 	l.records = l.records[:0]
 	l.late = l.late[:0]
+	l.clearWheel()
 	l.queue = l.queue[:0]
+	l.compactDue = false
 	l.dead, l.inFlight, l.pending, l.failed = 0, 0, 0, 0
 	l.indexed = false
 	clear(l.index)
@@ -468,6 +481,13 @@ func (l *Ledger) CopyFrom(src *Ledger) {
 	l.records = append(l.records[:0], src.records...)
 	l.late = append(l.late[:0], src.late...)
 	l.queue = append(l.queue[:0], src.queue...)
+	l.clearWheel()
+	for m := src.mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		l.wheel[i] = append(l.wheel[i][:0], src.wheel[i]...)
+	}
+	l.mask = src.mask
+	l.compactDue = src.compactDue
 	l.dead, l.inFlight, l.pending, l.failed = src.dead, src.inFlight, src.pending, src.failed
 	l.indexed = src.indexed
 	if src.indexed {
@@ -531,6 +551,10 @@ func (l *Ledger) FindInto(dst []Object, intent string) []Object {
 
 // Submit handles one request that reached the provider at the current tick.
 func (l *Ledger) Submit(req Request, ex Execution) Result {
+	if l.compactDue {
+		l.compact()
+		l.compactDue = false
+	}
 	if l.cfg.Contract == None || req.Key == "" {
 		return l.execute(&req, ex, false)
 	}
@@ -645,7 +669,7 @@ func (l *Ledger) prune(i int) {
 	l.records[i] = Record{}
 	l.dead++
 	if l.dead > 32 && l.dead > len(l.records)/2 {
-		l.compact()
+		l.compactDue = true
 	}
 }
 
@@ -663,60 +687,100 @@ func (l *Ledger) compact() {
 	l.rebuildQueue()
 }
 
-// rebuildQueue makes the due-time queue anew from the state. It may run
-// in the middle of a tick (a compaction while records expire), so work due
-// now stays due now; nothing is put before it.
+// rebuildQueue makes the due-time queue anew from the state. It runs
+// between ticks, never while one is worked, so all work is due later.
 func (l *Ledger) rebuildQueue() {
+	l.clearWheel()
 	l.queue = l.queue[:0]
 	for i, lc := range l.late {
 		if !lc.done {
-			l.push(due{at: max(lc.at, l.now), kind: dueCommit, ref: i})
+			l.push(due{at: l.soonest(lc.at), kind: dueCommit, ref: i})
 		}
 	}
 	for i, o := range l.objects {
 		if o.Status == Pending {
-			l.push(due{at: max(o.ResolveAt, l.now), kind: dueResolve, ref: i})
+			l.push(due{at: l.soonest(o.ResolveAt), kind: dueResolve, ref: i})
 		}
 	}
 	for i, r := range l.records {
 		if r.State == RecordSaved {
-			l.push(due{at: max(r.ExpiresAt, l.now), kind: duePrune, ref: i})
+			l.push(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
 		}
 	}
 }
 
+// wheelSize is how many ticks ahead the wheel holds work; arity is the
+// heap's, half as deep as a binary one.
+const (
+	wheelSize = 64
+	arity     = 4
+)
+
+func (l *Ledger) clearWheel() {
+	for m := l.mask; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		l.wheel[i] = l.wheel[i][:0]
+	}
+	l.mask = 0
+}
+
+// nextWheel is the first tick after now whose slot holds work, if any.
+func (l *Ledger) nextWheel() (int, bool) {
+	if l.mask == 0 {
+		return 0, false
+	}
+	from := (l.now + 1) % wheelSize
+	r := bits.RotateLeft64(l.mask, -from)
+	return l.now + 1 + bits.TrailingZeros64(r), true
+}
+
 func (l *Ledger) push(d due) {
+	if d.at-l.now <= wheelSize {
+		i := d.at % wheelSize
+		l.wheel[i] = append(l.wheel[i], d)
+		l.mask |= 1 << i
+		return
+	}
 	l.queue = append(l.queue, d)
 	q := l.queue
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q[i].before(q[p]) {
+	i := len(q) - 1
+	for i > 0 {
+		p := (i - 1) / arity
+		if !d.before(q[p]) {
 			break
 		}
-		q[i], q[p] = q[p], q[i]
+		q[i] = q[p]
 		i = p
 	}
+	q[i] = d
 }
 
 func (l *Ledger) pop() due {
 	q := l.queue
 	top := q[0]
 	n := len(q) - 1
-	q[0] = q[n]
+	last := q[n]
 	q = q[:n]
-	for i := 0; ; {
-		c := 2*i + 1
+	i := 0
+	for {
+		c := arity*i + 1
 		if c >= n {
 			break
 		}
-		if c+1 < n && q[c+1].before(q[c]) {
-			c++
+		best := c
+		for k := c + 1; k < c+arity && k < n; k++ {
+			if q[k].before(q[best]) {
+				best = k
+			}
 		}
-		if !q[c].before(q[i]) {
+		if !q[best].before(last) {
 			break
 		}
-		q[i], q[c] = q[c], q[i]
-		i = c
+		q[i] = q[best]
+		i = best
+	}
+	if n > 0 {
+		q[i] = last
 	}
 	l.queue = q
 	return top
@@ -734,25 +798,63 @@ func (l *Ledger) AdvanceInto(dst []Change, ticks int) []Change {
 		return dst
 	}
 	end := l.now + ticks
-	for len(l.queue) > 0 && l.queue[0].at <= end {
-		d := l.pop()
-		l.now = d.at
-		switch d.kind {
-		case dueCommit:
-			dst = l.landLate(dst, d.ref)
-		case dueResolve:
-			dst = l.resolve(dst, d.ref)
-		case duePrune:
-			r := l.records[d.ref]
-			if r.State != RecordSaved || r.ExpiresAt > l.now {
-				continue // pruned on access, or its expiry moved
+	for {
+		// The next tick with work: the wheel's first, or the heap's
+		// earliest, whichever comes first.
+		t, ok := l.nextWheel()
+		if len(l.queue) > 0 && (!ok || l.queue[0].at < t) {
+			t, ok = l.queue[0].at, true
+		}
+		if !ok || t > end {
+			break
+		}
+		l.now = t
+		// The tick's work, in the provider's order: the wheel's slot,
+		// and what the heap holds for the same tick.
+		i := t % wheelSize
+		var batch []due
+		if l.mask&(1<<i) != 0 {
+			batch = append(l.batch[:0], l.wheel[i]...)
+			l.wheel[i] = l.wheel[i][:0]
+			l.mask &^= 1 << i
+		} else {
+			batch = l.batch[:0]
+		}
+		for len(l.queue) > 0 && l.queue[0].at == t {
+			batch = append(batch, l.pop())
+		}
+		for i := 1; i < len(batch); i++ {
+			for j := i; j > 0 && batch[j].before(batch[j-1]); j-- {
+				batch[j], batch[j-1] = batch[j-1], batch[j]
 			}
-			l.prune(d.ref)
-			dst = append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: Pruned, Key: r.Key})
+		}
+		l.batch = batch
+		for _, d := range batch {
+			dst = l.work(dst, d)
 		}
 	}
 	l.now = end
+	if l.compactDue {
+		l.compact()
+		l.compactDue = false
+	}
 	return dst
+}
+
+// work does one thing the clock made due, at the current tick.
+func (l *Ledger) work(dst []Change, d due) []Change {
+	switch d.kind {
+	case dueCommit:
+		return l.landLate(dst, d.ref)
+	case dueResolve:
+		return l.resolve(dst, d.ref)
+	}
+	r := l.records[d.ref]
+	if r.State != RecordSaved || r.ExpiresAt > l.now {
+		return dst // pruned on access, or its expiry moved
+	}
+	l.prune(d.ref)
+	return append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: Pruned, Key: r.Key})
 }
 
 func (l *Ledger) landLate(dst []Change, i int) []Change {

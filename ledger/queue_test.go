@@ -29,12 +29,14 @@ func genOps(t *rapid.T) []ledgerOp {
 	ops := make([]ledgerOp, n)
 	for i := range ops {
 		if rapid.IntRange(0, 3).Draw(t, "kind") == 0 {
-			ops[i].advance = rapid.IntRange(1, 12).Draw(t, "ticks")
+			// Short and long moves: work due within the wheel's reach
+			// and beyond it, in the heap.
+			ops[i].advance = rapid.OneOf(rapid.IntRange(1, 12), rapid.IntRange(50, 150)).Draw(t, "ticks")
 			continue
 		}
 		ex := Execution{Kind: ExecKind(rapid.IntRange(int(Reject), int(CommitPending)).Draw(t, "exec"))}
 		if ex.Kind == CommitLater || ex.Kind == CommitPending {
-			ex.Delay = rapid.IntRange(1, 15).Draw(t, "delay")
+			ex.Delay = rapid.OneOf(rapid.IntRange(1, 15), rapid.IntRange(60, 130)).Draw(t, "delay")
 		}
 		if ex.Kind == CommitPending {
 			ex.Terminal = rapid.SampledFrom([]Status{Succeeded, Failed}).Draw(t, "terminal")
@@ -52,7 +54,7 @@ func genOps(t *rapid.T) []ledgerOp {
 func genConfig(t *rapid.T) Config {
 	return Config{
 		Contract:  rapid.SampledFrom(Contracts).Draw(t, "contract"),
-		Retention: rapid.IntRange(1, 20).Draw(t, "retention"),
+		Retention: rapid.OneOf(rapid.IntRange(1, 20), rapid.IntRange(60, 200)).Draw(t, "retention"),
 	}
 }
 
