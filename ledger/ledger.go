@@ -387,11 +387,11 @@ type Ledger struct {
 	// failed counts objects that reached the terminal state failed: they
 	// were created, but their mutation did not stand.
 	failed int
-	// The work the clock will make due: within wheelSize ticks in the
-	// wheel, a slot a tick (unordered; mask marks the slots in use), later
-	// in queue, a 4-ary heap. Work due soon, which most changes are, costs
-	// the same however much waits further off.
-	wheel [wheelSize][]due
+	// The work the clock will make due: within wheelSize ticks in near,
+	// unordered, with mask marking the ticks (modulo wheelSize) it falls
+	// on; later in queue, a 4-ary heap. Work due soon, which most changes
+	// are, costs the same however much waits further off.
+	near  []due
 	mask  uint64
 	queue []due
 	batch []due
@@ -481,12 +481,7 @@ func (l *Ledger) CopyFrom(src *Ledger) {
 	l.records = append(l.records[:0], src.records...)
 	l.late = append(l.late[:0], src.late...)
 	l.queue = append(l.queue[:0], src.queue...)
-	l.clearWheel()
-	for m := src.mask; m != 0; m &= m - 1 {
-		i := bits.TrailingZeros64(m)
-		l.wheel[i] = append(l.wheel[i][:0], src.wheel[i]...)
-	}
-	l.mask = src.mask
+	l.near, l.mask = append(l.near[:0], src.near...), src.mask
 	l.compactDue = src.compactDue
 	l.dead, l.inFlight, l.pending, l.failed = src.dead, src.inFlight, src.pending, src.failed
 	l.indexed = src.indexed
@@ -716,13 +711,7 @@ const (
 	arity     = 4
 )
 
-func (l *Ledger) clearWheel() {
-	for m := l.mask; m != 0; m &= m - 1 {
-		i := bits.TrailingZeros64(m)
-		l.wheel[i] = l.wheel[i][:0]
-	}
-	l.mask = 0
-}
+func (l *Ledger) clearWheel() { l.near, l.mask = l.near[:0], 0 }
 
 // nextWheel is the first tick after now whose slot holds work, if any.
 func (l *Ledger) nextWheel() (int, bool) {
@@ -736,9 +725,8 @@ func (l *Ledger) nextWheel() (int, bool) {
 
 func (l *Ledger) push(d due) {
 	if d.at-l.now <= wheelSize {
-		i := d.at % wheelSize
-		l.wheel[i] = append(l.wheel[i], d)
-		l.mask |= 1 << i
+		l.near = append(l.near, d)
+		l.mask |= 1 << (d.at % wheelSize)
 		return
 	}
 	l.queue = append(l.queue, d)
@@ -811,14 +799,20 @@ func (l *Ledger) AdvanceInto(dst []Change, ticks int) []Change {
 		l.now = t
 		// The tick's work, in the provider's order: the wheel's slot,
 		// and what the heap holds for the same tick.
-		i := t % wheelSize
-		var batch []due
-		if l.mask&(1<<i) != 0 {
-			batch = append(l.batch[:0], l.wheel[i]...)
-			l.wheel[i] = l.wheel[i][:0]
-			l.mask &^= 1 << i
-		} else {
-			batch = l.batch[:0]
+		batch := l.batch[:0]
+		if bit := uint64(1) << (t % wheelSize); l.mask&bit != 0 {
+			// Every entry of near within reach falls on one tick of
+			// each residue, so the tick's entries are those on t.
+			kept := l.near[:0]
+			for _, d := range l.near {
+				if d.at == t {
+					batch = append(batch, d)
+				} else {
+					kept = append(kept, d)
+				}
+			}
+			l.near = kept
+			l.mask &^= bit
 		}
 		for len(l.queue) > 0 && l.queue[0].at == t {
 			batch = append(batch, l.pop())

@@ -283,7 +283,9 @@ func retriesAhead(in *IntentState, t Turn) bool { return in.Sent < in.Budget && 
 
 func (c *callerBase) hold(w Wire, i, worker int, why Why) {
 	in := &c.intents[i]
-	w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: worker, Checkpoint: in.Checkpoint, Why: why})
+	if w.Recording() {
+		w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: worker, Checkpoint: in.Checkpoint, Why: why})
+	}
 }
 
 // setCheckpoint records a change of the intent's durable state.
@@ -293,7 +295,9 @@ func (c *callerBase) setCheckpoint(w Wire, i int, cp Checkpoint, why Why) {
 		return
 	}
 	in.Checkpoint = cp
-	w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: cp, Class: in.Class, Why: why})
+	if w.Recording() {
+		w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: cp, Class: in.Class, Why: why})
+	}
 }
 
 // submit records, before a send, that the intent is approved and
@@ -303,12 +307,17 @@ func (c *callerBase) submit(w Wire, i int, key string) {
 	if in.Checkpoint == Planned {
 		c.setCheckpoint(w, i, Approved, Why{Code: whyApproved})
 	}
+	in.Checkpoint = Submitted
+	if !w.Recording() {
+		return
+	}
 	why := Why{Code: whySubmitted, A: key}
 	if contract, _ := w.Contract(); contract == ledger.None {
 		why = Why{Code: whySubmittedNoKey}
 	}
-	in.Checkpoint = Submitted
-	w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: Submitted, Class: in.Class, Why: why})
+	if w.Recording() {
+		w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: Submitted, Class: in.Class, Why: why})
+	}
 }
 
 // send puts one attempt on the wire and keeps what was heard as evidence.

@@ -33,14 +33,18 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 	}
 	if in.Class == RecordedNotTerminal {
 		// Recorded, not terminal: do not send again, poll the object.
-		w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint, Why: Why{Code: whyPolling}})
+		if w.Recording() {
+			w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint, Why: Why{Code: whyPolling}})
+		}
 		c.Read(w, i)
 		return
 	}
 	if in.Class == Unknown {
 		if why, ok := c.sameKeyRetry(w, in); !ok {
-			w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint,
-				Why: Why{Code: whyNoResend, Sub: why.Code, N: why.N}})
+			if w.Recording() {
+				w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint,
+					Why: Why{Code: whyNoResend, Sub: why.Code, N: why.N}})
+			}
 			c.Read(w, i)
 			return
 		}
@@ -323,7 +327,9 @@ func (c *guardedCaller) escalate(w Wire, i int, reason Why) {
 		ev.objects = append([]EvidenceObject{}, ev.reads[len(ev.reads)-1].Found...)
 	}
 	in.Checkpoint = Escalated
-	w.Log(Event{Kind: EventEscalate, Intent: in.Intent.ID, Class: in.Class, Checkpoint: Escalated, Why: reason})
+	if w.Recording() {
+		w.Log(Event{Kind: EventEscalate, Intent: in.Intent.ID, Class: in.Class, Checkpoint: Escalated, Why: reason})
+	}
 	w.Say(i, Said{Code: sayEscalated})
 }
 

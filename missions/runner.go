@@ -248,6 +248,15 @@ func (r *Runner) turn(st Step, ref, worker int) {
 func (r *Runner) tick(n int) {
 	r.changes = r.led.AdvanceInto(r.changes[:0], n)
 	for _, ch := range r.changes {
+		if r.quiet {
+			switch ch.Kind {
+			case ledger.LateCommit:
+				r.tally.created(r.index[ch.Intent], ch.Status)
+			case ledger.Resolved:
+				r.tally.resolved(r.index[ch.Intent], ch.Status)
+			}
+			continue
+		}
 		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind), Tick: ch.Tick}
 		switch ch.Kind {
 		case ledger.LateCommit:
@@ -305,24 +314,23 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	}
 	r.attempt++
 	w := worldOf(st.Fixture)
-	ev := Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture}
 	rep := Reply{Attempt: r.attempt}
 	if !w.Reaches {
-		ev.Provider = "not_reached"
-		ev.Observed = ObservedTimeout
-		ev.Why = Why{Code: whyDropped}
-		r.emit(ev)
+		if !r.quiet {
+			r.emit(Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture,
+				Provider: "not_reached", Observed: ObservedTimeout, Why: Why{Code: whyDropped}})
+		}
 		return rep
 	}
 	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(st))
-	resp := res.Response // value copy; the event keeps its own below
-	ev.Provider = string(res.Action)
+	resp := res.Response
 	if res.Action == ledger.Committed {
 		r.tally.created(i, r.led.ObjectStatus(resp.Object))
 	}
 	switch {
 	case w.Reply == CallerCrash:
 		rep.Crashed = true
+		r.down = true
 	case w.Reply == ReplyLost, res.Action == ledger.Executing:
 		// Nothing comes back before the caller's timeout.
 	default:
@@ -331,14 +339,10 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		rep.Replayed = res.Action == ledger.Replayed
 		rep.Object = r.view(resp.Object, resp.Status)
 	}
-	ev.Observed = rep.Observation()
 	if !r.quiet {
-		ev.Response = newResponse(resp)
-	}
-	ev.Why = Why{Code: whyProvider}
-	r.emit(ev)
-	if rep.Crashed {
-		r.down = true
+		// The case records what the provider answered, heard or not.
+		r.emit(Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture,
+			Provider: string(res.Action), Response: newResponse(resp), Observed: rep.Observation(), Why: Why{Code: whyProvider}})
 	}
 	return rep
 }
