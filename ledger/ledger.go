@@ -496,6 +496,31 @@ func (l *Ledger) CopyFrom(src *Ledger) {
 	}
 }
 
+// Batch returns n empty ledgers under cfg whose memory comes from a few
+// shared allocations, each with room for that many objects, records and
+// queued entries before it grows on its own: for a driver that keeps many
+// ledgers at once (the explorer's states). The configuration is not
+// checked; it is a New ledger's.
+func Batch(cfg Config, n, room int) []*Ledger {
+	ls := make([]Ledger, n)
+	objs := make([]Object, n*room)
+	recs := make([]Record, n*room)
+	dues := make([]due, 3*n*room)
+	out := make([]*Ledger, n)
+	for i := range ls {
+		l := &ls[i]
+		l.cfg = cfg
+		o, d := i*room, 3*i*room
+		l.objects = objs[o:o:o+room]
+		l.records = recs[o:o:o+room]
+		l.queue = dues[d:d:d+room]
+		l.near = dues[d+room:d+room:d+2*room]
+		l.batch = dues[d+2*room:d+2*room:d+3*room]
+		out[i] = l
+	}
+	return out
+}
+
 // Clone returns an independent copy of the ledger.
 func (l *Ledger) Clone() *Ledger {
 	c := &Ledger{}

@@ -152,6 +152,35 @@ func (c *callerBase) copyBase(src *callerBase) {
 	}
 }
 
+// cloneBatch makes n copies of c whose records of intents share one
+// allocation: for a driver that keeps many callers (the explorer).
+func cloneBatch(c Caller, n int) []Caller {
+	out := make([]Caller, n)
+	switch src := c.(type) {
+	case *naiveCaller:
+		cs := make([]naiveCaller, n)
+		slab := make([]IntentState, n*len(src.intents))
+		for i := range cs {
+			cs[i].intents = slab[i*len(src.intents) : i*len(src.intents) : (i+1)*len(src.intents)]
+			cs[i].copyBase(&src.callerBase)
+			out[i] = &cs[i]
+		}
+	case *guardedCaller:
+		cs := make([]guardedCaller, n)
+		slab := make([]IntentState, n*len(src.intents))
+		for i := range cs {
+			cs[i].intents = slab[i*len(src.intents) : i*len(src.intents) : (i+1)*len(src.intents)]
+			cs[i].copyBase(&src.callerBase)
+			out[i] = &cs[i]
+		}
+	default:
+		for i := range out {
+			out[i] = c.Clone()
+		}
+	}
+	return out
+}
+
 func appendU(b []byte, u uint64) []byte {
 	for u >= 0x80 {
 		b = append(b, byte(u)|0x80)

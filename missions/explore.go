@@ -270,6 +270,7 @@ type explorer struct {
 	buf      []byte
 	rep      SettingReport
 	nextTick int64
+	chunk    int
 
 	interrupted bool
 }
@@ -285,6 +286,7 @@ func newExplorer(m *Mission, s Settings, o ExploreOptions, setting int) (*explor
 	root := e.newState()
 	root.led.CopyFrom(w.led)
 	root.caller.CopyFrom(w.caller)
+	root.tally.copyFrom(&w.tally)
 	for i := range m.Intents {
 		in := root.caller.Intent(i)
 		if s.MaxAttempts == 0 {
@@ -306,9 +308,26 @@ func (e *explorer) newState() *state {
 		e.pool = e.pool[:n-1]
 		return st
 	}
-	st := &state{led: e.w.led.Clone(), caller: e.w.caller.Clone()}
-	st.tally.copyFrom(&e.w.tally)
-	return st
+	// States come a chunk at a time, their memory from a few shared
+	// allocations, so that storing a new state allocates next to nothing.
+	// A chunk doubles each time, from 4 to 256: a small exploration pays
+	// little for room it does not use.
+	chunk := min(max(4, 2*e.chunk), 256)
+	e.chunk = chunk
+	room := min(e.o.Depth*e.intents+2, 64)
+	leds := ledger.Batch(e.w.led.Config(), chunk, room)
+	callers := cloneBatch(e.w.caller, chunk)
+	states := make([]state, chunk)
+	live := make([]int, chunk*e.intents)
+	for i := range states {
+		st := &states[i]
+		st.led, st.caller = leds[i], callers[i]
+		st.tally.live = live[i*e.intents : (i+1)*e.intents : (i+1)*e.intents]
+		if i > 0 {
+			e.pool = append(e.pool, st)
+		}
+	}
+	return &states[0]
 }
 
 func (st *state) copyFrom(src *state) {
