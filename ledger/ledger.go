@@ -511,11 +511,11 @@ func Batch(cfg Config, n, room int) []*Ledger {
 		l := &ls[i]
 		l.cfg = cfg
 		o, d := i*room, 3*i*room
-		l.objects = objs[o:o:o+room]
-		l.records = recs[o:o:o+room]
-		l.queue = dues[d:d:d+room]
-		l.near = dues[d+room:d+room:d+2*room]
-		l.batch = dues[d+2*room:d+2*room:d+3*room]
+		l.objects = objs[o : o : o+room]
+		l.records = recs[o : o : o+room]
+		l.queue = dues[d : d : d+room]
+		l.near = dues[d+room : d+room : d+2*room]
+		l.batch = dues[d+2*room : d+2*room : d+3*room]
 		out[i] = l
 	}
 	return out
