@@ -229,7 +229,7 @@ func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progres
 	return func(p missions.Progress) bool {
 		if onTerminal && time.Since(start) > time.Second {
 			fmt.Fprintf(f, "\r\x1b[Kexplore: setting %d of %d, %d attempts deep, %s, %s",
-				p.Setting+1, p.Settings, p.Level, export.Plural64(p.Schedules, "schedule"), export.Plural(p.States, "state"))
+				p.Setting+1, p.Settings, p.Level, export.Plural64(p.Schedules, "schedule"), export.Plural64(int64(p.States), "state"))
 			shown = true
 		}
 		if ctx.Err() != nil {

@@ -35,7 +35,7 @@ func ExploreText(x *missions.Exploration) string {
 		if r.Stopped != "" {
 			reach = fmt.Sprintf("%s; complete to %s", r.Stopped, Plural(r.Levels, "attempt"))
 		}
-		fmt.Fprintf(&b, "  %s, %s, %s\n", Plural64(r.Schedules, "schedule"), Plural(r.States, "distinct state"), reach)
+		fmt.Fprintf(&b, "  %s, %s, %s\n", Plural64(r.Schedules, "schedule"), Plural64(int64(r.States), "distinct state"), reach)
 		for _, v := range missions.BadVerdicts {
 			c, ok := r.Reached(v)
 			if !ok {
