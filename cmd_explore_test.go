@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/export"
 )
 
 func TestExploreCommand(t *testing.T) {
@@ -191,5 +193,52 @@ func TestExploreOutRefusedBeforeRunning(t *testing.T) {
 	code := executeIO([]string{"explore", "timeout-then-success", "--out", filepath.Join(file, "sub")}, &out, &errb)
 	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "not a directory") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing, and why", code, out.String(), errb.String())
+	}
+}
+
+// TestV1CaseFilesStillWork: a case written in the first format is
+// validated, replayed (identical) and compared by the command line.
+func TestV1CaseFilesStillWork(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, "export", "timeout-then-success", "--variants", "--dir", dir)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(files) < 2 {
+		t.Fatalf("exported %v", files)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As version 1 wrote it: its schema id, and none of what
+		// version 2 added.
+		c, err := export.Unmarshal(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = export.Marshal(export.AsVersion(c, 1)); err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.Replace(data, []byte(`"schema": "`+export.SchemaID+`"`), []byte(`"schema": "`+export.SchemaV1+`"`), 1)
+		if bytes.Contains(data, []byte(`"belief": "failed",\n      "effects"`)) {
+			t.Fatal("the file still has events' beliefs")
+		}
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := executeIO(append([]string{"replay"}, files...), &out, &errb); code != 0 || strings.Count(out.String(), ": identical") != len(files) {
+		t.Errorf("replay of v1 files: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := executeIO(append([]string{"compare"}, files...), &out, &errb); code != 0 || !strings.Contains(out.String(), "stable keys on") {
+		t.Errorf("compare of v1 files: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := executeIO(append([]string{"validate"}, files...), &out, &errb); code != 0 {
+		t.Errorf("validate of v1 files: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }

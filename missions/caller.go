@@ -156,27 +156,32 @@ func (c *callerBase) copyBase(src *callerBase) {
 // allocation: for a driver that keeps many callers (the explorer).
 func cloneBatch(c Caller, n int) []Caller {
 	out := make([]Caller, n)
-	switch src := c.(type) {
+	bases := make([]*callerBase, n)
+	var src *callerBase
+	switch c := c.(type) {
 	case *naiveCaller:
 		cs := make([]naiveCaller, n)
-		slab := make([]IntentState, n*len(src.intents))
 		for i := range cs {
-			cs[i].intents = slab[i*len(src.intents) : i*len(src.intents) : (i+1)*len(src.intents)]
-			cs[i].copyBase(&src.callerBase)
-			out[i] = &cs[i]
+			out[i], bases[i] = &cs[i], &cs[i].callerBase
 		}
+		src = &c.callerBase
 	case *guardedCaller:
 		cs := make([]guardedCaller, n)
-		slab := make([]IntentState, n*len(src.intents))
 		for i := range cs {
-			cs[i].intents = slab[i*len(src.intents) : i*len(src.intents) : (i+1)*len(src.intents)]
-			cs[i].copyBase(&src.callerBase)
-			out[i] = &cs[i]
+			out[i], bases[i] = &cs[i], &cs[i].callerBase
 		}
+		src = &c.callerBase
 	default:
 		for i := range out {
 			out[i] = c.Clone()
 		}
+		return out
+	}
+	k := len(src.intents)
+	slab := make([]IntentState, n*k)
+	for i, b := range bases {
+		b.intents = slab[i*k : i*k : (i+1)*k]
+		b.copyBase(src)
 	}
 	return out
 }
