@@ -381,6 +381,14 @@ func (e *explorer) hash(st *state, counts []int, moved int) [2]uint64 {
 
 // outcome settles a copy of the branch and judges every intent.
 func (e *explorer) outcome(st *state, verdicts []Verdict) (effects, succeeded int) {
+	if _, naive := st.caller.(*naiveCaller); naive && !st.led.Busy() {
+		// Nothing left to land, and the naive loop closes no books:
+		// the state is its own end.
+		for i := range verdicts {
+			verdicts[i] = judge(st.caller.Belief(i), st.tally.live[i])
+		}
+		return st.led.Effects(), st.tally.succeeded
+	}
 	e.eval.copyFrom(st)
 	e.use(e.eval)
 	for guard := 0; guard < 10000 && e.w.led.Busy(); guard++ {
