@@ -38,7 +38,7 @@ const (
 	// MaxStateBytes bounds the memory the states of two levels may take
 	// (an estimate from the mission's size): a wide mission stops at it
 	// rather than exhaust the machine.
-	MaxStateBytes          = 1 << 30
+	MaxStateBytes          = 512 << 20
 	defaultExploreDelay    = 2
 	progressEverySchedules = 1 << 14
 )
@@ -314,7 +314,7 @@ func (e *explorer) newState() *state {
 	// little for room it does not use.
 	chunk := min(max(4, 2*e.chunk), 256)
 	e.chunk = chunk
-	room := min(e.o.Depth*e.intents+2, 64)
+	room := e.room()
 	leds := ledger.Batch(e.w.led.Config(), chunk, room)
 	callers := cloneBatch(e.w.caller, chunk)
 	states := make([]state, chunk)
@@ -492,11 +492,17 @@ func (e *explorer) run() SettingReport {
 	return e.rep
 }
 
+// room is how many objects, records and queued entries a state's ledger
+// holds before it grows on its own: enough for a shallow schedule, small
+// enough that a wide exploration does not pay for room it never uses.
+func (e *explorer) room() int { return min(e.o.Depth*e.intents+2, 16) }
+
 // stateBytes estimates what one stored state takes after level attempts:
-// the caller's record of each intent, and at most an object, a record and
-// a queue entry per attempt.
+// the caller's record of each intent, and room for an object, a record and
+// three queue entries per attempt (about 256 bytes), at least the room the
+// state was made with.
 func (e *explorer) stateBytes(level int) int64 {
-	return int64(512 + 256*e.intents + 224*level)
+	return int64(512 + 256*e.intents + 256*max(e.room(), level+1))
 }
 
 func (e *explorer) memoryBound() int64 {

@@ -502,6 +502,7 @@ func (p *parser) intents(n *yaml.Node) []Intent {
 		for _, req := range []string{"id", "op", "principal", "payload"} {
 			if !got[req] {
 				p.errf(item, "the intent has no %q (required: id, op, principal, payload)", req)
+				p.mark(item.Line, req)
 			}
 		}
 		out = append(out, in)
@@ -531,6 +532,16 @@ func (p *parser) schedule(n *yaml.Node, ids map[string]bool, intents []Intent) [
 
 func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTogether bool) Step {
 	st := Step{Line: n.Line}
+	// A step whose kind the parser could not read may be the attempt the
+	// schedule seems to lack.
+	defer func() {
+		for _, f := range []string{"attempt", "together", "step"} {
+			if p.faulted[fieldAt{n.Line, f}] {
+				p.mark(p.missionLine, "attempts")
+				return
+			}
+		}
+	}()
 	var kinds []string
 	var togetherNode, payloadNode *yaml.Node
 	hasDelay, hasResolve := false, false

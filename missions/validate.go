@@ -94,11 +94,17 @@ var (
 	onFixture   = []string{"fixture"}
 	onDelay     = []string{"delay"}
 	onParams    = []string{"fixture", "delay", "resolve"}
-	onPayload   = []string{"payload"}
-	onWait      = []string{"wait"}
-	onRead      = []string{"read"}
-	onTogether  = []string{"together"}
-	onNothing   = []string(nil)
+	// A step with no kind may be one whose kind the parser could not read.
+	onKind           = []string{"step", "attempt", "wait", "read", "restart", "together"}
+	onFixtureDelay   = []string{"fixture", "delay"}
+	onFixtureResolve = []string{"fixture", "resolve"}
+	// "No attempt" may be an attempt the parser could not read.
+	onAttempts = []string{"schedule", "attempts"}
+	onPayload  = []string{"payload"}
+	onWait     = []string{"wait"}
+	onRead     = []string{"read"}
+	onTogether = []string{"together"}
+	onNothing  = []string(nil)
 )
 
 func (v *validator) mission() {
@@ -156,7 +162,7 @@ func (v *validator) mission() {
 	}
 	switch {
 	case attempts == 0 && len(m.Schedule) > 0:
-		v.bad(0, place{}, onSchedule, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
+		v.bad(0, place{}, onAttempts, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
 	case attempts > MaxSteps:
 		v.bad(0, place{}, onSchedule, "the schedule has %d attempts; it may have at most %d", attempts, MaxSteps)
 	}
@@ -166,8 +172,8 @@ func (v *validator) mission() {
 	if attempts > 0 {
 		offered := offeredAttempts(m.Schedule)
 		for i, in := range m.Intents {
-			if offered[in.ID] == 0 && ids[in.ID] {
-				v.bad(in.Line, place{"intent", i + 1, 0}, onNothing, "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
+			if offered[in.ID] == 0 && ids[in.ID] && in.ID != "" {
+				v.bad(in.Line, place{"intent", i + 1, 0}, onID, "intent %s is never attempted: add a step `- attempt: %s` with a fixture, or remove the intent", in.ID, in.ID)
 			}
 		}
 	}
@@ -181,7 +187,7 @@ func (v *validator) step(st Step, where place, intents map[string]*Intent, ids m
 		}
 	}
 	if kinds != 1 {
-		v.bad(st.Line, where, onStep, "a step does exactly one thing (accepted: attempt, wait, read, restart, together)")
+		v.bad(st.Line, where, onKind, "a step does exactly one thing (accepted: attempt, wait, read, restart, together)")
 		return
 	}
 	if inTogether && st.Kind() != StepAttempt {
@@ -219,6 +225,19 @@ func (v *validator) step(st Step, where place, intents map[string]*Intent, ids m
 }
 
 func (v *validator) attempt(st Step, where place, in *Intent) {
+	// The payload's fields are checked whatever the fixture says.
+	if len(st.Payload) > 0 {
+		keys := make([]string, 0, len(st.Payload))
+		for k := range st.Payload {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if _, ok := in.Payload[k]; !ok {
+				v.bad(st.Line, where, onPayload, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
+			}
+		}
+	}
 	if st.Fixture == "" {
 		v.bad(st.Line, where, onFixture, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
 		return
@@ -233,31 +252,27 @@ func (v *validator) attempt(st Step, where place, in *Intent) {
 	switch st.Fixture {
 	case LateCommit:
 		if st.Delay == 0 {
-			v.bad(st.Line, where, onParams, "late_commit needs delay: the ticks until the commit lands")
+			v.bad(st.Line, where, onFixtureDelay, "late_commit needs delay: the ticks until the commit lands")
 		}
 		if st.Resolve != 0 {
-			v.bad(st.Line, where, onParams, "resolve belongs to the pending fixture only")
+			v.bad(st.Line, where, onFixtureResolve, "resolve belongs to the pending fixture only")
 		}
 	case PendingFixture:
 		if st.Delay == 0 || !st.Resolve.Terminal() {
 			v.bad(st.Line, where, onParams, "pending needs delay (ticks until the object is terminal) and resolve (succeeded or failed)")
 		}
 	default:
-		if st.Delay != 0 || st.Resolve != 0 {
-			v.bad(st.Line, where, onParams, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
+		// About the ones set: a delay the parser could not read is not
+		// one, and does not hide a resolve that is there.
+		fields := []string{"fixture"}
+		if st.Delay != 0 {
+			fields = append(fields, "delay")
 		}
-	}
-	if len(st.Payload) == 0 {
-		return
-	}
-	keys := make([]string, 0, len(st.Payload))
-	for k := range st.Payload {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if _, ok := in.Payload[k]; !ok {
-			v.bad(st.Line, where, onPayload, "payload field %q is not in intent %s's payload (fields: %s)", k, in.ID, sortedKeys(in.Payload))
+		if st.Resolve != 0 {
+			fields = append(fields, "resolve")
+		}
+		if len(fields) > 1 {
+			v.bad(st.Line, where, fields, "delay and resolve belong to late_commit and pending only, not %s", st.Fixture)
 		}
 	}
 }

@@ -148,3 +148,36 @@ func TestParserAndValidatorBothReport(t *testing.T) {
 		}
 	}
 }
+
+// TestNoFollowOnProblems: what the parser could not read is told once,
+// not again as what the validator makes of the empty field; and a field
+// the parser faulted does not hide a separate mistake beside it.
+func TestNoFollowOnProblems(t *testing.T) {
+	for file, want := range map[string][]string{
+		"t11":    {`t11.yaml:11: wait is "x"`},                   // a wait that is no number: not also "no kind"
+		"noid":   {`noid.yaml:10: the intent has no "id"`},       // not also a bad id, nor "never attempted"
+		"t3":     {`t3.yaml:12: together must list from 2 to 8`}, // not also "the schedule has no attempt"
+		"late":   {`late.yaml:11: resolve belongs to the pending fixture only`, `late.yaml:13: delay is "soon"`},
+		"succ":   {`succ.yaml:11: delay and resolve belong to late_commit and pending only`, `succ.yaml:13: delay is "0"`},
+		"badfix": {`badfix.yaml:11: payload field "currency"`, `badfix.yaml:12: unknown fixture "bogus"`},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "twoproblems", file+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = missions.Parse(file+".yaml", data)
+		if err == nil {
+			t.Errorf("%s.yaml accepted", file)
+			continue
+		}
+		got := unjoin(err)
+		if len(got) != len(want) {
+			t.Errorf("%s.yaml: %d problems, want %d:\n%v", file, len(got), len(want), err)
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s.yaml: %q not reported; got:\n%v", file, w, err)
+			}
+		}
+	}
+}
