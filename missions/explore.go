@@ -310,9 +310,9 @@ func (e *explorer) newState() *state {
 	}
 	// States come a chunk at a time, their memory from a few shared
 	// allocations, so that storing a new state allocates next to nothing.
-	// A chunk doubles each time, from 4 to 256: a small exploration pays
+	// A chunk doubles each time, from 4 to 64: a small exploration pays
 	// little for room it does not use.
-	chunk := min(max(4, 2*e.chunk), 256)
+	chunk := min(max(4, 2*e.chunk), 64)
 	e.chunk = chunk
 	room := e.room()
 	leds := ledger.Batch(e.w.led.Config(), chunk, room)
@@ -495,7 +495,7 @@ func (e *explorer) run() SettingReport {
 // room is how many objects, records and queued entries a state's ledger
 // holds before it grows on its own: enough for a shallow schedule, small
 // enough that a wide exploration does not pay for room it never uses.
-func (e *explorer) room() int { return min(e.o.Depth*e.intents+2, 16) }
+func (e *explorer) room() int { return min(e.o.Depth*e.intents+2, 8) }
 
 // stateBytes estimates what one stored state takes after level attempts:
 // the caller's record of each intent, and room for an object, a record and
