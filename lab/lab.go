@@ -262,6 +262,10 @@ func (m *Model) toggle(change func(*missions.Overrides), what func(missions.Sett
 		m.setError(err)
 		return
 	}
+	// The run under the new settings has other events: a cursor kept on
+	// its row number would sit on a different event, so it goes back to
+	// the newest.
+	m.timeline.Follow()
 	after := m.cas.Outcome.Effects
 	moved := fmt.Sprintf("effects stay at %d", after)
 	if after != before {

@@ -754,3 +754,17 @@ func TestTakenName(t *testing.T) {
 		}
 	}
 }
+
+// TestToggleBringsTheCursorToTheNewest: after a setting change the run has
+// other events, so the timeline's cursor goes back to the newest row
+// rather than stay on a row number that now holds another event.
+func TestToggleBringsTheCursorToTheNewest(t *testing.T) {
+	m := press(t, ttsLab(t), "r", "up", "up")
+	if m.timeline.cursor == m.timeline.count()-1 {
+		t.Fatal("the cursor did not move up")
+	}
+	m = press(t, m, "k")
+	if !m.timeline.follow || m.timeline.cursor != m.timeline.count()-1 {
+		t.Errorf("after k: cursor %d of %d rows, following %v", m.timeline.cursor, m.timeline.count(), m.timeline.follow)
+	}
+}
