@@ -932,7 +932,8 @@ func (m *Model) layout() {
 		if len(m.full.Events) > 0 {
 			// The strip under the timeline is as tall as the run's
 			// longest row needs, within a share of the screen.
-			dh = clamp(m.timeline.detailNeed(m.full, w), minDetail, clamp(body/8, minDetail+1, maxDetail))
+			most := clamp(body/8, minDetail+1, maxDetail)
+			dh = clamp(m.timeline.detailNeed(m.full, w, most), minDetail, most)
 		}
 		needT = 2 + max(1, m.timeline.rowsFor(m.full)) + dh
 	}

@@ -481,8 +481,9 @@ func (t *timeline) detail(ev *missions.Event, w, h int) []string {
 
 // detailNeed is how many lines the strip needs to show any event of c in
 // full at width w, up to maxDetail.
-func (t *timeline) detailNeed(c *missions.Case, w int) int {
+func (t *timeline) detailNeed(c *missions.Case, w, most int) int {
 	need := minDetail
+	most = min(most, maxDetail)
 	room := w - lipgloss.Width(detailLead)
 	for i := range c.Events {
 		ev := &c.Events[i]
@@ -492,8 +493,10 @@ func (t *timeline) detailNeed(c *missions.Case, w int) int {
 			continue
 		}
 		need = max(need, flowCount(t.detailSpans(ev), room))
-		if need >= maxDetail {
-			return maxDetail
+		if need >= most {
+			// The strip is no taller than most: one row that fills it
+			// settles it.
+			return most
 		}
 	}
 	return need
