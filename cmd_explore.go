@@ -54,13 +54,9 @@ func newExploreCmd() *cobra.Command {
 			"  replaylab explore saved-server-error --json",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat, err := loadCatalog(cmd)
+			m, err := missionArg(cmd, args[0])
 			if err != nil {
 				return err
-			}
-			m, err := cat.Get(args[0])
-			if err != nil {
-				return badInput(err)
 			}
 			o := missions.ExploreOptions{Depth: depth, MaxSchedules: int64(maxSchedules)}
 			if o.Alphabet, err = parseFaults(m, faults, cmd.Flags().Changed("faults")); err != nil {
@@ -225,20 +221,13 @@ func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progres
 	start := time.Now()
 	f, isFile := cmd.ErrOrStderr().(*os.File)
 	onTerminal := isFile && term.IsTerminal(f.Fd())
-	shown := false
 	return func(p missions.Progress) bool {
 		if onTerminal && time.Since(start) > time.Second {
 			fmt.Fprintf(f, "\r\x1b[Kexplore: setting %d of %d, %d attempts deep, %s, %s",
 				p.Setting+1, p.Settings, p.Level, export.Plural64(p.Schedules, "schedule"), export.Plural64(int64(p.States), "state"))
-			shown = true
 		}
-		if ctx.Err() != nil {
-			if shown {
-				fmt.Fprint(f, "\r\x1b[K")
-			}
-			return false
-		}
-		return true
+		// The line is cleared where the report is written.
+		return ctx.Err() == nil
 	}
 }
 

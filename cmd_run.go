@@ -104,13 +104,9 @@ func newRunCmd() *cobra.Command {
 			"  replaylab run timeout-then-success --fail-on duplicate,hidden_effect,phantom",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat, err := loadCatalog(cmd)
+			m, err := missionArg(cmd, args[0])
 			if err != nil {
 				return err
-			}
-			m, err := cat.Get(args[0])
-			if err != nil {
-				return badInput(err)
 			}
 			s, err := settingsFor(cmd, m, &sf, seed)
 			if err != nil {

@@ -62,6 +62,20 @@ func registerMissionsDir(cmd *cobra.Command) {
 	cmd.Flags().String("missions", "", "add the mission files (*.yaml, *.yml) in `DIR` to the catalog")
 }
 
+// missionArg is the mission a command names by id, from the catalog and
+// --missions DIR.
+func missionArg(cmd *cobra.Command, id string) (*missions.Mission, error) {
+	cat, err := loadCatalog(cmd)
+	if err != nil {
+		return nil, err
+	}
+	m, err := cat.Get(id)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return m, nil
+}
+
 // loadCatalog is the built-in catalog plus the files of --missions DIR.
 func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
 	cat := missions.BuiltIn()

@@ -1,11 +1,12 @@
 package export
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // Clean makes text from a file safe to print in a terminal: escape
@@ -32,9 +33,4 @@ func CleanLine(s string) string {
 }
 
 // Plural renders a count with its noun, e.g. "1 effect", "2 effects".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+func Plural(n int, noun string) string { return missions.Plural(n, noun) }

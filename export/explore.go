@@ -97,14 +97,10 @@ func scheduleWords(x *missions.Exploration, c missions.Counterexample) string {
 
 // Plural64 is Plural for a large count, with thousands separated.
 func Plural64(n int64, word string) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
 	if n == 1 {
-		return s + " " + word
+		return "1 " + word
 	}
-	return s + " " + word + "s"
+	return missions.Thousands(n) + " " + word + "s"
 }
 
 type exploreJSON struct {

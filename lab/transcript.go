@@ -50,7 +50,7 @@ func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *transcript) SetCase(c *missions.Case, pos int) {
 	p.pos = pos
 	from := 0
-	if len(p.events) > 0 && len(c.Events) > 0 && &p.events[0] == &c.Events[0] {
+	if sameEvents(p.events, c.Events) {
 		from = min(len(p.events), len(c.Events))
 	}
 	k := len(p.lines)

@@ -32,8 +32,8 @@ func BenchmarkAdvance(b *testing.B) {
 }
 
 // benchAdvance: the pending object each op puts back resolves delay ticks
-// later: at 1 and 3 its work waits in the wheel; at 100, beyond the
-// wheel's reach, in the heap among the n expiries.
+// later: at 1 and 3 its work waits in near; at 100, beyond
+// its reach, in the heap among the n expiries.
 func benchAdvance(b *testing.B, cfg Config, delay int) {
 	pending := Execution{Kind: CommitPending, Delay: delay, Terminal: Succeeded}
 	for _, n := range []int{10, 10000} {

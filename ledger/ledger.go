@@ -387,8 +387,8 @@ type Ledger struct {
 	// failed counts objects that reached the terminal state failed: they
 	// were created, but their mutation did not stand.
 	failed int
-	// The work the clock will make due: within wheelSize ticks in near,
-	// unordered, with mask marking the ticks (modulo wheelSize) it falls
+	// The work the clock will make due: within nearTicks ticks in near,
+	// unordered, with mask marking the ticks (modulo nearTicks) it falls
 	// on; later in queue, a 4-ary heap. Work due soon, which most changes
 	// are, costs the same however much waits further off.
 	near  []due
@@ -430,7 +430,7 @@ func (l *Ledger) Reset() {
 	l.objects = l.objects[:0]
 	l.records = l.records[:0]
 	l.late = l.late[:0]
-	l.clearWheel()
+	l.clearNear()
 	l.queue = l.queue[:0]
 	l.compactDue = false
 	l.dead, l.inFlight, l.pending, l.failed = 0, 0, 0, 0
@@ -710,7 +710,7 @@ func (l *Ledger) compact() {
 // rebuildQueue makes the due-time queue anew from the state. It runs
 // between ticks, never while one is worked, so all work is due later.
 func (l *Ledger) rebuildQueue() {
-	l.clearWheel()
+	l.clearNear()
 	l.queue = l.queue[:0]
 	for i, lc := range l.late {
 		if !lc.done {
@@ -729,29 +729,29 @@ func (l *Ledger) rebuildQueue() {
 	}
 }
 
-// wheelSize is how many ticks ahead the wheel holds work; arity is the
+// nearTicks is how many ticks ahead near holds work; arity is the
 // heap's, half as deep as a binary one.
 const (
-	wheelSize = 64
+	nearTicks = 64
 	arity     = 4
 )
 
-func (l *Ledger) clearWheel() { l.near, l.mask = l.near[:0], 0 }
+func (l *Ledger) clearNear() { l.near, l.mask = l.near[:0], 0 }
 
-// nextWheel is the first tick after now whose slot holds work, if any.
-func (l *Ledger) nextWheel() (int, bool) {
+// nextNear is the first tick after now that near holds work for, if any.
+func (l *Ledger) nextNear() (int, bool) {
 	if l.mask == 0 {
 		return 0, false
 	}
-	from := (l.now + 1) % wheelSize
+	from := (l.now + 1) % nearTicks
 	r := bits.RotateLeft64(l.mask, -from)
 	return l.now + 1 + bits.TrailingZeros64(r), true
 }
 
 func (l *Ledger) push(d due) {
-	if d.at-l.now <= wheelSize {
+	if d.at-l.now <= nearTicks {
 		l.near = append(l.near, d)
-		l.mask |= 1 << (d.at % wheelSize)
+		l.mask |= 1 << (d.at % nearTicks)
 		return
 	}
 	l.queue = append(l.queue, d)
@@ -812,9 +812,9 @@ func (l *Ledger) AdvanceInto(dst []Change, ticks int) []Change {
 	}
 	end := l.now + ticks
 	for {
-		// The next tick with work: the wheel's first, or the heap's
+		// The next tick with work: near's first, or the heap's
 		// earliest, whichever comes first.
-		t, ok := l.nextWheel()
+		t, ok := l.nextNear()
 		if len(l.queue) > 0 && (!ok || l.queue[0].at < t) {
 			t, ok = l.queue[0].at, true
 		}
@@ -822,10 +822,10 @@ func (l *Ledger) AdvanceInto(dst []Change, ticks int) []Change {
 			break
 		}
 		l.now = t
-		// The tick's work, in the provider's order: the wheel's slot,
+		// The tick's work, in the provider's order: what near holds for it,
 		// and what the heap holds for the same tick.
 		batch := l.batch[:0]
-		if bit := uint64(1) << (t % wheelSize); l.mask&bit != 0 {
+		if bit := uint64(1) << (t % nearTicks); l.mask&bit != 0 {
 			// Every entry of near within reach falls on one tick of
 			// each residue, so the tick's entries are those on t.
 			kept := l.near[:0]

@@ -29,7 +29,7 @@ func genOps(t *rapid.T) []ledgerOp {
 	ops := make([]ledgerOp, n)
 	for i := range ops {
 		if rapid.IntRange(0, 3).Draw(t, "kind") == 0 {
-			// Short and long moves: work due within the wheel's reach
+			// Short and long moves: work due within near's reach
 			// and beyond it, in the heap.
 			ops[i].advance = rapid.OneOf(rapid.IntRange(1, 12), rapid.IntRange(50, 150)).Draw(t, "ticks")
 			continue

@@ -36,8 +36,9 @@ type Turn struct {
 	// Payload overrides payload fields for this send, as when the model
 	// re-issues a call with other arguments.
 	Payload map[string]string
-	// Step indexes the schedule step, for the digest of an override.
-	step int
+	// Digest is the digest of the payload with the override applied,
+	// when there is an override: made once, with the mission.
+	Digest string
 	// Ahead is how many more turns the schedule plans for the intent.
 	Ahead int
 }
@@ -53,7 +54,8 @@ type Wire interface {
 	// Send puts one request for intent i on the wire and returns what
 	// came back. The world applies the turn's fixture.
 	Send(i int, key string, t Turn) Reply
-	// ReadBack lists the objects whose metadata names the intent.
+	// ReadBack lists the objects whose metadata names the intent; the
+	// list holds until the next read-back.
 	ReadBack(intent string) []ObjectView
 	// Log records an event the caller made (checkpoint, hold, read,
 	// escalation). The world stamps its tick, step and effect count.
@@ -116,7 +118,6 @@ type callerBase struct {
 	keys *keyMint
 	// mints is how many per-intent keys this caller has minted.
 	mints int
-	found []ObjectView
 }
 
 func (c *callerBase) Belief(i int) Belief       { return c.intents[i].Belief }
@@ -281,7 +282,7 @@ func (c *callerBase) mintKey(digest string) string {
 func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) string {
 	digest, hashKey := in.Digest, in.hashKey
 	if len(t.Payload) > 0 {
-		digest = w.(digester).stepDigest(t.step)
+		digest = t.Digest
 		hashKey = payloadHashKey(digest)
 	}
 	if c.settings.KeySource == KeyPayloadHash {
@@ -297,9 +298,6 @@ func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) string {
 // make keys, since two intended actions alike share it.
 func payloadHashKey(digest string) string { return "ph_" + digest[:10] }
 
-// digester gives the digest of a step's payload override, computed once.
-type digester interface{ stepDigest(step int) string }
-
 // budgetLeft says whether the caller may still send for the intent.
 func (c *callerBase) budgetLeft(w Wire, in *IntentState) (Why, bool) {
 	if in.Sent >= in.Budget {
@@ -309,6 +307,20 @@ func (c *callerBase) budgetLeft(w Wire, in *IntentState) (Why, bool) {
 		return Why{Code: whyDeadline, N: c.settings.Deadline}, false
 	}
 	return Why{}, true
+}
+
+// sendTurn is the send both policies make once they decide to: within the
+// budget (else the turn is held), with the key the settings give, recorded
+// as submitted. It reports false when the budget held it back.
+func (c *callerBase) sendTurn(w Wire, i int, t Turn) (Reply, bool) {
+	in := &c.intents[i]
+	if why, ok := c.budgetLeft(w, in); !ok {
+		c.hold(w, i, t.Worker, why)
+		return Reply{}, false
+	}
+	key := c.attemptKey(w, in, t)
+	c.submit(w, i, key)
+	return c.send(w, i, key, t), true
 }
 
 // retriesAhead says whether the caller expects another try: budget left and
@@ -386,20 +398,21 @@ func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
 // the event is returned for the caller to complete and log.
 func (c *callerBase) readBack(w Wire, i int, forPerson bool) ([]ObjectView, Event) {
 	in := &c.intents[i]
-	c.found = append(c.found[:0], w.ReadBack(in.Intent.ID)...)
+	// What ReadBack returns holds until the next read-back.
+	found := w.ReadBack(in.Intent.ID)
 	ev := Event{Kind: EventRead, Intent: in.Intent.ID, Why: Why{Code: whyRead}}
 	if forPerson {
 		ev.Why.Code = whyReadForPerson
 	}
 	if w.Recording() {
-		read := EvidenceRead{Tick: w.Now(), Found: make([]EvidenceObject, 0, len(c.found))}
-		for _, o := range c.found {
+		read := EvidenceRead{Tick: w.Now(), Found: make([]EvidenceObject, 0, len(found))}
+		for _, o := range found {
 			read.Found = append(read.Found, EvidenceObject{Object: o.ID, Status: o.Status})
 		}
 		in.evidence.reads = append(in.evidence.reads, read)
 		ev.Why.Found = read.Found
 	}
-	return c.found, ev
+	return found, ev
 }
 
 func (c *callerBase) deliver(w Wire, i int, obj ledger.ObjectID) {

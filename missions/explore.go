@@ -354,7 +354,7 @@ func (e *explorer) apply(st *state, mv Move) {
 		e.w.caller.Restarted(e.w)
 	}
 	e.w.cur = step
-	e.w.caller.Turn(e.w, mv.Intent, Turn{step: -1, Ahead: 1})
+	e.w.caller.Turn(e.w, mv.Intent, Turn{Ahead: 1})
 	e.w.tick(1)
 	e.done(st)
 }
@@ -469,7 +469,7 @@ func (e *explorer) run() SettingReport {
 						}
 					}
 					if e.rep.Schedules >= e.o.MaxSchedules {
-						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %s schedules, in level %d", thousands(e.o.MaxSchedules), level+1)
+						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %s schedules, in level %d", Thousands(e.o.MaxSchedules), level+1)
 						return e.rep
 					}
 					if bound := e.memoryBound(); int64(len(e.cur)+len(e.nxt))*e.stateBytes(level+1) > bound {
@@ -517,15 +517,6 @@ func bytesWords(n int64) string {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
 	return fmt.Sprintf("%d KiB", max(1, n>>10))
-}
-
-// thousands writes n with its thousands separated.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // judgeNew records the first, and so shortest, schedule that reaches each

@@ -49,13 +49,10 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 			return
 		}
 	}
-	if why, ok := c.budgetLeft(w, in); !ok {
-		c.hold(w, i, t.Worker, why)
+	rep, sent := c.sendTurn(w, i, t)
+	if !sent {
 		return
 	}
-	key := c.attemptKey(w, in, t)
-	c.submit(w, i, key)
-	rep := c.send(w, i, key, t)
 	if rep.Crashed {
 		in.Class = Unknown
 		return

@@ -108,7 +108,6 @@ func (w *scriptedWire) Log(ev Event)                     { w.events = append(w.e
 func (w *scriptedWire) Classified(Class)                 {}
 func (w *scriptedWire) Say(_ int, s Said)                { w.said = append(w.said, s) }
 func (w *scriptedWire) Recording() bool                  { return true }
-func (w *scriptedWire) stepDigest(int) string            { return "" }
 func (w *scriptedWire) Send(int, string, Turn) Reply {
 	r := w.replies[0]
 	w.replies = w.replies[1:]

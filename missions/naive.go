@@ -12,13 +12,10 @@ func (c *naiveCaller) Turn(w Wire, i int, t Turn) {
 		c.hold(w, i, t.Worker, Why{Code: whyAlreadyDone})
 		return
 	}
-	if why, ok := c.budgetLeft(w, in); !ok {
-		c.hold(w, i, t.Worker, why)
+	rep, sent := c.sendTurn(w, i, t)
+	if !sent {
 		return
 	}
-	key := c.attemptKey(w, in, t)
-	c.submit(w, i, key)
-	rep := c.send(w, i, key, t)
 	obs := rep.Observation()
 	if obs == ObservedNothing {
 		return

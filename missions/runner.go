@@ -22,9 +22,10 @@ type Runner struct {
 	step    int // schedule steps done; len(schedule)+1 once settled
 	attempt int // sends so far, across the mission
 	down    bool
-	// ahead counts, per intent, the turns still ahead in the schedule.
-	ahead []int
-	index map[string]int
+	// ahead counts, per intent, the turns still ahead in the schedule;
+	// offered, the turns the whole schedule offers.
+	ahead, offered []int
+	index          map[string]int
 	// digests holds, per schedule step (and per together part), the digest
 	// of its payload override, computed once.
 	digests map[int]string
@@ -70,11 +71,13 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
-	counts := make([]int, 2*len(m.Intents))
-	r.ahead, r.tally.live = counts[:len(m.Intents):len(m.Intents)], counts[len(m.Intents):]
+	k := len(m.Intents)
+	counts := make([]int, 3*k)
+	r.offered, r.ahead, r.tally.live = counts[:k:k], counts[k:2*k:2*k], counts[2*k:]
 	for i, in := range m.Intents {
-		r.ahead[i] = offered[in.ID]
+		r.offered[i] = offered[in.ID]
 	}
+	copy(r.ahead, r.offered)
 	for i, st := range m.Schedule {
 		r.addDigest(stepRef(i, 0), st)
 		for j, t := range st.Together {
@@ -188,10 +191,7 @@ func (r *Runner) reset() {
 	r.led.Reset()
 	r.caller = NewCaller(r.m, r.s)
 	r.step, r.attempt, r.down = 0, 0, false
-	offered := offeredAttempts(r.m.Schedule)
-	for i, in := range r.m.Intents {
-		r.ahead[i] = offered[in.ID]
-	}
+	copy(r.ahead, r.offered)
 	clear(r.tally.live)
 	r.tally.succeeded = 0
 	r.events, r.rendered = r.events[:0], 0
@@ -241,7 +241,7 @@ func (r *Runner) turn(st Step, ref, worker int) {
 	i := r.index[st.Attempt]
 	r.ahead[i]--
 	r.cur = st
-	r.caller.Turn(r, i, Turn{Worker: worker, Payload: st.Payload, step: ref, Ahead: r.ahead[i]})
+	r.caller.Turn(r, i, Turn{Worker: worker, Payload: st.Payload, Digest: r.digests[ref], Ahead: r.ahead[i]})
 }
 
 // tick moves the clock and records what the provider did meanwhile.
@@ -297,8 +297,6 @@ func (r *Runner) Contract() (ledger.Contract, int) { return r.s.Contract, r.m.Re
 // Recording reports whether events and evidence are kept (Wire).
 func (r *Runner) Recording() bool { return !r.quiet }
 
-func (r *Runner) stepDigest(ref int) string { return r.digests[ref] }
-
 // Send meets one request with the current step's fixture (Wire): the
 // world table says whether it reaches the provider, how the provider runs
 // it, and what becomes of the reply.
@@ -307,7 +305,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	in := r.caller.Intent(i)
 	digest, payload := in.Digest, in.Payload
 	if len(st.Payload) > 0 {
-		digest = r.digests[t.step]
+		digest = t.Digest
 		if !r.quiet {
 			payload = NormalizePayload(mergePayload(in.Intent.Payload, st.Payload))
 		}

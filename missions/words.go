@@ -412,7 +412,7 @@ func (s Settings) Word(f Setting) (label, value string) {
 		return "seed ", fmt.Sprint(s.Seed)
 	case SettingBudget:
 		if s.MaxAttempts > 0 {
-			return "at most ", plural(s.MaxAttempts, "attempt") + " per intent"
+			return "at most ", Plural(s.MaxAttempts, "attempt") + " per intent"
 		}
 		return "", "the schedule's budget"
 	case SettingDeadline:
@@ -441,9 +441,19 @@ func SettingsWords(s Settings) string {
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, word string) string {
+// Plural counts a noun: "1 attempt", "2 attempts".
+func Plural(n int, noun string) string {
 	if n == 1 {
-		return "1 " + word
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Thousands writes n with its thousands separated: 1,000,000.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
