@@ -385,7 +385,7 @@ func (e *explorer) outcome(st *state, verdicts []Verdict) (effects, succeeded in
 		// Nothing left to land, and the naive loop closes no books:
 		// the state is its own end.
 		for i := range verdicts {
-			verdicts[i] = judge(st.caller.Belief(i), st.tally.live[i])
+			verdicts[i] = Judge(st.caller.Belief(i), st.tally.live[i])
 		}
 		return st.led.Effects(), st.tally.succeeded
 	}
@@ -397,7 +397,7 @@ func (e *explorer) outcome(st *state, verdicts []Verdict) (effects, succeeded in
 	e.w.caller.Finish(e.w)
 	e.done(e.eval)
 	for i := range verdicts {
-		verdicts[i] = judge(e.w.caller.Belief(i), e.eval.tally.live[i])
+		verdicts[i] = Judge(e.w.caller.Belief(i), e.eval.tally.live[i])
 	}
 	return e.w.led.Effects(), e.eval.tally.succeeded
 }

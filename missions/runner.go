@@ -460,7 +460,7 @@ func (r *Runner) build(snap ledger.Snapshot) *Case {
 		in := r.caller.Intent(i)
 		live := r.tally.live[i]
 		c.Outcome.Verdicts = append(c.Outcome.Verdicts, IntentVerdict{
-			Intent: in.Intent.ID, Verdict: judge(in.Belief, live), Effects: live, Belief: in.Belief,
+			Intent: in.Intent.ID, Verdict: Judge(in.Belief, live), Effects: live, Belief: in.Belief,
 		})
 		if in.Belief == BelievesEscalated {
 			c.Outcome.Evidence = append(c.Outcome.Evidence, r.words.Evidence(in))
@@ -500,8 +500,8 @@ func (t *tally) resolved(i int, st ledger.Status) {
 	}
 }
 
-// judge compares the caller's belief with the ledger's truth.
-func judge(b Belief, effects int) Verdict {
+// Judge compares the caller's belief with the ledger's truth.
+func Judge(b Belief, effects int) Verdict {
 	switch {
 	case b == BelievesEscalated:
 		return EscalatedV

@@ -1,0 +1,371 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// SessionSchemaID names the session format: what a real client did to the
+// provider of replaylab serve, recorded with serve --record.
+const SessionSchemaID = "replaylab.session/v1"
+
+// Session is a recorded serve session: the settings the provider ran
+// under, every request it received in the order the ledger took them,
+// what the clock made happen, the final ledger and the verdicts the
+// provider can reach alone.
+type Session struct {
+	// Mission is the mission whose schedule gave the faults, when serve
+	// played one (--mission).
+	Mission  *missions.Mission `json:"mission,omitempty"`
+	Settings SessionSettings   `json:"settings"`
+	Requests []SessionRequest  `json:"requests"`
+	Changes  []SessionChange   `json:"changes"`
+	Ledger   ledger.Snapshot   `json:"ledger"`
+	Outcome  missions.Outcome  `json:"outcome"`
+}
+
+// SessionSettings are what the provider ran under.
+type SessionSettings struct {
+	Contract ledger.Contract `json:"contract"`
+	// Retention is how many ticks a key was kept.
+	Retention int `json:"retention"`
+	// TickMillis is how long one tick lasted, in milliseconds.
+	TickMillis int64 `json:"tick_ms"`
+	// Faults is the list successive creates met (--faults), in order.
+	Faults []missions.Fixture `json:"faults,omitempty"`
+	// Delay and Resolve are what a listed late_commit or pending did:
+	// the ticks until it landed, and the status a pending refund reached.
+	Delay   int           `json:"delay,omitempty"`
+	Resolve ledger.Status `json:"resolve,omitempty"`
+	// IntentField is the form field that linked a request to its intent.
+	IntentField string `json:"intent_field"`
+}
+
+// Request kinds.
+const (
+	// RequestCreate is POST /v1/refunds that reached the fault table.
+	RequestCreate = "create"
+	// RequestRefused is POST /v1/refunds refused before the fault
+	// table: a malformed form, a missing parameter or intent field.
+	RequestRefused = "refused"
+	// RequestRetrieve is GET /v1/refunds/{id}.
+	RequestRetrieve = "retrieve"
+	// RequestList is GET /v1/refunds.
+	RequestList = "list"
+)
+
+// What the transport did with a reply.
+const (
+	// WireDelivered: the reply was written to the client.
+	WireDelivered = "delivered"
+	// WireHeld: the reply was held until the client gave up (or the hold
+	// ran out), then the connection closed without one.
+	WireHeld = "held"
+	// WireClosed: the connection closed at once, without a reply.
+	WireClosed = "closed"
+	// WireGone: the client left before the reply could be written.
+	WireGone = "gone"
+)
+
+// SessionRequest is one request the provider received.
+type SessionRequest struct {
+	Seq  int    `json:"seq"`
+	Tick int    `json:"tick"`
+	Kind string `json:"kind"`
+	// Intent is the value of the intent field; empty when it was absent.
+	Intent string `json:"intent,omitempty"`
+	Key    string `json:"key,omitempty"`
+	// Digest and Payload are what the ledger bound and kept, for a
+	// create; for a read, Payload is its query (the id, or the list's
+	// filters).
+	Digest  string `json:"digest,omitempty"`
+	Payload string `json:"payload,omitempty"`
+	// Fixture is the fault the create met, with its delay (ticks) and
+	// the status a pending refund reached.
+	Fixture missions.Fixture `json:"fixture,omitempty"`
+	Delay   int              `json:"delay,omitempty"`
+	Resolve ledger.Status    `json:"resolve,omitempty"`
+	// Provider is what the provider did with a create: a ledger action,
+	// or "not_reached" when the fault dropped it on the way.
+	Provider string `json:"provider,omitempty"`
+	// Response is the ledger's answer, sent or not.
+	Response *ledger.Response `json:"response,omitempty"`
+	// Wire is what the transport did with the reply (delivered, held,
+	// closed, gone), Status the HTTP status sent and Error the error's
+	// type and code.
+	Wire   string `json:"wire"`
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Shown lists the refunds the reply showed, with the status shown.
+	Shown []missions.EvidenceObject `json:"shown,omitempty"`
+}
+
+// SessionChange is something the provider did on its own as the clock
+// moved: a late commit landing, a pending refund resolving, a key pruned.
+type SessionChange struct {
+	Tick   int               `json:"tick"`
+	Kind   ledger.ChangeKind `json:"kind"`
+	Object ledger.ObjectID   `json:"object,omitempty"`
+	Key    string            `json:"key,omitempty"`
+	Intent string            `json:"intent,omitempty"`
+	Status ledger.Status     `json:"status,omitempty"`
+}
+
+// sessionDocument is a session as written to disk: the schema id first.
+type sessionDocument struct {
+	Schema string `json:"schema"`
+	*Session
+}
+
+// MarshalSession renders a session as indented JSON with a trailing
+// newline; the same session gives the same bytes.
+func MarshalSession(s *Session) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(sessionDocument{Schema: SessionSchemaID, Session: s}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// SchemaOf is the "schema" field of a JSON document, or "" when it has
+// none (or is not a JSON object).
+func SchemaOf(data []byte) string {
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(bytes.TrimPrefix(data, utf8BOM), &head) != nil {
+		return ""
+	}
+	return head.Schema
+}
+
+// UnmarshalSession reads a session file; name is used in messages.
+func UnmarshalSession(name string, data []byte) (*Session, error) {
+	if len(data) > MaxCaseBytes {
+		return nil, fmt.Errorf("%s: file is %d bytes; a session file may be at most %d", name, len(data), MaxCaseBytes)
+	}
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if i := invalidUTF8(data); i >= 0 {
+		line, col := position(data, int64(i))
+		return nil, fmt.Errorf("%s:%d:%d: the file is not UTF-8 text (byte 0x%02x); a session file is UTF-8 JSON", name, line, col, data[i])
+	}
+	if s := SchemaOf(data); s != SessionSchemaID {
+		return nil, fmt.Errorf("%s: not a replaylab session: schema is %q (expected %q)", name, s, SessionSchemaID)
+	}
+	doc := sessionDocument{Session: &Session{}}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, sessionJSONError(name, data, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: unexpected data after the session object", name)
+	}
+	if err := doc.Session.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return doc.Session, nil
+}
+
+func sessionJSONError(name string, data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := position(data, se.Offset)
+		return fmt.Errorf("%s:%d:%d: invalid JSON: %v", name, line, col, se)
+	case errors.As(err, &te):
+		line, col := position(data, te.Offset)
+		return fmt.Errorf("%s:%d:%d: %s holds %s; expected %s", name, line, col, fieldPath(te.Field), valueWords(te.Value), typeWords(te.Type))
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("%s: the session ends too early: the file is truncated", name)
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+// check refuses what no serve session holds, so that replay can run it.
+func (s *Session) check() error {
+	if s.Mission != nil {
+		if err := s.Mission.Validate(); err != nil {
+			return fmt.Errorf("mission %s: %w", s.Mission.ID, err)
+		}
+	}
+	cfg := ledger.Config{Contract: s.Settings.Contract, Retention: s.Settings.Retention}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if s.Settings.TickMillis < 1 {
+		return fmt.Errorf("settings: tick_ms %d: must be at least 1", s.Settings.TickMillis)
+	}
+	if s.Settings.IntentField == "" {
+		return errors.New("settings: intent_field is empty")
+	}
+	for _, f := range s.Settings.Faults {
+		if _, err := missions.ParseFixture(string(f)); err != nil {
+			return fmt.Errorf("settings: faults: %w", err)
+		}
+	}
+	tick := 0
+	for i, r := range s.Requests {
+		where := "request " + strconv.Itoa(i+1)
+		if r.Seq != i+1 {
+			return fmt.Errorf("%s: seq is %d; requests are numbered from 1 in order", where, r.Seq)
+		}
+		if r.Tick < tick {
+			return fmt.Errorf("%s: tick %d comes before the tick of the request before it (%d)", where, r.Tick, tick)
+		}
+		tick = r.Tick
+		switch r.Kind {
+		case RequestCreate:
+			if _, err := missions.ParseFixture(string(r.Fixture)); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
+			if r.Intent == "" {
+				return fmt.Errorf("%s: a create has an intent", where)
+			}
+		case RequestRefused, RequestRetrieve, RequestList:
+		default:
+			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list)", where, r.Kind)
+		}
+		switch r.Wire {
+		case WireDelivered, WireHeld, WireClosed, WireGone:
+		default:
+			return fmt.Errorf("%s: unknown wire %q (accepted: delivered, held, closed, gone)", where, r.Wire)
+		}
+	}
+	return nil
+}
+
+// ClientPolicy is the policy a session's case names: the caller was a
+// real client, not one of the simulated ones.
+const ClientPolicy missions.Policy = "client"
+
+// AsCase is the session as a case, for compare to set beside simulated
+// cases: each create an attempt, each read a read-back, each change of
+// the clock its event. The case's mission is the session's mission, or,
+// without one, a mission made of the creates as they came. Stable keys
+// reads on when every intent kept one key.
+func (s *Session) AsCase() *missions.Case {
+	c := &missions.Case{
+		Settings: missions.Settings{StableKeys: stableKeys(s.Requests), Policy: ClientPolicy, Contract: s.Settings.Contract, KeySource: missions.KeyPerIntent},
+		Ledger:   s.Ledger,
+		Outcome:  s.Outcome,
+		Version:  2,
+	}
+	if s.Mission != nil {
+		c.Mission = *s.Mission
+	} else {
+		c.Mission = s.madeMission()
+	}
+	attempt, ci := 0, 0
+	effects := 0
+	flush := func(upTo int) {
+		for ; ci < len(s.Changes) && s.Changes[ci].Tick <= upTo; ci++ {
+			ch := s.Changes[ci]
+			kind := map[ledger.ChangeKind]missions.EventKind{ledger.LateCommit: missions.EventCommit, ledger.Resolved: missions.EventResolve, ledger.Pruned: missions.EventPrune}[ch.Kind]
+			switch {
+			case ch.Kind == ledger.LateCommit:
+				effects++
+			case ch.Kind == ledger.Resolved && ch.Status == ledger.Failed:
+				effects--
+			}
+			c.Events = append(c.Events, missions.Event{Tick: ch.Tick, Kind: kind, Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind),
+				Effects: effects, Note: fmt.Sprintf("The provider, on its own: %s %s.", ch.Kind, ch.Object)})
+		}
+	}
+	for _, r := range s.Requests {
+		flush(r.Tick)
+		switch r.Kind {
+		case RequestCreate:
+			attempt++
+			if r.Provider == string(ledger.Committed) {
+				effects++
+			}
+			ev := missions.Event{Tick: r.Tick, Kind: missions.EventAttempt, Intent: r.Intent, Attempt: attempt, Key: r.Key, Fixture: r.Fixture,
+				Provider: r.Provider, Response: r.Response, Observed: r.Observed(), Effects: effects,
+				Note: fmt.Sprintf("Request %d (%s) met %s; the reply was %s.", r.Seq, orNone(r.Key), r.Fixture, r.Wire)}
+			c.Events = append(c.Events, ev)
+		case RequestRetrieve, RequestList:
+			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
+				Note: fmt.Sprintf("Request %d read %s back.", r.Seq, orNone(r.Payload))})
+		}
+	}
+	flush(int(^uint(0) >> 1))
+	for i := range c.Events {
+		c.Events[i].Seq = i + 1
+	}
+	return c
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no key"
+	}
+	return s
+}
+
+// Observed is what the client could make of the reply to a create.
+func (r SessionRequest) Observed() missions.Observation {
+	switch {
+	case r.Wire == WireClosed:
+		return missions.ObservedNothing
+	case r.Wire != WireDelivered:
+		return missions.ObservedTimeout
+	}
+	rep := missions.Reply{Heard: true, Code: r.Status}
+	if r.Provider == string(ledger.Mismatch) {
+		// Stripe answers a reused key with other parameters 400, with
+		// an idempotency_error; the simulated wire tells it by its code.
+		rep.Code = ledger.CodeMismatch
+	}
+	if len(r.Shown) > 0 {
+		rep.Object = missions.ObjectView{ID: r.Shown[0].Object, Status: r.Shown[0].Status}
+	}
+	return rep.Observation()
+}
+
+// stableKeys: every intent sent all its creates under one key.
+func stableKeys(reqs []SessionRequest) bool {
+	keys := map[string]string{}
+	for _, r := range reqs {
+		if r.Kind != RequestCreate {
+			continue
+		}
+		k, seen := keys[r.Intent]
+		if r.Key == "" || (seen && k != r.Key) {
+			return false
+		}
+		keys[r.Intent] = r.Key
+	}
+	return true
+}
+
+// madeMission is a mission of the session's creates in the order they
+// came, each meeting the fixture it met: what the simulated callers can
+// be run on beside the client.
+func (s *Session) madeMission() missions.Mission {
+	m := missions.Mission{ID: "serve-session", Title: "A serve session", Goal: "What a real client did against replaylab serve.",
+		Contract: s.Settings.Contract, Retention: s.Settings.Retention, KeySource: missions.KeyPerIntent}
+	seen := map[string]bool{}
+	for _, r := range s.Requests {
+		if r.Kind != RequestCreate {
+			continue
+		}
+		if !seen[r.Intent] {
+			seen[r.Intent] = true
+			m.Intents = append(m.Intents, missions.Intent{ID: r.Intent, Op: "refund", Principal: "client", Payload: map[string]string{"request": r.Payload}})
+		}
+		m.Schedule = append(m.Schedule, missions.Step{Attempt: r.Intent, Fixture: r.Fixture, Delay: r.Delay, Resolve: r.Resolve})
+	}
+	return m
+}

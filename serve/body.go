@@ -1,0 +1,113 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// apiError is an error reply shaped as Stripe shapes them:
+// {"error": {"type", "code", "message", "param"}}.
+type apiError struct {
+	Status  int    `json:"-"`
+	Type    string `json:"type"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+	Param   string `json:"param,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+func (e *apiError) body() []byte {
+	b, _ := json.Marshal(struct {
+		Error *apiError `json:"error"`
+	}{e})
+	return append(b, '\n')
+}
+
+// The errors the provider itself answers with, by ledger response code.
+var (
+	errRejected = &apiError{Status: ledger.CodeBadRequest, Type: "invalid_request_error", Code: "refund_rejected",
+		Message: "The refund was refused before it was executed (fault failure_before_commit). Nothing was saved under the idempotency key, so a corrected retry with the same key is allowed."}
+	errInUse = &apiError{Status: http.StatusConflict, Type: "idempotency_error", Code: "idempotency_key_in_use",
+		Message: "There is currently another in-progress request using this idempotency key. Nothing was saved for this request: wait, then retry with the same key. A new key could start a second refund."}
+	errMismatch = &apiError{Status: http.StatusBadRequest, Type: "idempotency_error",
+		Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. This request's parameters differ from the first one's; it was refused and nothing was executed."}
+	errServer = &apiError{Status: http.StatusInternalServerError, Type: "api_error",
+		Message: "An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key."}
+)
+
+// providerError is the error reply for a ledger response that is not a
+// success.
+func providerError(res ledger.Result) *apiError {
+	switch res.Action {
+	case ledger.Conflict:
+		return errInUse
+	case ledger.Mismatch:
+		return errMismatch
+	}
+	switch res.Response.Code {
+	case ledger.CodeBadRequest:
+		return errRejected
+	case ledger.CodeServerError:
+		return errServer
+	}
+	return nil
+}
+
+// refundJSON is a refund object as Stripe renders one, made from the
+// ledger's object and the status the reply gives.
+type refundJSON struct {
+	ID                 string            `json:"id"`
+	Object             string            `json:"object"`
+	Amount             int64             `json:"amount"`
+	BalanceTransaction *string           `json:"balance_transaction"`
+	Charge             *string           `json:"charge"`
+	Created            int64             `json:"created"`
+	Currency           string            `json:"currency"`
+	FailureReason      *string           `json:"failure_reason,omitempty"`
+	Metadata           map[string]string `json:"metadata"`
+	PaymentIntent      *string           `json:"payment_intent"`
+	Reason             *string           `json:"reason"`
+	Status             string            `json:"status"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// refundOf renders object o with status st; created is its Unix time.
+func refundOf(o ledger.Object, st ledger.Status, created int64) refundJSON {
+	p := parsePayload(o.Payload)
+	r := refundJSON{
+		ID:            o.ID.String(),
+		Object:        "refund",
+		Amount:        p.Amount,
+		Charge:        optional(p.Charge),
+		Created:       created,
+		Currency:      p.Currency,
+		Metadata:      p.Metadata,
+		PaymentIntent: optional(p.PaymentIntent),
+		Reason:        optional(p.Reason),
+		Status:        st.String(),
+	}
+	if r.Currency == "" {
+		r.Currency = "usd"
+	}
+	if st == ledger.Failed {
+		r.FailureReason = optional("unknown")
+	}
+	return r
+}
+
+// listJSON is a Stripe list of refunds.
+type listJSON struct {
+	Object  string       `json:"object"`
+	Data    []refundJSON `json:"data"`
+	HasMore bool         `json:"has_more"`
+	URL     string       `json:"url"`
+}

@@ -1,0 +1,120 @@
+package serve
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// State is what GET /_replaylab/state answers: where the provider stands.
+type State struct {
+	Tick     int `json:"tick"`
+	Effects  int `json:"effects"`
+	Objects  int `json:"objects"`
+	Requests int `json:"requests"`
+	// FaultsLeft lists the faults still to come: under "" for a list,
+	// per intent for a mission.
+	FaultsLeft map[string][]missions.Fixture `json:"faults_left"`
+	// Verdicts are the verdicts if the session ended now, unsettled.
+	Verdicts []missions.IntentVerdict `json:"verdicts"`
+}
+
+// control serves the control endpoint:
+//
+//	GET  /_replaylab/state    where the provider stands
+//	GET  /_replaylab/session  the session so far, as --record writes it
+//	POST /_replaylab/faults   faults=a,b,c: the faults the next creates meet
+//	POST /_replaylab/advance  ticks=N: move the clock on
+//	POST /_replaylab/reset    a fresh ledger and session, same settings
+func (s *Server) control(w http.ResponseWriter, r *http.Request) {
+	what := strings.TrimPrefix(r.URL.Path, ControlPrefix)
+	method := map[string]string{"state": http.MethodGet, "session": http.MethodGet, "faults": http.MethodPost, "advance": http.MethodPost, "reset": http.MethodPost}[what]
+	switch {
+	case method == "":
+		replyError(w, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
+			Message: "Unknown control " + strconv.Quote(r.URL.Path) + ": the control endpoint has GET state, GET session, POST faults, POST advance and POST reset under " + ControlPrefix + "."})
+		return
+	case r.Method != method:
+		s.badMethod(w, r, method)
+		return
+	}
+	var form map[string][]string
+	if method == http.MethodPost {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if err := r.ParseForm(); err != nil {
+			replyError(w, invalidParam("", "The body is not a valid form: "+err.Error()+"."))
+			return
+		}
+		form = r.Form
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncClock()
+	switch what {
+	case "state":
+		sess := s.c.snapshot()
+		reply(w, http.StatusOK, marshal(State{
+			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: len(sess.Requests),
+			FaultsLeft: s.c.plan.left(), Verdicts: sess.Outcome.Verdicts,
+		}))
+	case "session":
+		data, err := export.MarshalSession(s.c.snapshot())
+		if err != nil {
+			replyError(w, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
+			return
+		}
+		reply(w, http.StatusOK, data)
+	case "faults":
+		faults, e := parseFaultList(form["faults"])
+		if e != nil {
+			replyError(w, e)
+			return
+		}
+		s.c.plan = newPlan(Options{Faults: faults, Delay: s.opts.Delay, Resolve: s.opts.Resolve})
+		reply(w, http.StatusOK, marshal(map[string]any{"faults": faults}))
+	case "advance":
+		vs := form["ticks"]
+		n, err := 0, error(nil)
+		if len(vs) == 1 {
+			n, err = strconv.Atoi(vs[0])
+		}
+		if len(vs) != 1 || err != nil || n < 1 || n > 1<<30 {
+			replyError(w, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "ticks",
+				Message: "Give ticks=N, a whole number of ticks from 1 to 1073741824, to move the clock on."})
+			return
+		}
+		s.offset += n
+		s.syncClock()
+		reply(w, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
+	case "reset":
+		c, err := newCore(s.opts)
+		if err != nil {
+			replyError(w, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
+			return
+		}
+		s.c, s.start, s.offset = c, s.opts.Now(), 0
+		reply(w, http.StatusOK, marshal(map[string]int{"tick": 0}))
+	}
+}
+
+// parseFaultList reads faults=a,b,c (or several faults= fields).
+func parseFaultList(values []string) ([]missions.Fixture, *apiError) {
+	var out []missions.Fixture
+	for _, v := range values {
+		for _, word := range strings.Split(v, ",") {
+			word = strings.TrimSpace(word)
+			if word == "" {
+				continue
+			}
+			f, err := missions.ParseFixture(word)
+			if err != nil {
+				return nil, invalidParam("faults", err.Error())
+			}
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,213 @@
+package serve
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MaxBodyBytes bounds a request body: a refund's form is a few hundred
+// bytes, so anything near this is not a refund.
+const MaxBodyBytes = 64 << 10
+
+// MaxKeyLength is the longest idempotency key accepted, as Stripe documents.
+const MaxKeyLength = 255
+
+// MaxMetadata bounds the metadata fields of one refund, as Stripe does.
+const MaxMetadata = 50
+
+// refundParams are the parameters of POST /v1/refunds that the stub reads.
+type refundParams struct {
+	Charge        string
+	PaymentIntent string
+	Amount        int64
+	Currency      string
+	Reason        string
+	// Other holds the remaining documented parameters, as sent.
+	Other map[string]string
+	// Metadata holds the metadata[...] fields.
+	Metadata map[string]string
+}
+
+// createParams lists the parameters POST /v1/refunds documents. The ones
+// the stub does not act on are kept and bound into the digest all the same.
+var createParams = map[string]bool{
+	"amount": true, "charge": true, "currency": true, "customer": true,
+	"instructions_email": true, "origin": true, "payment_intent": true,
+	"reason": true, "refund_application_fee": true, "reverse_transfer": true,
+}
+
+var reasons = []string{"duplicate", "fraudulent", "requested_by_customer"}
+
+// decodeRefund reads the form of a refund create. It refuses what Stripe
+// refuses before execution (an unknown or malformed parameter, a missing
+// charge), so a refused request saves nothing under its key.
+func decodeRefund(form url.Values) (refundParams, *apiError) {
+	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
+	names := make([]string, 0, len(form))
+	for name := range form {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		values := form[name]
+		if field, ok := metadataField(name); ok {
+			if field == "" || len(field) > 40 {
+				return p, invalidParam(name, "Metadata keys must be from 1 to 40 characters long, as in metadata[intent].")
+			}
+			if len(values) != 1 {
+				return p, invalidParam(name, "Send each metadata field once.")
+			}
+			if len(values[0]) > 500 {
+				return p, invalidParam(name, "Metadata values can be at most 500 characters long.")
+			}
+			p.Metadata[field] = values[0]
+			continue
+		}
+		if strings.HasPrefix(name, "expand[") || name == "expand" {
+			// What to expand changes the reply's shape, not the refund;
+			// the stub has nothing to expand.
+			continue
+		}
+		if !createParams[name] {
+			return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
+				Message: "Received unknown parameter: " + name + ". A refund takes amount, charge or payment_intent, currency, metadata[...], reason and the other documented refund parameters."}
+		}
+		if len(values) != 1 {
+			return p, invalidParam(name, "Send "+name+" once.")
+		}
+		v := values[0]
+		switch name {
+		case "charge":
+			p.Charge = v
+		case "payment_intent":
+			p.PaymentIntent = v
+		case "amount":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 || n > 99999999 {
+				return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+					Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
+			}
+			p.Amount = n
+		case "currency":
+			if len(v) != 3 || strings.ToLower(v) != v || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") != "" {
+				return p, invalidParam("currency", "Invalid currency "+strconv.Quote(v)+": give a three-letter ISO code in lowercase, e.g. usd.")
+			}
+			p.Currency = v
+		case "reason":
+			if !contains(reasons, v) {
+				return p, invalidParam("reason", "Invalid reason "+strconv.Quote(v)+": accepted are duplicate, fraudulent and requested_by_customer.")
+			}
+			p.Reason = v
+		default:
+			p.Other[name] = v
+		}
+	}
+	switch {
+	case p.Charge == "" && p.PaymentIntent == "":
+		return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "charge",
+			Message: "Missing charge: give the charge or the payment_intent to refund."}
+	case p.Amount == 0:
+		return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "amount",
+			Message: "Missing amount: this stub holds no charges to take a full refund's amount from, so give amount, e.g. amount=4500."}
+	}
+	if len(p.Metadata) > MaxMetadata {
+		return p, invalidParam("metadata", "A refund can have at most 50 metadata fields.")
+	}
+	return p, nil
+}
+
+// metadataField reads "metadata[name]" as name.
+func metadataField(param string) (string, bool) {
+	if !strings.HasPrefix(param, "metadata[") || !strings.HasSuffix(param, "]") {
+		return "", false
+	}
+	return param[len("metadata[") : len(param)-1], true
+}
+
+func invalidParam(param, msg string) *apiError {
+	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
+}
+
+func contains(words []string, w string) bool {
+	for _, x := range words {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+// bound is what the payload digest binds: every parameter that changes
+// what the refund does. Metadata describes the refund and is left out, so
+// a key reused for another intent with the same parameters is a replay
+// (and, told to the wrong intent, a phantom), not a mismatch.
+func (p refundParams) bound() map[string]string {
+	m := make(map[string]string, 5+len(p.Other))
+	for k, v := range p.Other {
+		m[k] = v
+	}
+	m["amount"] = strconv.FormatInt(p.Amount, 10)
+	if p.Charge != "" {
+		m["charge"] = p.Charge
+	}
+	if p.PaymentIntent != "" {
+		m["payment_intent"] = p.PaymentIntent
+	}
+	if p.Currency != "" {
+		m["currency"] = p.Currency
+	}
+	if p.Reason != "" {
+		m["reason"] = p.Reason
+	}
+	return m
+}
+
+// encode is the refund's parameters as a form, sorted by name: the
+// payload the ledger keeps, from which every reply about the refund is
+// made again.
+func (p refundParams) encode() string {
+	v := url.Values{}
+	for k, x := range p.bound() {
+		v.Set(k, x)
+	}
+	for k, x := range p.Metadata {
+		v.Set("metadata["+k+"]", x)
+	}
+	return v.Encode()
+}
+
+// parsePayload reads a payload written by encode.
+func parsePayload(s string) refundParams {
+	v, _ := url.ParseQuery(s)
+	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
+	for name, values := range v {
+		x := values[0]
+		if field, ok := metadataField(name); ok {
+			p.Metadata[field] = x
+			continue
+		}
+		switch name {
+		case "charge":
+			p.Charge = x
+		case "payment_intent":
+			p.PaymentIntent = x
+		case "amount":
+			p.Amount, _ = strconv.ParseInt(x, 10, 64)
+		case "currency":
+			p.Currency = x
+		case "reason":
+			p.Reason = x
+		default:
+			p.Other[name] = x
+		}
+	}
+	return p
+}
+
+// intentOf is the value of the intent field in form, for a field named as
+// a form parameter ("metadata[intent]", "charge").
+func intentOf(form url.Values, field string) string {
+	return strings.TrimSpace(form.Get(field))
+}

@@ -1,0 +1,505 @@
+// Package serve is replaylab's provider on the network: a Stripe-shaped
+// refunds API over the ledger, with request-level faults taken from the
+// same fixture table the simulated runner uses, so that an engineer can
+// point a real client at it and see what the client does to the ledger.
+//
+// The provider's rules stay in the ledger. This package maps wall-clock
+// time onto the ledger's ticks, turns forms into requests and results into
+// replies, applies each fault on the wire (a held reply, a closed
+// connection), and keeps the session: every request, what the transport
+// did with its reply, and the verdicts the provider can reach alone.
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// Defaults.
+const (
+	DefaultAddr        = "127.0.0.1:12111"
+	DefaultTick        = time.Second
+	DefaultRetention   = 24 * time.Hour
+	DefaultHold        = 30 * time.Second
+	DefaultIntentField = "metadata[intent]"
+	// DefaultDelay is how many ticks a listed late_commit or pending
+	// takes to land or resolve.
+	DefaultDelay = 2
+)
+
+// Options configure a provider.
+type Options struct {
+	Contract ledger.Contract
+	// Tick is how long one ledger tick lasts.
+	Tick time.Duration
+	// Retention is how long a key is kept; 0 takes the mission's
+	// retention (in ticks) with --mission, else DefaultRetention.
+	Retention time.Duration
+	// Hold bounds how long a reply is held back for a fault that times
+	// the client out.
+	Hold time.Duration
+	// Faults are met by successive creates; after the last, creates meet
+	// success. Mission, when set, schedules faults per intent instead.
+	Faults  []missions.Fixture
+	Mission *missions.Mission
+	// Delay (ticks) and Resolve are what a listed late_commit or pending
+	// does.
+	Delay   int
+	Resolve ledger.Status
+	// IntentField is the form field that links a create to its intent.
+	IntentField string
+	// Now is the wall clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// withDefaults fills what was left out.
+func (o Options) withDefaults() Options {
+	if o.Contract == "" {
+		o.Contract = ledger.V1
+		if o.Mission != nil && o.Mission.Contract != "" {
+			o.Contract = o.Mission.Contract
+		}
+	}
+	if o.Tick == 0 {
+		o.Tick = DefaultTick
+	}
+	if o.Hold == 0 {
+		o.Hold = DefaultHold
+	}
+	if o.Delay == 0 {
+		o.Delay = DefaultDelay
+	}
+	if o.Resolve == 0 {
+		o.Resolve = ledger.Succeeded
+	}
+	if o.IntentField == "" {
+		o.IntentField = DefaultIntentField
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// retentionTicks is the retention as the ledger counts it.
+func (o Options) retentionTicks() int {
+	switch {
+	case o.Retention > 0:
+		return int((o.Retention + o.Tick - 1) / o.Tick)
+	case o.Mission != nil && o.Mission.Retention > 0:
+		return o.Mission.Retention
+	}
+	return int((DefaultRetention + o.Tick - 1) / o.Tick)
+}
+
+// Validate rejects options the provider cannot run, saying what would do.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	if _, err := ledger.ParseContract(string(o.Contract)); err != nil {
+		return err
+	}
+	if o.Tick < time.Millisecond {
+		return fmt.Errorf("tick %v: must be at least 1ms", o.Tick)
+	}
+	if o.Retention < 0 {
+		return fmt.Errorf("retention %v: must be positive", o.Retention)
+	}
+	if o.Retention > 0 && o.Retention < o.Tick {
+		return fmt.Errorf("retention %v is shorter than one tick (%v); give at least a tick", o.Retention, o.Tick)
+	}
+	if o.Hold < 0 {
+		return fmt.Errorf("hold %v: must be positive", o.Hold)
+	}
+	if o.Delay < 1 {
+		return fmt.Errorf("delay %d ticks: must be at least 1", o.Delay)
+	}
+	if !o.Resolve.Terminal() {
+		return fmt.Errorf("resolve %s: a pending refund ends succeeded or failed", o.Resolve)
+	}
+	if o.Mission != nil && len(o.Faults) > 0 {
+		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
+	}
+	if err := checkIntentField(o.IntentField); err != nil {
+		return err
+	}
+	for _, f := range o.Faults {
+		if _, err := missions.ParseFixture(string(f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkIntentField accepts a metadata field or a top-level parameter that
+// names what is refunded.
+func checkIntentField(f string) error {
+	if name, ok := metadataField(f); ok && name != "" && !strings.ContainsAny(name, "[]") {
+		return nil
+	}
+	if f == "charge" || f == "payment_intent" {
+		return nil
+	}
+	return fmt.Errorf("intent field %q: give metadata[NAME] (e.g. metadata[intent], the default), charge or payment_intent", f)
+}
+
+// scheduled is the fault a create meets.
+type scheduled struct {
+	fixture missions.Fixture
+	delay   int
+	resolve ledger.Status
+}
+
+func (s scheduled) execution() ledger.Execution {
+	return missions.Worlds[s.fixture].Execution(missions.Step{Delay: s.delay, Resolve: s.resolve})
+}
+
+// plan hands out faults: from the list in order, or per intent from the
+// mission's schedule; success once they run out.
+type plan struct {
+	list      []scheduled
+	next      int
+	perIntent map[string][]scheduled
+	used      map[string]int
+}
+
+func newPlan(o Options) *plan {
+	p := &plan{used: map[string]int{}}
+	if o.Mission == nil {
+		for _, f := range o.Faults {
+			p.list = append(p.list, scheduled{fixture: f, delay: o.Delay, resolve: o.Resolve})
+		}
+		return p
+	}
+	p.perIntent = map[string][]scheduled{}
+	var add func(st missions.Step)
+	add = func(st missions.Step) {
+		switch st.Kind() {
+		case missions.StepAttempt:
+			p.perIntent[st.Attempt] = append(p.perIntent[st.Attempt], scheduled{fixture: st.Fixture, delay: st.Delay, resolve: st.Resolve})
+		case missions.StepTogether:
+			for _, t := range st.Together {
+				add(t)
+			}
+		}
+	}
+	for _, st := range o.Mission.Schedule {
+		add(st)
+	}
+	return p
+}
+
+func (p *plan) take(intent string) scheduled {
+	if p.perIntent != nil {
+		q := p.perIntent[intent]
+		n := p.used[intent]
+		p.used[intent] = n + 1
+		if n < len(q) {
+			return q[n]
+		}
+	} else if p.next < len(p.list) {
+		p.next++
+		return p.list[p.next-1]
+	}
+	return scheduled{fixture: missions.Success}
+}
+
+// left lists the faults still to come, for the control endpoint.
+func (p *plan) left() map[string][]missions.Fixture {
+	out := map[string][]missions.Fixture{}
+	if p.perIntent == nil {
+		for _, s := range p.list[p.next:] {
+			out[""] = append(out[""], s.fixture)
+		}
+		return out
+	}
+	for intent, q := range p.perIntent {
+		for _, s := range q[min(p.used[intent], len(q)):] {
+			out[intent] = append(out[intent], s.fixture)
+		}
+	}
+	return out
+}
+
+// core is the provider without the network: the ledger, the faults and
+// the session. It is not safe for concurrent use; Server serializes it.
+type core struct {
+	opts    Options
+	led     *ledger.Ledger
+	plan    *plan
+	session export.Session
+	// told marks, per intent, the refunds a delivered reply showed
+	// succeeded, and the last status a reply showed for the intent.
+	told map[string]*told
+}
+
+type told struct {
+	succeeded map[ledger.ObjectID]bool
+	last      ledger.Status
+	heard     bool
+}
+
+func newCore(o Options) (*core, error) {
+	o = o.withDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	led, err := ledger.New(ledger.Config{Contract: o.Contract, Retention: o.retentionTicks()})
+	if err != nil {
+		return nil, err
+	}
+	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}}
+	c.session = export.Session{
+		Mission: o.Mission,
+		Settings: export.SessionSettings{
+			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
+			Faults: o.Faults, IntentField: o.IntentField,
+		},
+		Requests: []export.SessionRequest{},
+		Changes:  []export.SessionChange{},
+	}
+	if o.Mission == nil && hasTimed(o.Faults) {
+		c.session.Settings.Delay, c.session.Settings.Resolve = o.Delay, o.Resolve
+	}
+	return c, nil
+}
+
+func hasTimed(fs []missions.Fixture) bool {
+	for _, f := range fs {
+		if f == missions.LateCommit || f == missions.PendingFixture {
+			return true
+		}
+	}
+	return false
+}
+
+// advanceTo moves the ledger's clock to tick t, keeping what it did.
+func (c *core) advanceTo(t int) {
+	if t <= c.led.Now() {
+		return
+	}
+	for _, ch := range c.led.Advance(t - c.led.Now()) {
+		c.session.Changes = append(c.session.Changes, export.SessionChange{Tick: ch.Tick, Kind: ch.Kind, Object: ch.Object, Key: ch.Key, Intent: ch.Intent, Status: ch.Status})
+	}
+}
+
+// settle runs the clock on until nothing is in motion: late commits have
+// landed and pending refunds resolved, as a mission's last step does.
+func (c *core) settle() {
+	for c.led.Busy() {
+		v := c.led.View()
+		next := c.led.Now() + 1
+		for _, f := range v.InFlight {
+			next = max(next, f.At)
+		}
+		for _, o := range v.Objects {
+			if o.Status == ledger.Pending {
+				next = max(next, o.ResolveAt)
+			}
+		}
+		c.advanceTo(next)
+	}
+}
+
+// createReq is a create that passed the decoder.
+type createReq struct {
+	intent, key, principal string
+	params                 refundParams
+}
+
+// create meets a create with its fault and the ledger. It returns the
+// request's index in the session, the world of its fault and the ledger's
+// result (zero when the request never reached the provider).
+func (c *core) create(r createReq) (int, missions.World, ledger.Result) {
+	s := c.plan.take(r.intent)
+	w := missions.Worlds[s.fixture]
+	req := export.SessionRequest{
+		Seq: len(c.session.Requests) + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
+		Intent: r.intent, Key: r.key, Digest: missions.Digest("refund", r.principal, r.params.bound()), Payload: r.params.encode(),
+		Fixture: s.fixture,
+	}
+	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
+		req.Delay = s.delay
+	}
+	if s.fixture == missions.PendingFixture {
+		req.Resolve = s.resolve
+	}
+	var res ledger.Result
+	if !w.Reaches {
+		req.Provider = "not_reached"
+	} else {
+		res = c.led.Submit(ledger.Request{Intent: r.intent, Key: r.key, Digest: req.Digest, Payload: req.Payload}, s.execution())
+		req.Provider = string(res.Action)
+		resp := res.Response
+		req.Response = &resp
+	}
+	c.session.Requests = append(c.session.Requests, req)
+	return len(c.session.Requests) - 1, w, res
+}
+
+// log adds a request that did not reach the fault table (a read, a
+// refused create) and returns its index.
+func (c *core) log(r export.SessionRequest) int {
+	r.Seq = len(c.session.Requests) + 1
+	r.Tick = c.led.Now()
+	c.session.Requests = append(c.session.Requests, r)
+	return len(c.session.Requests) - 1
+}
+
+// replied records what the transport did with request i's reply: the wire,
+// the HTTP status and error, and the refunds it showed.
+func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
+	r := &c.session.Requests[i]
+	r.Wire, r.Status, r.Shown = wire, status, shown
+	if apiErr != nil {
+		r.Error = apiErr.Type
+		if apiErr.Code != "" {
+			r.Error += "/" + apiErr.Code
+		}
+	}
+	if wire == export.WireDelivered {
+		c.hear(r)
+	}
+}
+
+// hear notes what a delivered reply told the client about an intent.
+func (c *core) hear(r *export.SessionRequest) {
+	if r.Intent == "" && len(r.Shown) == 0 {
+		return
+	}
+	for _, o := range r.Shown {
+		owner := r.Intent
+		if r.Kind != export.RequestCreate {
+			// A read tells whoever owns the refund it shows.
+			if obj, ok := c.led.Object(o.Object); ok {
+				owner = obj.Intent
+			}
+		}
+		t := c.toldOf(owner)
+		t.heard = true
+		t.last = o.Status
+		if o.Status == ledger.Succeeded {
+			t.succeeded[o.Object] = true
+		}
+	}
+	if r.Kind == export.RequestCreate {
+		t := c.toldOf(r.Intent)
+		t.heard = true
+		if len(r.Shown) == 0 {
+			t.last = ledger.Failed
+		}
+	}
+}
+
+func (c *core) toldOf(intent string) *told {
+	t := c.told[intent]
+	if t == nil {
+		t = &told{succeeded: map[ledger.ObjectID]bool{}}
+		c.told[intent] = t
+	}
+	return t
+}
+
+// intents lists the intents in the order the mission names them, then in
+// the order they first came.
+func (c *core) intents() []string {
+	var out []string
+	seen := map[string]bool{}
+	if c.opts.Mission != nil {
+		for _, in := range c.opts.Mission.Intents {
+			out = append(out, in.ID)
+			seen[in.ID] = true
+		}
+	}
+	for _, r := range c.session.Requests {
+		if r.Kind == export.RequestCreate && !seen[r.Intent] {
+			seen[r.Intent] = true
+			out = append(out, r.Intent)
+		}
+	}
+	return out
+}
+
+// outcome is what the provider can say of each intent from its own
+// records and what its replies told the client:
+//   - duplicate: more than one effect;
+//   - exactly_once: one effect, and a delivered reply showed it succeeded;
+//   - hidden_effect: an effect whose success no reply carried to the client;
+//   - phantom: no effect of its own, but a reply told it of another
+//     intent's refund as its own;
+//   - failed_cleanly: no effect, and the client heard only errors.
+func (c *core) outcome() missions.Outcome {
+	snap := c.led.Snapshot()
+	o := missions.Outcome{Effects: snap.Effects, Verdicts: []missions.IntentVerdict{}}
+	live := map[string][]ledger.ObjectID{}
+	for _, obj := range snap.Objects {
+		if obj.Status == ledger.Succeeded {
+			o.Succeeded++
+		}
+		if obj.Status != ledger.Failed {
+			live[obj.Intent] = append(live[obj.Intent], obj.ID)
+		}
+	}
+	ids := c.intents()
+	o.Intended = len(ids)
+	for _, id := range ids {
+		t := c.told[id]
+		b := missions.BelievesUnknown
+		switch {
+		case t == nil:
+		case len(t.succeeded) > 0:
+			b = missions.BelievesDone
+		case t.last == ledger.Pending:
+			b = missions.BelievesPending
+		case t.heard:
+			b = missions.BelievesFailed
+		}
+		own := live[id]
+		v := missions.Judge(b, len(own))
+		if v == missions.ExactlyOnce && !t.succeeded[own[0]] {
+			// Told of a success, but of another refund than its one
+			// effect: the effect itself never reached the client.
+			v = missions.HiddenEffect
+		}
+		o.Verdicts = append(o.Verdicts, missions.IntentVerdict{Intent: id, Verdict: v, Effects: len(own), Belief: b})
+	}
+	return o
+}
+
+// snapshot is the session as it stands, with its ledger and outcome.
+func (c *core) snapshot() *export.Session {
+	s := c.session
+	s.Requests = append([]export.SessionRequest{}, s.Requests...)
+	s.Changes = append([]export.SessionChange{}, s.Changes...)
+	s.Ledger = c.led.Snapshot()
+	s.Outcome = c.outcome()
+	return &s
+}
+
+// objects lists the refunds a list request selects, newest first.
+func (c *core) objects(match func(ledger.Object) bool) []ledger.Object {
+	v := c.led.View()
+	var out []ledger.Object
+	for i := len(v.Objects) - 1; i >= 0; i-- {
+		if match(v.Objects[i]) {
+			out = append(out, v.Objects[i])
+		}
+	}
+	return out
+}
+
+// sortedIntents is for stable output of maps keyed by intent.
+func sortedIntents[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,462 @@
+package serve
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// ControlPrefix is the reserved path prefix of the control endpoint; no
+// Stripe path starts with it.
+const ControlPrefix = "/_replaylab/"
+
+// Server is the provider as an http.Handler: the Stripe-shaped refunds
+// API, and the control endpoint under ControlPrefix.
+type Server struct {
+	mu     sync.Mutex
+	opts   Options
+	c      *core
+	start  time.Time
+	offset int
+	mux    *http.ServeMux
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	// served counts API requests answered; OnServed, when set, is called
+	// with the count after each one (outside the lock).
+	served   int
+	OnServed func(n int)
+}
+
+// New returns a provider ready to serve.
+func New(o Options) (*Server, error) {
+	o = o.withDefaults()
+	c, err := newCore(o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/refunds", s.refunds)
+	mux.HandleFunc("/v1/refunds/{id}", s.refund)
+	mux.HandleFunc(ControlPrefix, s.control)
+	mux.HandleFunc("/", s.unknown)
+	s.mux = mux
+	return s, nil
+}
+
+// ServeHTTP routes a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// Release ends every held reply now, closing its connection: for a
+// server shutting down.
+func (s *Server) Release() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// Finish settles the clock (late commits land, pending refunds resolve)
+// and returns the session with its verdicts.
+func (s *Server) Finish() *export.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncClock()
+	s.c.settle()
+	return s.c.snapshot()
+}
+
+// Session is the session so far, unsettled.
+func (s *Server) Session() *export.Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncClock()
+	return s.c.snapshot()
+}
+
+// syncClock moves the ledger to the tick the wall clock has reached.
+// The caller holds mu.
+func (s *Server) syncClock() {
+	elapsed := s.opts.Now().Sub(s.start)
+	s.c.advanceTo(s.offset + int(elapsed/s.opts.Tick))
+}
+
+// done counts an API request answered.
+func (s *Server) done() {
+	s.mu.Lock()
+	s.served++
+	n := s.served
+	s.mu.Unlock()
+	if s.OnServed != nil {
+		s.OnServed(n)
+	}
+}
+
+// reply writes a JSON body with the provider's headers.
+func reply(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func replyError(w http.ResponseWriter, e *apiError) { reply(w, e.Status, e.body()) }
+
+func marshal(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}
+
+// principalOf is the API key the request authenticates with: a bearer
+// token, or the user of basic auth (curl -u sk_test_...:).
+func principalOf(r *http.Request) (string, *apiError) {
+	h := r.Header.Get("Authorization")
+	switch {
+	case strings.HasPrefix(h, "Bearer "):
+		if k := strings.TrimSpace(h[len("Bearer "):]); k != "" {
+			return k, nil
+		}
+	case strings.HasPrefix(h, "Basic "):
+		if raw, err := base64.StdEncoding.DecodeString(h[len("Basic "):]); err == nil {
+			if user, _, _ := strings.Cut(string(raw), ":"); user != "" {
+				return user, nil
+			}
+		}
+	}
+	return "", &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error",
+		Message: "You did not provide an API key. Send any key, e.g. with the header Authorization: Bearer sk_test_123 (curl -u sk_test_123:). The key is the principal the idempotency digest binds."}
+}
+
+// keyOf is the request's Idempotency-Key, checked.
+func keyOf(r *http.Request) (string, *apiError) {
+	vs := r.Header.Values("Idempotency-Key")
+	switch {
+	case len(vs) == 0:
+		return "", nil
+	case len(vs) > 1:
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
+			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
+	}
+	k := strings.TrimSpace(vs[0])
+	if len(k) > MaxKeyLength {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
+			Message: "The Idempotency-Key is " + strconv.Itoa(len(k)) + " characters long; keys for idempotent requests can be at most 255 characters."}
+	}
+	return k, nil
+}
+
+// readForm parses a form-encoded body, bounded.
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+	if r.URL.RawQuery != "" {
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "POST /v1/refunds takes its parameters in the form body, not the URL's query string (" + strconv.Quote(r.URL.RawQuery) + ")."}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/x-www-form-urlencoded" {
+			return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+				Message: "The body is " + strconv.Quote(ct) + "; send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's v1 API takes them."}
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "parameter_invalid",
+				Message: "The request body is over " + strconv.Itoa(MaxBodyBytes>>10) + " KiB; a refund's form is a few hundred bytes."}
+		}
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "The body is not a valid form: " + err.Error() + "."}
+	}
+	return r.PostForm, nil
+}
+
+// refunds serves /v1/refunds: create (POST) and list (GET).
+func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		s.create(w, r)
+	case http.MethodGet:
+		s.list(w, r)
+	default:
+		s.badMethod(w, r, "GET, POST")
+	}
+}
+
+// refund serves /v1/refunds/{id}: retrieve (GET).
+func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		s.badMethod(w, r, "GET")
+		return
+	}
+	s.retrieve(w, r)
+}
+
+func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	replyError(w, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		Message: "Unrecognized request: " + r.Method + " " + r.URL.Path + " (this path takes " + allow + ")."})
+}
+
+func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
+	replyError(w, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
+		Message: "Unrecognized request URL (" + r.Method + ": " + r.URL.Path + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET /v1/refunds/{id}, and its control endpoint under " + ControlPrefix + "."})
+}
+
+// refuse answers a create refused before the fault table, and logs it.
+func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) {
+	s.mu.Lock()
+	s.syncClock()
+	i := s.c.log(export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key})
+	s.c.replied(i, export.WireDelivered, e.Status, e, nil)
+	s.mu.Unlock()
+	replyError(w, e)
+	s.done()
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	principal, e := principalOf(r)
+	if e != nil {
+		s.refuse(w, "", "", e)
+		return
+	}
+	key, e := keyOf(r)
+	if e != nil {
+		s.refuse(w, "", "", e)
+		return
+	}
+	form, e := readForm(w, r)
+	if e != nil {
+		s.refuse(w, "", key, e)
+		return
+	}
+	params, e := decodeRefund(form)
+	intent := intentOf(form, s.opts.IntentField)
+	if e != nil {
+		s.refuse(w, intent, key, e)
+		return
+	}
+	if intent == "" {
+		s.refuse(w, "", key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
+			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
+				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."})
+		return
+	}
+
+	s.mu.Lock()
+	s.syncClock()
+	i, world, res := s.c.create(createReq{intent: intent, key: key, principal: principal, params: params})
+	var (
+		status int
+		body   []byte
+		aerr   *apiError
+		shown  []missions.EvidenceObject
+	)
+	deliver := world.Reaches && world.Reply != missions.ReplyLost && world.Reply != missions.CallerCrash && res.Action != ledger.Executing
+	if deliver {
+		if res.Response.Code == ledger.CodeOK {
+			o, _ := s.c.led.Object(res.Response.Object)
+			status, body = http.StatusOK, marshal(refundOf(o, res.Response.Status, s.created(o)))
+			shown = []missions.EvidenceObject{{Object: o.ID, Status: res.Response.Status}}
+		} else {
+			aerr = providerError(res)
+			status, body = aerr.Status, aerr.body()
+		}
+	}
+	seq := i + 1
+	s.mu.Unlock()
+
+	switch {
+	case world.Reply == missions.CallerCrash:
+		s.finish(i, export.WireClosed, 0, nil, nil)
+		closeConn(w)
+		return
+	case !deliver:
+		wire := s.hold(r)
+		s.finish(i, wire, 0, nil, nil)
+		closeConn(w)
+		return
+	}
+	if r.Context().Err() != nil {
+		s.finish(i, export.WireGone, 0, nil, nil)
+		return
+	}
+	h := w.Header()
+	h.Set("Request-Id", "req_"+strconv.Itoa(seq))
+	if key != "" {
+		h.Set("Idempotency-Key", key)
+	}
+	if res.Action == ledger.Replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	reply(w, status, body)
+	s.finish(i, export.WireDelivered, status, aerr, shown)
+}
+
+// finish records what the transport did with request i and counts it.
+func (s *Server) finish(i int, wire string, status int, e *apiError, shown []missions.EvidenceObject) {
+	s.mu.Lock()
+	s.c.replied(i, wire, status, e, shown)
+	s.mu.Unlock()
+	s.done()
+}
+
+// hold keeps a reply back until the client gives up, the hold runs out or
+// the server stops.
+func (s *Server) hold(r *http.Request) string {
+	t := time.NewTimer(s.opts.Hold)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-t.C:
+	case <-s.stop:
+	}
+	return export.WireHeld
+}
+
+// closeConn closes the connection without a response.
+func closeConn(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// created is the Unix time a refund was created, on the session's clock.
+func (s *Server) created(o ledger.Object) int64 {
+	return s.start.Add(time.Duration(o.Tick) * s.opts.Tick).Unix()
+}
+
+func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		replyError(w, e)
+		return
+	}
+	raw := r.PathValue("id")
+	var id ledger.ObjectID
+	s.mu.Lock()
+	s.syncClock()
+	var o ledger.Object
+	found := id.UnmarshalText([]byte(raw)) == nil
+	if found {
+		o, found = s.c.led.Object(id)
+	}
+	i := s.c.log(export.SessionRequest{Kind: export.RequestRetrieve, Intent: o.Intent, Payload: raw})
+	var status int
+	var body []byte
+	var e *apiError
+	var shown []missions.EvidenceObject
+	if found {
+		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.created(o)))
+		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+	} else {
+		e = &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "resource_missing", Param: "id",
+			Message: "No such refund: " + strconv.Quote(raw) + "."}
+		status, body = e.Status, e.body()
+	}
+	s.mu.Unlock()
+	reply(w, status, body)
+	s.finish(i, export.WireDelivered, status, e, shown)
+}
+
+// listQuery is a list request's filters.
+type listQuery struct {
+	charge, paymentIntent, intent string
+	limit                         int
+	after, before                 string
+}
+
+func (s *Server) parseList(q url.Values) (listQuery, *apiError) {
+	lq := listQuery{limit: 10}
+	for name, vs := range q {
+		if len(vs) != 1 {
+			return lq, invalidParam(name, "Send "+name+" once.")
+		}
+		v := vs[0]
+		switch {
+		case name == "charge":
+			lq.charge = v
+		case name == "payment_intent":
+			lq.paymentIntent = v
+		case name == "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100 {
+				return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "limit",
+					Message: "Invalid limit " + strconv.Quote(v) + ": give a whole number from 1 to 100."}
+			}
+			lq.limit = n
+		case name == "starting_after":
+			lq.after = v
+		case name == "ending_before":
+			lq.before = v
+		case name == s.opts.IntentField && strings.HasPrefix(name, "metadata["):
+			lq.intent = v
+		case strings.HasPrefix(name, "expand"):
+		default:
+			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
+				Message: "Received unknown parameter: " + name + ". Listing refunds takes charge, payment_intent, " + s.opts.IntentField + ", limit, starting_after and ending_before."}
+		}
+	}
+	if lq.after != "" && lq.before != "" {
+		return lq, invalidParam("starting_after", "Give starting_after or ending_before, not both.")
+	}
+	return lq, nil
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		replyError(w, e)
+		return
+	}
+	lq, e := s.parseList(r.URL.Query())
+	if e != nil {
+		replyError(w, e)
+		return
+	}
+	s.mu.Lock()
+	s.syncClock()
+	all := s.c.objects(func(o ledger.Object) bool {
+		p := parsePayload(o.Payload)
+		return (lq.charge == "" || p.Charge == lq.charge) &&
+			(lq.paymentIntent == "" || p.PaymentIntent == lq.paymentIntent) &&
+			(lq.intent == "" || o.Intent == lq.intent)
+	})
+	// Newest first; starting_after and ending_before page by id.
+	from, to := 0, len(all)
+	for j, o := range all {
+		if lq.after != "" && o.ID.String() == lq.after {
+			from = j + 1
+		}
+		if lq.before != "" && o.ID.String() == lq.before {
+			to = j
+		}
+	}
+	page := all[from:to]
+	more := len(page) > lq.limit
+	if more {
+		if lq.before != "" {
+			page = page[len(page)-lq.limit:]
+		} else {
+			page = page[:lq.limit]
+		}
+	}
+	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
+	var shown []missions.EvidenceObject
+	for _, o := range page {
+		out.Data = append(out.Data, refundOf(o, o.Status, s.created(o)))
+		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
+	}
+	i := s.c.log(export.SessionRequest{Kind: export.RequestList, Intent: lq.intent, Payload: r.URL.Query().Encode()})
+	s.mu.Unlock()
+	reply(w, http.StatusOK, marshal(out))
+	s.finish(i, export.WireDelivered, http.StatusOK, nil, shown)
+}
