@@ -369,3 +369,71 @@ func (s *Session) madeMission() missions.Mission {
 	}
 	return m
 }
+
+// SessionText is what serve prints when it stops: what it served, and a
+// verdict per intent with what the provider saw that makes it.
+func SessionText(s *Session) string {
+	var b bytes.Buffer
+	n := map[string]int{}
+	for _, r := range s.Requests {
+		n[r.Kind]++
+	}
+	parts := []string{Plural(n[RequestCreate], "create")}
+	if n[RequestRefused] > 0 {
+		parts = append(parts, fmt.Sprintf("%d refused", n[RequestRefused]))
+	}
+	if reads := n[RequestRetrieve] + n[RequestList]; reads > 0 {
+		parts = append(parts, Plural(reads, "read"))
+	}
+	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
+		Plural(len(s.Requests), "request"), joinComma(parts), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
+	if len(s.Outcome.Verdicts) == 0 {
+		b.WriteString("no intent sent a refund, so there is no verdict\n")
+		return b.String()
+	}
+	idW := 0
+	for _, v := range s.Outcome.Verdicts {
+		idW = max(idW, len(CleanLine(v.Intent)))
+	}
+	for _, v := range s.Outcome.Verdicts {
+		id := CleanLine(v.Intent)
+		fmt.Fprintf(&b, "  %-*s  %-14s %s\n", idW, id, v.Verdict, sessionVerdictWords(s, v))
+	}
+	return b.String()
+}
+
+func joinComma(parts []string) string {
+	out := ""
+	for i, p := range parts {
+		if i > 0 {
+			out += ", "
+		}
+		out += p
+	}
+	return out
+}
+
+// sessionVerdictWords says what the provider saw that makes verdict v.
+func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
+	sends, keys := 0, map[string]bool{}
+	for _, r := range s.Requests {
+		if r.Kind == RequestCreate && r.Intent == v.Intent {
+			sends++
+			keys[r.Key] = true
+		}
+	}
+	sent := fmt.Sprintf("%s under %s", Plural(sends, "create"), Plural(len(keys), "key"))
+	switch v.Verdict {
+	case missions.ExactlyOnce:
+		return sent + "; one refund, and a reply told the client it succeeded"
+	case missions.FailedCleanly:
+		return sent + "; no refund stands, and the client heard only errors or nothing"
+	case missions.Duplicate:
+		return fmt.Sprintf("%s; %s stand for one intent", sent, Plural(v.Effects, "refund"))
+	case missions.HiddenEffect:
+		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", sent, Plural(v.Effects, "refund"))
+	case missions.Phantom:
+		return sent + "; the client was told of another intent's refund as its own, and none of its own stands"
+	}
+	return sent
+}

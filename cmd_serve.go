@@ -1,0 +1,271 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
+)
+
+// serveFlags are serve's settings as given.
+type serveFlags struct {
+	addr, contract, mission, intentField, record, resolve string
+	faults, failOn                                        []string
+	tick, retention, hold                                 time.Duration
+	delay, until                                          int
+	force                                                 bool
+}
+
+func newServeCmd() *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a Stripe-shaped refunds API with faults, for your own client",
+		Long: `Serve the simulated provider over HTTP, speaking enough of Stripe's v1 refunds
+API (POST /v1/refunds, GET /v1/refunds/{id}, GET /v1/refunds) that a Stripe
+client library works unchanged, so you can see what your own client does to
+the ledger when replies are lost.
+
+Each create meets a fault from the fixture table, as a mission's attempts do:
+--faults gives the faults successive creates meet (then success), --mission
+plays a mission's schedule, each intent's creates meeting that intent's
+fixtures in order. On the wire:
+  timeout_after_commit       commits, holds the reply until the client gives
+                             up (at most --hold), then closes without one
+  timeout_before_commit      never executes; held and closed the same way
+  server_error_after_commit  commits and saves a 500
+  late_commit                holds the request; it commits --delay ticks later
+  pending                    a pending refund that resolves --delay ticks later
+  crash_after_send           commits, then closes the connection at once
+  failure_before_commit      refused before execution; nothing saved
+
+A create is linked to its intent by --intent-field (default metadata[intent]).
+A create without it is refused with a 400 that names the field, before it
+executes: the provider cannot judge a refund it cannot link.
+
+The control endpoint under /_replaylab/ sets faults (POST faults), moves the
+clock (POST advance), reads the state (GET state, GET session) and starts
+over (POST reset) without a restart.
+
+On Ctrl-C, SIGTERM or --until N requests, serve settles the clock, prints a
+verdict per intent and, with --record, writes the session: compare sets it
+beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
+		Example: `  replaylab serve --faults timeout_after_commit,success
+  replaylab serve --mission timeout-then-success --record session.json
+  replaylab serve --contract v2 --faults server_error_after_commit --until 4
+  curl -s -u sk_test_123: localhost:12111/v1/refunds -H 'Idempotency-Key: k1' \
+    -d charge=ch_1042 -d amount=4500 -d 'metadata[intent]=refund-1042'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "listen on `HOST:PORT` (loopback unless you name another host; port 0 picks a free one)")
+	fl.StringVar(&f.contract, "contract", "", "provider contract: v1, v2 or none (default: the mission's, else v1)")
+	fl.StringSliceVar(&f.faults, "faults", nil, "faults successive creates meet, comma-separated; then success")
+	fl.StringVar(&f.mission, "mission", "", "play mission `ID`'s schedule: each intent's creates meet its fixtures in order")
+	fl.StringVar(&f.intentField, "intent-field", serve.DefaultIntentField, "the form field that links a create to its intent: metadata[NAME], charge or payment_intent")
+	fl.DurationVar(&f.tick, "tick", serve.DefaultTick, "how long one ledger tick lasts")
+	fl.DurationVar(&f.retention, "retention", 0, "how long keys are kept (default: the mission's retention in ticks, else 24h)")
+	fl.DurationVar(&f.hold, "hold", serve.DefaultHold, "the longest a reply is held for a fault that times the client out")
+	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, 1<<20, "a whole number of ticks from 1 to 1048576"), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
+	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
+	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
+	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops")
+	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
+	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
+	registerMissionsDir(cmd)
+	return cmd
+}
+
+// options turns the flags into the provider's options.
+func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
+	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField}
+	if cmd.Flags().Changed("contract") {
+		c, err := ledger.ParseContract(f.contract)
+		if err != nil {
+			return o, badInput(fmt.Errorf("--contract: %w", err))
+		}
+		o.Contract = c
+	}
+	st, err := ledger.ParseStatus(f.resolve)
+	if err != nil || !st.Terminal() {
+		return o, badInput(fmt.Errorf("--resolve %q: a pending refund ends succeeded or failed", f.resolve))
+	}
+	o.Resolve = st
+	for _, name := range f.faults {
+		fx, err := missions.ParseFixture(strings.TrimSpace(name))
+		if err != nil {
+			return o, badInput(fmt.Errorf("--faults: %w", err))
+		}
+		o.Faults = append(o.Faults, fx)
+	}
+	if cmd.Flags().Changed("faults") && len(o.Faults) == 0 {
+		return o, badInput(errors.New("--faults is empty; give fixtures, comma-separated, or leave --faults out for success every time"))
+	}
+	if f.mission != "" {
+		if len(o.Faults) > 0 {
+			return o, badInput(errors.New("--faults and --mission do not go together: a mission schedules its own faults per intent"))
+		}
+		m, err := missionArg(cmd, f.mission)
+		if err != nil {
+			return o, err
+		}
+		o.Mission = m
+	}
+	if err := o.Validate(); err != nil {
+		return o, badInput(err)
+	}
+	return o, nil
+}
+
+func runServe(cmd *cobra.Command, f *serveFlags) error {
+	o, err := f.options(cmd)
+	if err != nil {
+		return err
+	}
+	fail, err := parseFailOn(f.failOn, cmd.Flags().Changed("fail-on"))
+	if err != nil {
+		return err
+	}
+	if f.record == "" && cmd.Flags().Changed("record") {
+		return badInput(errors.New("--record is empty; give a file path, or leave --record out"))
+	}
+	if f.record != "" {
+		// Refuse now, so the session is not lost at the end.
+		if err := checkWritable(f.record, f.force, false); err != nil {
+			return err
+		}
+	}
+	srv, err := serve.New(o)
+	if err != nil {
+		return badInput(err)
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return badInput(listenError(f.addr, err))
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, done := context.WithCancel(ctx)
+	defer done()
+	if f.until > 0 {
+		srv.OnServed = func(n int) {
+			if n >= f.until {
+				done()
+			}
+		}
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	errw := cmd.ErrOrStderr()
+	fmt.Fprint(errw, serveBanner(ln.Addr(), o))
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	// Held replies end now; then the server stops taking requests and
+	// waits for the ones it is answering.
+	srv.Release()
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shut)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
+	}
+
+	sess := srv.Finish()
+	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
+	if f.record != "" {
+		data, err := export.MarshalSession(sess)
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(f.record, data, f.force); err != nil {
+			return fileError(f.record, err)
+		}
+		fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, or replay it)\n", f.record)
+	}
+	var hit []string
+	for _, v := range sess.Outcome.Verdicts {
+		if fail[v.Verdict] {
+			hit = append(hit, fmt.Sprintf("%s ended %s", export.CleanLine(v.Intent), v.Verdict))
+		}
+	}
+	if len(hit) > 0 {
+		return &exitError{code: exitVerdict, err: fmt.Errorf("%s, a verdict --fail-on names", strings.Join(hit, "; "))}
+	}
+	return nil
+}
+
+// listenError says why serve cannot listen, and what to do.
+func listenError(addr string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("--addr %s: the address is in use (another replaylab serve?); stop that one, or give another port, e.g. --addr 127.0.0.1:0 for a free one", addr)
+	case errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("--addr %s: not allowed to listen there (ports below 1024 need privileges); give a port above 1023", addr)
+	}
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("--addr %s: %s (expected HOST:PORT, e.g. 127.0.0.1:12111)", addr, ae.Err)
+	}
+	return fmt.Errorf("--addr %s: %w (expected HOST:PORT, e.g. 127.0.0.1:12111)", addr, cause(err))
+}
+
+// serveBanner says where serve listens and what it will do.
+func serveBanner(addr net.Addr, o serve.Options) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
+	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
+	}
+	contract := o.Contract
+	if contract == "" {
+		contract = ledger.V1
+		if o.Mission != nil && o.Mission.Contract != "" {
+			contract = o.Mission.Contract
+		}
+	}
+	fmt.Fprintf(&b, "  contract %s · one tick is %v · replies held at most %v\n", contract, o.Tick, o.Hold)
+	switch {
+	case o.Mission != nil:
+		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, o.IntentField)
+		for _, in := range o.Mission.Intents {
+			var fx []string
+			for _, st := range o.Mission.Schedule {
+				for _, part := range append([]missions.Step{st}, st.Together...) {
+					if part.Attempt == in.ID {
+						fx = append(fx, string(part.Fixture))
+					}
+				}
+			}
+			fmt.Fprintf(&b, "    %s: %s; then success\n", export.CleanLine(in.ID), strings.Join(fx, ", "))
+		}
+	case len(o.Faults) > 0:
+		var fx []string
+		for _, x := range o.Faults {
+			fx = append(fx, string(x))
+		}
+		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", strings.Join(fx, ", "), o.IntentField)
+	default:
+		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", o.IntentField)
+	}
+	b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
+	return b.String()
+}

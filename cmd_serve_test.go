@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// serveChild is `replaylab serve ARGS` in a copy of the test binary: the
+// command runs as it does from a shell, in its own process, so it can be
+// sent signals.
+type serveChild struct {
+	cmd    *exec.Cmd
+	url    string
+	stdout *bytes.Buffer
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+func init() {
+	if args := os.Getenv("REPLAYLAB_SERVE_ARGS"); args != "" {
+		os.Exit(execute(strings.Split(args, "\x1f")))
+	}
+}
+
+var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+
+func startServe(t *testing.T, args ...string) *serveChild {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &serveChild{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	c.cmd = exec.Command(self, "-test.run=^$")
+	c.cmd.Env = append(os.Environ(), "REPLAYLAB_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
+	c.cmd.Stdout = c.stdout
+	pr, pw := io.Pipe()
+	c.cmd.Stderr = pw
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { c.done <- c.cmd.Wait(); pw.Close() }()
+	t.Cleanup(func() {
+		if c.cmd.ProcessState == nil {
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	})
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			c.stderr.WriteString(sc.Text() + "\n")
+			if m := listening.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				found <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(found)
+		}
+	}()
+	select {
+	case u, ok := <-found:
+		if !ok {
+			t.Fatalf("serve did not start:\n%s", c.stderr)
+		}
+		c.url = u
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not say where it listens within 10s:\n%s", c.stderr)
+	}
+	return c
+}
+
+func (c *serveChild) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-c.done:
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		t.Fatal(err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop within 15s")
+	}
+	return -1
+}
+
+func (c *serveChild) create(t *testing.T, timeout time.Duration, key string) (int, error) {
+	t.Helper()
+	form := url.Values{"charge": {"ch_1042"}, "amount": {"4500"}, "metadata[intent]": {"refund-1042"}}
+	req, _ := http.NewRequest(http.MethodPost, c.url+"/v1/refunds", strings.NewReader(form.Encode()))
+	req.SetBasicAuth("sk_test_cli", "")
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := (&http.Client{Timeout: timeout}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// SIGTERM (and SIGINT) stop serve cleanly: it settles, prints the
+// verdicts, writes the record whole, and exits 0.
+func TestServeStopsOnSignal(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			record := filepath.Join(t.TempDir(), "session.json")
+			c := startServe(t, "--faults", "timeout_after_commit,success", "--record", record, "--hold", "30s")
+			if _, err := c.create(t, 200*time.Millisecond, "k1"); err == nil {
+				t.Fatal("the held reply arrived")
+			}
+			if code, err := c.create(t, 2*time.Second, "k1"); err != nil || code != 200 {
+				t.Fatalf("the retry: %d %v", code, err)
+			}
+			_ = c.cmd.Process.Signal(sig)
+			if code := c.wait(t); code != 0 {
+				t.Fatalf("exit %d after %s:\n%s", code, sig, c.stderr)
+			}
+			if !strings.Contains(c.stdout.String(), "refund-1042  exactly_once") {
+				t.Errorf("the verdicts read:\n%s", c.stdout)
+			}
+			data, err := os.ReadFile(record)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := export.UnmarshalSession(record, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Requests) != 2 || s.Ledger.Effects != 1 {
+				t.Fatalf("the record holds %d requests and %d effects", len(s.Requests), s.Ledger.Effects)
+			}
+			entries, _ := os.ReadDir(filepath.Dir(record))
+			if len(entries) != 1 {
+				t.Errorf("files beside the record: %v", entries)
+			}
+		})
+	}
+}
+
+// A signal during a held reply ends the hold: serve does not wait out
+// --hold before it stops.
+func TestServeSignalEndsHolds(t *testing.T) {
+	c := startServe(t, "--faults", "timeout_after_commit", "--hold", "1m")
+	errc := make(chan error, 1)
+	go func() { _, err := c.create(t, time.Minute, "k"); errc <- err }()
+	// Wait until the request is being held.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(c.url + "/_replaylab/state")
+		if err == nil {
+			var st struct{ Requests int }
+			_ = json.NewDecoder(resp.Body).Decode(&st)
+			resp.Body.Close()
+			if st.Requests == 1 {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	if code := c.wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.stderr)
+	}
+	if err := <-errc; err == nil {
+		t.Error("the held request got a reply")
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("serve took %v to stop", d)
+	}
+	if !strings.Contains(c.stdout.String(), "hidden_effect") {
+		t.Errorf("the verdicts read:\n%s", c.stdout)
+	}
+}
+
+// --until N stops after N API requests; --fail-on turns a bad verdict
+// into exit 1.
+func TestServeUntilAndFailOn(t *testing.T) {
+	c := startServe(t, "--faults", "timeout_after_commit,success", "--until", "2", "--fail-on", "duplicate")
+	c.create(t, 200*time.Millisecond, "k1")
+	c.create(t, 2*time.Second, "k2")
+	if code := c.wait(t); code != exitVerdict {
+		t.Fatalf("exit %d, want %d:\n%s\n%s", code, exitVerdict, c.stdout, c.stderr)
+	}
+	if !strings.Contains(c.stdout.String(), "duplicate") || !strings.Contains(c.stderr.String(), "refund-1042 ended duplicate") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", c.stdout, c.stderr)
+	}
+}
+
+// A port in use is a clear error and exit 2; so are bad flag values.
+func TestServeBadInput(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", ln.Addr().String()}, "the address is in use"},
+		{[]string{"serve", "--addr", "nonsense"}, "expected HOST:PORT"},
+		{[]string{"serve", "--faults", "timeout_afer_commit"}, "did you mean timeout_after_commit"},
+		{[]string{"serve", "--faults", "success", "--mission", "timeout-then-success"}, "do not go together"},
+		{[]string{"serve", "--mission", "no-such-mission"}, "no-such-mission"},
+		{[]string{"serve", "--contract", "v3"}, "accepted: v1, v2, none"},
+		{[]string{"serve", "--tick", "1us"}, "at least 1ms"},
+		{[]string{"serve", "--intent-field", "order"}, "metadata[NAME]"},
+		{[]string{"serve", "--resolve", "pending"}, "succeeded or failed"},
+		{[]string{"serve", "--until", "-1"}, "whole number"},
+		{[]string{"serve", "--record", ""}, "--record is empty"},
+	}
+	for _, tc := range cases {
+		var out, errb bytes.Buffer
+		code := executeIO(tc.args, &out, &errb)
+		if code != exitBadInput || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("%v: exit %d, %q; want exit 2 and %q", tc.args, code, errb.String(), tc.want)
+		}
+	}
+	// An existing record is refused before serving, unless --force.
+	record := filepath.Join(t.TempDir(), "session.json")
+	if err := os.WriteFile(record, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := executeIO([]string{"serve", "--record", record}, &out, &errb); code != exitBadInput || !strings.Contains(errb.String(), "exists") {
+		t.Errorf("an existing --record: exit %d, %q", code, errb.String())
+	}
+}
