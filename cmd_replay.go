@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -21,6 +22,8 @@ func newReplayCmd() *cobra.Command {
 		Short: "Re-run a case's recorded inputs and confirm the same result",
 		Long: "Read a case file, run its mission again under its settings and compare the\n" +
 			"result with the file. Prints \"identical\", or the first difference in words.\n" +
+			"A serve session (serve --record) is replayed by re-submitting its requests,\n" +
+			"each at its tick with the fault it met, to a fresh ledger.\n" +
 			"Exit code 1 when a case differs, 2 when a file cannot be read as a case.",
 		Example: "  replaylab replay replaylab-cases/timeout-then-success.stable-keys-off.naive.v1.json",
 		Args:    cobra.MinimumNArgs(1),
@@ -32,12 +35,18 @@ func newReplayCmd() *cobra.Command {
 			var problems []error
 			differ := 0
 			for i, path := range args {
-				c, err := readCaseFile(path)
+				c, sess, err := readDocument(path)
 				if err != nil {
 					problems = append(problems, fileError(path, err))
 					continue
 				}
-				report, same, err := replayCase(path, c)
+				var report string
+				var same bool
+				if sess != nil {
+					report, same, err = replaySession(path, sess)
+				} else {
+					report, same, err = replayCase(path, c)
+				}
 				if err != nil {
 					problems = append(problems, err)
 					continue
@@ -86,13 +95,58 @@ func replayCase(path string, c *missions.Case) (report string, same bool, err er
 	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", export.CleanLine(path), export.CleanLine(firstDifference(c, want, got))), false, nil
 }
 
-// readCaseFile reads and checks a case file.
+// readCaseFile reads and checks a case file. A serve session is read as
+// the case of its client (export.Session.AsCase), to set beside cases.
 func readCaseFile(path string) (*missions.Case, error) {
+	c, s, err := readDocument(path)
+	if s != nil {
+		return s.AsCase(), nil
+	}
+	return c, err
+}
+
+// readDocument reads a case file or a serve session file.
+func readDocument(path string) (*missions.Case, *export.Session, error) {
 	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return export.Unmarshal(path, data)
+	if export.SchemaOf(data) == export.SessionSchemaID {
+		s, err := export.UnmarshalSession(path, data)
+		return nil, s, err
+	}
+	c, err := export.Unmarshal(path, data)
+	return c, nil, err
+}
+
+// replaySession re-submits a session's requests to a fresh ledger and
+// reports whether the provider answers them all as recorded.
+func replaySession(path string, s *export.Session) (report string, same bool, err error) {
+	again, err := serve.Replay(s)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	want, err := export.MarshalSession(s)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	got, err := export.MarshalSession(again)
+	if err != nil {
+		return "", false, fmt.Errorf("%s: %w", path, err)
+	}
+	if bytes.Equal(want, got) {
+		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", export.CleanLine(path), export.Plural(len(s.Requests), "request")), true, nil
+	}
+	var a, b any
+	if err := decodeNumbers(want, &a); err != nil {
+		return "", false, err
+	}
+	if err := decodeNumbers(got, &b); err != nil {
+		return "", false, err
+	}
+	where, av, bv, _ := diffValues(nil, a, b)
+	diff := fmt.Sprintf("%s: the session file says %s; the replay gives %s", strings.Join(where, "."), show(av), show(bv))
+	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", export.CleanLine(path), export.CleanLine(diff)), false, nil
 }
 
 // firstDifference says where two renderings of a case first differ, in

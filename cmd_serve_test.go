@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
 )
 
 // serveChild is `replaylab serve ARGS` in a copy of the test binary: the
@@ -247,5 +250,81 @@ func TestServeBadInput(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := executeIO([]string{"serve", "--record", record}, &out, &errb); code != exitBadInput || !strings.Contains(errb.String(), "exists") {
 		t.Errorf("an existing --record: exit %d, %q", code, errb.String())
+	}
+}
+
+// recordSession runs a client against a provider in this process and
+// writes the session file, as serve --record does.
+func recordSession(t *testing.T, o serve.Options, keys ...string) string {
+	t.Helper()
+	srv, err := serve.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httptest.NewServer(srv)
+	c := &serveChild{url: h.URL}
+	for _, k := range keys {
+		c.create(t, 200*time.Millisecond, k)
+	}
+	srv.Release()
+	h.Close()
+	data, err := export.MarshalSession(srv.Finish())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "session.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// replay re-submits a session; compare sets it beside simulated cases of
+// its mission.
+func TestSessionReplayAndCompare(t *testing.T) {
+	m, err := missions.BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := recordSession(t, serve.Options{Mission: m, Hold: time.Second}, "a1", "a2")
+	var out, errb bytes.Buffer
+	if code := executeIO([]string{"replay", path}, &out, &errb); code != 0 || !strings.Contains(out.String(), "identical") {
+		t.Fatalf("replay: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	dir := t.TempDir()
+	if code := executeIO([]string{"export", "timeout-then-success", "--variants", "--dir", dir}, &out, &errb); code != 0 {
+		t.Fatalf("export: %s", errb.String())
+	}
+	out.Reset()
+	guarded := filepath.Join(dir, "timeout-then-success.stable-keys-on.guarded.v1.json")
+	if code := executeIO([]string{"compare", path, guarded, "--format", "json"}, &out, &errb); code != 0 {
+		t.Fatalf("compare: exit %d %s", code, errb.String())
+	}
+	var cmp export.Comparison
+	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil {
+		t.Fatal(err)
+	}
+	if len(cmp.Cases) != 2 || cmp.Cases[0].Settings.Policy != missions.RealClient || cmp.Cases[0].Settings.StableKeys {
+		t.Fatalf("heads %+v", cmp.Cases)
+	}
+	if len(cmp.Notes) != 0 {
+		t.Errorf("the session and its mission's case are taken for different missions: %v", cmp.Notes)
+	}
+	if v := cmp.Outcomes[0].Verdicts[0].Verdict; v != missions.Duplicate {
+		t.Errorf("the client's verdict reads %s, want duplicate (two keys)", v)
+	}
+	if v := cmp.Outcomes[1].Verdicts[0].Verdict; v != missions.ExactlyOnce {
+		t.Errorf("the guarded caller's verdict reads %s", v)
+	}
+
+	// An edited session does not replay.
+	data, _ := os.ReadFile(path)
+	edited := bytes.Replace(data, []byte(`"fixture": "success"`), []byte(`"fixture": "failure_before_commit"`), 1)
+	if err := os.WriteFile(path, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := executeIO([]string{"replay", path}, &out, &errb); code != exitVerdict || !strings.Contains(out.String(), "first difference: requests") {
+		t.Fatalf("an edited session: exit %d\n%s", code, out.String())
 	}
 }

@@ -27,8 +27,11 @@ type Session struct {
 	Settings SessionSettings   `json:"settings"`
 	Requests []SessionRequest  `json:"requests"`
 	Changes  []SessionChange   `json:"changes"`
-	Ledger   ledger.Snapshot   `json:"ledger"`
-	Outcome  missions.Outcome  `json:"outcome"`
+	// Settled: the clock was run on until nothing was in motion before the
+	// ledger and outcome were taken, as serve does when it stops.
+	Settled bool             `json:"settled"`
+	Ledger  ledger.Snapshot  `json:"ledger"`
+	Outcome missions.Outcome `json:"outcome"`
 }
 
 // SessionSettings are what the provider ran under.
@@ -40,8 +43,9 @@ type SessionSettings struct {
 	TickMillis int64 `json:"tick_ms"`
 	// Faults is the list successive creates met (--faults), in order.
 	Faults []missions.Fixture `json:"faults,omitempty"`
-	// Delay and Resolve are what a listed late_commit or pending did:
-	// the ticks until it landed, and the status a pending refund reached.
+	// Delay and Resolve are what a listed late_commit or pending does
+	// (in --faults or a list the control endpoint sets): the ticks until
+	// it lands, and the status a pending refund reaches.
 	Delay   int           `json:"delay,omitempty"`
 	Resolve ledger.Status `json:"resolve,omitempty"`
 	// IntentField is the form field that linked a request to its intent.
@@ -59,6 +63,9 @@ const (
 	RequestRetrieve = "retrieve"
 	// RequestList is GET /v1/refunds.
 	RequestList = "list"
+	// RequestFaults is POST /_replaylab/faults: from here on, creates
+	// meet the faults in its payload (faults=a,b,c).
+	RequestFaults = "faults"
 )
 
 // What the transport did with a reply.
@@ -233,9 +240,9 @@ func (s *Session) check() error {
 			if r.Intent == "" {
 				return fmt.Errorf("%s: a create has an intent", where)
 			}
-		case RequestRefused, RequestRetrieve, RequestList:
+		case RequestRefused, RequestRetrieve, RequestList, RequestFaults:
 		default:
-			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list)", where, r.Kind)
+			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, faults)", where, r.Kind)
 		}
 		switch r.Wire {
 		case WireDelivered, WireHeld, WireClosed, WireGone:
@@ -246,10 +253,6 @@ func (s *Session) check() error {
 	return nil
 }
 
-// ClientPolicy is the policy a session's case names: the caller was a
-// real client, not one of the simulated ones.
-const ClientPolicy missions.Policy = "client"
-
 // AsCase is the session as a case, for compare to set beside simulated
 // cases: each create an attempt, each read a read-back, each change of
 // the clock its event. The case's mission is the session's mission, or,
@@ -257,7 +260,7 @@ const ClientPolicy missions.Policy = "client"
 // reads on when every intent kept one key.
 func (s *Session) AsCase() *missions.Case {
 	c := &missions.Case{
-		Settings: missions.Settings{StableKeys: stableKeys(s.Requests), Policy: ClientPolicy, Contract: s.Settings.Contract, KeySource: missions.KeyPerIntent},
+		Settings: missions.Settings{StableKeys: stableKeys(s.Requests), Policy: missions.RealClient, Contract: s.Settings.Contract, KeySource: missions.KeyPerIntent, Seed: missions.DefaultSeed},
 		Ledger:   s.Ledger,
 		Outcome:  s.Outcome,
 		Version:  2,
@@ -379,6 +382,7 @@ func SessionText(s *Session) string {
 		n[r.Kind]++
 	}
 	parts := []string{Plural(n[RequestCreate], "create")}
+	api := len(s.Requests) - n[RequestFaults]
 	if n[RequestRefused] > 0 {
 		parts = append(parts, fmt.Sprintf("%d refused", n[RequestRefused]))
 	}
@@ -386,7 +390,7 @@ func SessionText(s *Session) string {
 		parts = append(parts, Plural(reads, "read"))
 	}
 	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
-		Plural(len(s.Requests), "request"), joinComma(parts), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
+		Plural(api, "request"), joinComma(parts), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {
 		b.WriteString("no intent sent a refund, so there is no verdict\n")
 		return b.String()

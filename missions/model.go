@@ -49,8 +49,13 @@ const (
 	Guarded Policy = "guarded"
 )
 
-// Policies lists every policy.
+// Policies lists every policy a simulated caller plays.
 var Policies = []Policy{Naive, Guarded}
+
+// RealClient is the policy of a case made from a serve session: the
+// caller was a real client over HTTP, not one of the simulated ones. No
+// run takes it.
+const RealClient Policy = "client"
 
 // KeySource is where idempotency keys come from.
 type KeySource string

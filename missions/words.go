@@ -403,6 +403,9 @@ func (s Settings) Word(f Setting) (label, value string) {
 	case SettingStableKeys:
 		return "stable keys ", OnOff(s.StableKeys)
 	case SettingPolicy:
+		if s.Policy == RealClient {
+			return "", "your client"
+		}
 		return "policy ", string(s.Policy)
 	case SettingContract:
 		return "contract ", string(s.Contract)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ type State struct {
 	Tick     int `json:"tick"`
 	Effects  int `json:"effects"`
 	Objects  int `json:"objects"`
+	// Requests counts the API requests received (not control requests).
 	Requests int `json:"requests"`
 	// FaultsLeft lists the faults still to come: under "" for a list,
 	// per intent for a mission.
@@ -56,8 +58,14 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	switch what {
 	case "state":
 		sess := s.c.snapshot()
+		api := 0
+		for _, r := range sess.Requests {
+			if r.Kind != export.RequestFaults {
+				api++
+			}
+		}
 		reply(w, http.StatusOK, marshal(State{
-			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: len(sess.Requests),
+			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
 			FaultsLeft: s.c.plan.left(), Verdicts: sess.Outcome.Verdicts,
 		}))
 	case "session":
@@ -74,6 +82,8 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.c.plan = newPlan(Options{Faults: faults, Delay: s.opts.Delay, Resolve: s.opts.Resolve})
+		i := s.c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
+		s.c.session.Requests[i].Wire, s.c.session.Requests[i].Status = export.WireDelivered, http.StatusOK
 		reply(w, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
 		vs := form["ticks"]
@@ -117,4 +127,13 @@ func parseFaultList(values []string) ([]missions.Fixture, *apiError) {
 		}
 	}
 	return out, nil
+}
+
+// faultsPayload records a fault list as the control endpoint takes it.
+func faultsPayload(fs []missions.Fixture) string {
+	words := make([]string, len(fs))
+	for i, f := range fs {
+		words[i] = string(f)
+	}
+	return url.Values{"faults": {strings.Join(words, ",")}}.Encode()
 }

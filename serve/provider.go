@@ -13,7 +13,9 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -264,19 +266,10 @@ func newCore(o Options) (*core, error) {
 		Requests: []export.SessionRequest{},
 		Changes:  []export.SessionChange{},
 	}
-	if o.Mission == nil && hasTimed(o.Faults) {
-		c.session.Settings.Delay, c.session.Settings.Resolve = o.Delay, o.Resolve
-	}
+	// What a listed late_commit or pending does, for the list and for
+	// lists the control endpoint sets later.
+	c.session.Settings.Delay, c.session.Settings.Resolve = o.Delay, o.Resolve
 	return c, nil
-}
-
-func hasTimed(fs []missions.Fixture) bool {
-	for _, f := range fs {
-		if f == missions.LateCommit || f == missions.PendingFixture {
-			return true
-		}
-	}
-	return false
 }
 
 // advanceTo moves the ledger's clock to tick t, keeping what it did.
@@ -307,22 +300,15 @@ func (c *core) settle() {
 	}
 }
 
-// createReq is a create that passed the decoder.
-type createReq struct {
-	intent, key, principal string
-	params                 refundParams
-}
-
-// create meets a create with its fault and the ledger. It returns the
-// request's index in the session, the world of its fault and the ledger's
-// result (zero when the request never reached the provider).
-func (c *core) create(r createReq) (int, missions.World, ledger.Result) {
-	s := c.plan.take(r.intent)
+// create meets a create with its fault and the ledger: intent, key, the
+// digest and payload the ledger binds and keeps, and the fault s. It
+// returns the request's index in the session, the world of its fault and
+// the ledger's result (zero when the request never reached the provider).
+func (c *core) create(intent, key, digest, payload string, s scheduled) (int, missions.World, ledger.Result) {
 	w := missions.Worlds[s.fixture]
 	req := export.SessionRequest{
 		Seq: len(c.session.Requests) + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
-		Intent: r.intent, Key: r.key, Digest: missions.Digest("refund", r.principal, r.params.bound()), Payload: r.params.encode(),
-		Fixture: s.fixture,
+		Intent: intent, Key: key, Digest: digest, Payload: payload, Fixture: s.fixture,
 	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay
@@ -334,7 +320,7 @@ func (c *core) create(r createReq) (int, missions.World, ledger.Result) {
 	if !w.Reaches {
 		req.Provider = "not_reached"
 	} else {
-		res = c.led.Submit(ledger.Request{Intent: r.intent, Key: r.key, Digest: req.Digest, Payload: req.Payload}, s.execution())
+		res = c.led.Submit(ledger.Request{Intent: intent, Key: key, Digest: digest, Payload: payload}, s.execution())
 		req.Provider = string(res.Action)
 		resp := res.Response
 		req.Response = &resp
@@ -482,16 +468,95 @@ func (c *core) snapshot() *export.Session {
 	return &s
 }
 
-// objects lists the refunds a list request selects, newest first.
-func (c *core) objects(match func(ledger.Object) bool) []ledger.Object {
-	v := c.led.View()
-	var out []ledger.Object
-	for i := len(v.Objects) - 1; i >= 0; i-- {
-		if match(v.Objects[i]) {
-			out = append(out, v.Objects[i])
+// listQuery is a list request's filters.
+type listQuery struct {
+	charge, paymentIntent, intent string
+	limit                         int
+	after, before                 string
+}
+
+// parseList reads a list request's query; intentField is the field that
+// may filter by intent, when it is a metadata field.
+func parseList(q url.Values, intentField string) (listQuery, *apiError) {
+	lq := listQuery{limit: 10}
+	for name, vs := range q {
+		if len(vs) != 1 {
+			return lq, invalidParam(name, "Send "+name+" once.")
+		}
+		v := vs[0]
+		switch {
+		case name == "charge":
+			lq.charge = v
+		case name == "payment_intent":
+			lq.paymentIntent = v
+		case name == "limit":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 100 {
+				return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "limit",
+					Message: "Invalid limit " + strconv.Quote(v) + ": give a whole number from 1 to 100."}
+			}
+			lq.limit = n
+		case name == "starting_after":
+			lq.after = v
+		case name == "ending_before":
+			lq.before = v
+		case name == intentField && strings.HasPrefix(name, "metadata["):
+			lq.intent = v
+		case strings.HasPrefix(name, "expand"):
+		default:
+			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
+				Message: "Received unknown parameter: " + name + ". Listing refunds takes charge, payment_intent, " + intentField + ", limit, starting_after and ending_before."}
 		}
 	}
-	return out
+	if lq.after != "" && lq.before != "" {
+		return lq, invalidParam("starting_after", "Give starting_after or ending_before, not both.")
+	}
+	return lq, nil
+}
+
+// list is the page of refunds a list request selects, newest first, and
+// whether more follow.
+func (c *core) list(lq listQuery) ([]ledger.Object, bool) {
+	v := c.led.View()
+	var all []ledger.Object
+	for i := len(v.Objects) - 1; i >= 0; i-- {
+		o := v.Objects[i]
+		p := parsePayload(o.Payload)
+		if (lq.charge == "" || p.Charge == lq.charge) &&
+			(lq.paymentIntent == "" || p.PaymentIntent == lq.paymentIntent) &&
+			(lq.intent == "" || o.Intent == lq.intent) {
+			all = append(all, o)
+		}
+	}
+	// starting_after and ending_before page by id.
+	from, to := 0, len(all)
+	for j, o := range all {
+		if lq.after != "" && o.ID.String() == lq.after {
+			from = j + 1
+		}
+		if lq.before != "" && o.ID.String() == lq.before {
+			to = j
+		}
+	}
+	page := all[from:to]
+	more := len(page) > lq.limit
+	if more {
+		if lq.before != "" {
+			page = page[len(page)-lq.limit:]
+		} else {
+			page = page[:lq.limit]
+		}
+	}
+	return page, more
+}
+
+// retrieve is the refund a retrieve request names, if there is one.
+func (c *core) retrieve(raw string) (ledger.Object, bool) {
+	var id ledger.ObjectID
+	if id.UnmarshalText([]byte(raw)) != nil {
+		return ledger.Object{}, false
+	}
+	return c.led.Object(id)
 }
 
 // sortedIntents is for stable output of maps keyed by intent.

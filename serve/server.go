@@ -70,7 +70,9 @@ func (s *Server) Finish() *export.Session {
 	defer s.mu.Unlock()
 	s.syncClock()
 	s.c.settle()
-	return s.c.snapshot()
+	out := s.c.snapshot()
+	out.Settled = true
+	return out
 }
 
 // Session is the session so far, unsettled.
@@ -253,7 +255,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.syncClock()
-	i, world, res := s.c.create(createReq{intent: intent, key: key, principal: principal, params: params})
+	i, world, res := s.c.create(intent, key, missions.Digest("refund", principal, params.bound()), params.encode(), s.c.plan.take(intent))
 	var (
 		status int
 		body   []byte
@@ -342,14 +344,9 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	var id ledger.ObjectID
 	s.mu.Lock()
 	s.syncClock()
-	var o ledger.Object
-	found := id.UnmarshalText([]byte(raw)) == nil
-	if found {
-		o, found = s.c.led.Object(id)
-	}
+	o, found := s.c.retrieve(raw)
 	i := s.c.log(export.SessionRequest{Kind: export.RequestRetrieve, Intent: o.Intent, Payload: raw})
 	var status int
 	var body []byte
@@ -368,87 +365,19 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	s.finish(i, export.WireDelivered, status, e, shown)
 }
 
-// listQuery is a list request's filters.
-type listQuery struct {
-	charge, paymentIntent, intent string
-	limit                         int
-	after, before                 string
-}
-
-func (s *Server) parseList(q url.Values) (listQuery, *apiError) {
-	lq := listQuery{limit: 10}
-	for name, vs := range q {
-		if len(vs) != 1 {
-			return lq, invalidParam(name, "Send "+name+" once.")
-		}
-		v := vs[0]
-		switch {
-		case name == "charge":
-			lq.charge = v
-		case name == "payment_intent":
-			lq.paymentIntent = v
-		case name == "limit":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 100 {
-				return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "limit",
-					Message: "Invalid limit " + strconv.Quote(v) + ": give a whole number from 1 to 100."}
-			}
-			lq.limit = n
-		case name == "starting_after":
-			lq.after = v
-		case name == "ending_before":
-			lq.before = v
-		case name == s.opts.IntentField && strings.HasPrefix(name, "metadata["):
-			lq.intent = v
-		case strings.HasPrefix(name, "expand"):
-		default:
-			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
-				Message: "Received unknown parameter: " + name + ". Listing refunds takes charge, payment_intent, " + s.opts.IntentField + ", limit, starting_after and ending_before."}
-		}
-	}
-	if lq.after != "" && lq.before != "" {
-		return lq, invalidParam("starting_after", "Give starting_after or ending_before, not both.")
-	}
-	return lq, nil
-}
-
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if _, e := principalOf(r); e != nil {
 		replyError(w, e)
 		return
 	}
-	lq, e := s.parseList(r.URL.Query())
+	lq, e := parseList(r.URL.Query(), s.opts.IntentField)
 	if e != nil {
 		replyError(w, e)
 		return
 	}
 	s.mu.Lock()
 	s.syncClock()
-	all := s.c.objects(func(o ledger.Object) bool {
-		p := parsePayload(o.Payload)
-		return (lq.charge == "" || p.Charge == lq.charge) &&
-			(lq.paymentIntent == "" || p.PaymentIntent == lq.paymentIntent) &&
-			(lq.intent == "" || o.Intent == lq.intent)
-	})
-	// Newest first; starting_after and ending_before page by id.
-	from, to := 0, len(all)
-	for j, o := range all {
-		if lq.after != "" && o.ID.String() == lq.after {
-			from = j + 1
-		}
-		if lq.before != "" && o.ID.String() == lq.before {
-			to = j
-		}
-	}
-	page := all[from:to]
-	more := len(page) > lq.limit
-	if more {
-		if lq.before != "" {
-			page = page[len(page)-lq.limit:]
-		} else {
-			page = page[:lq.limit]
-		}
-	}
+	page, more := s.c.list(lq)
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
 	var shown []missions.EvidenceObject
 	for _, o := range page {
