@@ -79,6 +79,9 @@ const (
 	WireClosed = "closed"
 	// WireGone: the client left before the reply could be written.
 	WireGone = "gone"
+	// WireOpen: the reply was still held or being written when the
+	// session was taken (only in a session read while serving).
+	WireOpen = "open"
 )
 
 // SessionRequest is one request the provider received.
@@ -245,9 +248,9 @@ func (s *Session) check() error {
 			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, faults)", where, r.Kind)
 		}
 		switch r.Wire {
-		case WireDelivered, WireHeld, WireClosed, WireGone:
+		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
 		default:
-			return fmt.Errorf("%s: unknown wire %q (accepted: delivered, held, closed, gone)", where, r.Wire)
+			return fmt.Errorf("%s: unknown wire %q (accepted: delivered, held, closed, gone, open)", where, r.Wire)
 		}
 	}
 	return nil

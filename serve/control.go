@@ -12,9 +12,9 @@ import (
 
 // State is what GET /_replaylab/state answers: where the provider stands.
 type State struct {
-	Tick     int `json:"tick"`
-	Effects  int `json:"effects"`
-	Objects  int `json:"objects"`
+	Tick    int `json:"tick"`
+	Effects int `json:"effects"`
+	Objects int `json:"objects"`
 	// Requests counts the API requests received (not control requests).
 	Requests int `json:"requests"`
 	// FaultsLeft lists the faults still to come: under "" for a list,

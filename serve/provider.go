@@ -308,7 +308,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 	w := missions.Worlds[s.fixture]
 	req := export.SessionRequest{
 		Seq: len(c.session.Requests) + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
-		Intent: intent, Key: key, Digest: digest, Payload: payload, Fixture: s.fixture,
+		Intent: intent, Key: key, Digest: digest, Payload: payload, Fixture: s.fixture, Wire: export.WireOpen,
 	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay
@@ -334,6 +334,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 func (c *core) log(r export.SessionRequest) int {
 	r.Seq = len(c.session.Requests) + 1
 	r.Tick = c.led.Now()
+	r.Wire = export.WireOpen
 	c.session.Requests = append(c.session.Requests, r)
 	return len(c.session.Requests) - 1
 }

@@ -74,6 +74,10 @@ func Replay(s *export.Session) (*export.Session, error) {
 		case export.RequestRetrieve:
 			obj, found := c.retrieve(r.Payload)
 			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload})
+			if r.Wire != export.WireDelivered {
+				c.replied(i, r.Wire, 0, nil, nil)
+				continue
+			}
 			if !found {
 				c.replied(i, r.Wire, 404, &apiError{Type: "invalid_request_error", Code: "resource_missing"}, nil)
 				continue
@@ -94,6 +98,10 @@ func Replay(s *export.Session) (*export.Session, error) {
 				shown = append(shown, missions.EvidenceObject{Object: obj.ID, Status: obj.Status})
 			}
 			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: lq.intent, Payload: r.Payload})
+			if r.Wire != export.WireDelivered {
+				c.replied(i, r.Wire, 0, nil, nil)
+				continue
+			}
 			c.replied(i, r.Wire, 200, nil, shown)
 		}
 	}

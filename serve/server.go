@@ -37,6 +37,9 @@ type Server struct {
 	// with the count after each one (outside the lock).
 	served   int
 	OnServed func(n int)
+	// active counts the API requests being answered, so that Finish
+	// waits for the last reply's fate.
+	active sync.WaitGroup
 }
 
 // New returns a provider ready to serve.
@@ -63,9 +66,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 // server shutting down.
 func (s *Server) Release() { s.stopOnce.Do(func() { close(s.stop) }) }
 
-// Finish settles the clock (late commits land, pending refunds resolve)
-// and returns the session with its verdicts.
+// Finish waits for the requests being answered (a held reply ends when
+// its client gives up, or at Release), settles the clock (late commits
+// land, pending refunds resolve) and returns the session with its
+// verdicts.
 func (s *Server) Finish() *export.Session {
+	s.active.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.syncClock()
@@ -183,6 +189,8 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 
 // refunds serves /v1/refunds: create (POST) and list (GET).
 func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
+	s.active.Add(1)
+	defer s.active.Done()
 	switch r.Method {
 	case http.MethodPost:
 		s.create(w, r)
@@ -195,6 +203,8 @@ func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
 
 // refund serves /v1/refunds/{id}: retrieve (GET).
 func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
+	s.active.Add(1)
+	defer s.active.Done()
 	if r.Method != http.MethodGet {
 		s.badMethod(w, r, "GET")
 		return
