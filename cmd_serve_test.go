@@ -32,6 +32,8 @@ type serveChild struct {
 	stdout *bytes.Buffer
 	stderr *bytes.Buffer
 	done   chan error
+	// scanned closes once all of stderr is in the buffer.
+	scanned chan struct{}
 }
 
 func init() {
@@ -48,7 +50,7 @@ func startServe(t *testing.T, args ...string) *serveChild {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &serveChild{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	c := &serveChild{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1), scanned: make(chan struct{})}
 	c.cmd = exec.Command(self, "-test.run=^$")
 	c.cmd.Env = append(os.Environ(), "REPLAYLAB_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
 	c.cmd.Stdout = c.stdout
@@ -66,6 +68,7 @@ func startServe(t *testing.T, args ...string) *serveChild {
 	})
 	found := make(chan string, 1)
 	go func() {
+		defer close(c.scanned)
 		sc := bufio.NewScanner(pr)
 		sent := false
 		for sc.Scan() {
@@ -95,6 +98,7 @@ func (c *serveChild) wait(t *testing.T) int {
 	t.Helper()
 	select {
 	case err := <-c.done:
+		<-c.scanned
 		if err == nil {
 			return 0
 		}
