@@ -77,3 +77,33 @@ func cheapCase(c *missions.Case) bool {
 	add(c.Mission.Schedule)
 	return ticks < 2000 && len(c.Mission.Schedule) < 200
 }
+
+// FuzzUnmarshalSession: no input panics the session reader, and a session
+// it accepts writes back to bytes it reads again as the same.
+func FuzzUnmarshalSession(f *testing.F) {
+	f.Add([]byte(`{"schema":"replaylab.session/v1","settings":{"contract":"v1","retention":10,"tick_ms":1000,"intent_field":"metadata[intent]"},"requests":[],"changes":[],"settled":true,"ledger":{"tick":0,"effects":0,"objects":[],"records":[]},"outcome":{"effects":0,"intended":0,"succeeded":0,"verdicts":[]}}`))
+	f.Add([]byte(`{"schema":"replaylab.session/v1","requests":[{"seq":1,"kind":"create","wire":"held"}]}`))
+	f.Add([]byte(`{"schema":"replaylab.case/v2"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := export.UnmarshalSession("fuzz.json", data)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an empty error")
+			}
+			return
+		}
+		out, err := export.MarshalSession(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := export.UnmarshalSession("again.json", out)
+		if err != nil {
+			t.Fatalf("a session written back does not read: %v\n%s", err, out)
+		}
+		out2, _ := export.MarshalSession(again)
+		if string(out) != string(out2) {
+			t.Fatalf("writing a session twice differs:\n%s\n%s", out, out2)
+		}
+		_ = s.AsCase()
+	})
+}

@@ -1,0 +1,88 @@
+package serve
+
+import (
+	"encoding/json"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// FuzzDecodeRefund: any form either is refused with a Stripe-shaped
+// client error, or decodes to parameters that the payload the ledger keeps
+// gives back whole.
+func FuzzDecodeRefund(f *testing.F) {
+	f.Add("charge=ch_1042&amount=4500&metadata%5Bintent%5D=refund-1042")
+	f.Add("payment_intent=pi_1&amount=1&currency=usd&reason=duplicate&metadata%5Ba%5D=&expand%5B%5D=charge")
+	f.Add("charge=ch_1&amount=99999999&customer=cus_1&reverse_transfer=true&metadata%5B%5D=x")
+	f.Add("amount=-1&charge=")
+	f.Add("charge=a&charge=b&amount=1")
+	f.Fuzz(func(t *testing.T, body string) {
+		form, err := url.ParseQuery(body)
+		if err != nil {
+			return
+		}
+		p, e := decodeRefund(form)
+		if e != nil {
+			if e.Status < 400 || e.Status > 499 || e.Type == "" || e.Message == "" {
+				t.Fatalf("refusal %+v is not a Stripe-shaped client error", e)
+			}
+			return
+		}
+		back := parsePayload(p.encode())
+		if !maps.Equal(back.bound(), p.bound()) || !maps.Equal(back.Metadata, p.Metadata) {
+			t.Fatalf("the payload %q gives back %+v, not %+v", p.encode(), back, p)
+		}
+		if p.Amount < 1 || (p.Charge == "" && p.PaymentIntent == "") {
+			t.Fatalf("accepted %q without an amount or a charge", body)
+		}
+	})
+}
+
+// FuzzCreate: a create with any body and key gets a refund or a
+// Stripe-shaped error, never a panic, and only a success makes an effect.
+func FuzzCreate(f *testing.F) {
+	f.Add("charge=ch_1042&amount=4500&metadata%5Bintent%5D=refund-1042", "k1", "application/x-www-form-urlencoded")
+	f.Add("charge=%zz", "", "application/x-www-form-urlencoded")
+	f.Add(`{"charge":"ch_1"}`, "k", "application/json")
+	f.Add("charge=ch_1&amount=1&metadata%5Bintent%5D=i", strings.Repeat("k", 300), "")
+	f.Fuzz(func(t *testing.T, body, key, ctype string) {
+		srv, err := New(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/v1/refunds", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer sk_test_fuzz")
+		if ctype != "" {
+			req.Header["Content-Type"] = []string{ctype}
+		}
+		if key != "" {
+			req.Header["Idempotency-Key"] = []string{key}
+		}
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		s := srv.Finish()
+		switch rec.Code {
+		case http.StatusOK:
+			var r refundJSON
+			if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil || r.Object != "refund" {
+				t.Fatalf("200 with %q", rec.Body)
+			}
+			if s.Ledger.Effects != 1 {
+				t.Fatalf("a success left %d effects", s.Ledger.Effects)
+			}
+		default:
+			var e struct {
+				Error *apiError `json:"error"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Error == nil || e.Error.Type == "" || e.Error.Message == "" {
+				t.Fatalf("%d with %q: not a Stripe-shaped error", rec.Code, rec.Body)
+			}
+			if s.Ledger.Effects != 0 || len(s.Ledger.Records) != 0 {
+				t.Fatalf("a refusal touched the ledger: %+v", s.Ledger)
+			}
+		}
+	})
+}
