@@ -548,8 +548,8 @@ func TestReplayDifference(t *testing.T) {
 			tt.edit(doc)
 			// Keep "schema" first, as the format requires.
 			b, _ := json.Marshal(doc)
-			b = append([]byte(`{"schema":"replaylab.case/v2",`), bytes.TrimPrefix(b, []byte(`{`))...)
-			b = bytes.Replace(b, []byte(`,"schema":"replaylab.case/v2"`), nil, 1)
+			b = append([]byte(`{"schema":"replaylab.case/v3",`), bytes.TrimPrefix(b, []byte(`{`))...)
+			b = bytes.Replace(b, []byte(`,"schema":"replaylab.case/v3"`), nil, 1)
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -578,7 +578,7 @@ func TestReplayBadInput(t *testing.T) {
 		want string
 	}{
 		"truncated.json": {data[:len(data)/3], "truncated"},
-		"future.json":    {bytes.Replace(data, []byte("replaylab.case/v2"), []byte("replaylab.case/v7"), 1), "from a version this build does not read"},
+		"future.json":    {bytes.Replace(data, []byte("replaylab.case/v3"), []byte("replaylab.case/v7"), 1), "from a version this build does not read"},
 		"mission.yaml":   {userMission(t, "x"), "is a mission file (mission x), not a case"},
 		"bad-step.json":  {bytes.Replace(data, []byte(`"attempt": "refund-1042"`), []byte(`"attempt": "refund-9"`), 1), "refund-9"},
 	}

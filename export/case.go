@@ -22,15 +22,26 @@ import (
 // caller's belief after each event, and a ledger complete enough to
 // restore (a pending object's resolves_to, a saved 500's partial mark, the
 // requests still in flight). The new fields would be refused by a strict
-// version 1 reader, hence the new version. Version 1 files are still read,
-// replayed and compared.
-const SchemaID = "replaylab.case/v2"
+// version 1 reader, hence the new version.
+//
+// Version 3 has the fields of version 2; it changes one value. A saved
+// key reused with other parameters is answered 400, as Stripe answers it
+// (with an idempotency_error), where versions 1 and 2 wrote 422. Files of
+// versions 1 and 2 are still read, replayed and compared, each as its
+// version records a run (see AsVersion).
+const SchemaID = "replaylab.case/v3"
 
-// SchemaV1 is the first case format, still read.
-const SchemaV1 = "replaylab.case/v1"
+// SchemaV2 and SchemaV1 are the earlier case formats, still read.
+const (
+	SchemaV2 = "replaylab.case/v2"
+	SchemaV1 = "replaylab.case/v1"
+)
+
+// mismatchCodeV2 is the code versions 1 and 2 wrote for a mismatch.
+const mismatchCodeV2 = 422
 
 // readsSchemas says which versions this build reads, for messages.
-const readsSchemas = `"replaylab.case/v2" and "replaylab.case/v1"`
+const readsSchemas = `"replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
 
 // MaxCaseBytes bounds a case file read from disk.
 const MaxCaseBytes = 64 << 20
@@ -89,7 +100,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
-	case schema != SchemaID && schema != SchemaV1:
+	case schema != SchemaID && schema != SchemaV2 && schema != SchemaV1:
 		if strings.HasPrefix(schema, "replaylab.case/") {
 			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %s)", name, schema, readsSchemas)
 		}
@@ -131,7 +142,10 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	if err := validateCase(doc.Case); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	doc.Case.Version = 2
+	doc.Case.Version = 3
+	if schema == SchemaV2 {
+		doc.Case.Version = 2
+	}
 	if schema == SchemaV1 {
 		if loc := v2Key.FindSubmatchIndex(data); loc != nil {
 			line, col := position(data, int64(loc[4]-1))
@@ -155,15 +169,42 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 // verdicts had a belief in version 1 too.
 var v2Key = regexp.MustCompile(`(^|[^\\])"(resolves_to|partial|in_flight)"\s*:`)
 
-// AsVersion returns c as the case format version v records it: for 1,
-// without what version 2 added. A case read from a version 1 file
-// compares with a fresh run of its inputs once the run is taken as v1.
+// AsVersion returns c as the case format version v records it: for 2
+// and 1, a mismatch answered 422; for 1, without what version 2 added. A
+// case read from an earlier file compares with a fresh run of its inputs
+// once the run is taken as that version.
 func AsVersion(c *missions.Case, v int) *missions.Case {
-	if v != 1 {
+	if v < 1 || v >= 3 {
 		return c
 	}
 	out := *c
+	out.Version = v
 	out.Events = append([]missions.Event{}, c.Events...)
+	for i := range out.Events {
+		ev := &out.Events[i]
+		if ev.Provider == string(ledger.Mismatch) && ev.Response != nil {
+			r := *ev.Response
+			r.Code = mismatchCodeV2
+			ev.Response = &r
+		}
+	}
+	out.Outcome.Evidence = append([]missions.EvidenceBundle{}, c.Outcome.Evidence...)
+	for i := range out.Outcome.Evidence {
+		b := &out.Outcome.Evidence[i]
+		b.Attempts = append([]missions.EvidenceAttempt{}, b.Attempts...)
+		for j := range b.Attempts {
+			a := &b.Attempts[j]
+			if a.Observed == missions.ObservedMismatch && a.Response != nil {
+				r := *a.Response
+				r.Code = mismatchCodeV2
+				a.Response = &r
+				a.Error = fmt.Sprintf("%s (%d)", a.Observed, r.Code)
+			}
+		}
+	}
+	if v == 2 {
+		return &out
+	}
 	for i := range out.Events {
 		out.Events[i].Belief = ""
 	}

@@ -170,7 +170,7 @@ func TestMarshalIsDeterministic(t *testing.T) {
 			if !bytes.Equal(ab, bb) {
 				t.Errorf("%s %s: two runs give different bytes", m.ID, e.When)
 			}
-			if !bytes.HasPrefix(ab, []byte("{\n  \"schema\": \"replaylab.case/v2\",\n")) {
+			if !bytes.HasPrefix(ab, []byte("{\n  \"schema\": \"replaylab.case/v3\",\n")) {
 				t.Errorf("%s: the export does not start with the schema id:\n%.80s", m.ID, ab)
 			}
 		}
@@ -220,10 +220,10 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"empty", "", []string{"case.json", "empty"}},
 		{"truncated", s[:len(s)/2], []string{"case.json", "truncated"}},
 		{"not json", "refund: 45.00\n", []string{"case.json:1:", "invalid JSON"}},
-		{"syntax error on line 3", "{\n  \"schema\": \"replaylab.case/v2\",\n  \"mission\": ]\n}", []string{"case.json:3:"}},
-		{"no schema", `{"mission": {}}`, []string{"no \"schema\" field", "replaylab.case/v2"}},
-		{"future version", strings.Replace(s, "replaylab.case/v2", "replaylab.case/v7", 1), []string{"replaylab.case/v7", "version", "reads \"replaylab.case/v2\" and \"replaylab.case/v1\""}},
-		{"other schema", strings.Replace(s, "replaylab.case/v2", "something/else", 1), []string{"not a replaylab case", "something/else"}},
+		{"syntax error on line 3", "{\n  \"schema\": \"replaylab.case/v3\",\n  \"mission\": ]\n}", []string{"case.json:3:"}},
+		{"no schema", `{"mission": {}}`, []string{"no \"schema\" field", "replaylab.case/v3"}},
+		{"future version", strings.Replace(s, "replaylab.case/v3", "replaylab.case/v7", 1), []string{"replaylab.case/v7", "version", "reads \"replaylab.case/v3\", \"replaylab.case/v2\" and \"replaylab.case/v1\""}},
+		{"other schema", strings.Replace(s, "replaylab.case/v3", "something/else", 1), []string{"not a replaylab case", "something/else"}},
 		{"unknown field", strings.Replace(s, `"outcome": {`, `"outcome": {"bonus": 1, `, 1), []string{"unknown field", "bonus"}},
 		{"wrong type", strings.Replace(s, `"seed": 1`, `"seed": "one"`, 1), []string{"case.json:", "seed"}},
 		{"trailing data", s + "{}", []string{"after the case"}},

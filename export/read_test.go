@@ -44,7 +44,7 @@ func replacePart(t *testing.T, data []byte, part, raw string) []byte {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	b.WriteString(`{"schema": "replaylab.case/v2"`)
+	b.WriteString(`{"schema": "replaylab.case/v3"`)
 	for _, k := range []string{"mission", "settings", "events", "ledger", "outcome"} {
 		v := string(doc[k])
 		if k == part {
@@ -72,7 +72,7 @@ func TestUnmarshalSaysWhereAndWhat(t *testing.T) {
 	}{
 		{"array", []byte("[]"), []string{"case.json: the file holds a list", `a JSON object whose first field is "schema"`}},
 		{"string", []byte(`"case"`), []string{"case.json: the file holds a string"}},
-		{"schema not a string", []byte(`{"schema": 5}`), []string{`"schema" is 5`, `the string "replaylab.case/v2"`}},
+		{"schema not a string", []byte(`{"schema": 5}`), []string{`"schema" is 5`, `the string "replaylab.case/v3"`}},
 		{"negative seed", []byte(strings.Replace(s, `"seed": 1`, `"seed": -1`, 1)), []string{"case.json:", `field "settings.seed" holds the number -1`, "a whole number from 0 to 18446744073709551615"}},
 		{"seed as text", []byte(strings.Replace(s, `"seed": 1`, `"seed": "one"`, 1)), []string{`field "settings.seed" holds a string; expected a whole number from 0`}},
 		{"huge tick", []byte(strings.Replace(s, `"tick": 0`, `"tick": 1e400`, 1)), []string{`field "events.tick" holds the number 1e400; expected a whole number`}},
@@ -80,7 +80,7 @@ func TestUnmarshalSaysWhereAndWhat(t *testing.T) {
 		{"stable keys as text", []byte(strings.Replace(s, `"stable_keys": true`, `"stable_keys": "yes"`, 1)), []string{"expected true or false"}},
 		{"unknown field in settings", []byte(strings.Replace(s, `"seed": 1,`, `"seed": 1, "colour": "red",`, 1)),
 			[]string{`case.json:`, `unknown field "colour" in settings`, "accepted: stable_keys, policy, contract, key_source, seed, max_attempts, deadline"}},
-		{"unknown field at the top", []byte(strings.Replace(s, `"schema": "replaylab.case/v2",`, `"schema": "replaylab.case/v2", "bonus": 1,`, 1)),
+		{"unknown field at the top", []byte(strings.Replace(s, `"schema": "replaylab.case/v3",`, `"schema": "replaylab.case/v3", "bonus": 1,`, 1)),
 			[]string{`unknown field "bonus" in the case`, "accepted: schema, mission, settings, events, ledger, outcome"}},
 		{"not UTF-8", append([]byte{0xff, 0xfe}, good...), []string{"case.json:1:1:", "not UTF-8", "0xff"}},
 		{"not UTF-8 inside a string", []byte(strings.Replace(s, "Timeout, then success", "Timeout\xc3", 1)), []string{"case.json:5:", "not UTF-8"}},

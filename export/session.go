@@ -329,10 +329,8 @@ func (r SessionRequest) Observed() missions.Observation {
 		return missions.ObservedTimeout
 	}
 	rep := missions.Reply{Heard: true, Code: r.Status}
-	if r.Provider == string(ledger.Mismatch) {
-		// Stripe answers a reused key with other parameters 400, with
-		// an idempotency_error; the simulated wire tells it by its code.
-		rep.Code = ledger.CodeMismatch
+	if r.Response != nil {
+		rep.Error = ledger.Result{Action: ledger.Action(r.Provider), Response: *r.Response}.ErrorType()
 	}
 	if len(r.Shown) > 0 {
 		rep.Object = missions.ObjectView{ID: r.Shown[0].Object, Status: r.Shown[0].Status}

@@ -23,7 +23,7 @@ func TestUnmarshalHoldsTheFileToTheFormat(t *testing.T) {
 	}{
 		{"a field twice", strings.Replace(s, `"seed": 1,`, `"seed": 1, "seed": 5,`, 1),
 			`case.json:68:16: field "seed" appears twice in settings (a case holds each field once)`},
-		{"the schema twice", strings.Replace(s, `"schema": "replaylab.case/v2",`, `"schema": "replaylab.case/v2", "schema": "replaylab.case/v2",`, 1),
+		{"the schema twice", strings.Replace(s, `"schema": "replaylab.case/v3",`, `"schema": "replaylab.case/v3", "schema": "replaylab.case/v3",`, 1),
 			`case.json:2:34: field "schema" appears twice in the case`},
 		{"a field in capitals", strings.Replace(s, `"seed": 1`, `"Seed": 1`, 1),
 			`case.json:68:5: unknown field "Seed" in settings (accepted: stable_keys, policy, contract, key_source, seed, max_attempts, deadline)`},

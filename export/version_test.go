@@ -125,3 +125,42 @@ func TestV1FieldsOfV2Refused(t *testing.T) {
 		t.Errorf("a note that quotes the word partial is not a field: %v", err)
 	}
 }
+
+// A version 2 file, written as the build before version 3 wrote it (a
+// mismatch answered 422), is read as version 2 and replays identical:
+// the fresh run taken as version 2 gives the same bytes. Version 3 writes
+// the same mismatch as Stripe's 400.
+func TestV2FilesStillReplay(t *testing.T) {
+	for _, m := range missions.BuiltIn().Missions {
+		for _, p := range missions.Policies {
+			o := missions.Overrides{Policy: &p}
+			c, err := missions.Run(m, m.Settings(o))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := export.Marshal(export.AsVersion(c, 2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v2 := bytes.Replace(b, []byte(`"schema": "`+export.SchemaID+`"`), []byte(`"schema": "`+export.SchemaV2+`"`), 1)
+			back, err := export.Unmarshal(m.ID+".v2.json", v2)
+			if err != nil {
+				t.Fatalf("%s %s: %v", m.ID, p, err)
+			}
+			if back.Version != 2 {
+				t.Fatalf("%s: read as version %d", m.ID, back.Version)
+			}
+			again, _ := export.Marshal(export.AsVersion(c, back.Version))
+			first, _ := export.Marshal(back)
+			if !bytes.Equal(again, first) {
+				t.Fatalf("%s %s: a v2 file does not replay as v2", m.ID, p)
+			}
+			if m.ID == "changed-parameters" {
+				v3, _ := export.Marshal(c)
+				if !bytes.Contains(v2, []byte(`"code": 422`)) || bytes.Contains(v3, []byte(`"code": 422`)) || !bytes.Contains(v3, []byte(`"provider": "mismatch",`)) {
+					t.Errorf("%s %s: the mismatch is not 422 in v2 and 400 in v3", m.ID, p)
+				}
+			}
+		}
+	}
+}

@@ -94,7 +94,7 @@ func TestEvidenceViewShowsTheWholeBundle(t *testing.T) {
 	}{
 		{"changed-parameters", true, []string{
 			"payload amount=45.00 order=1042", "payload amount=40.00 order=1042 ≠ #1",
-			"observed mismatch · error mismatch (422) · response 422",
+			"observed mismatch · error mismatch (400) · response 400",
 			"observed timeout · error timeout · response —",
 			"read-backs: 1", "the provider's objects for it: 1 re_0001 succeeded",
 		}},

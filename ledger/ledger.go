@@ -225,19 +225,45 @@ type Response struct {
 	Status Status   `json:"status,omitempty"`
 }
 
-// HTTP-like response codes the provider uses.
+// The response codes the provider uses, as Stripe documents them: a
+// request refused before execution is a 400, a key still executing a 409,
+// a saved key reused with other parameters a 400 (its body's error type,
+// idempotency_error, tells it from a refusal; see Result.ErrorType), and a
+// saved server error a 500.
 const (
 	CodeOK          = 200
 	CodeBadRequest  = 400
 	CodeConflict    = 409
-	CodeMismatch    = 422
+	CodeMismatch    = 400
 	CodeServerError = 500
+)
+
+// Error types a response's body names, as Stripe names them.
+const (
+	ErrorInvalidRequest = "invalid_request_error"
+	ErrorIdempotency    = "idempotency_error"
+	ErrorAPI            = "api_error"
 )
 
 // Result is the provider's answer to Submit.
 type Result struct {
 	Action   Action
 	Response Response
+}
+
+// ErrorType is the error type the response's body names, or "" for a
+// success: what a client reads to tell a reused key with other
+// parameters from a request refused before it ran, both 400s.
+func (r Result) ErrorType() string {
+	switch {
+	case r.Action == Mismatch, r.Action == Conflict:
+		return ErrorIdempotency
+	case r.Response.Code >= CodeServerError:
+		return ErrorAPI
+	case r.Response.Code >= CodeBadRequest:
+		return ErrorInvalidRequest
+	}
+	return ""
 }
 
 // RecordState is the state of an idempotency record.

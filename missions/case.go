@@ -11,9 +11,10 @@ type Case struct {
 	Events   []Event         `json:"events"`
 	Ledger   ledger.Snapshot `json:"ledger"`
 	Outcome  Outcome         `json:"outcome"`
-	// Version is the case format version the case was read from (1 or
-	// 2), or 0 for a case this build made. A version 1 case has no
-	// beliefs and a thinner ledger; see export.AsVersion.
+	// Version is the case format version the case was read from (1, 2
+	// or 3), or 0 for a case this build made. A version 1 case has no
+	// beliefs and a thinner ledger, and versions 1 and 2 answer a
+	// mismatch 422; see export.AsVersion.
 	Version int `json:"-"`
 }
 

@@ -205,7 +205,7 @@ func TestEvidenceRecordsOnlyWhatWasHeard(t *testing.T) {
 	if a[0].Observed != ObservedTimeout || a[0].Response != nil {
 		t.Errorf("a timed-out attempt carries a response: %+v", a[0])
 	}
-	if a[1].Response == nil || a[1].Response.Code != 422 {
+	if a[1].Response == nil || a[1].Response.Code != ledger.CodeMismatch {
 		t.Errorf("the mismatch the caller heard is missing: %+v", a[1])
 	}
 }

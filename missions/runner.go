@@ -334,6 +334,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	default:
 		rep.Heard = true
 		rep.Code = resp.Code
+		rep.Error = res.ErrorType()
 		rep.Replayed = res.Action == ledger.Replayed
 		rep.Object = r.view(resp.Object, resp.Status)
 	}

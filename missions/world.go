@@ -107,6 +107,9 @@ type Reply struct {
 	Crashed bool
 	// Code is the HTTP status, when heard.
 	Code int
+	// Error is the error type the body names (ledger.ErrorIdempotency,
+	// ErrorInvalidRequest, ErrorAPI), or "" for a success.
+	Error string
 	// Replayed is the Idempotent-Replayed header: the provider answered
 	// from a saved response.
 	Replayed bool
@@ -123,7 +126,7 @@ func (r Reply) Observation() Observation {
 		return ObservedTimeout
 	case r.Code == ledger.CodeConflict:
 		return ObservedConflict
-	case r.Code == ledger.CodeMismatch:
+	case r.Code == ledger.CodeMismatch && r.Error == ledger.ErrorIdempotency:
 		return ObservedMismatch
 	case r.Code != ledger.CodeOK, r.Object.Status == ledger.Failed:
 		return ObservedError

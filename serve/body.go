@@ -2,7 +2,6 @@ package serve
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -28,13 +27,13 @@ func (e *apiError) body() []byte {
 
 // The errors the provider itself answers with, by ledger response code.
 var (
-	errRejected = &apiError{Status: ledger.CodeBadRequest, Type: "invalid_request_error", Code: "refund_rejected",
+	errRejected = &apiError{Status: ledger.CodeBadRequest, Type: ledger.ErrorInvalidRequest, Code: "refund_rejected",
 		Message: "The refund was refused before it was executed (fault failure_before_commit). Nothing was saved under the idempotency key, so a corrected retry with the same key is allowed."}
-	errInUse = &apiError{Status: http.StatusConflict, Type: "idempotency_error", Code: "idempotency_key_in_use",
+	errInUse = &apiError{Status: ledger.CodeConflict, Type: ledger.ErrorIdempotency, Code: "idempotency_key_in_use",
 		Message: "There is currently another in-progress request using this idempotency key. Nothing was saved for this request: wait, then retry with the same key. A new key could start a second refund."}
-	errMismatch = &apiError{Status: http.StatusBadRequest, Type: "idempotency_error",
+	errMismatch = &apiError{Status: ledger.CodeMismatch, Type: ledger.ErrorIdempotency,
 		Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. This request's parameters differ from the first one's; it was refused and nothing was executed."}
-	errServer = &apiError{Status: http.StatusInternalServerError, Type: "api_error",
+	errServer = &apiError{Status: ledger.CodeServerError, Type: ledger.ErrorAPI,
 		Message: "An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key."}
 )
 
