@@ -402,7 +402,7 @@ func SessionText(s *Session) string {
 	}
 	for _, v := range s.Outcome.Verdicts {
 		id := CleanLine(v.Intent)
-		fmt.Fprintf(&b, "  %-*s  %-14s %s\n", idW, id, v.Verdict, sessionVerdictWords(s, v))
+		fmt.Fprintf(&b, "  %-*s  %-14s  %s\n", idW, id, v.Verdict, sessionVerdictWords(s, v))
 	}
 	return b.String()
 }

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
 
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -19,10 +18,9 @@ type apiError struct {
 func (e *apiError) Error() string { return e.Message }
 
 func (e *apiError) body() []byte {
-	b, _ := json.Marshal(struct {
+	return marshal(struct {
 		Error *apiError `json:"error"`
 	}{e})
-	return append(b, '\n')
 }
 
 // The errors the provider itself answers with, by ledger response code.
