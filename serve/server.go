@@ -37,9 +37,11 @@ type Server struct {
 	// with the count after each one (outside the lock).
 	served   int
 	OnServed func(n int)
-	// active counts the API requests being answered, so that Finish
-	// waits for the last reply's fate.
-	active sync.WaitGroup
+	// active counts the API requests being answered, under mu, so that
+	// Finish waits for the last reply's fate; idle is signalled when it
+	// falls to zero.
+	active int
+	idle   *sync.Cond
 }
 
 // New returns a provider ready to serve.
@@ -50,6 +52,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{})}
+	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/refunds", s.refunds)
 	mux.HandleFunc("/v1/refunds/{id}", s.refund)
@@ -71,8 +74,10 @@ func (s *Server) Release() { s.stopOnce.Do(func() { close(s.stop) }) }
 // land, pending refunds resolve) and returns the session with its
 // verdicts.
 func (s *Server) Finish() *export.Session {
-	s.active.Wait()
 	s.mu.Lock()
+	for s.active > 0 {
+		s.idle.Wait()
+	}
 	defer s.mu.Unlock()
 	s.syncClock()
 	s.c.settle()
@@ -187,10 +192,24 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 	return r.PostForm, nil
 }
 
+// busy counts an API request being answered until the function it
+// returns is called.
+func (s *Server) busy() func() {
+	s.mu.Lock()
+	s.active++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.active--; s.active == 0 {
+			s.idle.Broadcast()
+		}
+		s.mu.Unlock()
+	}
+}
+
 // refunds serves /v1/refunds: create (POST) and list (GET).
 func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
-	s.active.Add(1)
-	defer s.active.Done()
+	defer s.busy()()
 	switch r.Method {
 	case http.MethodPost:
 		s.create(w, r)
@@ -203,8 +222,7 @@ func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
 
 // refund serves /v1/refunds/{id}: retrieve (GET).
 func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
-	s.active.Add(1)
-	defer s.active.Done()
+	defer s.busy()()
 	if r.Method != http.MethodGet {
 		s.badMethod(w, r, "GET")
 		return
