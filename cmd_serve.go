@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,11 +23,11 @@ import (
 
 // serveFlags are serve's settings as given.
 type serveFlags struct {
-	addr, contract, mission, intentField, record, resolve string
-	faults, failOn                                        []string
-	tick, retention, hold                                 time.Duration
-	delay, until                                          int
-	force                                                 bool
+	addr, contract, mission, intentField, record, resolve, db string
+	faults, failOn                                            []string
+	tick, retention, hold                                     time.Duration
+	delay, until                                              int
+	force                                                     bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -84,6 +85,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
 	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops")
+	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
 	registerMissionsDir(cmd)
@@ -149,10 +151,22 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return err
 		}
 	}
-	srv, err := serve.New(o)
+	if f.db == "" && cmd.Flags().Changed("db") {
+		return badInput(errors.New("--db is empty; give a database file, or leave --db out to keep the ledger in memory"))
+	}
+	var (
+		srv *serve.Server
+		rec *serve.Recovered
+	)
+	if f.db != "" {
+		srv, rec, err = serve.Open(o, f.db)
+	} else {
+		srv, err = serve.New(o)
+	}
 	if err != nil {
 		return badInput(err)
 	}
+	defer srv.Close()
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return badInput(listenError(f.addr, err))
@@ -161,6 +175,11 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	defer stop()
 	ctx, done := context.WithCancel(ctx)
 	defer done()
+	var fatal error
+	srv.OnFatal = func(err error) { fatal = err; done() }
+	if point := os.Getenv("REPLAYLAB_FAILPOINT"); point != "" {
+		srv.SetFailpoint(killAt(point))
+	}
 	if f.until > 0 {
 		srv.OnServed = func(n int) {
 			if n >= f.until {
@@ -173,6 +192,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	go func() { errc <- hs.Serve(ln) }()
 	errw := cmd.ErrOrStderr()
 	fmt.Fprint(errw, serveBanner(ln.Addr(), o))
+	if f.db != "" {
+		fmt.Fprintln(errw, "  "+dbWords(f.db, rec))
+	}
 
 	var serveErr error
 	select {
@@ -190,6 +212,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 
 	sess := srv.Finish()
+	if fatal != nil {
+		return fmt.Errorf("stopped: %w", fatal)
+	}
 	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
 	if f.record != "" {
 		data, err := export.MarshalSession(sess)
@@ -268,4 +293,51 @@ func serveBanner(addr net.Addr, o serve.Options) string {
 	}
 	b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
 	return b.String()
+}
+
+// dbWords says what serve found in its database.
+func dbWords(path string, rec *serve.Recovered) string {
+	if rec == nil {
+		return "durable: " + path + " (new); each request is written and synced before its reply"
+	}
+	entries := fmt.Sprintf("%d log entries", rec.Entries)
+	if rec.Entries == 1 {
+		entries = "1 log entry"
+	}
+	w := fmt.Sprintf("durable: %s, recovered from %s: %s, %s", path, entries,
+		export.Plural(rec.Requests, "request"), export.Plural(rec.Refunds, "refund"))
+	if rec.Unconfirmed > 0 {
+		w += fmt.Sprintf("; %s not known to have been delivered", export.Plural(rec.Unconfirmed, "reply"))
+	}
+	if rec.InFlight > 0 {
+		w += fmt.Sprintf("; %s still executing, to commit at its due tick", export.Plural(rec.InFlight, "late commit"))
+	}
+	return w
+}
+
+// killAt is the failpoint REPLAYLAB_FAILPOINT names, as POINT:N: the
+// process kills itself (SIGKILL, as kill -9 does) the Nth time it passes
+// POINT (before-commit, after-commit or after-reply). The recovery test
+// uses it to crash at known boundaries.
+func killAt(spec string) func(string) {
+	point, n := spec, 1
+	if p, count, ok := strings.Cut(spec, ":"); ok {
+		point = p
+		fmt.Sscan(count, &n)
+	}
+	var mu sync.Mutex
+	seen := 0
+	return func(at string) {
+		if at != point {
+			return
+		}
+		mu.Lock()
+		seen++
+		hit := seen == n
+		mu.Unlock()
+		if hit {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {} // the signal ends the process
+		}
+	}
 }

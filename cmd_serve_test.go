@@ -46,13 +46,21 @@ var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
 func startServe(t *testing.T, args ...string) *serveChild {
 	t.Helper()
+	return startServeEnv(t, nil, args...)
+}
+
+const sigterm = syscall.SIGTERM
+
+// startServeEnv is startServe with env added to the process's environment.
+func startServeEnv(t *testing.T, env []string, args ...string) *serveChild {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &serveChild{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, done: make(chan error, 1), scanned: make(chan struct{})}
 	c.cmd = exec.Command(self, "-test.run=^$")
-	c.cmd.Env = append(os.Environ(), "REPLAYLAB_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
+	c.cmd.Env = append(append(os.Environ(), env...), "REPLAYLAB_SERVE_ARGS="+strings.Join(append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), "\x1f"))
 	c.cmd.Stdout = c.stdout
 	pr, pw := io.Pipe()
 	c.cmd.Stderr = pw

@@ -481,6 +481,19 @@ func (l *Ledger) lookup(key string) (int, bool) {
 	return 0, false
 }
 
+// Record is the live idempotency record saved under key, if there is one:
+// for a driver that keeps a durable copy of what a request changed.
+func (l *Ledger) Record(key string) (Record, bool) {
+	if key == "" {
+		return Record{}, false
+	}
+	i, ok := l.lookup(key)
+	if !ok {
+		return Record{}, false
+	}
+	return l.records[i], true
+}
+
 // reindex builds the key index, once there are records enough to need it.
 func (l *Ledger) reindex() {
 	if len(l.records) <= smallIndex {

@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"strconv"
+
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -106,4 +108,10 @@ type listJSON struct {
 	Data    []refundJSON `json:"data"`
 	HasMore bool         `json:"has_more"`
 	URL     string       `json:"url"`
+}
+
+// notFound answers a retrieve of a refund that does not exist.
+func notFound(id string) *apiError {
+	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: "id",
+		Message: "No such refund: " + strconv.Quote(id) + "."}
 }

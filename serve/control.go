@@ -54,6 +54,11 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.failed != nil && method == http.MethodPost {
+		unrecorded(w, s.failed)
+		return
+	}
+	m := s.mark()
 	s.syncClock()
 	switch what {
 	case "state":
@@ -81,9 +86,14 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 			replyError(w, e)
 			return
 		}
-		s.c.plan = newPlan(Options{Faults: faults, Delay: s.opts.Delay, Resolve: s.opts.Resolve})
-		i := s.c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
-		s.c.session.Requests[i].Wire, s.c.session.Requests[i].Status = export.WireDelivered, http.StatusOK
+		s.c.setFaults(faults)
+		if s.st != nil {
+			r := s.c.session.Requests[len(s.c.session.Requests)-1]
+			if err := s.write(logEntry{Request: &r}, m, ""); err != nil {
+				unrecorded(w, err)
+				return
+			}
+		}
 		reply(w, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
 		vs := form["ticks"]
@@ -98,6 +108,12 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		s.offset += n
 		s.syncClock()
+		if s.st != nil {
+			if err := s.write(logEntry{Advance: n, Tick: s.c.led.Now()}, m, ""); err != nil {
+				unrecorded(w, err)
+				return
+			}
+		}
 		reply(w, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
 	case "reset":
 		c, err := newCore(s.opts)
@@ -105,7 +121,16 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 			replyError(w, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
 			return
 		}
-		s.c, s.start, s.offset = c, s.opts.Now(), 0
+		start := s.opts.Now()
+		if s.st != nil {
+			if err := s.st.wipe(storeMeta{Settings: c.session.Settings, Mission: s.opts.Mission, Start: start.UnixNano()}); err != nil {
+				s.failed = err
+				unrecorded(w, err)
+				return
+			}
+			s.confirmed = nil
+		}
+		s.c, s.start, s.offset = c, start, 0
 		reply(w, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}
 }

@@ -282,6 +282,20 @@ func (c *core) advanceTo(t int) {
 	}
 }
 
+// settled is the session as it would end if nothing more came: a copy of
+// the core with its clock run on until nothing is in motion. The core
+// itself does not move, so a durable provider's log stays what happened.
+func (c *core) settled() *export.Session {
+	cp := *c
+	cp.led = c.led.Clone()
+	cp.session.Requests = append([]export.SessionRequest{}, c.session.Requests...)
+	cp.session.Changes = append([]export.SessionChange{}, c.session.Changes...)
+	cp.settle()
+	out := cp.snapshot()
+	out.Settled = true
+	return out
+}
+
 // settle runs the clock on until nothing is in motion: late commits have
 // landed and pending refunds resolved, as a mission's last step does.
 func (c *core) settle() {
@@ -329,6 +343,14 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 	return len(c.session.Requests) - 1, w, res
 }
 
+// setFaults makes faults the ones the next creates meet, and logs the
+// change.
+func (c *core) setFaults(faults []missions.Fixture) {
+	c.plan = newPlan(Options{Faults: faults, Delay: c.opts.Delay, Resolve: c.opts.Resolve})
+	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
+	c.session.Requests[i].Wire, c.session.Requests[i].Status = export.WireDelivered, 200
+}
+
 // log adds a request that did not reach the fault table (a read, a
 // refused create) and returns its index.
 func (c *core) log(r export.SessionRequest) int {
@@ -343,16 +365,21 @@ func (c *core) log(r export.SessionRequest) int {
 // the HTTP status and error, and the refunds it showed.
 func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
 	r := &c.session.Requests[i]
-	r.Wire, r.Status, r.Shown = wire, status, shown
-	if apiErr != nil {
-		r.Error = apiErr.Type
-		if apiErr.Code != "" {
-			r.Error += "/" + apiErr.Code
-		}
-	}
+	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, errorWords(apiErr)
 	if wire == export.WireDelivered {
 		c.hear(r)
 	}
+}
+
+// errorWords is how the session records an error reply: type/code.
+func errorWords(e *apiError) string {
+	if e == nil {
+		return ""
+	}
+	if e.Code != "" {
+		return e.Type + "/" + e.Code
+	}
+	return e.Type
 }
 
 // hear notes what a delivered reply told the client about an intent.

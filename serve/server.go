@@ -42,6 +42,86 @@ type Server struct {
 	// falls to zero.
 	active int
 	idle   *sync.Cond
+
+	// st is the durable store, nil for a provider in memory. confirmed
+	// lists the requests whose reply was written since the last durable
+	// write; the next write records them. failed is set once a durable
+	// write fails: the ledger in memory is then ahead of the disk, so
+	// every request after is refused.
+	st        *store
+	confirmed []int
+	failed    error
+	// OnFatal, when set, is told of a failed durable write: the server
+	// must stop, and a restart recovers from what is on disk.
+	OnFatal func(error)
+}
+
+// planned is the reply a request is about to get.
+type planned struct {
+	wire   string
+	status int
+	err    *apiError
+	shown  []missions.EvidenceObject
+}
+
+// mark is what the ledger held before a step, to tell what the step
+// changed.
+type mark struct{ objects, changes int }
+
+func (s *Server) mark() mark {
+	return mark{objects: s.c.led.Objects(), changes: len(s.c.session.Changes)}
+}
+
+// record writes request i durably, with the reply it is about to get and
+// what the step since m changed, in one transaction, before the reply
+// leaves. In memory it does nothing. The caller holds mu.
+func (s *Server) record(m mark, i int, p planned) error {
+	if s.st == nil {
+		return nil
+	}
+	if s.failed != nil {
+		return s.failed
+	}
+	r := s.c.session.Requests[i]
+	r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
+	return s.write(logEntry{Request: &r}, m, r.Key)
+}
+
+// write appends e to the durable log with the confirmations due and what
+// changed since m (objects, and the keys among key and the clock's
+// changes). The caller holds mu.
+func (s *Server) write(e logEntry, m mark, key string) error {
+	t := touched{}
+	for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
+		t.objects = append(t.objects, ledger.ObjectID(id))
+	}
+	if key != "" {
+		t.keys = append(t.keys, key)
+	}
+	for _, ch := range s.c.session.Changes[m.changes:] {
+		if ch.Object != 0 {
+			t.objects = append(t.objects, ch.Object)
+		}
+		if ch.Key != "" {
+			t.keys = append(t.keys, ch.Key)
+		}
+	}
+	e.Confirmed = s.confirmed
+	if err := s.st.write(e, t, s.c.led); err != nil {
+		s.failed = err
+		if s.OnFatal != nil {
+			go s.OnFatal(err)
+		}
+		return err
+	}
+	s.confirmed = nil
+	return nil
+}
+
+// unrecorded answers a request the provider could not record durably.
+func unrecorded(w http.ResponseWriter, err error) {
+	replyError(w, &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI,
+		Message: "The provider could not record this request durably (" + err.Error() + "); nothing about it is promised. The server is stopping; a restart recovers from what is on disk."})
 }
 
 // New returns a provider ready to serve.
@@ -78,12 +158,13 @@ func (s *Server) Finish() *export.Session {
 	for s.active > 0 {
 		s.idle.Wait()
 	}
+	if s.st != nil && s.failed == nil && len(s.confirmed) > 0 {
+		// The replies written since the last durable write.
+		_ = s.write(logEntry{}, s.mark(), "")
+	}
 	defer s.mu.Unlock()
 	s.syncClock()
-	s.c.settle()
-	out := s.c.snapshot()
-	out.Settled = true
-	return out
+	return s.c.settled()
 }
 
 // Session is the session so far, unsettled.
@@ -99,6 +180,14 @@ func (s *Server) Session() *export.Session {
 func (s *Server) syncClock() {
 	elapsed := s.opts.Now().Sub(s.start)
 	s.c.advanceTo(s.offset + int(elapsed/s.opts.Tick))
+}
+
+// Close closes the durable store, if there is one.
+func (s *Server) Close() error {
+	if s.st == nil {
+		return nil
+	}
+	return s.st.close()
 }
 
 // done counts an API request answered.
@@ -119,6 +208,7 @@ func reply(w http.ResponseWriter, status int, body []byte) {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+	_ = http.NewResponseController(w).Flush()
 }
 
 func replyError(w http.ResponseWriter, e *apiError) { reply(w, e.Status, e.body()) }
@@ -244,12 +334,17 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 // refuse answers a create refused before the fault table, and logs it.
 func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) {
 	s.mu.Lock()
+	m := s.mark()
 	s.syncClock()
 	i := s.c.log(export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key})
-	s.c.replied(i, export.WireDelivered, e.Status, e, nil)
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
 	s.mu.Unlock()
+	if err != nil {
+		unrecorded(w, err)
+		return
+	}
 	replyError(w, e)
-	s.done()
+	s.finish(i, export.WireDelivered, e.Status, e, nil)
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -282,6 +377,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
+	if s.failed != nil {
+		s.mu.Unlock()
+		unrecorded(w, s.failed)
+		return
+	}
+	m := s.mark()
 	s.syncClock()
 	i, world, res := s.c.create(intent, key, missions.Digest("refund", principal, params.bound()), params.encode(), s.c.plan.take(intent))
 	var (
@@ -302,7 +403,19 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	seq := i + 1
+	p := planned{wire: export.WireHeld}
+	switch {
+	case world.Reply == missions.CallerCrash:
+		p.wire = export.WireClosed
+	case deliver:
+		p = planned{wire: export.WireDelivered, status: status, err: aerr, shown: shown}
+	}
+	err := s.record(m, i, p)
 	s.mu.Unlock()
+	if err != nil {
+		unrecorded(w, err)
+		return
+	}
 
 	switch {
 	case world.Reply == missions.CallerCrash:
@@ -328,6 +441,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		h.Set("Idempotent-Replayed", "true")
 	}
 	reply(w, status, body)
+	if s.st != nil {
+		s.st.fail("after-reply")
+	}
 	s.finish(i, export.WireDelivered, status, aerr, shown)
 }
 
@@ -335,6 +451,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 func (s *Server) finish(i int, wire string, status int, e *apiError, shown []missions.EvidenceObject) {
 	s.mu.Lock()
 	s.c.replied(i, wire, status, e, shown)
+	if s.st != nil && wire == export.WireDelivered {
+		s.confirmed = append(s.confirmed, i+1)
+	}
 	s.mu.Unlock()
 	s.done()
 }
@@ -373,6 +492,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PathValue("id")
 	s.mu.Lock()
+	m := s.mark()
 	s.syncClock()
 	o, found := s.c.retrieve(raw)
 	i := s.c.log(export.SessionRequest{Kind: export.RequestRetrieve, Intent: o.Intent, Payload: raw})
@@ -384,11 +504,15 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.created(o)))
 		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
 	} else {
-		e = &apiError{Status: http.StatusNotFound, Type: "invalid_request_error", Code: "resource_missing", Param: "id",
-			Message: "No such refund: " + strconv.Quote(raw) + "."}
+		e = notFound(raw)
 		status, body = e.Status, e.body()
 	}
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
 	s.mu.Unlock()
+	if err != nil {
+		unrecorded(w, err)
+		return
+	}
 	reply(w, status, body)
 	s.finish(i, export.WireDelivered, status, e, shown)
 }
@@ -404,6 +528,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	m := s.mark()
 	s.syncClock()
 	page, more := s.c.list(lq)
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
@@ -413,7 +538,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
 	}
 	i := s.c.log(export.SessionRequest{Kind: export.RequestList, Intent: lq.intent, Payload: r.URL.Query().Encode()})
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: http.StatusOK, shown: shown})
 	s.mu.Unlock()
+	if err != nil {
+		unrecorded(w, err)
+		return
+	}
 	reply(w, http.StatusOK, marshal(out))
 	s.finish(i, export.WireDelivered, http.StatusOK, nil, shown)
 }

@@ -1,0 +1,420 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The buckets of a provider's database.
+var (
+	// bucketMeta holds the settings the database was made with and the
+	// wall-clock time its tick 0 fell on.
+	bucketMeta = []byte("meta")
+	// bucketLog holds what the provider took, in order, keyed by a
+	// big-endian sequence number: each request as recorded when its
+	// effect was decided, clock moves of the control endpoint, and
+	// corrections of what became of a reply. Replaying it through a fresh
+	// ledger gives the provider's state: the ledger stays pure, and this
+	// log is the driver's storage, as raft's log is.
+	bucketLog = []byte("log")
+	// bucketRefunds holds every refund as it stands (id → object JSON),
+	// and bucketKeys every live idempotency record (key → record JSON).
+	// Both are written in the same transaction as the log entry that
+	// changed them, so the record of a key and its effect are one ACID
+	// write; a check of the durable outcome reads them alone.
+	bucketRefunds = []byte("refunds")
+	bucketKeys    = []byte("keys")
+)
+
+var metaKey = []byte("settings")
+
+// storeMeta is what the database was made with.
+type storeMeta struct {
+	Settings export.SessionSettings `json:"settings"`
+	Mission  *missions.Mission      `json:"mission,omitempty"`
+	// Start is the wall-clock time of tick 0, in Unix nanoseconds.
+	Start int64 `json:"start"`
+}
+
+// logEntry is one entry of the log.
+type logEntry struct {
+	Request *export.SessionRequest `json:"request,omitempty"`
+	// Advance is a move of the clock by the control endpoint, in ticks.
+	Advance int `json:"advance,omitempty"`
+	// Tick is the tick the clock stood at after an Advance.
+	Tick int `json:"tick,omitempty"`
+	// Confirmed lists the requests (by seq) whose replies were written
+	// since the entry before. A reply not confirmed when the process
+	// died is taken as never delivered.
+	Confirmed []int `json:"confirmed,omitempty"`
+}
+
+// store is the durable driver around a core.
+type store struct {
+	db   *bolt.DB
+	path string
+	seq  uint64
+	// fail is called at the known boundaries of a write (before-commit,
+	// after-commit) and after a reply (after-reply); the kill test ends
+	// the process there.
+	fail func(point string)
+}
+
+// ErrInUse is the error for a database another process holds open.
+var ErrInUse = errors.New("the database is open in another process")
+
+// openStore opens (or makes) the database at path. Only one process may
+// hold it: bbolt locks the file, and a second opener is told so.
+func openStore(path string) (*store, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 250 * time.Millisecond})
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, fmt.Errorf("--db %s: %w (another replaylab serve?); stop that one, or give another file", path, ErrInUse)
+	case err != nil:
+		return nil, fmt.Errorf("--db %s: %w", path, err)
+	}
+	return &store{db: db, path: path, fail: func(string) {}}, nil
+}
+
+func (st *store) close() error { return st.db.Close() }
+
+// load reads the meta and the log; meta is nil for a new database.
+func (st *store) load() (*storeMeta, []logEntry, error) {
+	var meta *storeMeta
+	var entries []logEntry
+	err := st.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketMeta); b != nil {
+			if raw := b.Get(metaKey); raw != nil {
+				meta = &storeMeta{}
+				if err := json.Unmarshal(raw, meta); err != nil {
+					return fmt.Errorf("its settings do not read: %w", err)
+				}
+			}
+		}
+		b := tx.Bucket(bucketLog)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var e logEntry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return fmt.Errorf("log entry %d does not read: %w", binary.BigEndian.Uint64(k), err)
+			}
+			entries = append(entries, e)
+			st.seq = binary.BigEndian.Uint64(k)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("--db %s: %w", st.path, err)
+	}
+	return meta, entries, nil
+}
+
+// init writes the meta of a new database.
+func (st *store) init(meta storeMeta) error {
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return st.db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketMeta, bucketLog, bucketRefunds, bucketKeys} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(metaKey, raw)
+	})
+}
+
+// touched is what one step of the provider changed: the objects and the
+// keys whose durable copies must be written with its log entry.
+type touched struct {
+	objects []ledger.ObjectID
+	keys    []string
+}
+
+// write appends e to the log and writes the objects and keys it touched,
+// as led now holds them, in one transaction, made durable (fsync) before
+// it returns.
+func (st *store) write(e logEntry, t touched, led *ledger.Ledger) error {
+	raw, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		var k [8]byte
+		binary.BigEndian.PutUint64(k[:], st.seq+1)
+		if err := tx.Bucket(bucketLog).Put(k[:], raw); err != nil {
+			return err
+		}
+		refunds, keys := tx.Bucket(bucketRefunds), tx.Bucket(bucketKeys)
+		for _, id := range t.objects {
+			o, ok := led.Object(id)
+			if !ok {
+				continue
+			}
+			v, err := json.Marshal(o)
+			if err != nil {
+				return err
+			}
+			if err := refunds.Put([]byte(id.String()), v); err != nil {
+				return err
+			}
+		}
+		for _, key := range t.keys {
+			rec, ok := led.Record(key)
+			if !ok {
+				if err := keys.Delete([]byte(key)); err != nil {
+					return err
+				}
+				continue
+			}
+			v, err := json.Marshal(rec)
+			if err != nil {
+				return err
+			}
+			if err := keys.Put([]byte(key), v); err != nil {
+				return err
+			}
+		}
+		st.fail("before-commit")
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("--db %s: %w", st.path, err)
+	}
+	st.seq++
+	st.fail("after-commit")
+	return nil
+}
+
+// wipe empties the log, refunds and keys, keeping meta with a new start.
+func (st *store) wipe(meta storeMeta) error {
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketLog, bucketRefunds, bucketKeys} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(metaKey, raw)
+	})
+	if err == nil {
+		st.seq = 0
+	}
+	return err
+}
+
+// verify checks that the durable refunds and keys are what the ledger
+// rebuilt from the log holds: they were written together, so a difference
+// means the file was changed behind the provider's back.
+func (st *store) verify(led *ledger.Ledger) error {
+	snap := led.Snapshot()
+	return st.db.View(func(tx *bolt.Tx) error {
+		refunds, keys := tx.Bucket(bucketRefunds), tx.Bucket(bucketKeys)
+		if n := refunds.Stats().KeyN; n != len(snap.Objects) {
+			return fmt.Errorf("it holds %d refunds, but its log makes %d", n, len(snap.Objects))
+		}
+		for _, o := range snap.Objects {
+			want, _ := json.Marshal(o)
+			if got := refunds.Get([]byte(o.ID.String())); !bytes.Equal(got, want) {
+				return fmt.Errorf("refund %s reads %s, but its log makes %s", o.ID, got, want)
+			}
+		}
+		if n := keys.Stats().KeyN; n != len(snap.Records) {
+			return fmt.Errorf("it holds %d idempotency keys, but its log makes %d", n, len(snap.Records))
+		}
+		for _, r := range snap.Records {
+			want, _ := json.Marshal(r)
+			if got := keys.Get([]byte(r.Key)); !bytes.Equal(got, want) {
+				return fmt.Errorf("key %q reads %s, but its log makes %s", r.Key, got, want)
+			}
+		}
+		return nil
+	})
+}
+
+// Durable reads a provider database on its own, without serving: every
+// refund and every live key as the last durable write left them. It is
+// what a check of the durable outcome reads after a crash.
+func Durable(path string) ([]ledger.Object, []ledger.Record, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 250 * time.Millisecond, ReadOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer db.Close()
+	var objs []ledger.Object
+	var recs []ledger.Record
+	err = db.View(func(tx *bolt.Tx) error {
+		refunds, keys := tx.Bucket(bucketRefunds), tx.Bucket(bucketKeys)
+		if refunds == nil || keys == nil {
+			return errors.New("not a replaylab serve database")
+		}
+		if err := refunds.ForEach(func(_, v []byte) error {
+			var o ledger.Object
+			if err := json.Unmarshal(v, &o); err != nil {
+				return err
+			}
+			objs = append(objs, o)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return keys.ForEach(func(_, v []byte) error {
+			var r ledger.Record
+			if err := json.Unmarshal(v, &r); err != nil {
+				return err
+			}
+			recs = append(recs, r)
+			return nil
+		})
+	})
+	return objs, recs, err
+}
+
+// Recovered says what Open found in an existing database.
+type Recovered struct {
+	// Entries is how many log entries were replayed; Requests and
+	// Refunds what they rebuilt.
+	Entries, Requests, Refunds int
+	// Unconfirmed counts replies the log holds no confirmation of: the
+	// process died before it knew they were written, so they are taken
+	// as never delivered.
+	Unconfirmed int
+	// InFlight counts late commits that were executing at the crash; they
+	// commit at their due tick, as if the provider had kept running.
+	InFlight int
+}
+
+// Open is New with the provider's state in the database at path: made if
+// missing, recovered from its log if not. The database keeps the settings
+// it was made with; other settings are refused, so that the log replays
+// as it was written. Only one process may hold the database.
+func Open(o Options, path string) (*Server, *Recovered, error) {
+	s, err := New(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openStore(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fail := func(err error) (*Server, *Recovered, error) {
+		st.close()
+		return nil, nil, err
+	}
+	meta, entries, err := st.load()
+	if err != nil {
+		return fail(err)
+	}
+	want := storeMeta{Settings: s.c.session.Settings, Mission: s.opts.Mission, Start: s.start.UnixNano()}
+	if meta == nil {
+		if err := st.init(want); err != nil {
+			return fail(fmt.Errorf("--db %s: %w", path, err))
+		}
+		s.st = st
+		return s, nil, nil
+	}
+	if d := settingsDiff(meta, &want); d != "" {
+		return fail(fmt.Errorf("--db %s was made with other settings: %s; start serve with the settings the database was made with, or give a new --db", path, d))
+	}
+	s.start = time.Unix(0, meta.Start)
+	rec := &Recovered{Entries: len(entries)}
+	confirmed := map[int]bool{}
+	for _, e := range entries {
+		for _, seq := range e.Confirmed {
+			confirmed[seq] = true
+		}
+	}
+	for _, e := range entries {
+		switch {
+		case e.Request != nil:
+			r := *e.Request
+			if r.Kind != export.RequestFaults && r.Wire == export.WireDelivered && !confirmed[r.Seq] {
+				r.Wire = export.WireGone
+				rec.Unconfirmed++
+			}
+			if err := s.c.apply(r); err != nil {
+				return fail(fmt.Errorf("--db %s: replaying its log: %w", path, err))
+			}
+		case e.Advance > 0:
+			s.offset += e.Advance
+			s.c.advanceTo(e.Tick)
+		}
+	}
+	if err := st.verify(s.c.led); err != nil {
+		return fail(fmt.Errorf("--db %s does not agree with itself: %w", path, err))
+	}
+	rec.Requests, rec.Refunds = len(s.c.session.Requests), s.c.led.Objects()
+	rec.InFlight = len(s.c.led.View().InFlight)
+	s.st = st
+	return s, rec, nil
+}
+
+// settingsDiff names the settings that differ between the database's and
+// the ones serve was started with, or is "" when they match.
+func settingsDiff(made, now *storeMeta) string {
+	a, b := made.Settings, now.Settings
+	var d []string
+	add := func(what, x, y string) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s %s, not %s", what, orNothing(x), orNothing(y)))
+		}
+	}
+	add("--contract", string(a.Contract), string(b.Contract))
+	add("retention (ticks)", fmt.Sprint(a.Retention), fmt.Sprint(b.Retention))
+	add("--tick", (time.Duration(a.TickMillis) * time.Millisecond).String(), (time.Duration(b.TickMillis) * time.Millisecond).String())
+	add("--faults", fmt.Sprint(a.Faults), fmt.Sprint(b.Faults))
+	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
+	add("--resolve", a.Resolve.String(), b.Resolve.String())
+	add("--intent-field", a.IntentField, b.IntentField)
+	add("--mission", missionID(made.Mission), missionID(now.Mission))
+	return strings.Join(d, "; ")
+}
+
+func orNothing(s string) string {
+	if s == "" || s == "[]" {
+		return "(none)"
+	}
+	return s
+}
+
+func missionID(m *missions.Mission) string {
+	if m == nil {
+		return ""
+	}
+	return m.ID
+}
+
+// SetFailpoint makes the durable store call fail at its known boundaries:
+// "before-commit" (inside the transaction, before it commits),
+// "after-commit" (durable, before the reply) and "after-reply". It is for
+// tests that end the process there.
+func (s *Server) SetFailpoint(fail func(point string)) {
+	if s.st != nil {
+		s.st.fail = fail
+	}
+}
