@@ -4,11 +4,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // The load benchmarks: a stable-key client sends refund creates over
@@ -97,4 +100,48 @@ func BenchmarkLoad(b *testing.B) {
 			runLoad(b, s, mode.parallel)
 		})
 	}
+}
+
+// The durable benchmarks: the same stable-key client against serve --db,
+// beside a bare handler that inserts one row into a bbolt database of its
+// own in one synced transaction per request. Run them beside each other:
+//
+//	go test -run '^$' -bench 'Durable' -benchtime 2000x ./serve/
+func BenchmarkDurable(b *testing.B) {
+	b.Run("bare-tx", func(b *testing.B) {
+		db, err := bolt.Open(filepath.Join(b.TempDir(), "bare.db"), 0o600, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		if err := db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("rows")); return err }); err != nil {
+			b.Fatal(err)
+		}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := r.ParseForm(); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			key := r.Header.Get("Idempotency-Key")
+			err := db.Update(func(tx *bolt.Tx) error {
+				return tx.Bucket([]byte("rows")).Put([]byte(key), []byte(r.PostForm.Get("metadata[intent]")))
+			})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			body := []byte(`{"id":"re_1","object":"refund","status":"succeeded"}` + "\n")
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(body)
+		})
+		runLoad(b, h, false)
+	})
+	b.Run("provider", func(b *testing.B) {
+		s, _, err := Open(Options{}, filepath.Join(b.TempDir(), "serve.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		runLoad(b, s, false)
+	})
 }
