@@ -84,7 +84,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, 1<<20, "a whole number of ticks from 1 to 1048576"), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
-	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops")
+	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
 	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
@@ -218,13 +218,20 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
 	if f.record != "" {
 		data, err := export.MarshalSession(sess)
+		if historyFile(f.record) {
+			data, err = export.MarshalHistory(sess.History())
+		}
 		if err != nil {
 			return err
 		}
 		if err := writeFileAtomic(f.record, data, f.force); err != nil {
 			return fileError(f.record, err)
 		}
-		fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, or replay it)\n", f.record)
+		if historyFile(f.record) {
+			fmt.Fprintf(errw, "wrote the history to %s (check it with: replaylab check %s)\n", f.record, export.ShellWord(f.record))
+		} else {
+			fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, replay it, or check it)\n", f.record)
+		}
 	}
 	var hit []string
 	for _, v := range sess.Outcome.Verdicts {
@@ -341,3 +348,6 @@ func killAt(spec string) func(string) {
 		}
 	}
 }
+
+// historyFile: a --record file named *.jsonl gets the history format.
+func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".jsonl") }

@@ -8,3 +8,9 @@ import _ "embed"
 //
 //go:embed schema.json
 var Schema []byte
+
+// HistorySchema is the JSON Schema (draft 2020-12) of one line of the
+// history format read by replaylab check.
+//
+//go:embed history.schema.json
+var HistorySchema []byte

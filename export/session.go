@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -21,6 +22,8 @@ const SessionSchemaID = "replaylab.session/v1"
 // what the clock made happen, the final ledger and the verdicts the
 // provider can reach alone.
 type Session struct {
+	// Started is the wall-clock time of tick 0 (RFC 3339).
+	Started string `json:"started,omitempty"`
 	// Mission is the mission whose schedule gave the faults, when serve
 	// played one (--mission).
 	Mission  *missions.Mission `json:"mission,omitempty"`
@@ -441,4 +444,71 @@ func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
 		return sent + "; the client was told of another intent's refund as its own, and none of its own stands"
 	}
 	return sent
+}
+
+// History is the session as a history for replaylab check: each create an
+// attempt, with what the client saw as ok (a refund came back), fail (a
+// 4xx: not executed) or info (no answer, a 5xx: it cannot tell), and each
+// refund the provider holds a record.
+func (s *Session) History() []HistoryLine {
+	var start time.Time
+	if s.Started != "" {
+		start, _ = time.Parse(time.RFC3339Nano, s.Started)
+	}
+	tick := time.Duration(s.Settings.TickMillis) * time.Millisecond
+	at := func(t int) string {
+		if start.IsZero() {
+			return ""
+		}
+		return start.Add(time.Duration(t) * tick).UTC().Format(time.RFC3339Nano)
+	}
+	var out []HistoryLine
+	for _, r := range s.Requests {
+		if r.Kind != RequestCreate && r.Kind != RequestRefused {
+			continue
+		}
+		if r.Intent == "" {
+			continue
+		}
+		l := HistoryLine{Type: LineAttempt, Intent: r.Intent, Key: r.Key, Digest: r.Digest, Start: at(r.Tick), End: at(r.Tick), Outcome: OutcomeInfo,
+			Note: fmt.Sprintf("request %d met %s; the reply was %s", r.Seq, orFault(r.Fixture), r.Wire)}
+		if r.Wire == WireDelivered {
+			switch {
+			case r.Status == 200:
+				l.Outcome = OutcomeOK
+				if len(r.Shown) > 0 {
+					l.Object = r.Shown[0].Object.String()
+				}
+			case r.Status >= 400 && r.Status < 500:
+				l.Outcome = OutcomeFail
+			}
+		}
+		out = append(out, l)
+	}
+	for _, o := range s.Ledger.Objects {
+		out = append(out, HistoryLine{Type: LineRecord, Intent: o.Intent, Key: o.Key, Object: o.ID.String(), Status: o.Status.String()})
+	}
+	return out
+}
+
+func orFault(f missions.Fixture) string {
+	if f == "" {
+		return "no fault (refused before the fault table)"
+	}
+	return string(f)
+}
+
+// MarshalHistory writes history lines as JSON Lines, after a header line
+// naming the format.
+func MarshalHistory(lines []HistoryLine) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"schema":"` + HistorySchemaID + `"}` + "\n")
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, l := range lines {
+		if err := enc.Encode(l); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
 }

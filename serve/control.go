@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -130,6 +131,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 			}
 			s.confirmed = nil
 		}
+		c.session.Started = start.UTC().Format(time.RFC3339Nano)
 		s.c, s.start, s.offset = c, start, 0
 		reply(w, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}

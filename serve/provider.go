@@ -258,6 +258,7 @@ func newCore(o Options) (*core, error) {
 	}
 	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}}
 	c.session = export.Session{
+		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
 		Settings: export.SessionSettings{
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),

@@ -23,6 +23,7 @@ func Replay(s *export.Session) (*export.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.session.Started = s.Started
 	for _, r := range s.Requests {
 		if err := c.apply(r); err != nil {
 			return nil, err

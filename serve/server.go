@@ -132,6 +132,7 @@ func New(o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{})}
+	c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
 	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/refunds", s.refunds)

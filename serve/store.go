@@ -342,6 +342,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		return fail(fmt.Errorf("--db %s was made with other settings: %s; start serve with the settings the database was made with, or give a new --db", path, d))
 	}
 	s.start = time.Unix(0, meta.Start)
+	s.c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
 	rec := &Recovered{Entries: len(entries)}
 	confirmed := map[int]bool{}
 	for _, e := range entries {

@@ -1,0 +1,165 @@
+package export_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+func historySchema(t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(export.HistorySchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	if err := c.AddResource("history.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("history.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkLines checks a history given as lines.
+func checkLines(t *testing.T, lines ...string) (*export.HistoryReport, error) {
+	t.Helper()
+	return export.CheckHistory("h.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"))
+}
+
+// Each anomaly is found, with the lines that show it, and nothing else is.
+func TestCheckHistoryAnomalies(t *testing.T) {
+	att := func(intent, key, digest, outcome string) string {
+		return `{"type":"attempt","intent":"` + intent + `","key":"` + key + `","digest":"` + digest + `","outcome":"` + outcome + `"}`
+	}
+	rec := func(intent, key, object, status string) string {
+		return `{"type":"record","intent":"` + intent + `","key":"` + key + `","object":"` + object + `","status":"` + status + `"}`
+	}
+	cases := []struct {
+		name  string
+		lines []string
+		want  []string // kind@lines
+	}{
+		{"clean: a timeout, a same-key retry, one refund", []string{att("i", "k", "d", "info"), att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded")}, nil},
+		{"clean: two failures, no refund", []string{att("i", "k", "d", "fail"), att("i", "k", "d", "fail")}, nil},
+		{"clean: a refund that failed is no effect", []string{att("i", "k", "d", "info"), rec("i", "k", "re_1", "failed")}, nil},
+		{"duplicate", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded"), rec("i", "k", "re_2", "pending")}, []string{"duplicate_effect@2,3"}},
+		{"never learned", []string{att("i", "k", "d", "info"), att("i", "k", "d", "fail"), rec("i", "k", "re_1", "succeeded")}, []string{"effect_never_learned@1,3"}},
+		{"key changed", []string{att("i", "a", "d", "fail"), att("i", "b", "d", "ok"), rec("i", "b", "re_1", "succeeded")}, []string{"key_changed@1,2"}},
+		{"key reused with another payload", []string{att("i", "k", "d1", "ok"), att("i", "k", "d2", "fail"), rec("i", "k", "re_1", "succeeded")}, []string{"key_reused_with_other_payload@1,2"}},
+		{"record without attempt", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded"), rec("j", "k2", "re_2", "succeeded")}, []string{"record_without_attempt@3"}},
+		{"fresh key after a timeout: both", []string{att("i", "a", "d", "info"), att("i", "b", "d", "ok"), rec("i", "a", "re_1", "succeeded"), rec("i", "b", "re_2", "succeeded")},
+			[]string{"key_changed@1,2", "duplicate_effect@3,4"}},
+	}
+	for _, tc := range cases {
+		rep, err := checkLines(t, tc.lines...)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, a := range rep.Anomalies {
+			s := a.Kind + "@"
+			for i, l := range a.Lines {
+				if i > 0 {
+					s += ","
+				}
+				s += string(rune('0' + l))
+			}
+			got = append(got, s)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%s: anomalies %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A line that does not read stops the check with its line number and
+// what is wrong.
+func TestCheckHistoryMalformed(t *testing.T) {
+	good := `{"type":"attempt","intent":"i","key":"k","outcome":"ok"}`
+	cases := []struct {
+		line string
+		want string
+	}{
+		{`{"type":"attempt","intent":"i","outcome":"maybe"}`, `outcome "maybe"`},
+		{`{"type":"attempt","intent":"i"}`, `no "outcome"`},
+		{`{"type":"record","intent":"i","object":"re_1","status":"done"}`, `status "done"`},
+		{`{"type":"record","intent":"i","status":"succeeded"}`, `no "object"`},
+		{`{"type":"note","intent":"i"}`, `type "note"`},
+		{`{"intent":"i","outcome":"ok"}`, `no "type"`},
+		{`{"type":"attempt","outcome":"ok"}`, `no "intent"`},
+		{`{"type":"attempt","intent":"i","outcome":"ok","colour":"red"}`, `unknown field "colour"`},
+		{`{"type":"attempt","intent":"i","outcome":"ok","start":"yesterday"}`, `not a time`},
+		{`{"type":"attempt","intent":5,"outcome":"ok"}`, `"intent" holds a number`},
+		{`{"type":"attempt","intent":"i","outcome":"ok"`, `ends inside`},
+		{`[1,2]`, `expected a JSON object`},
+		{`{"schema":"replaylab.history/v9"}`, `this build reads`},
+		{`{"type":"attempt","intent":"i","outcome":"ok"} {"type":"attempt"}`, `more than one JSON value`},
+		{strings.Repeat("x", export.MaxHistoryLine+10), `longer than`},
+	}
+	for _, tc := range cases {
+		_, err := checkLines(t, good, tc.line, good)
+		var he *export.HistoryError
+		if !errors.As(err, &he) || he.Line != 2 || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "h.jsonl:2: ") {
+			t.Errorf("%.60q: %v, want h.jsonl:2: …%s", tc.line, err, tc.want)
+		}
+	}
+}
+
+// The example history in testdata/ shows every anomaly, and every line of
+// it fits the history's JSON Schema, as do the lines the reader writes.
+func TestHistoryExampleAndSchema(t *testing.T) {
+	f, err := os.Open("../testdata/history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := export.CheckHistory("history.jsonl", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, a := range rep.Anomalies {
+		kinds[a.Kind] = true
+	}
+	for _, k := range []string{export.AnomalyDuplicate, export.AnomalyUnlearned, export.AnomalyKeyChanged, export.AnomalyKeyReused, export.AnomalyOrphanRecord} {
+		if !kinds[k] {
+			t.Errorf("the example shows no %s", k)
+		}
+	}
+	schema := historySchema(t)
+	_, _ = f.Seek(0, 0)
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(sc.Text()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(v); err != nil {
+			t.Errorf("line %d does not fit the schema: %v", n, err)
+		}
+	}
+	// Lines the reader refuses, the schema refuses too.
+	for _, bad := range []string{`{"type":"attempt","intent":"i","outcome":"maybe"}`, `{"type":"record","intent":"i","status":"succeeded"}`, `{"type":"attempt","intent":"i","outcome":"ok","colour":"red"}`} {
+		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if schema.Validate(v) == nil {
+			t.Errorf("the schema takes %s", bad)
+		}
+		if _, err := checkLines(t, bad); err == nil {
+			t.Errorf("the reader takes %s", bad)
+		}
+	}
+}
