@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -95,6 +96,14 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 // options turns the flags into the provider's options.
 func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField}
+	switch {
+	case f.tick < time.Millisecond || f.tick > 24*time.Hour:
+		return o, badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", f.tick))
+	case f.hold < time.Millisecond:
+		return o, badInput(fmt.Errorf("--hold %v: give a duration of at least 1ms, e.g. 30s: a reply a fault times out is held until the client gives up, at most this long", f.hold))
+	case cmd.Flags().Changed("retention") && f.retention < f.tick:
+		return o, badInput(fmt.Errorf("--retention %v: give at least one tick (--tick %v), e.g. 24h", f.retention, f.tick))
+	}
 	if cmd.Flags().Changed("contract") {
 		c, err := ledger.ParseContract(f.contract)
 		if err != nil {
@@ -150,6 +159,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		if err := checkWritable(f.record, f.force, false); err != nil {
 			return err
 		}
+		if err := probeWrite(f.record); err != nil {
+			return err
+		}
 	}
 	if f.db == "" && cmd.Flags().Changed("db") {
 		return badInput(errors.New("--db is empty; give a database file, or leave --db out to keep the ledger in memory"))
@@ -187,7 +199,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			}
 		}
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	// A client that sends its body slowly is cut off: no request takes
+	// longer than ReadTimeout to arrive.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	errw := cmd.ErrOrStderr()
@@ -201,12 +215,16 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	case <-ctx.Done():
 	case serveErr = <-errc:
 	}
+	// From here a second Ctrl-C ends the process at once.
+	stop()
 	// Held replies end now; then the server stops taking requests and
-	// waits for the ones it is answering.
+	// waits a little for the ones it is answering, then closes the rest.
 	srv.Release()
-	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_ = hs.Shutdown(shut)
+	if hs.Shutdown(shut) != nil {
+		_ = hs.Close()
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
 	}
@@ -351,3 +369,15 @@ func killAt(spec string) func(string) {
 
 // historyFile: a --record file named *.jsonl gets the history format.
 func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".jsonl") }
+
+// probeWrite makes and removes a file beside path: a directory that
+// cannot be written is found before serving, not when the session ends.
+func probeWrite(path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".replaylab-probe-*")
+	if err != nil {
+		return badInput(fmt.Errorf("--record %s: cannot write in %s: %v", path, filepath.Dir(path), cause(err)))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -241,7 +242,12 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--faults", "success", "--mission", "timeout-then-success"}, "do not go together"},
 		{[]string{"serve", "--mission", "no-such-mission"}, "no-such-mission"},
 		{[]string{"serve", "--contract", "v3"}, "accepted: v1, v2, none"},
-		{[]string{"serve", "--tick", "1us"}, "at least 1ms"},
+		{[]string{"serve", "--tick", "1us"}, "from 1ms to 24h"},
+		{[]string{"serve", "--tick", "0"}, "from 1ms to 24h"},
+		{[]string{"serve", "--hold", "0"}, "--hold 0s"},
+		{[]string{"serve", "--retention", "1ns"}, "--retention 1ns"},
+		{[]string{"serve", "--intent-field", "metadata[" + strings.Repeat("x", 41) + "]"}, "1 to 40 characters"},
+		{[]string{"serve", "--record", "/proc/replaylab-probe.json"}, "cannot write in /proc"},
 		{[]string{"serve", "--intent-field", "order"}, "metadata[NAME]"},
 		{[]string{"serve", "--resolve", "pending"}, "succeeded or failed"},
 		{[]string{"serve", "--until", "-1"}, "whole number"},
@@ -338,5 +344,48 @@ func TestSessionReplayAndCompare(t *testing.T) {
 	out.Reset()
 	if code := executeIO([]string{"replay", path}, &out, &errb); code != exitVerdict || !strings.Contains(out.String(), "first difference: requests") {
 		t.Fatalf("an edited session: exit %d\n%s", code, out.String())
+	}
+}
+
+// A client that sends half a body and waits does not keep serve from
+// stopping.
+func TestServeStopsDespiteASlowClient(t *testing.T) {
+	c := startServe(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(c.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /v1/refunds HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk_test\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ncharge=ch")
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	if code := c.wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("serve took %v to stop", d)
+	}
+}
+
+// validate checks a session the way replay does.
+func TestValidateSession(t *testing.T) {
+	path := recordSession(t, serve.Options{Faults: []missions.Fixture{missions.TimeoutAfterCommit}, Hold: time.Second}, "k", "k")
+	var out, errb bytes.Buffer
+	if code := executeIO([]string{"validate", path}, &out, &errb); code != 0 || !strings.Contains(out.String(), "it replays") {
+		t.Fatalf("validate: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	data, _ := os.ReadFile(path)
+	lie := bytes.Replace(data, []byte(`"verdict": "exactly_once"`), []byte(`"verdict": "duplicate"`), 1)
+	if bytes.Equal(lie, data) {
+		t.Fatal("no verdict to change")
+	}
+	if err := os.WriteFile(path, lie, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := executeIO([]string{"validate", path}, &out, &errb); code != exitBadInput || !strings.Contains(out.String()+errb.String(), "outcome.verdicts") {
+		t.Fatalf("a session whose verdict lies: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }

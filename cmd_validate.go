@@ -95,9 +95,21 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		c, err := readCaseFile(path)
+		c, sess, err := readDocument(path)
 		if err != nil {
 			return "", splitErrors(fileError(path, err))
+		}
+		if sess != nil {
+			// A session is checked the way replay checks it: its
+			// requests, re-submitted, give what it records.
+			report, same, err := replaySession(path, sess)
+			if err != nil {
+				return "", splitErrors(err)
+			}
+			if !same {
+				return "", []string{strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n")}
+			}
+			return fmt.Sprintf("a serve session: %s, it replays", export.Plural(len(sess.Requests), "request")), nil
 		}
 		return caseWords(c), nil
 	}

@@ -30,8 +30,12 @@ type Session struct {
 	Settings SessionSettings   `json:"settings"`
 	Requests []SessionRequest  `json:"requests"`
 	Changes  []SessionChange   `json:"changes"`
-	// Settled: the clock was run on until nothing was in motion before the
-	// ledger and outcome were taken, as serve does when it stops.
+	// Tick is the tick the provider's clock stood at when the session was
+	// taken, before any settling.
+	Tick int `json:"tick"`
+	// Settled: the clock was then run on until nothing was in motion
+	// before the ledger and outcome were taken, as serve does when it
+	// stops.
 	Settled bool             `json:"settled"`
 	Ledger  ledger.Snapshot  `json:"ledger"`
 	Outcome missions.Outcome `json:"outcome"`
@@ -397,7 +401,6 @@ func SessionText(s *Session) string {
 		Plural(api, "request"), joinComma(parts), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {
 		b.WriteString("no intent sent a refund, so there is no verdict\n")
-		return b.String()
 	}
 	idW := 0
 	for _, v := range s.Outcome.Verdicts {
@@ -406,6 +409,17 @@ func SessionText(s *Session) string {
 	for _, v := range s.Outcome.Verdicts {
 		id := CleanLine(v.Intent)
 		fmt.Fprintf(&b, "  %-*s  %-14s  %s\n", idW, id, v.Verdict, sessionVerdictWords(s, v))
+	}
+	if s.Mission != nil {
+		judged := map[string]bool{}
+		for _, v := range s.Outcome.Verdicts {
+			judged[v.Intent] = true
+		}
+		for _, in := range s.Mission.Intents {
+			if !judged[in.ID] {
+				fmt.Fprintf(&b, "  %s: not attempted (no create named it), so no verdict\n", CleanLine(in.ID))
+			}
+		}
 	}
 	return b.String()
 }

@@ -82,7 +82,15 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		reply(w, http.StatusOK, data)
 	case "faults":
-		faults, e := parseFaultList(form["faults"])
+		vs, given := form["faults"]
+		if e := onlyFields(form, "faults"); e != nil || !given {
+			if e == nil {
+				e = invalidParam("faults", "Give faults=a,b,c: the fixtures the next creates meet, in order (faults= with nothing clears them).")
+			}
+			replyError(w, e)
+			return
+		}
+		faults, e := parseFaultList(vs)
 		if e != nil {
 			replyError(w, e)
 			return
@@ -97,10 +105,18 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		reply(w, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
+		if e := onlyFields(form, "ticks"); e != nil {
+			replyError(w, e)
+			return
+		}
 		vs := form["ticks"]
 		n, err := 0, error(nil)
 		if len(vs) == 1 {
 			n, err = strconv.Atoi(vs[0])
+		}
+		if err == nil && len(vs) == 1 && n >= 1 && n <= 1<<30 && time.Duration(s.offset+n+s.c.led.Now())*s.opts.Tick > maxClock {
+			replyError(w, invalidParam("ticks", "The clock would pass 100 years of ticks; a session needs no more."))
+			return
 		}
 		if len(vs) != 1 || err != nil || n < 1 || n > 1<<30 {
 			replyError(w, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "ticks",
@@ -137,14 +153,32 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// parseFaultList reads faults=a,b,c (or several faults= fields).
+// maxClock bounds how far the control endpoint moves the clock.
+const maxClock = 100 * 365 * 24 * time.Hour
+
+// onlyFields refuses a control form with fields it does not take.
+func onlyFields(form map[string][]string, names ...string) *apiError {
+	for k := range form {
+		if !contains(names, k) {
+			return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: k,
+				Message: "Received unknown parameter: " + k + " (this control takes " + strings.Join(names, ", ") + ")."}
+		}
+	}
+	return nil
+}
+
+// parseFaultList reads faults=a,b,c (or several faults= fields); one
+// empty faults= clears the list.
 func parseFaultList(values []string) ([]missions.Fixture, *apiError) {
 	var out []missions.Fixture
+	if len(values) == 1 && strings.TrimSpace(values[0]) == "" {
+		return nil, nil
+	}
 	for _, v := range values {
-		for _, word := range strings.Split(v, ",") {
+		for n, word := range strings.Split(v, ",") {
 			word = strings.TrimSpace(word)
 			if word == "" {
-				continue
+				return nil, invalidParam("faults", "Fault "+strconv.Itoa(n+1)+" of "+strconv.Quote(v)+" is empty; give fixture names separated by commas.")
 			}
 			f, err := missions.ParseFixture(word)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxBodyBytes bounds a request body: a refund's form is a few hundred
@@ -52,9 +53,12 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 	sort.Strings(names)
 	for _, name := range names {
 		values := form[name]
+		if e := checkUTF8(name, values); e != nil {
+			return p, e
+		}
 		if field, ok := metadataField(name); ok {
-			if field == "" || len(field) > 40 {
-				return p, invalidParam(name, "Metadata keys must be from 1 to 40 characters long, as in metadata[intent].")
+			if field == "" || len(field) > 40 || strings.ContainsAny(field, "[]") {
+				return p, invalidParam(name, "Metadata keys must be from 1 to 40 characters long, without brackets, as in metadata[intent].")
 			}
 			if len(values) != 1 {
 				return p, invalidParam(name, "Send each metadata field once.")
@@ -65,7 +69,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			p.Metadata[field] = values[0]
 			continue
 		}
-		if strings.HasPrefix(name, "expand[") || name == "expand" {
+		if name == "expand[]" || name == "expand" || isIndexed(name, "expand") {
 			// What to expand changes the reply's shape, not the refund;
 			// the stub has nothing to expand.
 			continue
@@ -85,7 +89,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			p.PaymentIntent = v
 		case "amount":
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 || n > 99999999 {
+			if err != nil || n < 1 || n > 99999999 || strings.Trim(v, "0123456789") != "" {
 				return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 					Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
 			}
@@ -116,6 +120,30 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 		return p, invalidParam("metadata", "A refund can have at most 50 metadata fields.")
 	}
 	return p, nil
+}
+
+// checkUTF8 refuses a parameter whose name or value is not UTF-8: two
+// different byte strings would read as one intent or key once written.
+func checkUTF8(name string, values []string) *apiError {
+	if !utf8.ValidString(name) {
+		return invalidParam(strings.ToValidUTF8(name, "?"), "A parameter name is not UTF-8 text; send UTF-8.")
+	}
+	for _, v := range values {
+		if !utf8.ValidString(v) {
+			return invalidParam(name, "The value of "+name+" is not UTF-8 text; send UTF-8.")
+		}
+	}
+	return nil
+}
+
+// isIndexed reports whether name is base[N], as form encoders write the
+// Nth element of a list.
+func isIndexed(name, base string) bool {
+	if !strings.HasPrefix(name, base+"[") || !strings.HasSuffix(name, "]") {
+		return false
+	}
+	n := name[len(base)+1 : len(name)-1]
+	return n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // metadataField reads "metadata[name]" as name.

@@ -142,13 +142,13 @@ func (o Options) Validate() error {
 // checkIntentField accepts a metadata field or a top-level parameter that
 // names what is refunded.
 func checkIntentField(f string) error {
-	if name, ok := metadataField(f); ok && name != "" && !strings.ContainsAny(name, "[]") {
+	if name, ok := metadataField(f); ok && name != "" && len(name) <= 40 && !strings.ContainsAny(name, "[]") {
 		return nil
 	}
 	if f == "charge" || f == "payment_intent" {
 		return nil
 	}
-	return fmt.Errorf("intent field %q: give metadata[NAME] (e.g. metadata[intent], the default), charge or payment_intent", f)
+	return fmt.Errorf("intent field %q: give metadata[NAME] with NAME 1 to 40 characters (e.g. metadata[intent], the default), charge or payment_intent", f)
 }
 
 // scheduled is the fault a create meets.
@@ -293,6 +293,7 @@ func (c *core) settled() *export.Session {
 	cp.session.Changes = append([]export.SessionChange{}, c.session.Changes...)
 	cp.settle()
 	out := cp.snapshot()
+	out.Tick = c.led.Now()
 	out.Settled = true
 	return out
 }
@@ -421,21 +422,30 @@ func (c *core) toldOf(intent string) *told {
 	return t
 }
 
-// intents lists the intents in the order the mission names them, then in
-// the order they first came.
+// intents lists the intents a create was sent for: in the order the
+// mission names them, then in the order they first came. A mission's
+// intent that no create was sent for has no verdict.
 func (c *core) intents() []string {
-	var out []string
-	seen := map[string]bool{}
-	if c.opts.Mission != nil {
-		for _, in := range c.opts.Mission.Intents {
-			out = append(out, in.ID)
-			seen[in.ID] = true
+	sent := map[string]bool{}
+	var came []string
+	for _, r := range c.session.Requests {
+		if r.Kind == export.RequestCreate && !sent[r.Intent] {
+			sent[r.Intent] = true
+			came = append(came, r.Intent)
 		}
 	}
-	for _, r := range c.session.Requests {
-		if r.Kind == export.RequestCreate && !seen[r.Intent] {
-			seen[r.Intent] = true
-			out = append(out, r.Intent)
+	var out []string
+	if c.opts.Mission != nil {
+		for _, in := range c.opts.Mission.Intents {
+			if sent[in.ID] {
+				out = append(out, in.ID)
+				delete(sent, in.ID)
+			}
+		}
+	}
+	for _, id := range came {
+		if sent[id] {
+			out = append(out, id)
 		}
 	}
 	return out
@@ -492,6 +502,7 @@ func (c *core) snapshot() *export.Session {
 	s := c.session
 	s.Requests = append([]export.SessionRequest{}, s.Requests...)
 	s.Changes = append([]export.SessionChange{}, s.Changes...)
+	s.Tick = c.led.Now()
 	s.Ledger = c.led.Snapshot()
 	s.Outcome = c.outcome()
 	return &s
@@ -509,6 +520,9 @@ type listQuery struct {
 func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 	lq := listQuery{limit: 10}
 	for name, vs := range q {
+		if e := checkUTF8(name, vs); e != nil {
+			return lq, e
+		}
 		if len(vs) != 1 {
 			return lq, invalidParam(name, "Send "+name+" once.")
 		}
@@ -531,7 +545,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 			lq.before = v
 		case name == intentField && strings.HasPrefix(name, "metadata["):
 			lq.intent = v
-		case strings.HasPrefix(name, "expand"):
+		case name == "expand[]" || name == "expand" || isIndexed(name, "expand"):
 		default:
 			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
 				Message: "Received unknown parameter: " + name + ". Listing refunds takes charge, payment_intent, " + intentField + ", limit, starting_after and ending_before."}
@@ -545,7 +559,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 
 // list is the page of refunds a list request selects, newest first, and
 // whether more follow.
-func (c *core) list(lq listQuery) ([]ledger.Object, bool) {
+func (c *core) list(lq listQuery) ([]ledger.Object, bool, *apiError) {
 	v := c.led.View()
 	var all []ledger.Object
 	for i := len(v.Objects) - 1; i >= 0; i-- {
@@ -567,6 +581,12 @@ func (c *core) list(lq listQuery) ([]ledger.Object, bool) {
 			to = j
 		}
 	}
+	if lq.after != "" && from == 0 {
+		return nil, false, cursorMissing("starting_after", lq.after)
+	}
+	if lq.before != "" && to == len(all) {
+		return nil, false, cursorMissing("ending_before", lq.before)
+	}
 	page := all[from:to]
 	more := len(page) > lq.limit
 	if more {
@@ -576,13 +596,21 @@ func (c *core) list(lq listQuery) ([]ledger.Object, bool) {
 			page = page[:lq.limit]
 		}
 	}
-	return page, more
+	return page, more, nil
+}
+
+// cursorMissing answers a list paged from a refund the filter does not
+// hold.
+func cursorMissing(param, id string) *apiError {
+	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: param,
+		Message: "No such refund among those listed: " + strconv.Quote(id) + "; page from the id of a refund the list gave."}
 }
 
 // retrieve is the refund a retrieve request names, if there is one.
 func (c *core) retrieve(raw string) (ledger.Object, bool) {
 	var id ledger.ObjectID
-	if id.UnmarshalText([]byte(raw)) != nil {
+	if id.UnmarshalText([]byte(raw)) != nil || id.String() != raw {
+		// Only the id as the provider writes it names a refund.
 		return ledger.Object{}, false
 	}
 	return c.led.Object(id)

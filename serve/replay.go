@@ -29,14 +29,11 @@ func Replay(s *export.Session) (*export.Session, error) {
 			return nil, err
 		}
 	}
-	if s.Settled {
-		c.settle()
-	} else {
-		c.advanceTo(s.Ledger.Tick)
+	c.advanceTo(s.Tick)
+	if !s.Settled {
+		return c.snapshot(), nil
 	}
-	out := c.snapshot()
-	out.Settled = s.Settled
-	return out, nil
+	return c.settled(), nil
 }
 
 // coreFor is a fresh provider core under recorded settings.
@@ -117,7 +114,10 @@ func (c *core) apply(r export.SessionRequest) error {
 		if e != nil {
 			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
 		}
-		page, _ := c.list(lq)
+		page, _, e := c.list(lq)
+		if e != nil {
+			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
+		}
 		var shown []missions.EvidenceObject
 		for _, obj := range page {
 			shown = append(shown, missions.EvidenceObject{Object: obj.ID, Status: obj.Status})

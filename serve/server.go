@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
@@ -250,9 +251,13 @@ func keyOf(r *http.Request) (string, *apiError) {
 			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
 	}
 	k := strings.TrimSpace(vs[0])
-	if len(k) > MaxKeyLength {
+	if !utf8.ValidString(k) {
 		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
-			Message: "The Idempotency-Key is " + strconv.Itoa(len(k)) + " characters long; keys for idempotent requests can be at most 255 characters."}
+			Message: "The Idempotency-Key is not UTF-8 text; send a UUID or another printable string."}
+	}
+	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
+			Message: "The Idempotency-Key is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters."}
 	}
 	return k, nil
 }
@@ -263,7 +268,10 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
 			Message: "POST /v1/refunds takes its parameters in the form body, not the URL's query string (" + strconv.Quote(r.URL.RawQuery) + ")."}
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "The body has no Content-Type, so it was not read; send the parameters form-encoded with Content-Type: application/x-www-form-urlencoded."}
+	} else if ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/x-www-form-urlencoded" {
 			return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
@@ -323,12 +331,18 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	replyError(w, &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-		Message: "Unrecognized request: " + r.Method + " " + r.URL.Path + " (this path takes " + allow + ")."})
+	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		Message: "Unrecognized request: " + r.Method + " " + r.URL.Path + " (this path takes " + allow + ")."}
+	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
+		replyError(w, e)
+		return
+	}
+	s.refuse(w, "", "", e)
 }
 
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
-	replyError(w, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
+	defer s.busy()()
+	s.refuse(w, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
 		Message: "Unrecognized request URL (" + r.Method + ": " + r.URL.Path + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET /v1/refunds/{id}, and its control endpoint under " + ControlPrefix + "."})
 }
 
@@ -339,13 +353,14 @@ func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) 
 	s.syncClock()
 	i := s.c.log(export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key})
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		unrecorded(w, err)
 		return
 	}
 	replyError(w, e)
-	s.finish(i, export.WireDelivered, e.Status, e, nil)
+	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -368,6 +383,19 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	intent := intentOf(form, s.opts.IntentField)
 	if e != nil {
 		s.refuse(w, intent, key, e)
+		return
+	}
+	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
+		ids := make([]string, len(m.Intents))
+		for i, in := range m.Intents {
+			ids[i] = in.ID
+		}
+		msg := "Intent " + strconv.Quote(intent) + " is not one of mission " + m.ID + "'s intents (" + strings.Join(ids, ", ") + ")"
+		if best := missions.Closest(intent, ids); best != "" {
+			msg += "; did you mean " + best + "?"
+		}
+		s.refuse(w, intent, key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
+			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."})
 		return
 	}
 	if intent == "" {
@@ -412,6 +440,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		p = planned{wire: export.WireDelivered, status: status, err: aerr, shown: shown}
 	}
 	err := s.record(m, i, p)
+	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		unrecorded(w, err)
@@ -420,17 +449,17 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case world.Reply == missions.CallerCrash:
-		s.finish(i, export.WireClosed, 0, nil, nil)
+		s.finish(c, i, export.WireClosed, 0, nil, nil)
 		closeConn(w)
 		return
 	case !deliver:
 		wire := s.hold(r)
-		s.finish(i, wire, 0, nil, nil)
+		s.finish(c, i, wire, 0, nil, nil)
 		closeConn(w)
 		return
 	}
 	if r.Context().Err() != nil {
-		s.finish(i, export.WireGone, 0, nil, nil)
+		s.finish(c, i, export.WireGone, 0, nil, nil)
 		return
 	}
 	h := w.Header()
@@ -445,12 +474,19 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if s.st != nil {
 		s.st.fail("after-reply")
 	}
-	s.finish(i, export.WireDelivered, status, aerr, shown)
+	s.finish(c, i, export.WireDelivered, status, aerr, shown)
 }
 
-// finish records what the transport did with request i and counts it.
-func (s *Server) finish(i int, wire string, status int, e *apiError, shown []missions.EvidenceObject) {
+// finish records what the transport did with request i of core c and
+// counts it. A core replaced by a reset meanwhile is left alone: the
+// request belongs to the session that ended.
+func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, shown []missions.EvidenceObject) {
 	s.mu.Lock()
+	if c != s.c {
+		s.mu.Unlock()
+		s.done()
+		return
+	}
 	s.c.replied(i, wire, status, e, shown)
 	if s.st != nil && wire == export.WireDelivered {
 		s.confirmed = append(s.confirmed, i+1)
@@ -488,7 +524,7 @@ func (s *Server) created(o ledger.Object) int64 {
 
 func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	if _, e := principalOf(r); e != nil {
-		replyError(w, e)
+		s.refuse(w, "", "", e)
 		return
 	}
 	raw := r.PathValue("id")
@@ -509,29 +545,35 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		status, body = e.Status, e.body()
 	}
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
+	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		unrecorded(w, err)
 		return
 	}
 	reply(w, status, body)
-	s.finish(i, export.WireDelivered, status, e, shown)
+	s.finish(c, i, export.WireDelivered, status, e, shown)
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if _, e := principalOf(r); e != nil {
-		replyError(w, e)
+		s.refuse(w, "", "", e)
 		return
 	}
 	lq, e := parseList(r.URL.Query(), s.opts.IntentField)
 	if e != nil {
-		replyError(w, e)
+		s.refuse(w, "", "", e)
 		return
 	}
 	s.mu.Lock()
 	m := s.mark()
 	s.syncClock()
-	page, more := s.c.list(lq)
+	page, more, e := s.c.list(lq)
+	if e != nil {
+		s.mu.Unlock()
+		s.refuse(w, lq.intent, "", e)
+		return
+	}
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
 	var shown []missions.EvidenceObject
 	for _, o := range page {
@@ -540,11 +582,21 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	i := s.c.log(export.SessionRequest{Kind: export.RequestList, Intent: lq.intent, Payload: r.URL.Query().Encode()})
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: http.StatusOK, shown: shown})
+	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		unrecorded(w, err)
 		return
 	}
 	reply(w, http.StatusOK, marshal(out))
-	s.finish(i, export.WireDelivered, http.StatusOK, nil, shown)
+	s.finish(c, i, export.WireDelivered, http.StatusOK, nil, shown)
+}
+
+func missionHas(m *missions.Mission, intent string) bool {
+	for _, in := range m.Intents {
+		if in.ID == intent {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -598,4 +600,164 @@ func TestControl(t *testing.T) {
 	if s := g.srv.Session(); len(s.Requests) != 0 || s.Ledger.Effects != 0 {
 		t.Fatalf("after reset: %+v", s)
 	}
+}
+
+// What an adversarial pass found, each kept from coming back.
+func TestHostileRequests(t *testing.T) {
+	t.Run("a reset while a reply is held leaves the new session alone", func(t *testing.T) {
+		g := newRig(t, Options{Faults: []missions.Fixture{missions.TimeoutAfterCommit}, Hold: 300 * time.Millisecond})
+		slow := &http.Client{Timeout: 2 * time.Second}
+		done := make(chan answer)
+		go func() { done <- g.do(slow, http.MethodPost, "/v1/refunds", "k", refund1042()) }()
+		for g.srv.Session().Tick == 0 && len(g.srv.Session().Requests) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if a := g.do(g.quick, http.MethodPost, ControlPrefix+"reset", "", nil); a.status != 200 {
+			t.Fatalf("reset: %d", a.status)
+		}
+		<-done
+		g.do(g.quick, http.MethodPost, ControlPrefix+"faults", "", url.Values{"faults": {""}})
+		if a := g.create("k2"); a.status != 200 {
+			t.Fatalf("after the reset: %d %q", a.status, a.body)
+		}
+		s := g.srv.Finish()
+		if len(s.Requests) != 2 || s.Requests[1].Wire != export.WireDelivered || s.Requests[1].Status != 200 {
+			t.Fatalf("the new session holds %+v", s.Requests)
+		}
+	})
+	t.Run("time after the last request replays, prunes and all", func(t *testing.T) {
+		g := newRig(t, Options{Retention: 3 * DefaultTick})
+		g.create("k")
+		g.clock.Add(10 * DefaultTick)
+		s := g.srv.Finish()
+		if s.Tick != 10 || len(s.Changes) != 1 || s.Changes[0].Kind != ledger.Pruned {
+			t.Fatalf("tick %d, changes %+v", s.Tick, s.Changes)
+		}
+		again, err := Replay(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := export.MarshalSession(s)
+		b, _ := export.MarshalSession(again)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("replay differs:\n%s\n%s", a, b)
+		}
+	})
+	t.Run("an intent the mission does not have is refused, and an unattempted one has no verdict", func(t *testing.T) {
+		m, _ := missions.BuiltIn().Get("two-intended-refunds")
+		g := newRig(t, Options{Mission: m})
+		form := refund1042()
+		form.Set("metadata[intent]", m.Intents[0].ID+"x")
+		a := g.do(g.quick, http.MethodPost, "/v1/refunds", "k", form)
+		if e := a.apiError(t); a.status != 400 || !strings.Contains(e.Message, "did you mean "+m.Intents[0].ID) {
+			t.Fatalf("an unknown intent: %d %+v", a.status, e)
+		}
+		form.Set("metadata[intent]", m.Intents[0].ID)
+		g.do(g.quick, http.MethodPost, "/v1/refunds", "k", form)
+		s := g.srv.Finish()
+		if len(s.Outcome.Verdicts) != 1 || s.Outcome.Verdicts[0].Intent != m.Intents[0].ID {
+			t.Fatalf("verdicts %+v", s.Outcome.Verdicts)
+		}
+		if txt := export.SessionText(s); !strings.Contains(txt, m.Intents[1].ID+": not attempted") {
+			t.Errorf("the summary does not say the other intent was not attempted:\n%s", txt)
+		}
+	})
+	t.Run("faults control takes only faults=", func(t *testing.T) {
+		g := newRig(t, Options{Faults: []missions.Fixture{missions.FailureBeforeCommit}})
+		for _, form := range []url.Values{{"fault": {"success"}}, {}, {"faults": {",,"}}} {
+			if a := g.do(g.quick, http.MethodPost, ControlPrefix+"faults", "", form); a.status != 400 {
+				t.Errorf("faults control with %v: %d, want 400", form, a.status)
+			}
+		}
+		if a := g.create("k"); a.status != 400 {
+			t.Fatalf("a refused control changed the faults: %d", a.status)
+		}
+	})
+	t.Run("list cursors and ids are exact", func(t *testing.T) {
+		g := newRig(t, Options{})
+		g.create("k")
+		if a := g.do(g.quick, http.MethodGet, "/v1/refunds?starting_after=re_9999", "", nil); a.status != 404 || a.apiError(t).Param != "starting_after" {
+			t.Errorf("an unknown cursor: %d %q", a.status, a.body)
+		}
+		if a := g.do(g.quick, http.MethodGet, "/v1/refunds/re_1", "", nil); a.status != 404 {
+			t.Errorf("re_1 for re_0001: %d", a.status)
+		}
+		if a := g.do(g.quick, http.MethodGet, "/v1/refunds/re_0001", "", nil); a.status != 200 {
+			t.Errorf("re_0001: %d", a.status)
+		}
+	})
+	t.Run("bytes that are not UTF-8, odd names and numbers are refused", func(t *testing.T) {
+		g := newRig(t, Options{})
+		for _, body := range []string{
+			"charge=ch_1&amount=1&metadata%5Bintent%5D=%FF",
+			"charge=ch_1&amount=%2B100&metadata%5Bintent%5D=i",
+			"charge=ch_1&amount=1&metadata%5Ba%5D%5Bb%5D=x&metadata%5Bintent%5D=i",
+			"charge=ch_1&amount=1&expandx=1&metadata%5Bintent%5D=i",
+		} {
+			req, _ := http.NewRequest(http.MethodPost, g.http.URL+"/v1/refunds", strings.NewReader(body))
+			req.SetBasicAuth("sk_test", "")
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := g.quick.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 400 {
+				t.Errorf("%s: %d, want 400", body, resp.StatusCode)
+			}
+		}
+		long := strings.Repeat("é", 200)
+		if a := g.create(long); a.status != 200 {
+			t.Errorf("a 200-character key of 400 bytes: %d %q", a.status, a.body)
+		}
+		if a := g.create(long + strings.Repeat("é", 56)); a.status != 400 || !strings.Contains(a.apiError(t).Message, "256 characters") {
+			t.Errorf("a 256-character key: %d %q", a.status, a.body)
+		}
+	})
+	t.Run("a body without a content type is named", func(t *testing.T) {
+		g := newRig(t, Options{})
+		req, _ := http.NewRequest(http.MethodPost, g.http.URL+"/v1/refunds", strings.NewReader("charge=ch_1&amount=1"))
+		req.SetBasicAuth("sk_test", "")
+		req.Header["Content-Type"] = nil
+		resp, err := g.quick.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), "no Content-Type") {
+			t.Errorf("%d %s", resp.StatusCode, b)
+		}
+	})
+	t.Run("every API request is recorded and counted, bad reads too", func(t *testing.T) {
+		g := newRig(t, Options{})
+		var n atomic.Int64
+		g.srv.OnServed = func(c int) { n.Store(int64(c)) }
+		req, _ := http.NewRequest(http.MethodGet, g.http.URL+"/v1/refunds", nil)
+		resp, _ := g.quick.Do(req) // no API key
+		resp.Body.Close()
+		g.do(g.quick, http.MethodGet, "/v1/refunds?limit=0", "", nil)
+		g.do(g.quick, http.MethodDelete, "/v1/refunds", "", nil)
+		g.do(g.quick, http.MethodGet, "/v1/charges", "", nil)
+		s := g.srv.Finish()
+		if len(s.Requests) != 4 || n.Load() != 4 {
+			t.Fatalf("%d recorded, %d counted; want 4 and 4", len(s.Requests), n.Load())
+		}
+		for _, r := range s.Requests {
+			if r.Kind != export.RequestRefused {
+				t.Errorf("request %d is %s", r.Seq, r.Kind)
+			}
+		}
+	})
+	t.Run("the clock cannot be moved past a hundred years", func(t *testing.T) {
+		g := newRig(t, Options{})
+		for i := 0; i < 5; i++ {
+			g.do(g.quick, http.MethodPost, ControlPrefix+"advance", "", url.Values{"ticks": {"1073741824"}})
+		}
+		g.create("k")
+		s := g.srv.Session()
+		if time.Duration(s.Tick)*DefaultTick > maxClock {
+			t.Fatalf("the clock stands at tick %d", s.Tick)
+		}
+	})
 }
