@@ -1,0 +1,158 @@
+package export_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// genHistory is a history made on the fly, so that what the input takes
+// in memory does not count: lines lines over intents intents, each intent
+// sending under its one key, every fifth attempt a timeout, and one
+// record per intent at the end.
+type genHistory struct {
+	lines, intents, n int
+	buf               bytes.Buffer
+}
+
+func (g *genHistory) Read(p []byte) (int, error) {
+	var line []byte
+	for g.buf.Len() < len(p) && g.n < g.lines {
+		g.n++
+		line = line[:0]
+		if g.n > g.lines-g.intents {
+			i := g.n - (g.lines - g.intents) - 1
+			line = append(line, `{"type":"record","intent":"refund-`...)
+			line = pad6(line, i)
+			line = append(line, `","key":"key-`...)
+			line = pad6(line, i)
+			line = append(line, `","object":"re_`...)
+			line = pad6(line, i)
+			line = append(line, `","status":"succeeded"}`+"\n"...)
+			g.buf.Write(line)
+			continue
+		}
+		i := g.n % g.intents
+		outcome := "fail"
+		switch {
+		case g.n%5 == 0:
+			outcome = "info"
+		case g.n > g.lines-2*g.intents:
+			outcome = "ok"
+		}
+		line = append(line, `{"type":"attempt","intent":"refund-`...)
+		line = pad6(line, i)
+		line = append(line, `","key":"key-`...)
+		line = pad6(line, i)
+		line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
+		line = append(line, outcome...)
+		line = append(line, `"}`+"\n"...)
+		g.buf.Write(line)
+	}
+	if g.buf.Len() == 0 {
+		return 0, io.EOF
+	}
+	return g.buf.Read(p)
+}
+
+func pad6(b []byte, n int) []byte {
+	s := strconv.Itoa(n)
+	for i := len(s); i < 6; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// BenchmarkHistoryGenerate is what making the lines costs alone, to read
+// the two below without it.
+func BenchmarkHistoryGenerate(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		n, _ := io.Copy(io.Discard, &genHistory{lines: 1_000_000, intents: 10000})
+		if n == 0 {
+			b.Fatal("nothing made")
+		}
+	}
+}
+
+// peakHeap samples the heap in use while f runs and returns the most.
+func peakHeap(f func()) uint64 {
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-done
+	return peak.Load()
+}
+
+// The check benchmark, beside a baseline that only decodes each line into
+// the same struct, on the same generated history:
+//
+//	go test -run '^$' -bench 'History' -benchtime 1x ./export/
+//
+// check reports the peak heap in use for 1 M and 2 M lines over the same
+// 10,000 intents: it grows with intents, not lines.
+func BenchmarkHistory(b *testing.B) {
+	const intents = 10000
+	for _, lines := range []int{1_000_000, 2_000_000} {
+		b.Run(fmt.Sprintf("decode-only/%dM", lines/1_000_000), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				dec := json.NewDecoder(&genHistory{lines: lines, intents: intents})
+				n := 0
+				for {
+					var l export.HistoryLine
+					if err := dec.Decode(&l); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != lines {
+					b.Fatalf("%d lines", n)
+				}
+			}
+			b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+		})
+		b.Run(fmt.Sprintf("check/%dM", lines/1_000_000), func(b *testing.B) {
+			var peak uint64
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakHeap(func() {
+					rep, err := export.CheckHistory("gen.jsonl", &genHistory{lines: lines, intents: intents})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if rep.Lines != lines || rep.Intents != intents {
+						b.Fatalf("%d lines, %d intents", rep.Lines, rep.Intents)
+					}
+				}))
+			}
+			b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
