@@ -30,6 +30,8 @@ func checkWritable(path string, force, dirMade bool) error {
 		return badInput(fmt.Errorf("%s is a directory; give the path of a file to write", path))
 	case err == nil && !force:
 		return existsError(path)
+	case err == nil && info.Mode().Perm()&0o200 == 0:
+		return badInput(fmt.Errorf("%s is read-only (mode %04o); --force does not replace a read-only file: make it writable first (chmod u+w %s)", path, info.Mode().Perm(), path))
 	case err == nil:
 		return nil
 	case errors.Is(err, fs.ErrNotExist):

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/replaylab/replaylab/missions"
 )
@@ -49,11 +50,22 @@ func FileName(missionID string, s missions.Settings) string {
 // force an existing path is left alone and ErrExists returned. On any
 // failure the temporary file is removed. Errors name path and say what
 // stood in the way, never the temporary file's name.
+//
+// A new file gets the permissions the umask leaves of 0666, as a file the
+// shell creates does; a file --force replaces keeps its own mode, and a
+// read-only one is not replaced.
 func WriteFile(path string, data []byte, force bool) error {
 	if err := NotAFile(path); err != nil {
 		return err
 	}
-	tmp, err := writeTemp(filepath.Dir(path), data)
+	mode := newFileMode()
+	if info, err := os.Stat(path); err == nil && force {
+		if info.Mode().Perm()&0o200 == 0 {
+			return fmt.Errorf("%s is read-only (mode %04o); make it writable first (chmod u+w %s) if it is to be replaced", path, info.Mode().Perm(), path)
+		}
+		mode = info.Mode().Perm()
+	}
+	tmp, err := writeTemp(filepath.Dir(path), data, mode)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -115,7 +127,7 @@ func WriteNew(dir, name string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cannot create the directory %s: %w", dir, cause(err))
 	}
-	tmp, err := writeTemp(dir, data)
+	tmp, err := writeTemp(dir, data, newFileMode())
 	if err != nil {
 		return "", err
 	}
@@ -151,9 +163,19 @@ func cause(err error) error {
 	return err
 }
 
-// writeTemp writes data to a new temporary file in dir, synced and closed,
-// and returns its name.
-func writeTemp(dir string, data []byte) (name string, err error) {
+// umask is the process's file mode creation mask, read once at start.
+var umask = func() os.FileMode {
+	m := syscall.Umask(0)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}()
+
+// newFileMode is the mode of a new file: 0666 less the umask.
+func newFileMode() os.FileMode { return 0o666 &^ umask }
+
+// writeTemp writes data to a new temporary file in dir with mode, synced
+// and closed, and returns its name.
+func writeTemp(dir string, data []byte, mode os.FileMode) (name string, err error) {
 	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -171,7 +193,7 @@ func writeTemp(dir string, data []byte) (name string, err error) {
 	if _, err = f.Write(data); err != nil {
 		return "", err
 	}
-	if err = f.Chmod(0o644); err != nil {
+	if err = f.Chmod(mode); err != nil {
 		return "", err
 	}
 	if err = f.Sync(); err != nil {

@@ -2,8 +2,10 @@ package export_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
@@ -75,5 +77,54 @@ func TestSettingsLineShowsTheBudget(t *testing.T) {
 	s.MaxAttempts, s.Deadline = 1, 4
 	if got := export.SettingsLine(s); !strings.HasSuffix(got, " · seed 1 · at most 1 attempt per intent · deadline tick 4") {
 		t.Errorf("budget: %q", got)
+	}
+}
+
+// New files get 0666 less the umask, as the shell's do; a replaced file
+// keeps its mode; a read-only file is not replaced. The umask is set for a
+// copy of this test binary, which reads it at start.
+func TestWriteModes(t *testing.T) {
+	if dir := os.Getenv("REPLAYLAB_UMASK_DIR"); dir != "" {
+		fresh := filepath.Join(dir, "new.json")
+		if err := export.WriteFile(fresh, []byte("{}"), false); err != nil {
+			t.Fatal(err)
+		}
+		if info, _ := os.Stat(fresh); info.Mode().Perm() != 0o640 {
+			t.Errorf("a new file under umask 027 is %04o, want 0640", info.Mode().Perm())
+		}
+		private := filepath.Join(dir, "private.json")
+		if err := export.WriteFile(private, []byte("{}"), true); err != nil {
+			t.Fatal(err)
+		}
+		if info, _ := os.Stat(private); info.Mode().Perm() != 0o600 {
+			t.Errorf("a 0600 file replaced with force is %04o, want 0600", info.Mode().Perm())
+		}
+		locked := filepath.Join(dir, "locked.json")
+		if err := export.WriteFile(locked, []byte("{}"), true); err == nil || !strings.Contains(err.Error(), "read-only") {
+			t.Errorf("a read-only file replaced with force: %v", err)
+		}
+		if b, _ := os.ReadFile(locked); string(b) != "keep" {
+			t.Errorf("the read-only file now holds %q", b)
+		}
+		return
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "private.json"), []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "locked.json"), []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, "-test.run=^TestWriteModes$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REPLAYLAB_UMASK_DIR="+dir)
+	old := syscall.Umask(0o027)
+	out, err := cmd.CombinedOutput()
+	syscall.Umask(old)
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("under umask 027: %v\n%s", err, out)
 	}
 }
