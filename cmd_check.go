@@ -65,7 +65,7 @@ func checkFile(path string) (*export.HistoryReport, error) {
 	if err := refuseSpecial(path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, badInput(fileError(path, err))
 	}
@@ -101,14 +101,15 @@ func checkFile(path string) (*export.HistoryReport, error) {
 	return rep, nil
 }
 
-// refuseSpecial refuses what reading would hang on or make no sense of:
-// a named pipe, a device, a socket.
+// refuseSpecial refuses what reading would make no sense of or never end:
+// a device, a socket. A named pipe is read, its wait for a writer bounded
+// (openInput).
 func refuseSpecial(path string) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return badInput(fileError(path, err))
 	}
-	if m := info.Mode(); m&(os.ModeNamedPipe|os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
+	if m := info.Mode(); m&(os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
 		return badInput(fmt.Errorf("%s is not a regular file (%s); give a history .jsonl file", path, m.Type()))
 	}
 	return nil

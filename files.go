@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/replaylab/replaylab/export"
 )
@@ -86,7 +87,7 @@ func writeFileAtomic(path string, data []byte, force bool) error {
 // exhaust memory. what names the file expected, for a directory given
 // instead.
 func readLimited(path string, limit int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -102,4 +103,34 @@ func readLimited(path string, limit int64, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: the file is larger than %d bytes, the most %s may hold", path, limit, what)
 	}
 	return data, nil
+}
+
+// pipeWait is how long a named pipe may keep a reader waiting for a
+// writer to open it.
+var pipeWait = 3 * time.Second
+
+// openInput opens a file to read. Opening a named pipe waits until
+// something opens it to write; a pipe nothing writes to (a mkfifo left
+// alone) would wait forever, so that wait is bounded by pipeWait. A shell's
+// <(…) has its writer already and opens at once.
+func openInput(path string) (*os.File, error) {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-time.After(pipeWait):
+		return nil, fmt.Errorf("%s is a named pipe that nothing opened to write in %v; write to it from another process, or give a file", path, pipeWait)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestAssertNoTempSeesLeftovers: the leftover check knows the temporary
@@ -332,5 +333,36 @@ func writeCutShort(t *testing.T, dir string) {
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "old.json"), data, true); err == nil {
 		t.Error("a replacement past the size limit was written")
+	}
+}
+
+// A named pipe nothing writes to does not hang validate, replay, compare
+// or check: the wait for a writer is bounded, and the message says why.
+func TestLonelyPipeDoesNotHang(t *testing.T) {
+	old := pipeWait
+	pipeWait = 200 * time.Millisecond
+	defer func() { pipeWait = old }()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "lonely.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal("this test needs a named pipe:", err)
+	}
+	good := writeCase(t, dir, "timeout-then-success")
+	for _, args := range [][]string{{"validate", fifo}, {"replay", fifo}, {"compare", fifo, good}, {"check", fifo}} {
+		done := make(chan struct{})
+		var code int
+		var out, errOut string
+		go func() {
+			code, out, errOut = cli(args...)
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v hangs on a named pipe nothing writes to", args)
+		}
+		if code != exitBadInput || !strings.Contains(out+errOut, "named pipe that nothing opened to write") {
+			t.Errorf("%v: exit %d, %q %q", args, code, out, errOut)
+		}
 	}
 }
