@@ -70,8 +70,10 @@ type Model struct {
 	dir  string
 
 	width, height int
-	screen        screen
-	fullHelp      bool
+	// sized: the terminal has reported its size (a 0×0 terminal has too).
+	sized    bool
+	screen   screen
+	fullHelp bool
 
 	picker picker
 
@@ -392,7 +394,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
 	case exportedMsg:
 		m.exported(msg)
@@ -994,7 +996,13 @@ func (m *Model) layout() {
 // View draws the current screen.
 func (m Model) View() string {
 	if m.width == 0 || m.height == 0 {
-		return ""
+		if !m.sized {
+			return ""
+		}
+		// The terminal says it has no room at all, which is seldom true
+		// (a serial console, a terminal whose size was never set): say
+		// so on one line rather than draw nothing.
+		return fmt.Sprintf("replaylab: this terminal reports its size as %d×%d, so nothing can be laid out; set its size (e.g. stty cols 100 rows 30) or press q to quit.", m.width, m.height)
 	}
 	if m.width < MinWidth || m.height < MinHeight {
 		return m.tooSmall()

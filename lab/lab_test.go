@@ -402,6 +402,25 @@ func TestTooSmallSaysHowBig(t *testing.T) {
 	}
 }
 
+// A terminal that reports 0×0 gets a line that says so, not a blank
+// screen; before any size arrives the lab draws nothing.
+func TestZeroSizedTerminalSaysSo(t *testing.T) {
+	m, err := New(Options{Mission: tts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := m.View(); v != "" {
+		t.Fatalf("before a size: %q", v)
+	}
+	z := resize(m, 0, 0)
+	if v := z.View(); !strings.Contains(v, "0×0") || !strings.Contains(v, "press q to quit") {
+		t.Fatalf("a 0×0 terminal shows %q", v)
+	}
+	if _, cmd := z.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil {
+		t.Fatal("q does not quit a 0×0 terminal")
+	}
+}
+
 func TestEveryScreenFillsTheTerminalExactly(t *testing.T) {
 	for _, size := range [][2]int{{72, 20}, {80, 24}, {100, 30}, {120, 40}, {200, 60}} {
 		w, h := size[0], size[1]
