@@ -75,6 +75,10 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 			"for a run without one use `replaylab run MISSION` (add --json for the case)"))
 	}
 	followNoColor(os.Getenv)
+	// Asked here, with a short wait, so that the colours do not ask with
+	// a long one once the lab is drawing and reading keys.
+	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)
+	lipgloss.SetHasDarkBackground(dark)
 	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
 	return err
 }
