@@ -14,15 +14,27 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// parseOutputFormat reads a --format value; "md" is accepted for markdown.
+// parseOutputFormat reads a --format value: text, markdown or json, as
+// written.
 func parseOutputFormat(s string) (outputFormat, error) {
-	switch strings.ToLower(s) {
-	case "text", "txt":
+	switch s {
+	case "text":
 		return formatText, nil
 	case "json":
 		return formatJSON, nil
-	case "markdown", "md":
+	case "markdown":
 		return formatMarkdown, nil
+	}
+	meant := map[string]string{"md": "markdown", "txt": "text"}[strings.ToLower(s)]
+	if meant == "" {
+		for _, w := range []string{"text", "markdown", "json"} {
+			if strings.EqualFold(s, w) {
+				meant = w
+			}
+		}
+	}
+	if meant != "" {
+		return "", badInput(fmt.Errorf("--format: unknown format %q; did you mean %s? (accepted: text, markdown, json)", s, meant))
 	}
 	return "", badInput(fmt.Errorf("--format: unknown format %q (accepted: text, markdown, json)", s))
 }

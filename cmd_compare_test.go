@@ -79,7 +79,6 @@ func TestCompareCommandFormats(t *testing.T) {
 		{"text", nil, export.CompareText(cmp, export.DefaultTextWidth)},
 		{"text width", []string{"--width", "64"}, export.CompareText(cmp, 64)},
 		{"markdown", []string{"--format", "markdown"}, export.CompareMarkdown(cmp)},
-		{"md", []string{"--format=md"}, export.CompareMarkdown(cmp)},
 		{"json", []string{"--format", "json"}, wantJSON},
 	}
 	for _, tc := range tests {
@@ -282,7 +281,6 @@ func TestRunFormats(t *testing.T) {
 		want  []byte
 	}{
 		{[]string{"--format", "markdown"}, writeUp},
-		{[]string{"--format", "md"}, writeUp},
 		{[]string{"--format", "json"}, asJSON},
 		{[]string{"--json"}, asJSON},
 		{[]string{"--json", "--format", "json"}, asJSON},
@@ -290,6 +288,18 @@ func TestRunFormats(t *testing.T) {
 		code, out, errs := captureRun(append(base, tc.flags...)...)
 		if code != 0 || out != string(tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, output differs:\n%.300s", tc.flags, code, errs, out)
+		}
+	}
+	// Only the documented words: an abbreviation or another case is
+	// refused, with the word that was likely meant.
+	for _, bad := range []string{"md", "Markdown", "TEXT", "txt"} {
+		if code, _, errs := captureRun(append(base, "--format", bad)...); code != exitBadInput || !strings.Contains(errs, "did you mean") {
+			t.Errorf("--format %s: exit %d, %q", bad, code, errs)
+		}
+	}
+	for _, bad := range []string{"true", "ON", "False", "yes"} {
+		if code, _, errs := captureRun("run", "timeout-then-success", "--stable-keys="+bad); code != exitBadInput || !strings.Contains(errs, "accepted: on, off") {
+			t.Errorf("--stable-keys=%s: exit %d, %q", bad, code, errs)
 		}
 	}
 	code, text, _ := captureRun(base...)

@@ -81,13 +81,18 @@ func ParsePolicy(s string) (Policy, error) { return parseWord(s, "policy", Polic
 // ParseKeySource reads a key source name.
 func ParseKeySource(s string) (KeySource, error) { return parseWord(s, "key source", KeySources) }
 
-// ParseOnOff reads a stable-keys switch.
+// ParseOnOff reads a stable-keys switch: on or off, as written, and no
+// other word for them.
 func ParseOnOff(s string) (bool, error) {
-	switch strings.ToLower(s) {
-	case "on", "true":
+	switch s {
+	case "on":
 		return true, nil
-	case "off", "false":
+	case "off":
 		return false, nil
+	}
+	meant := map[string]string{"true": "on", "yes": "on", "1": "on", "on": "on", "false": "off", "no": "off", "0": "off", "off": "off"}[strings.ToLower(s)]
+	if meant != "" {
+		return false, fmt.Errorf("unknown switch value %q; did you mean %s? (accepted: on, off)", s, meant)
 	}
 	return false, fmt.Errorf("unknown switch value %q (accepted: on, off)", s)
 }

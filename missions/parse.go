@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"sort"
@@ -95,7 +96,25 @@ func Parse(name string, data []byte) (*Mission, error) {
 		return nil, &FileError{File: name, Line: line, Msg: fmt.Sprintf("column %d: a control character (%U) is not allowed in a YAML file (remove it, or write it as an escape inside double quotes, such as \"\\e\")", col, r)}
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	if err == nil {
+		var more yaml.Node
+		if err2 := dec.Decode(&more); !errors.Is(err2, io.EOF) {
+			line := more.Line
+			if len(more.Content) > 0 {
+				line = more.Content[0].Line
+			}
+			if err2 != nil {
+				line = yamlErrLine(err2)
+			}
+			return nil, &FileError{File: name, Line: line, Msg: "a second YAML document starts here (after ---); a mission file holds one mission: put each mission in its own file"}
+		}
+	}
+	if err != nil {
 		line := yamlErrLine(err)
 		if line > 0 && parserProblem(yamlErrMsg(err)) {
 			// The library numbers the lines of its parser's problems
@@ -356,9 +375,35 @@ func (p *parser) fields(n *yaml.Node, what string, accepted []string, fn func(ke
 	return true
 }
 
+// plain reports whether a scalar is written as a value, not as nothing
+// (null, ~, or left empty) and without a tag (!!binary, !!str, !custom),
+// and says what is wrong when it is not: the YAML library hands such a
+// node over as the text "null", "~" or the undecoded bytes.
+func (p *parser) plain(n *yaml.Node, what, want string) bool {
+	switch {
+	case n.Tag == "!!null":
+		p.errf(n, "%s is empty (%s); write %s", what, nullWords(n.Value), want)
+		return false
+	case n.Style&yaml.TaggedStyle != 0:
+		p.errf(n, "%s carries the YAML tag %s; write %s, without a tag", what, n.Tag, want)
+		return false
+	}
+	return true
+}
+
+func nullWords(v string) string {
+	if v == "" {
+		return "nothing after the colon"
+	}
+	return strconv.Quote(v) + " is YAML's null"
+}
+
 func (p *parser) str(n *yaml.Node, what string) string {
 	if n.Kind != yaml.ScalarNode {
 		p.errf(n, "%s must be text", what)
+		return ""
+	}
+	if !p.plain(n, what, "text") {
 		return ""
 	}
 	return n.Value
@@ -367,6 +412,9 @@ func (p *parser) str(n *yaml.Node, what string) string {
 func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
 	if n.Kind != yaml.ScalarNode {
 		p.errf(n, "%s must be a whole number from %d to %d", what, lo, hi)
+		return 0
+	}
+	if !p.plain(n, what, fmt.Sprintf("a whole number from %d to %d", lo, hi)) {
 		return 0
 	}
 	v, err := strconv.Atoi(n.Value)
@@ -385,11 +433,21 @@ func (p *parser) payload(n *yaml.Node, what string) map[string]string {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.Value == "" {
+			p.errf(k, "%s has a field without a name; write name: value, e.g. amount: \"45.00\"", what)
+			continue
+		}
+		if !p.plain(k, what+" field name", "a name") {
+			continue
+		}
 		if _, dup := out[k.Value]; dup {
 			p.errf(k, "field %q appears twice in %s", k.Value, what)
 		}
 		if v.Kind != yaml.ScalarNode {
 			p.errf(v, "%s field %q must be a single value", what, k.Value)
+			continue
+		}
+		if !p.plain(v, fmt.Sprintf("%s field %q", what, k.Value), "a value, e.g. \"45.00\"") {
 			continue
 		}
 		out[k.Value] = v.Value

@@ -107,6 +107,18 @@ func TestParseErrors(t *testing.T) {
 		{name: "bad verdict", from: "exactly_once", to: "fine", line: 22, want: []string{`unknown verdict "fine"`, "accepted: exactly_once, failed_cleanly, duplicate, hidden_effect, phantom, escalated"}},
 		{name: "verdict for undeclared intent", from: "{refund-1: exactly_once}", to: "{refund-9: exactly_once}", line: 22, want: []string{`intent "refund-9"`, "declared: refund-1"}},
 		{name: "effects negative", from: "effects: 1", to: "effects: -1", line: 21, want: []string{"effects", "whole number from 0"}},
+		// Values the YAML library would hand over as text that was never
+		// written: nothing, null, ~, or a tagged value.
+		{name: "null op", from: "    op: refund", to: "    op: null", line: 6, want: []string{"op is empty", `"null" is YAML's null`, "write text"}},
+		{name: "tilde goal", from: "goal: A timeout after commit, then a success.", to: "goal: ~", line: 3, want: []string{"goal is empty", `"~" is YAML's null`}},
+		{name: "empty title", from: "title: Small", to: "title:", line: 2, want: []string{"title is empty", "nothing after the colon"}},
+		{name: "binary label", from: "    label: refund of 10.00", to: "    label: !!binary aGVsbG8=", line: 8, want: []string{"label carries the YAML tag !!binary", "without a tag"}},
+		{name: "tagged wait", from: "wait: 3", to: "wait: !!str 3", line: 15, want: []string{"carries the YAML tag !!str"}},
+		{name: "null payload value", from: "      order: \"1\"", to: "      order: null", line: 10, want: []string{`payload field "order" is empty`}},
+		{name: "empty payload name", from: "      order: \"1\"", to: "      \"\": \"1\"", line: 10, want: []string{"a field without a name"}},
+		{name: "non-scalar payload name", from: "      order: \"1\"", to: "      ? [a, b]\n      : \"1\"", line: 10, want: []string{"a field without a name"}},
+		{name: "stable_keys true", from: "stable_keys: on", to: "stable_keys: true", line: 20, want: []string{`"true"; did you mean on?`, "accepted: on, off"}},
+		{name: "second document", from: "expect:", to: "---\nid: other\nexpect:", line: 20, want: []string{"a second YAML document", "one mission"}},
 		{name: "duplicate intent id", from: "schedule:", to: "  - id: refund-1\n    op: refund\n    principal: agent\n    payload: {order: \"2\"}\nschedule:", line: 12, want: []string{`intent id "refund-1" is already used on line 5`}},
 	}
 	for _, tt := range tests {
