@@ -76,7 +76,9 @@ Formats: text (default; fits the terminal, or --width), markdown (a GFM
 table to paste into a document) and json (for scripts).
 
 All files are read and checked before anything is printed; a corrupt,
-truncated or unknown-version case file stops the command with exit code 2.`,
+truncated or unknown-version case file, or one that does not reproduce (its
+events, ledger or verdicts are not what its mission gives under its
+settings), stops the command with exit code 2, naming the first difference.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := parseOutputFormat(format)
@@ -86,10 +88,17 @@ truncated or unknown-version case file stops the command with exit code 2.`,
 			cases := make([]*missions.Case, len(args))
 			var problems []error
 			for i, path := range args {
-				c, err := readCaseFile(path)
+				c, sess, err := readDocument(path)
 				if err != nil {
 					problems = append(problems, fileError(path, err))
 					continue
+				}
+				if p := truthProblems(path, c, sess); len(p) > 0 {
+					problems = append(problems, errors.New(strings.Join(p, "\n")))
+					continue
+				}
+				if sess != nil {
+					c = sess.AsCase()
 				}
 				cases[i] = c
 			}

@@ -386,3 +386,49 @@ func show(v any) string {
 	}
 	return ansi.Truncate(string(b), 60, "…")
 }
+
+// truthProblems says what is untrue in a case or session file: it does not
+// reproduce (the first difference), or it names a built-in mission while
+// carrying another. Nil when the file is true to its inputs.
+func truthProblems(path string, c *missions.Case, s *export.Session) []string {
+	var out []string
+	if s != nil {
+		report, same, err := replaySession(path, s)
+		switch {
+		case err != nil:
+			out = append(out, err.Error())
+		case !same:
+			out = append(out, strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n"))
+		}
+		if s.Mission != nil {
+			out = append(out, builtInClaim(path, s.Mission)...)
+		}
+		return out
+	}
+	report, same, err := replayCase(path, c)
+	switch {
+	case err != nil:
+		out = append(out, err.Error())
+	case !same:
+		out = append(out, strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n"))
+	}
+	return append(out, builtInClaim(path, &c.Mission)...)
+}
+
+// builtInClaim says when m has a built-in mission's id but not its
+// content: a file edited after export, still passing as the catalog's.
+func builtInClaim(path string, m *missions.Mission) []string {
+	b, err := missions.BuiltIn().Get(m.ID)
+	if err != nil || export.MissionDigest(b) == export.MissionDigest(m) {
+		return nil
+	}
+	want, _ := json.Marshal(b)
+	got, _ := json.Marshal(m)
+	var a, g any
+	if decodeNumbers(want, &a) != nil || decodeNumbers(got, &g) != nil {
+		return nil
+	}
+	where, bv, gv, _ := diffValues(nil, a, g)
+	return []string{fmt.Sprintf("%s: the case names the built-in mission %s but carries a different one: at mission.%s the catalog has %s, the file %s",
+		export.CleanLine(path), export.CleanLine(m.ID), strings.Join(where, "."), show(bv), show(gv))}
+}

@@ -163,6 +163,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return err
 		}
 	}
+	if f.db != "" && f.record != "" && samePath(f.db, f.record) {
+		return badInput(fmt.Errorf("--record %s is the --db file: the session would overwrite the database; give --record another file", f.record))
+	}
 	if f.db == "" && cmd.Flags().Changed("db") {
 		return badInput(errors.New("--db is empty; give a database file, or leave --db out to keep the ledger in memory"))
 	}
@@ -331,8 +334,10 @@ func dbWords(path string, rec *serve.Recovered) string {
 	}
 	w := fmt.Sprintf("durable: %s, recovered from %s: %s, %s", path, entries,
 		export.Plural(rec.Requests, "request"), export.Plural(rec.Refunds, "refund"))
-	if rec.Unconfirmed > 0 {
-		w += fmt.Sprintf("; %s not known to have been delivered", export.Plural(rec.Unconfirmed, "reply"))
+	if rec.Unconfirmed == 1 {
+		w += "; 1 reply not known to have been delivered"
+	} else if rec.Unconfirmed > 1 {
+		w += fmt.Sprintf("; %d replies not known to have been delivered", rec.Unconfirmed)
 	}
 	if rec.InFlight > 0 {
 		w += fmt.Sprintf("; %s still executing, to commit at its due tick", export.Plural(rec.InFlight, "late commit"))
@@ -380,4 +385,17 @@ func probeWrite(path string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// samePath reports whether a and b name one file: the same path once
+// cleaned, or, when both exist, the same file.
+func samePath(a, b string) bool {
+	if x, err := filepath.Abs(a); err == nil {
+		if y, err := filepath.Abs(b); err == nil && x == y {
+			return true
+		}
+	}
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
 }

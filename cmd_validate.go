@@ -109,7 +109,15 @@ func validateFile(path string, ids *idUse) (string, []string) {
 			if !same {
 				return "", []string{strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n")}
 			}
+			if sess.Mission != nil {
+				if p := builtInClaim(path, sess.Mission); len(p) > 0 {
+					return "", p
+				}
+			}
 			return fmt.Sprintf("a serve session: %s, it replays", export.Plural(len(sess.Requests), "request")), nil
+		}
+		if p := truthProblems(path, c, nil); len(p) > 0 {
+			return "", p
 		}
 		return caseWords(c), nil
 	}

@@ -1,6 +1,9 @@
 package export
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
@@ -146,6 +149,10 @@ func Compare(cases []*missions.Case) Comparison {
 			"These cases come from different missions (%s): their attempts are aligned by number only, so one row may pair different steps.",
 			strings.Join(ids, ", ")))
 	}
+	for _, id := range editedIDs(cases) {
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
+			"Cases that name mission %s carry different missions under that id (one was edited): they are compared as different missions.", id))
+	}
 	sort.Ints(numbers)
 	for _, n := range numbers {
 		row := Row{Attempt: n, Cells: make([]Cell, len(cases))}
@@ -220,17 +227,48 @@ func cleanVerdicts(vs []missions.IntentVerdict) []missions.IntentVerdict {
 	return out
 }
 
+// missionIDs lists the missions of cases, by id, in the order they
+// come; a mission an edited file carries under another's id counts apart.
 func missionIDs(cases []*missions.Case) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, c := range cases {
-		id := CleanLine(c.Mission.ID)
-		if !seen[id] {
-			seen[id] = true
-			ids = append(ids, id)
+		key := MissionDigest(&c.Mission)
+		if !seen[key] {
+			seen[key] = true
+			ids = append(ids, CleanLine(c.Mission.ID))
 		}
 	}
 	return ids
+}
+
+// editedIDs lists the ids that more than one mission of cases carries.
+func editedIDs(cases []*missions.Case) []string {
+	byID := map[string]map[string]bool{}
+	var order []string
+	for _, c := range cases {
+		id := CleanLine(c.Mission.ID)
+		if byID[id] == nil {
+			byID[id] = map[string]bool{}
+			order = append(order, id)
+		}
+		byID[id][MissionDigest(&c.Mission)] = true
+	}
+	var out []string
+	for _, id := range order {
+		if len(byID[id]) > 1 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// MissionDigest names a mission by what it holds, not by its id: two
+// missions with one digest run alike.
+func MissionDigest(m *missions.Mission) string {
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 // settingWords renders each setting the way a person reads it, in the

@@ -149,6 +149,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		c.session.Started = start.UTC().Format(time.RFC3339Nano)
 		s.c, s.start, s.offset = c, start, 0
+		s.persisted = mark{}
 		reply(w, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}
 }

@@ -52,6 +52,10 @@ type Server struct {
 	st        *store
 	confirmed []int
 	failed    error
+	// persisted is what the ledger held at the last durable write: a write
+	// stores everything that changed since, including what a clock move
+	// made happen where nothing was written (a GET state, a refused read).
+	persisted mark
 	// OnFatal, when set, is told of a failed durable write: the server
 	// must stop, and a restart recovers from what is on disk.
 	OnFatal func(error)
@@ -91,7 +95,8 @@ func (s *Server) record(m mark, i int, p planned) error {
 // write appends e to the durable log with the confirmations due and what
 // changed since m (objects, and the keys among key and the clock's
 // changes). The caller holds mu.
-func (s *Server) write(e logEntry, m mark, key string) error {
+func (s *Server) write(e logEntry, _ mark, key string) error {
+	m := s.persisted
 	t := touched{}
 	for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
 		t.objects = append(t.objects, ledger.ObjectID(id))
@@ -116,6 +121,7 @@ func (s *Server) write(e logEntry, m mark, key string) error {
 		return err
 	}
 	s.confirmed = nil
+	s.persisted = s.mark()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -79,14 +80,110 @@ var ErrInUse = errors.New("the database is open in another process")
 // openStore opens (or makes) the database at path. Only one process may
 // hold it: bbolt locks the file, and a second opener is told so.
 func openStore(path string) (*store, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 250 * time.Millisecond})
+	if err := preflight(path); err != nil {
+		return nil, fmt.Errorf("--db %s: %w", path, err)
+	}
+	db, err := openBolt(path)
 	switch {
 	case errors.Is(err, bolterrors.ErrTimeout):
 		return nil, fmt.Errorf("--db %s: %w (another replaylab serve?); stop that one, or give another file", path, ErrInUse)
 	case err != nil:
+		return nil, fmt.Errorf("--db %s: %w (give a database serve made, or a new file)", path, err)
+	}
+	if err := checkFile(db, path); err != nil {
+		db.Close()
 		return nil, fmt.Errorf("--db %s: %w", path, err)
 	}
 	return &store{db: db, path: path, fail: func(string) {}}, nil
+}
+
+// openBolt opens the file, turning bbolt's panic on a page it cannot read
+// into an error.
+func openBolt(path string) (db *bolt.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			db, err = nil, fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", r)
+		}
+	}()
+	return bolt.Open(path, 0o600, &bolt.Options{Timeout: 250 * time.Millisecond})
+}
+
+// preflight reads the two meta pages of an existing bbolt file, as bbolt
+// lays them out (a 16-byte page header, then magic, version, page size, …,
+// the page count at byte 56), and refuses a file shorter than the pages
+// they promise: bbolt maps the file, and reading a page past its end
+// would end the process, not return an error.
+func preflight(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing: bbolt makes it, or says why it cannot
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 || !info.Mode().IsRegular() {
+		return nil
+	}
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	const magic = 0xED0CDAED
+	meta := func(off int) (pageSize, pages uint64, ok bool) {
+		if off+64 > len(head) || binary.LittleEndian.Uint32(head[off+16:]) != magic {
+			return 0, 0, false
+		}
+		return uint64(binary.LittleEndian.Uint32(head[off+24:])), binary.LittleEndian.Uint64(head[off+56:]), true
+	}
+	size, pages, ok := meta(0)
+	if !ok || size < 512 || size > 1<<20 {
+		return errors.New("it is not a bbolt database, so not one serve made; give a new file")
+	}
+	if _, p1, ok := meta(int(size)); ok {
+		pages = max(pages, p1)
+	}
+	if uint64(info.Size()) < pages*size {
+		return fmt.Errorf("the file is cut short: it is %d bytes, but its header promises %d; restore it from a copy, or give a new file", info.Size(), pages*size)
+	}
+	return nil
+}
+
+// checkFile refuses a database that is cut short or damaged, before any
+// of its pages is read for real (bbolt maps the file and would fault on a
+// page past its end), and one that is another program's.
+func checkFile(db *bolt.DB, path string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", r)
+		}
+	}()
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return db.View(func(tx *bolt.Tx) error {
+		if info.Size() < tx.Size() {
+			return fmt.Errorf("the file is cut short: it is %d bytes, but its own header says %d; restore it from a copy, or give a new file", info.Size(), tx.Size())
+		}
+		for err := range tx.Check() {
+			return fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", err)
+		}
+		var names []string
+		_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			names = append(names, string(name))
+			return nil
+		})
+		if len(names) == 0 {
+			return nil // a new file
+		}
+		for _, want := range [][]byte{bucketMeta, bucketLog, bucketRefunds, bucketKeys} {
+			if tx.Bucket(want) == nil {
+				return fmt.Errorf("it is not a replaylab serve database (its buckets are %s; serve's are meta, log, refunds and keys); give a new file", strings.Join(names, ", "))
+			}
+		}
+		if tx.Bucket(bucketMeta).Get(metaKey) == nil {
+			return errors.New("it has serve's buckets but no settings, so its log cannot be replayed; restore it from a copy, or give a new file")
+		}
+		return nil
+	})
 }
 
 func (st *store) close() error { return st.db.Close() }
@@ -372,6 +469,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 	rec.Requests, rec.Refunds = len(s.c.session.Requests), s.c.led.Objects()
 	rec.InFlight = len(s.c.led.View().InFlight)
 	s.st = st
+	s.persisted = s.mark()
 	return s, rec, nil
 }
 
@@ -385,14 +483,18 @@ func settingsDiff(made, now *storeMeta) string {
 			d = append(d, fmt.Sprintf("%s %s, not %s", what, orNothing(x), orNothing(y)))
 		}
 	}
+	tick := func(s export.SessionSettings) time.Duration { return time.Duration(s.TickMillis) * time.Millisecond }
 	add("--contract", string(a.Contract), string(b.Contract))
-	add("retention (ticks)", fmt.Sprint(a.Retention), fmt.Sprint(b.Retention))
-	add("--tick", (time.Duration(a.TickMillis) * time.Millisecond).String(), (time.Duration(b.TickMillis) * time.Millisecond).String())
+	add("--tick", tick(a).String(), tick(b).String())
+	add("--retention", (time.Duration(a.Retention) * tick(a)).String(), (time.Duration(b.Retention) * tick(b)).String())
 	add("--faults", fmt.Sprint(a.Faults), fmt.Sprint(b.Faults))
 	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
 	add("--intent-field", a.IntentField, b.IntentField)
 	add("--mission", missionID(made.Mission), missionID(now.Mission))
+	if made.Mission != nil && now.Mission != nil && made.Mission.ID == now.Mission.ID && export.MissionDigest(made.Mission) != export.MissionDigest(now.Mission) {
+		d = append(d, fmt.Sprintf("mission %s has changed since the database was made (its file was edited)", made.Mission.ID))
+	}
 	return strings.Join(d, "; ")
 }
 

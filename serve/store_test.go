@@ -6,7 +6,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,5 +116,84 @@ func TestStoreRefuses(t *testing.T) {
 	raw.Close()
 	if _, _, err := Open(Options{}, db); err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not agree with itself")) {
 		t.Fatalf("a tampered database: %v", err)
+	}
+}
+
+// What the clock does where nothing is written (a GET state landing a
+// late commit) is stored with the next write, so the database still
+// agrees with itself when it is opened again.
+func TestStoreKeepsClockWorkDoneOnReads(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	clock := newFakeClock()
+	o := Options{Faults: []missions.Fixture{missions.LateCommit, missions.PendingFixture}, Delay: 3, Retention: 4 * DefaultTick}
+	g, _ := openRig(t, o, db, clock)
+	g.create("k1")
+	clock.Add(3 * DefaultTick)
+	g.do(g.quick, http.MethodGet, ControlPrefix+"state", "", nil) // the late commit lands here
+	g.create("k2")                                               // pending
+	clock.Add(3 * DefaultTick)
+	g.do(g.quick, http.MethodGet, ControlPrefix+"session", "", nil) // it resolves here; k1's key expires
+	g.do(g.quick, http.MethodGet, "/v1/refunds?starting_after=re_nope", "", nil)
+	g.create("k3")
+	g.stop()
+	g2, rec := openRig(t, o, db, clock)
+	if rec == nil || rec.Refunds != 3 {
+		t.Fatalf("recovered %+v", rec)
+	}
+	g2.stop()
+}
+
+// A damaged, cut-short or foreign file is refused with a message, never a
+// crash.
+func TestStoreRefusesBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	clock := newFakeClock()
+	good := filepath.Join(dir, "good.db")
+	g, _ := openRig(t, Options{}, good, clock)
+	for i := 0; i < 30; i++ {
+		g.create("k" + strconv.Itoa(i))
+	}
+	g.stop()
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short.db")
+	if err := os.WriteFile(short, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Open(Options{}, short); err == nil || !strings.Contains(err.Error(), "cut short") {
+		t.Errorf("a file cut short: %v", err)
+	}
+	foreign := filepath.Join(dir, "foreign.db")
+	raw, err := bolt.Open(foreign, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucket([]byte("users")); return err })
+	raw.Close()
+	if _, _, err := Open(Options{}, foreign); err == nil || !strings.Contains(err.Error(), "not a replaylab serve database") {
+		t.Errorf("another program's database: %v", err)
+	}
+	text := filepath.Join(dir, "text.db")
+	if err := os.WriteFile(text, []byte("not a database at all"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Open(Options{}, text); err == nil {
+		t.Error("a text file opened as a database")
+	}
+}
+
+// A mission edited under the same id is a change of settings, named so.
+func TestStoreNamesAnEditedMission(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	m, _ := missions.BuiltIn().Get("timeout-then-success")
+	g, _ := openRig(t, Options{Mission: m}, db, newFakeClock())
+	g.stop()
+	edited := *m
+	edited.Schedule = append([]missions.Step{}, m.Schedule...)
+	edited.Schedule[0].Fixture = missions.Success
+	if _, _, err := Open(Options{Mission: &edited}, db); err == nil || !strings.Contains(err.Error(), "has changed since the database was made") {
+		t.Fatalf("an edited mission: %v", err)
 	}
 }
