@@ -130,7 +130,7 @@ func TestStoreKeepsClockWorkDoneOnReads(t *testing.T) {
 	g.create("k1")
 	clock.Add(3 * DefaultTick)
 	g.do(g.quick, http.MethodGet, ControlPrefix+"state", "", nil) // the late commit lands here
-	g.create("k2")                                               // pending
+	g.create("k2")                                                // pending
 	clock.Add(3 * DefaultTick)
 	g.do(g.quick, http.MethodGet, ControlPrefix+"session", "", nil) // it resolves here; k1's key expires
 	g.do(g.quick, http.MethodGet, "/v1/refunds?starting_after=re_nope", "", nil)
