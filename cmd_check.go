@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -20,15 +21,19 @@ func newCheckCmd() *cobra.Command {
 		Short: "Find the anomalies in a history from your own system",
 		Long: `Read a history (JSON Lines, replaylab.history/v1): the attempts your client
 made, each with its intent, key, payload digest, times and what it saw (ok,
-fail, or info when it cannot tell: a timeout, a 5xx), and the records your
-provider holds (object, key, intent, status). Join them and report each
-anomaly with the lines that show it:
+fail, or info when it cannot tell: a timeout, a 5xx), the reads in which it
+saw the provider's objects, and the records your provider holds (object,
+key, intent, status). Join them and report each anomaly with the lines that
+show it:
 
   duplicate_effect               more than one effect for one intent
-  effect_never_learned           an info attempt that did take effect
+  effect_never_learned           it took effect, but the client heard only
+                                 fail or info and read nothing back
   key_changed                    one intent sent under more than one key
   key_reused_with_other_payload  one key sent with two payload digests
+  key_shared_by_intents          one key sent for two intents
   record_without_attempt         a record no attempt accounts for
+  ok_without_effect              an ok the provider holds no effect for
 
 A serve session file (serve --record) is read as its history too.
 Exit code 0 when the history is clean, 1 when it shows an anomaly, 2 when a
@@ -37,9 +42,12 @@ line does not read (with its line number).`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			rep, err := checkFile(path)
+			rep, session, err := checkFile(path)
 			if err != nil {
 				return err
+			}
+			if session && !asJSON {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s is a serve session: it is checked as the history serve --record FILE.jsonl writes of it, and the line numbers below are that history's\n", export.CleanLine(path))
 			}
 			if asJSON {
 				b, err := json.MarshalIndent(rep, "", "  ")
@@ -60,45 +68,67 @@ line does not read (with its line number).`,
 	return cmd
 }
 
-// checkFile checks a history file, or the history of a session file.
-func checkFile(path string) (*export.HistoryReport, error) {
+// checkFile checks a history file, or the history of a session file;
+// session says which it was.
+func checkFile(path string) (rep *export.HistoryReport, session bool, err error) {
 	if err := refuseSpecial(path); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	f, err := openInput(path)
 	if err != nil {
-		return nil, badInput(fileError(path, err))
+		return nil, false, badInput(fileError(path, err))
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, badInput(fmt.Errorf("%s is a directory; expected a history .jsonl file", path))
+		return nil, false, badInput(fmt.Errorf("%s is a directory; expected a history .jsonl file", path))
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(512)
-	if bytes.Contains(head, []byte(export.SessionSchemaID)) && !bytes.Contains(head, []byte(export.HistorySchemaID)) {
-		data, err := readLimited(path, export.MaxCaseBytes, "a session .json file")
+	if prettyJSON(br) {
+		// A JSON document over many lines: a session, or something that
+		// is not a history.
+		data, err := io.ReadAll(io.LimitReader(br, export.MaxCaseBytes+1))
 		if err != nil {
-			return nil, badInput(fileError(path, err))
+			return nil, false, badInput(fileError(path, err))
 		}
-		s, err := export.UnmarshalSession(path, data)
-		if err != nil {
-			return nil, badInput(err)
+		switch schema := export.SchemaOf(data); {
+		case schema == export.SessionSchemaID || bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)):
+			s, err := export.UnmarshalSession(path, data)
+			if err != nil {
+				return nil, false, badInput(err)
+			}
+			b, err := export.MarshalHistory(s.History())
+			if err != nil {
+				return nil, false, err
+			}
+			rep, err := export.CheckHistory(path, bytes.NewReader(b))
+			if err != nil {
+				return nil, false, badInput(err)
+			}
+			return rep, true, nil
+		case schema != "":
+			return nil, false, badInput(fmt.Errorf("%s is a %s document, not a history: check reads JSON Lines (%s) or a serve session", path, schema, export.HistorySchemaID))
 		}
-		b, err := export.MarshalHistory(s.History())
-		if err != nil {
-			return nil, err
-		}
-		return export.CheckHistory(path, bytes.NewReader(b))
+		br = bufio.NewReader(bytes.NewReader(data))
 	}
-	rep, err := export.CheckHistory(path, br)
+	rep, err = export.CheckHistory(path, br)
 	var he *export.HistoryError
 	if errors.As(err, &he) {
-		return nil, badInput(err)
+		return nil, false, badInput(err)
 	}
 	if err != nil {
-		return nil, badInput(fileError(path, err))
+		return nil, false, badInput(fileError(path, err))
 	}
-	return rep, nil
+	return rep, false, nil
+}
+
+// prettyJSON reports whether the input starts with a line that opens a
+// JSON object and holds nothing else: a document written over many
+// lines, not one object per line.
+func prettyJSON(br *bufio.Reader) bool {
+	head, _ := br.Peek(4096)
+	head = bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF})
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	return string(bytes.TrimSpace(line)) == "{"
 }
 
 // refuseSpecial refuses what reading would make no sense of or never end:

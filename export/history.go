@@ -20,7 +20,8 @@ const HistorySchemaID = "replaylab.history/v1"
 // MaxHistoryLine bounds one line of a history.
 const MaxHistoryLine = 1 << 20
 
-// HistoryLine is one line of a history: an attempt the client made, or a
+// HistoryLine is one line of a history: an attempt the client made, a
+// read-back in which the client saw one of the provider's objects, or a
 // record the provider holds. Which one is its "type".
 type HistoryLine struct {
 	Type string `json:"type"`
@@ -37,7 +38,8 @@ type HistoryLine struct {
 	End     string `json:"end,omitempty"`
 	Outcome string `json:"outcome,omitempty"`
 
-	// A record: the provider's object and its status.
+	// A record: the provider's object and its status; a read: the object
+	// the client saw, with the status it saw.
 	Object string `json:"object,omitempty"`
 	Status string `json:"status,omitempty"`
 
@@ -48,6 +50,7 @@ type HistoryLine struct {
 // Line types and attempt outcomes.
 const (
 	LineAttempt = "attempt"
+	LineRead    = "read"
 	LineRecord  = "record"
 
 	OutcomeOK   = "ok"
@@ -59,13 +62,18 @@ var recordStatuses = []string{"pending", "succeeded", "failed", "canceled"}
 
 // Anomaly kinds.
 const (
-	AnomalyDuplicate     = "duplicate_effect"
-	AnomalyUnlearned     = "effect_never_learned"
-	AnomalyKeyChanged    = "key_changed"
-	AnomalyKeyReused     = "key_reused_with_other_payload"
-	AnomalyOrphanRecord  = "record_without_attempt"
-	anomalyKindsAccepted = "duplicate_effect, effect_never_learned, key_changed, key_reused_with_other_payload, record_without_attempt"
+	AnomalyDuplicate    = "duplicate_effect"
+	AnomalyUnlearned    = "effect_never_learned"
+	AnomalyKeyChanged   = "key_changed"
+	AnomalyKeyReused    = "key_reused_with_other_payload"
+	AnomalyKeyShared    = "key_shared_by_intents"
+	AnomalyOrphanRecord = "record_without_attempt"
+	AnomalyOKNoEffect   = "ok_without_effect"
 )
+
+// AnomalyKinds lists every anomaly check reports, in the order it
+// explains them.
+var AnomalyKinds = []string{AnomalyDuplicate, AnomalyUnlearned, AnomalyKeyChanged, AnomalyKeyReused, AnomalyKeyShared, AnomalyOrphanRecord, AnomalyOKNoEffect}
 
 // Anomaly is one thing the history shows that should not be, with the
 // lines that show it.
@@ -80,6 +88,7 @@ type Anomaly struct {
 type HistoryReport struct {
 	Lines     int       `json:"lines"`
 	Attempts  int       `json:"attempts"`
+	Reads     int       `json:"reads"`
 	Records   int       `json:"records"`
 	Intents   int       `json:"intents"`
 	Anomalies []Anomaly `json:"anomalies"`
@@ -99,16 +108,18 @@ func (e *HistoryError) Unwrap() error { return e.Err }
 // intentFacts is what check keeps per intent: it grows with intents and
 // keys, not with lines.
 type intentFacts struct {
-	first      int // the line the intent first appears on
-	attempts   int
-	firstKey   string
-	keyLines   map[string]int // key → the first attempt line with it
-	okLine     int            // the first ok attempt
-	infoLine   int            // the first info attempt
-	infoKeys   map[string]int // key → its first info attempt line
-	okKeys     map[string]bool
-	records    []recordFact
-	orphanable bool
+	attempts int
+	keyLines map[string]int // key → the first attempt line with it
+	okLine   int            // the first ok attempt
+	// okObject is an object an ok attempt named, with its line.
+	okObject     string
+	okObjectLine int
+	unsureLine   int            // the first info or fail attempt
+	unsureKeys   map[string]int // key → its first info or fail attempt line
+	// readLive: a read showed the client one of the intent's objects as
+	// pending or succeeded.
+	readLive bool
+	records  []recordFact
 }
 
 type recordFact struct {
@@ -124,6 +135,9 @@ type keyFacts struct {
 	line           int
 	otherLine      int // the first attempt with another digest
 	otherDigest    string
+	// otherIntentLine is the first attempt with the key for another intent.
+	otherIntent     string
+	otherIntentLine int
 }
 
 // CheckHistory reads a history from r (named name in messages) and
@@ -131,11 +145,15 @@ type keyFacts struct {
 // *HistoryError naming the line.
 func CheckHistory(name string, r io.Reader) (*HistoryReport, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(3); bytes.Equal(head, utf8BOM) {
+		_, _ = br.Discard(3)
+	}
 	rep := &HistoryReport{Anomalies: []Anomaly{}}
 	intents := map[string]*intentFacts{}
 	keys := map[string]*keyFacts{}
 	var order []string
 	n := 0
+	first := true
 	var l HistoryLine
 	for {
 		raw, err := readLine(br)
@@ -154,16 +172,17 @@ func CheckHistory(name string, r io.Reader) (*HistoryReport, error) {
 			continue
 		}
 		l = HistoryLine{}
-		if err := decodeHistoryLine(raw, &l); err != nil {
-			return nil, &HistoryError{name, n, err}
+		header, derr := decodeHistoryLine(raw, &l, first)
+		if derr != nil {
+			return nil, &HistoryError{name, n, derr}
 		}
-		if l.Type == "" && l.Intent == "" {
-			// The header line: {"schema": "replaylab.history/v1"}.
+		first = false
+		if header {
 			continue
 		}
 		f := intents[l.Intent]
 		if f == nil {
-			f = &intentFacts{first: n, keyLines: map[string]int{}}
+			f = &intentFacts{keyLines: map[string]int{}}
 			intents[l.Intent] = f
 			order = append(order, l.Intent)
 		}
@@ -172,9 +191,6 @@ func CheckHistory(name string, r io.Reader) (*HistoryReport, error) {
 			rep.Attempts++
 			f.attempts++
 			if _, ok := f.keyLines[l.Key]; !ok {
-				if len(f.keyLines) == 0 {
-					f.firstKey = l.Key
-				}
 				f.keyLines[l.Key] = n
 			}
 			switch l.Outcome {
@@ -182,40 +198,59 @@ func CheckHistory(name string, r io.Reader) (*HistoryReport, error) {
 				if f.okLine == 0 {
 					f.okLine = n
 				}
-				if f.okKeys == nil {
-					f.okKeys = map[string]bool{}
+				if l.Object != "" && f.okObject == "" {
+					f.okObject, f.okObjectLine = l.Object, n
 				}
-				f.okKeys[l.Key] = true
-			case OutcomeInfo:
-				if f.infoLine == 0 {
-					f.infoLine = n
+			default:
+				if f.unsureLine == 0 {
+					f.unsureLine = n
 				}
-				if f.infoKeys == nil {
-					f.infoKeys = map[string]int{}
+				if f.unsureKeys == nil {
+					f.unsureKeys = map[string]int{}
 				}
-				if _, ok := f.infoKeys[l.Key]; !ok {
-					f.infoKeys[l.Key] = n
+				if _, ok := f.unsureKeys[l.Key]; !ok {
+					f.unsureKeys[l.Key] = n
 				}
 			}
-			if l.Key != "" && l.Digest != "" {
+			if l.Key != "" {
 				k := keys[l.Key]
 				switch {
 				case k == nil:
 					keys[l.Key] = &keyFacts{digest: l.Digest, intent: l.Intent, line: n}
-				case k.digest != l.Digest && k.otherLine == 0:
-					k.otherLine, k.otherDigest = n, l.Digest
+				default:
+					if l.Digest != "" && k.digest != "" && k.digest != l.Digest && k.otherLine == 0 {
+						k.otherLine, k.otherDigest = n, l.Digest
+					}
+					if l.Intent != k.intent && k.otherIntentLine == 0 {
+						k.otherIntent, k.otherIntentLine = l.Intent, n
+					}
 				}
+			}
+		case LineRead:
+			rep.Reads++
+			if l.Status == "pending" || l.Status == "succeeded" {
+				f.readLive = true
 			}
 		case LineRecord:
 			rep.Records++
-			f.records = append(f.records, recordFact{line: n, object: l.Object, key: l.Key, status: l.Status})
+			dup := false
+			for _, r := range f.records {
+				dup = dup || r.object == l.Object
+			}
+			if !dup {
+				f.records = append(f.records, recordFact{line: n, object: l.Object, key: l.Key, status: l.Status})
+			}
 		}
 	}
 	rep.Lines = n
 	rep.Intents = len(order)
+	if rep.Attempts+rep.Reads+rep.Records == 0 {
+		return nil, &HistoryError{name, max(n, 1), errors.New("the history holds no attempt, read or record: nothing to check")}
+	}
 	for _, id := range order {
 		rep.Anomalies = append(rep.Anomalies, intents[id].anomalies(id, keys)...)
 	}
+	sort.SliceStable(rep.Anomalies, func(i, j int) bool { return rep.Anomalies[i].Lines[0] < rep.Anomalies[j].Lines[0] })
 	return rep, nil
 }
 
@@ -236,72 +271,155 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	return line, err
 }
 
-// decodeHistoryLine reads one line strictly: one JSON object of the
-// known fields, each of the right kind, with what its type requires.
-func decodeHistoryLine(raw []byte, l *HistoryLine) error {
+// historyFields are the fields a history line may have, spelled exactly.
+var historyFields = []string{"type", "intent", "key", "digest", "start", "end", "outcome", "object", "status", "note"}
+
+// decodeHistoryLine reads one line strictly: one JSON object of the known
+// fields, spelled exactly, each of the right kind, with what its type
+// requires. The header ({"schema": ...}) may only be the first line
+// (first); header reports that it was one.
+func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err error) {
 	if raw[0] != '{' {
-		return fmt.Errorf("expected a JSON object ({...}), found %s", shortText(raw))
+		return false, fmt.Errorf("expected a JSON object ({...}), found %s", shortText(raw))
 	}
-	if bytes.Contains(raw, []byte(`"schema"`)) {
+	keys, err := topKeys(raw)
+	if err != nil {
+		return false, err
+	}
+	if len(keys) == 1 && keys[0] == "schema" {
+		if !first {
+			return false, errors.New(`the header {"schema": ...} belongs on the first line only`)
+		}
 		var h struct {
 			Schema string `json:"schema"`
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&h); err == nil {
-			if h.Schema != HistorySchemaID {
-				return fmt.Errorf("history schema %q: this build reads %q", h.Schema, HistorySchemaID)
-			}
-			return nil
+		if err := strictDecode(raw, &h); err != nil {
+			return false, err
+		}
+		if h.Schema != HistorySchemaID {
+			return false, fmt.Errorf("history schema %q: this build reads %q", h.Schema, HistorySchemaID)
+		}
+		return true, nil
+	}
+	for _, k := range keys {
+		if !contains(historyFields, k) {
+			return false, fmt.Errorf("unknown field %q (accepted, spelled so: %s)", k, strings.Join(historyFields, ", "))
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(l); err != nil {
-		return historyJSONError(err)
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value on the line; a history has one object per line")
+	if err := strictDecode(raw, l); err != nil {
+		return false, err
 	}
 	if l.Intent == "" {
-		return errors.New(`the line has no "intent" (every attempt and record names the intent it belongs to)`)
+		return false, errors.New(`the line has no "intent" (every attempt, read and record names the intent it belongs to)`)
 	}
 	switch l.Type {
 	case LineAttempt:
 		switch l.Outcome {
 		case OutcomeOK, OutcomeFail, OutcomeInfo:
 		case "":
-			return errors.New(`the attempt has no "outcome" (accepted: ok, fail, info)`)
+			return false, errors.New(`the attempt has no "outcome" (accepted: ok, fail, info)`)
 		default:
-			return fmt.Errorf("outcome %q: accepted are ok (it took effect), fail (it did not) and info (the client cannot tell: a timeout, a 5xx)", l.Outcome)
+			return false, fmt.Errorf("outcome %q: accepted are ok (it took effect), fail (it did not) and info (the client cannot tell: a timeout, a 5xx)", l.Outcome)
 		}
-		for _, t := range []struct{ name, v string }{{"start", l.Start}, {"end", l.End}} {
+		var times [2]time.Time
+		for i, t := range []struct{ name, v string }{{"start", l.Start}, {"end", l.End}} {
 			if t.v == "" {
 				continue
 			}
-			if _, err := time.Parse(time.RFC3339Nano, t.v); err != nil {
-				return fmt.Errorf("%s %q is not a time; write RFC 3339, e.g. 2026-12-01T10:00:00Z", t.name, t.v)
+			if times[i], err = time.Parse(time.RFC3339Nano, t.v); err != nil {
+				return false, fmt.Errorf("%s %q is not a time; write RFC 3339, e.g. 2026-12-01T10:00:00Z", t.name, t.v)
 			}
 		}
+		if !times[0].IsZero() && !times[1].IsZero() && times[1].Before(times[0]) {
+			return false, fmt.Errorf("end %s is before start %s", l.End, l.Start)
+		}
 		if l.Status != "" {
-			return errors.New(`an attempt has no "status"; what the client saw is its "outcome"`)
+			return false, errors.New(`an attempt has no "status"; what the client saw is its "outcome"`)
 		}
-	case LineRecord:
+	case LineRead, LineRecord:
+		what := map[string]string{LineRead: "read", LineRecord: "record"}[l.Type]
 		if l.Object == "" {
-			return errors.New(`the record has no "object" (the provider's id for the effect)`)
+			return false, fmt.Errorf(`the %s has no "object" (the provider's id for the effect)`, what)
 		}
-		if !contains(recordStatuses, l.Status) {
-			return fmt.Errorf("status %q: accepted are %s", l.Status, strings.Join(recordStatuses, ", "))
+		switch {
+		case l.Status == "":
+			return false, fmt.Errorf(`the %s has no "status" (accepted: %s)`, what, strings.Join(recordStatuses, ", "))
+		case !contains(recordStatuses, l.Status):
+			return false, fmt.Errorf("status %q: accepted are %s", l.Status, strings.Join(recordStatuses, ", "))
 		}
-		if l.Outcome != "" || l.Start != "" || l.End != "" || l.Digest != "" {
-			return errors.New(`a record has no "outcome", "start", "end" or "digest"; those belong to attempts`)
+		if l.Outcome != "" || l.Digest != "" || l.End != "" || (l.Type == LineRecord && l.Start != "") {
+			return false, fmt.Errorf(`a %s has no "outcome", "digest" or "end"%s; those belong to attempts`, what, map[bool]string{true: ` or "start"`}[l.Type == LineRecord])
 		}
 	case "":
-		return errors.New(`the line has no "type" (accepted: attempt, record)`)
+		return false, errors.New(`the line has no "type" (accepted: attempt, read, record)`)
 	default:
-		return fmt.Errorf("type %q: accepted are attempt and record", l.Type)
+		return false, fmt.Errorf("type %q: accepted are attempt, read and record", l.Type)
+	}
+	return false, nil
+}
+
+// strictDecode decodes one JSON object, and nothing after it.
+func strictDecode(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return historyJSONError(err)
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value on the line; a history has one object per line")
 	}
 	return nil
+}
+
+// topKeys lists the keys of the JSON object raw starts with, as written
+// (the decoder matches keys in any letter case). A malformed object is
+// left for the decoder to word.
+func topKeys(raw []byte) ([]string, error) {
+	var keys []string
+	depth, inStr, esc := 0, false, false
+	start := -1
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+				if start >= 0 {
+					j := i + 1
+					for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\r' || raw[j] == '\n') {
+						j++
+					}
+					if j < len(raw) && raw[j] == ':' {
+						var k string
+						if err := json.Unmarshal(raw[start:i+1], &k); err == nil {
+							keys = append(keys, k)
+						}
+					}
+					start = -1
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			if depth == 1 {
+				start = i
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return keys, nil
+			}
+		}
+	}
+	return keys, nil
 }
 
 func contains(words []string, w string) bool {
@@ -355,14 +473,28 @@ func (f *intentFacts) anomalies(id string, keys map[string]*keyFacts) []Anomaly 
 		out = append(out, Anomaly{Kind: AnomalyDuplicate, Intent: id, Lines: lines,
 			Message: fmt.Sprintf("%d effects for one intent: %s", len(live), strings.Join(objs, ", "))})
 	}
-	if len(live) > 0 && f.okLine == 0 && f.infoLine != 0 {
+	if len(live) > 0 && f.okLine == 0 && !f.readLive && f.unsureLine != 0 {
 		r := live[0]
-		at := f.infoLine
-		if l, ok := f.infoKeys[r.key]; ok && r.key != "" {
+		at := f.unsureLine
+		if l, ok := f.unsureKeys[r.key]; ok && r.key != "" {
 			at = l
 		}
 		out = append(out, Anomaly{Kind: AnomalyUnlearned, Intent: id, Lines: []int{at, r.line},
-			Message: fmt.Sprintf("the client saw only failures or no answer (info), yet %s took effect (%s)", r.object, r.status)})
+			Message: fmt.Sprintf("the client heard only failures or no answer (fail, info) and read nothing back, yet %s took effect (%s)", r.object, r.status)})
+	}
+	if f.okLine != 0 {
+		named := f.okObject == ""
+		for _, r := range live {
+			named = named || r.object == f.okObject
+		}
+		switch {
+		case len(live) == 0:
+			out = append(out, Anomaly{Kind: AnomalyOKNoEffect, Intent: id, Lines: []int{f.okLine},
+				Message: "the client was told it took effect (ok), but the provider holds no effect for this intent"})
+		case !named:
+			out = append(out, Anomaly{Kind: AnomalyOKNoEffect, Intent: id, Lines: []int{f.okObjectLine, live[0].line},
+				Message: fmt.Sprintf("the client was told of %s, but the provider holds no such effect for this intent (it holds %s)", f.okObject, live[0].object)})
+		}
 	}
 	if len(f.keyLines) > 1 {
 		ks := make([]string, 0, len(f.keyLines))
@@ -380,22 +512,24 @@ func (f *intentFacts) anomalies(id string, keys map[string]*keyFacts) []Anomaly 
 	}
 	for k, line := range f.keyLines {
 		kf := keys[k]
-		if kf == nil || kf.intent != id || kf.otherLine == 0 || line != kf.line {
+		if kf == nil || kf.intent != id || line != kf.line {
 			continue
 		}
-		out = append(out, Anomaly{Kind: AnomalyKeyReused, Intent: id, Lines: []int{kf.line, kf.otherLine},
-			Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(k), kf.digest, kf.otherDigest)})
+		if kf.otherLine != 0 {
+			out = append(out, Anomaly{Kind: AnomalyKeyReused, Intent: id, Lines: []int{kf.line, kf.otherLine},
+				Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(k), kf.digest, kf.otherDigest)})
+		}
+		if kf.otherIntentLine != 0 {
+			out = append(out, Anomaly{Kind: AnomalyKeyShared, Intent: id, Lines: []int{kf.line, kf.otherIntentLine},
+				Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(k), CleanLine(id), CleanLine(kf.otherIntent))})
+		}
 	}
 	if f.attempts == 0 {
 		for _, r := range f.records {
-			if r.key != "" && keys[r.key] != nil {
-				continue // sent under another intent's name: the key shows it
-			}
 			out = append(out, Anomaly{Kind: AnomalyOrphanRecord, Intent: id, Lines: []int{r.line},
 				Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", r.object, r.status)})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Lines[0] < out[j].Lines[0] })
 	return out
 }
 
@@ -422,7 +556,7 @@ func HistoryText(name string, rep *HistoryReport) string {
 		verdict = Plural(len(rep.Anomalies), "anomaly")
 		verdict = strings.Replace(verdict, "anomalys", "anomalies", 1)
 	}
-	fmt.Fprintf(&b, "%s: %s, %s, %s, %s: %s\n", CleanLine(name), Plural(rep.Lines, "line"), Plural(rep.Intents, "intent"),
-		Plural(rep.Attempts, "attempt"), Plural(rep.Records, "record"), verdict)
+	fmt.Fprintf(&b, "%s: %s, %s, %s, %s, %s: %s\n", CleanLine(name), Plural(rep.Lines, "line"), Plural(rep.Intents, "intent"),
+		Plural(rep.Attempts, "attempt"), Plural(rep.Reads, "read"), Plural(rep.Records, "record"), verdict)
 	return b.String()
 }

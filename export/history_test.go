@@ -61,6 +61,12 @@ func TestCheckHistoryAnomalies(t *testing.T) {
 		{"record without attempt", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded"), rec("j", "k2", "re_2", "succeeded")}, []string{"record_without_attempt@3"}},
 		{"fresh key after a timeout: both", []string{att("i", "a", "d", "info"), att("i", "b", "d", "ok"), rec("i", "a", "re_1", "succeeded"), rec("i", "b", "re_2", "succeeded")},
 			[]string{"key_changed@1,2", "duplicate_effect@3,4"}},
+		{"a fail that took effect", []string{att("i", "k", "d", "fail"), rec("i", "k", "re_1", "succeeded")}, []string{"effect_never_learned@1,2"}},
+		{"a read-back tells the client", []string{att("i", "k", "d", "info"), `{"type":"read","intent":"i","object":"re_1","status":"succeeded"}`, rec("i", "k", "re_1", "succeeded")}, nil},
+		{"ok without an effect", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "failed")}, []string{"ok_without_effect@1"}},
+		{"ok naming another object", []string{`{"type":"attempt","intent":"i","key":"k","digest":"d","outcome":"ok","object":"re_9"}`, rec("i", "k", "re_1", "succeeded")}, []string{"ok_without_effect@1,2"}},
+		{"one key for two intents", []string{att("i", "k", "d", "ok"), att("j", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded")}, []string{"key_shared_by_intents@1,2", "ok_without_effect@2"}},
+		{"a record listed twice is one effect", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded"), rec("i", "k", "re_1", "succeeded")}, nil},
 	}
 	for _, tc := range cases {
 		rep, err := checkLines(t, tc.lines...)
@@ -104,7 +110,11 @@ func TestCheckHistoryMalformed(t *testing.T) {
 		{`{"type":"attempt","intent":5,"outcome":"ok"}`, `"intent" holds a number`},
 		{`{"type":"attempt","intent":"i","outcome":"ok"`, `ends inside`},
 		{`[1,2]`, `expected a JSON object`},
-		{`{"schema":"replaylab.history/v9"}`, `this build reads`},
+		{`{"schema":"replaylab.history/v1"}`, `belongs on the first line only`},
+		{`{"TYPE":"attempt","Intent":"i","OUTCOME":"ok"}`, `unknown field "TYPE"`},
+		{`{"type":"attempt","intent":"i","outcome":"ok","start":"2026-12-01T10:00:05Z","end":"2026-12-01T10:00:00Z"}`, `end 2026-12-01T10:00:00Z is before start`},
+		{`{"type":"record","intent":"i","object":"re_1"}`, `has no "status"`},
+		{`{"type":"read","intent":"i","object":"re_1","status":"succeeded","outcome":"ok"}`, `a read has no "outcome"`},
 		{`{"type":"attempt","intent":"i","outcome":"ok"} {"type":"attempt"}`, `more than one JSON value`},
 		{strings.Repeat("x", export.MaxHistoryLine+10), `longer than`},
 	}
@@ -133,7 +143,7 @@ func TestHistoryExampleAndSchema(t *testing.T) {
 	for _, a := range rep.Anomalies {
 		kinds[a.Kind] = true
 	}
-	for _, k := range []string{export.AnomalyDuplicate, export.AnomalyUnlearned, export.AnomalyKeyChanged, export.AnomalyKeyReused, export.AnomalyOrphanRecord} {
+	for _, k := range export.AnomalyKinds {
 		if !kinds[k] {
 			t.Errorf("the example shows no %s", k)
 		}
@@ -161,5 +171,21 @@ func TestHistoryExampleAndSchema(t *testing.T) {
 		if _, err := checkLines(t, bad); err == nil {
 			t.Errorf("the reader takes %s", bad)
 		}
+	}
+}
+
+// A byte-order mark is not a line's problem; an empty history is.
+func TestCheckHistoryEdges(t *testing.T) {
+	bom := "\ufeff" + `{"type":"attempt","intent":"i","key":"k","outcome":"fail"}` + "\n"
+	if _, err := export.CheckHistory("bom.jsonl", strings.NewReader(bom)); err != nil {
+		t.Errorf("a history with a byte-order mark: %v", err)
+	}
+	for _, empty := range []string{"", "\n\n", `{"schema":"replaylab.history/v1"}` + "\n"} {
+		if _, err := export.CheckHistory("e.jsonl", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "nothing to check") {
+			t.Errorf("%q: %v", empty, err)
+		}
+	}
+	if _, err := export.CheckHistory("v9.jsonl", strings.NewReader(`{"schema":"replaylab.history/v9"}`+"\n")); err == nil || !strings.Contains(err.Error(), "this build reads") {
+		t.Errorf("a future header: %v", err)
 	}
 }

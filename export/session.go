@@ -462,8 +462,9 @@ func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
 
 // History is the session as a history for replaylab check: each create an
 // attempt, with what the client saw as ok (a refund came back), fail (a
-// 4xx: not executed) or info (no answer, a 5xx: it cannot tell), and each
-// refund the provider holds a record.
+// 4xx: not executed) or info (no answer, a 5xx: it cannot tell); each
+// refund a delivered read showed, a read; and each refund the provider
+// holds, a record.
 func (s *Session) History() []HistoryLine {
 	var start time.Time
 	if s.Started != "" {
@@ -476,8 +477,19 @@ func (s *Session) History() []HistoryLine {
 		}
 		return start.Add(time.Duration(t) * tick).UTC().Format(time.RFC3339Nano)
 	}
+	owner := map[ledger.ObjectID]string{}
+	for _, o := range s.Ledger.Objects {
+		owner[o.ID] = o.Intent
+	}
 	var out []HistoryLine
 	for _, r := range s.Requests {
+		if (r.Kind == RequestRetrieve || r.Kind == RequestList) && r.Wire == WireDelivered {
+			for _, o := range r.Shown {
+				out = append(out, HistoryLine{Type: LineRead, Intent: owner[o.Object], Object: o.Object.String(), Status: o.Status.String(), Start: at(r.Tick),
+					Note: fmt.Sprintf("request %d read it back", r.Seq)})
+			}
+			continue
+		}
 		if r.Kind != RequestCreate && r.Kind != RequestRefused {
 			continue
 		}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
+)
+
+// check exits 0 on a clean history, 1 on anomalies, 2 on a line that does
+// not read, naming the line.
+func TestCheckExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	clean := filepath.Join(dir, "clean.jsonl")
+	os.WriteFile(clean, []byte(`{"type":"attempt","intent":"i","key":"k","outcome":"info"}`+"\n"+`{"type":"attempt","intent":"i","key":"k","outcome":"ok"}`+"\n"+`{"type":"record","intent":"i","key":"k","object":"re_1","status":"succeeded"}`+"\n"), 0o644)
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"type":"attempt","intent":"i","key":"k","outcome":"ok"}`+"\n"+`{"type":"attempt","intent":"i","outcome":"perhaps"}`+"\n"), 0o644)
+	caseFile := writeCase(t, dir, "timeout-then-success")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"check", clean}, 0, "no anomaly"},
+		{[]string{"check", "testdata/history.jsonl"}, exitVerdict, "7 anomalies"},
+		{[]string{"check", bad}, exitBadInput, "bad.jsonl:2: outcome \"perhaps\""},
+		{[]string{"check", caseFile}, exitBadInput, "not a history"},
+		{[]string{"check", dir}, exitBadInput, "is a directory"},
+		{[]string{"check", filepath.Join(dir, "missing.jsonl")}, exitBadInput, "no such file"},
+	}
+	for _, tc := range cases {
+		code, out, errOut := cli(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q %q; want %d and %q", tc.args, code, out, errOut, tc.code, tc.want)
+		}
+	}
+}
+
+// serve --record FILE.jsonl writes a history that check reads; check
+// reads a session file as its history too, and says so.
+func TestCheckServeRecords(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "h.jsonl")
+	c := startServe(t, "--faults", "timeout_after_commit,success", "--until", "2", "--record", record)
+	c.create(t, 200*time.Millisecond, "k1")
+	c.create(t, 2*time.Second, "k2")
+	if code := c.wait(t); code != 0 {
+		t.Fatalf("serve exit %d:\n%s", code, c.stderr)
+	}
+	code, out, errOut := cli("check", record)
+	if code != exitVerdict || !strings.Contains(out, "key_changed") || !strings.Contains(out, "duplicate_effect") {
+		t.Fatalf("check of a fresh-key session's history: exit %d\n%s%s", code, out, errOut)
+	}
+	session := recordSession(t, serve.Options{Faults: []missions.Fixture{missions.TimeoutAfterCommit}, Hold: time.Second}, "k", "k")
+	code, out, errOut = cli("check", session)
+	if code != 0 || !strings.Contains(out, "is a serve session") || !strings.Contains(out, "no anomaly") {
+		t.Fatalf("check of a stable-key session: exit %d\n%s%s", code, out, errOut)
+	}
+}
