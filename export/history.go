@@ -306,8 +306,15 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 			return false, fmt.Errorf("unknown field %q (accepted, spelled so: %s)", k, strings.Join(historyFields, ", "))
 		}
 	}
-	if err := strictDecode(raw, l); err != nil {
-		return false, err
+	// topKeys has checked every key against historyFields, spelled
+	// exactly, so plain Unmarshal (faster than a strict decoder) is as
+	// strict here.
+	if err := json.Unmarshal(raw, l); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) && strings.Contains(se.Error(), "after top-level value") {
+			return false, errors.New("more than one JSON value on the line; a history has one object per line")
+		}
+		return false, historyJSONError(err)
 	}
 	if l.Intent == "" {
 		return false, errors.New(`the line has no "intent" (every attempt, read and record names the intent it belongs to)`)
@@ -376,7 +383,7 @@ func strictDecode(raw []byte, v any) error {
 // left for the decoder to word.
 func topKeys(raw []byte) ([]string, error) {
 	var keys []string
-	depth, inStr, esc := 0, false, false
+	depth, inStr, esc, escaped := 0, false, false, false
 	start := -1
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -385,7 +392,7 @@ func topKeys(raw []byte) ([]string, error) {
 			case esc:
 				esc = false
 			case c == '\\':
-				esc = true
+				esc, escaped = true, true
 			case c == '"':
 				inStr = false
 				if start >= 0 {
@@ -394,9 +401,13 @@ func topKeys(raw []byte) ([]string, error) {
 						j++
 					}
 					if j < len(raw) && raw[j] == ':' {
-						var k string
-						if err := json.Unmarshal(raw[start:i+1], &k); err == nil {
-							keys = append(keys, k)
+						if !escaped {
+							keys = append(keys, string(raw[start+1:i]))
+						} else {
+							var k string
+							if err := json.Unmarshal(raw[start:i+1], &k); err == nil {
+								keys = append(keys, k)
+							}
 						}
 					}
 					start = -1
@@ -406,7 +417,7 @@ func topKeys(raw []byte) ([]string, error) {
 		}
 		switch c {
 		case '"':
-			inStr = true
+			inStr, escaped = true, false
 			if depth == 1 {
 				start = i
 			}
@@ -435,6 +446,8 @@ func historyJSONError(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &se) && strings.HasPrefix(se.Error(), "unexpected end of JSON input"):
+		return errors.New("the line ends inside its JSON object")
 	case errors.As(err, &se):
 		return fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
