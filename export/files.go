@@ -222,3 +222,96 @@ func place(tmp, path string) error {
 	}
 	return nil
 }
+
+// File is one file to write: its path and its bytes.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// WriteAll writes several files all or nothing. Every file is first
+// written whole to a temporary file beside its path and synced; only when
+// all are on disk are they moved into place, and if one cannot be (a file
+// that appeared meanwhile, without force) those already placed are taken
+// back: new ones removed, replaced ones restored. A full disk, a racing
+// writer or a refusal leaves none of the new files. Errors name the file.
+func WriteAll(files []File, force bool) (err error) {
+	type staged struct {
+		path, tmp, backup string
+		placed            bool
+	}
+	var st []*staged
+	defer func() {
+		for _, s := range st {
+			if s.tmp != "" {
+				os.Remove(s.tmp)
+			}
+			if err == nil && s.backup != "" {
+				os.Remove(s.backup)
+			}
+		}
+	}()
+	for _, f := range files {
+		if e := NotAFile(f.Path); e != nil {
+			return e
+		}
+		mode := newFileMode()
+		if info, e := os.Stat(f.Path); e == nil && force {
+			if info.Mode().Perm()&0o200 == 0 {
+				return fmt.Errorf("%s is read-only (mode %04o); make it writable first (chmod u+w %s) if it is to be replaced", f.Path, info.Mode().Perm(), f.Path)
+			}
+			mode = info.Mode().Perm()
+		}
+		tmp, e := writeTemp(filepath.Dir(f.Path), f.Data, mode)
+		if e != nil {
+			return fmt.Errorf("%s: %w (nothing was written)", f.Path, e)
+		}
+		st = append(st, &staged{path: f.Path, tmp: tmp})
+	}
+	rollback := func() {
+		for _, s := range st {
+			if !s.placed {
+				continue
+			}
+			if s.backup != "" {
+				os.Rename(s.backup, s.path)
+				s.backup = ""
+			} else {
+				os.Remove(s.path)
+			}
+		}
+	}
+	for _, s := range st {
+		if force {
+			if _, e := os.Lstat(s.path); e == nil {
+				// Keep the old file under a name of its own, to put it
+				// back if a later file cannot be placed.
+				b, e := os.CreateTemp(filepath.Dir(s.path), ".replaylab-*.old")
+				if e != nil {
+					rollback()
+					return fmt.Errorf("%s: cannot keep the old file while replacing it: %w (nothing was written)", s.path, cause(e))
+				}
+				b.Close()
+				if e := os.Rename(s.path, b.Name()); e != nil {
+					os.Remove(b.Name())
+					rollback()
+					return fmt.Errorf("%s: cannot replace it: %w (nothing was written)", s.path, cause(e))
+				}
+				s.backup = b.Name()
+				s.placed = true
+			}
+			if e := os.Rename(s.tmp, s.path); e != nil {
+				rollback()
+				return fmt.Errorf("%s: cannot replace it: %w (nothing was written)", s.path, cause(e))
+			}
+			s.tmp, s.placed = "", true
+			continue
+		}
+		if e := place(s.tmp, s.path); e != nil {
+			rollback()
+			return fmt.Errorf("%w (nothing was written)", e)
+		}
+		s.placed = true
+	}
+	return nil
+}

@@ -1,8 +1,12 @@
 package export_test
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -126,5 +130,70 @@ func TestWriteModes(t *testing.T) {
 	syscall.Umask(old)
 	if err != nil || !strings.Contains(string(out), "--- PASS") {
 		t.Fatalf("under umask 027: %v\n%s", err, out)
+	}
+}
+
+// WriteAll writes every file or none of the new ones: a file in the way
+// (as a racing export makes) or a write the system cuts short (a full
+// disk) leaves the directory as it was.
+func TestWriteAllIsAllOrNothing(t *testing.T) {
+	if dir := os.Getenv("REPLAYLAB_WRITEALL_DIR"); dir != "" {
+		signal.Ignore(syscall.SIGXFSZ)
+		var lim syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+			t.Fatal(err)
+		}
+		lim.Cur = 4 << 10
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
+			t.Fatal(err)
+		}
+		var files []export.File
+		for i := 0; i < 6; i++ {
+			files = append(files, export.File{Path: filepath.Join(dir, fmt.Sprintf("small-%d.json", i)), Data: []byte("{}")})
+		}
+		files = append(files, export.File{Path: filepath.Join(dir, "big.json"), Data: bytes.Repeat([]byte("x"), 64<<10)})
+		if err := export.WriteAll(files, false); err == nil || !strings.Contains(err.Error(), "nothing was written") {
+			t.Errorf("past the size limit: %v", err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "c.json")
+	if err := os.WriteFile(in, []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var files []export.File
+	for _, n := range []string{"a", "b", "c", "d"} {
+		files = append(files, export.File{Path: filepath.Join(dir, n+".json"), Data: []byte(`{"mine":true}`)})
+	}
+	err := export.WriteAll(files, false)
+	if !errors.Is(err, export.ErrExists) || !strings.Contains(err.Error(), "c.json") {
+		t.Fatalf("a file in the way: %v", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "c.json" {
+		t.Fatalf("left behind: %v", entries)
+	}
+	if b, _ := os.ReadFile(in); string(b) != "theirs" {
+		t.Fatalf("the file in the way now holds %q", b)
+	}
+	// With force every file is written, the one in the way replaced.
+	if err := export.WriteAll(files, true); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 4 {
+		t.Fatalf("with force: %v", entries)
+	}
+	// A full disk, in a copy of this test binary under a file size limit.
+	full := t.TempDir()
+	self, _ := os.Executable()
+	cmd := exec.Command(self, "-test.run=^TestWriteAllIsAllOrNothing$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "REPLAYLAB_WRITEALL_DIR="+full)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("under a file size limit: %v\n%s", err, out)
+	}
+	if entries, _ := os.ReadDir(full); len(entries) != 0 {
+		t.Fatalf("a cut-short export left %v", entries)
 	}
 }
