@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -292,11 +293,23 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput(fmt.Errorf("--out %s: cannot create it: %w", dir, cause(err)))
 	}
+	// All or nothing, as export writes.
+	files := make([]export.File, len(jobs))
+	for i, j := range jobs {
+		files[i] = export.File{Path: j.path, Data: j.data}
+	}
+	if err := heldSignals(func() error { return export.WriteAll(files, force) }); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		if errors.Is(err, export.ErrExists) {
+			return badInput(fmt.Errorf("%w; use --force to overwrite", err))
+		}
+		return badInput(err)
+	}
 	fmt.Fprintln(w)
 	for _, j := range jobs {
-		if err := writeFileAtomic(j.path, j.data, force); err != nil {
-			return badInput(err)
-		}
 		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", export.CleanLine(j.path),
 			export.ShellWord(export.CleanLine(j.id)), export.ShellWord(export.CleanLine(dir)), strings.Join(j.flags, " "))
 	}

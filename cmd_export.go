@@ -132,7 +132,11 @@ func newExportCmd() *cobra.Command {
 			for i, j := range jobs {
 				files[i] = export.File{Path: j.path, Data: j.data}
 			}
-			if err := export.WriteAll(files, force); err != nil {
+			if err := heldSignals(func() error { return export.WriteAll(files, force) }); err != nil {
+				var ee *exitError
+				if errors.As(err, &ee) {
+					return err
+				}
 				if errors.Is(err, export.ErrExists) {
 					return badInput(fmt.Errorf("%w; use --force to overwrite", err))
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -10,6 +11,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/lab"
 )
 
@@ -79,7 +81,12 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	// a long one once the lab is drawing and reading keys.
 	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)
 	lipgloss.SetHasDarkBackground(dark)
-	_, err = tea.NewProgram(m, tea.WithAltScreen()).Run()
+	final, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
+	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
+		// What became of the exports the lab waited for, once the screen
+		// is gone.
+		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(lm.QuitNote()))
+	}
 	return err
 }
 

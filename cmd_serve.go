@@ -246,6 +246,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return err
 		}
 		if err := writeFileAtomic(f.record, data, f.force); err != nil {
+			var ee *exitError
+			if errors.As(err, &ee) {
+				return err
+			}
 			return fileError(f.record, err)
 		}
 		if historyFile(f.record) {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/replaylab/replaylab/export"
@@ -74,7 +76,7 @@ func cause(err error) error {
 // writeFileAtomic writes a file whole or not at all (export.WriteFile),
 // with the command line's advice when a file is in the way.
 func writeFileAtomic(path string, data []byte, force bool) error {
-	err := export.WriteFile(path, data, force)
+	err := heldSignals(func() error { return export.WriteFile(path, data, force) })
 	if errors.Is(err, export.ErrExists) {
 		return existsError(path)
 	}
@@ -132,5 +134,30 @@ func openInput(path string) (*os.File, error) {
 		return o.f, o.err
 	case <-time.After(pipeWait):
 		return nil, fmt.Errorf("%s is a named pipe that nothing opened to write in %v; write to it from another process, or give a file", path, pipeWait)
+	}
+}
+
+// heldSignals runs write with SIGINT, SIGTERM and SIGHUP held back, so
+// that a signal cannot end the process half way through a file: the write
+// finishes (whole, or not at all), and then the command stops with the
+// shell's code for the signal, saying what became of the files.
+func heldSignals(write func() error) error {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	err := write()
+	signal.Stop(ch)
+	select {
+	case sig := <-ch:
+		n := 128
+		if s, ok := sig.(syscall.Signal); ok {
+			n += int(s)
+		}
+		what := "the files were written whole first"
+		if err != nil {
+			what = "the write failed (" + err.Error() + "), and nothing was left half-written"
+		}
+		return &exitError{code: n, err: fmt.Errorf("interrupted by %v: %s", sig, what)}
+	default:
+		return err
 	}
 }

@@ -366,3 +366,29 @@ func TestLonelyPipeDoesNotHang(t *testing.T) {
 		}
 	}
 }
+
+// A signal that comes while a file is written does not end the process
+// half way: the write finishes whole, then the command stops with the
+// shell's code for the signal and says so.
+func TestSignalDuringAWriteWaitsForIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "case.json")
+	data := bytes.Repeat([]byte("x"), 1<<20)
+	err := heldSignals(func() error {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // the signal arrives meanwhile
+		return writeFileAtomic(path, data, false)
+	})
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 128+int(syscall.SIGTERM) || !strings.Contains(err.Error(), "written whole") {
+		t.Fatalf("err %v", err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.Equal(b, data) {
+		t.Fatalf("the file holds %d bytes, want %d", len(b), len(data))
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("left beside it: %v", entries)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/replaylab/replaylab/missions"
@@ -69,7 +70,7 @@ func WriteFile(path string, data []byte, force bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	defer os.Remove(tmp)
+	defer removeTemp(tmp)
 	if force {
 		if err := os.Rename(tmp, path); err != nil {
 			return fmt.Errorf("%s: cannot replace it: %w", path, cause(err))
@@ -131,7 +132,7 @@ func WriteNew(dir, name string, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp)
+	defer removeTemp(tmp)
 	const maxSuffix = 999
 	ext := filepath.Ext(name)
 	base := strings.TrimSuffix(name, ext)
@@ -163,6 +164,36 @@ func cause(err error) error {
 	return err
 }
 
+// unfinished holds the temporary files being written, so that a program
+// that must stop before they are placed can take them away.
+var unfinished = struct {
+	sync.Mutex
+	names map[string]bool
+}{names: map[string]bool{}}
+
+// RemoveUnfinished removes the temporary files of writes not yet placed:
+// for a program about to stop in the middle of one.
+func RemoveUnfinished() {
+	unfinished.Lock()
+	defer unfinished.Unlock()
+	for name := range unfinished.names {
+		os.Remove(name)
+		delete(unfinished.names, name)
+	}
+}
+
+// removeTemp removes a temporary file and forgets it.
+func removeTemp(name string) {
+	os.Remove(name)
+	forget(name)
+}
+
+func forget(name string) {
+	unfinished.Lock()
+	delete(unfinished.names, name)
+	unfinished.Unlock()
+}
+
 // umask is the process's file mode creation mask, read once at start.
 var umask = func() os.FileMode {
 	m := syscall.Umask(0)
@@ -183,6 +214,9 @@ func writeTemp(dir string, data []byte, mode os.FileMode) (name string, err erro
 		}
 		return "", fmt.Errorf("cannot write in the directory %s: %w", dir, cause(err))
 	}
+	unfinished.Lock()
+	unfinished.names[f.Name()] = true
+	unfinished.Unlock()
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -244,7 +278,7 @@ func WriteAll(files []File, force bool) (err error) {
 	defer func() {
 		for _, s := range st {
 			if s.tmp != "" {
-				os.Remove(s.tmp)
+				removeTemp(s.tmp)
 			}
 			if err == nil && s.backup != "" {
 				os.Remove(s.backup)
@@ -304,6 +338,7 @@ func WriteAll(files []File, force bool) (err error) {
 				rollback()
 				return fmt.Errorf("%s: cannot replace it: %w (nothing was written)", s.path, cause(e))
 			}
+			forget(s.tmp)
 			s.tmp, s.placed = "", true
 			continue
 		}

@@ -71,9 +71,15 @@ type Model struct {
 
 	width, height int
 	// sized: the terminal has reported its size (a 0×0 terminal has too).
-	sized    bool
-	screen   screen
-	fullHelp bool
+	sized bool
+	// exporting counts the exports still writing; quitting is set when q
+	// came while one was, so the lab quits once they end; quitNote is what
+	// became of them, for the command line to print after the lab closes.
+	exporting int
+	quitting  bool
+	quitNote  string
+	screen    screen
+	fullHelp  bool
 
 	picker picker
 
@@ -236,6 +242,30 @@ func (m *Model) refresh() {
 
 // setStatus puts s on the status line; where it is too wide, the first
 // of shorter that fits takes its place.
+// quit ends the lab, or, while an export is writing, waits for it to end
+// first, so that no file is left half written. Asked again while it waits,
+// it quits at once, after taking away what the unfinished write left.
+func (m *Model) quit() tea.Cmd {
+	switch {
+	case m.exporting <= 0:
+		return tea.Quit
+	case !m.quitting:
+		m.quitting = true
+		m.setStatus("finishing the export, then quitting… (q again quits now, without the file)",
+			"finishing the export, then quitting…")
+		return nil
+	}
+	m.quitNote = "quit before the export finished: nothing it was writing was left behind"
+	return tea.Sequence(func() tea.Msg {
+		export.RemoveUnfinished()
+		return nil
+	}, tea.Quit)
+}
+
+// QuitNote is what became of the exports the lab waited for when it quit,
+// or "" when it waited for none.
+func (m Model) QuitNote() string { return m.quitNote }
+
 func (m *Model) setStatus(s string, shorter ...string) {
 	m.status, m.statusErr, m.statusShorter, m.statusOnlyHere, m.exportedTo.path = s, false, shorter, false, ""
 }
@@ -397,7 +427,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height, m.sized = msg.Width, msg.Height, true
 		m.layout()
 	case exportedMsg:
+		m.exporting--
 		m.exported(msg)
+		if m.quitting && m.exporting <= 0 {
+			m.quitNote = m.status
+			return m, tea.Quit
+		}
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	default:
@@ -413,7 +448,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if m.screen == screenPicker && m.picker.Filtering() {
 		// Every key is text for the filter, but ctrl+c still quits.
 		if k.Type == tea.KeyCtrlC {
-			return tea.Quit
+			return m.quit()
 		}
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.Update(k)
@@ -421,7 +456,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(k, m.keys.Quit):
-		return tea.Quit
+		return m.quit()
 	case key.Matches(k, m.keys.Help):
 		m.fullHelp = !m.fullHelp
 		m.layout()
@@ -540,6 +575,7 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(k, m.keys.Export):
 		m.setStatus("exporting "+caseFileName(m.full)+"…", "exporting the case…")
+		m.exporting++
 		return exportCases(m.dir, m.full)
 	case key.Matches(k, m.keys.Checkpoints):
 		m.timeline.ToggleCheckpoints()
@@ -583,6 +619,7 @@ func (m *Model) compareKey(k tea.KeyMsg) tea.Cmd {
 		m.backToRun()
 	case key.Matches(k, m.keys.Export):
 		m.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(m.pinned), "pinned case")))
+		m.exporting++
 		return exportCases(m.dir, m.pinned...)
 	case key.Matches(k, m.keys.Unpin):
 		m.pinned = nil
