@@ -54,7 +54,7 @@ line does not read (with its line number).`,
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(cmd.OutOrStdout(), string(b))
+				fmt.Fprintln(cmd.OutOrStdout(), string(export.EscapeHidden(b)))
 			} else {
 				fmt.Fprint(cmd.OutOrStdout(), export.HistoryText(path, rep))
 			}

@@ -62,7 +62,7 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	if err := enc.Encode(document{Schema: SchemaID, Case: c}); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return EscapeHidden(buf.Bytes()), nil
 }
 
 // casePartKeys are the parts every case has, in the order it writes them.

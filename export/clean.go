@@ -1,30 +1,111 @@
 package export
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/missions"
 )
 
-// Clean makes text from a file safe to print in a terminal: escape
-// sequences are removed, tabs become spaces, and other control characters
-// are dropped. Newlines are kept.
+// Clean makes text from a file safe to print in a terminal, and true to
+// what it says: escape sequences are removed and tabs become spaces, and
+// every other character a person could not see, or that would reorder what
+// they see (control characters, zero-width and other format characters,
+// bidi controls, line and paragraph separators), is shown as a visible
+// escape such as \u200b, so "45.0\u200b0" never reads as 45.00. Newlines
+// are kept.
 func Clean(s string) string {
 	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
+	if !hasHidden(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
 		switch {
 		case r == '\n':
-			return r
+			b.WriteRune(r)
 		case r == '\t':
-			return ' '
-		case unicode.IsControl(r), r == '\u2028', r == '\u2029', unicode.Is(unicode.Bidi_Control, r):
-			return -1
+			b.WriteByte(' ')
+		case Hidden(r):
+			b.WriteString(runeEscape(r))
+		default:
+			b.WriteRune(r)
 		}
-		return r
-	}, s)
+	}
+	return b.String()
+}
+
+// Hidden reports whether r is a character a person cannot see or that
+// changes how the text around it is shown: a control character (but
+// newline and tab), a format character (zero-width space and joiners,
+// soft hyphen, byte-order mark, bidi controls, tags), or a line or
+// paragraph separator.
+func Hidden(r rune) bool {
+	switch {
+	case r == '\n', r == '\t':
+		return false
+	case r == utf8.RuneError:
+		return true
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return true
+	case r < 0x80:
+		return false
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029' || unicode.IsControl(r)
+}
+
+func hasHidden(s string) bool {
+	for _, r := range s {
+		if Hidden(r) || r == '\t' {
+			return true
+		}
+	}
+	return false
+}
+
+// runeEscape writes r as Go and JSON write an escape: \u200b, or
+// \U0001d173 beyond the basic plane.
+func runeEscape(r rune) string {
+	if r > 0xffff {
+		return fmt.Sprintf("\\U%08x", r)
+	}
+	return fmt.Sprintf("\\u%04x", r)
+}
+
+// EscapeHidden rewrites the hidden characters (see Hidden) in JSON text as
+// \u escapes: the same JSON value, but one a terminal shows as it is. JSON
+// text holds such characters only inside strings, where an escape means
+// the character itself.
+func EscapeHidden(data []byte) []byte {
+	hidden := false
+	for _, r := range string(data) {
+		if r != '\n' && r != '\t' && Hidden(r) {
+			hidden = true
+			break
+		}
+	}
+	if !hidden {
+		return data
+	}
+	out := make([]byte, 0, len(data)+32)
+	for _, r := range string(data) {
+		if r == '\n' || r == '\t' || !Hidden(r) {
+			out = utf8.AppendRune(out, r)
+			continue
+		}
+		if r > 0xffff {
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, "\\u%04x\\u%04x", hi, lo)
+			continue
+		}
+		out = fmt.Appendf(out, "\\u%04x", r)
+	}
+	return out
 }
 
 // CleanLine is Clean for text shown on one line: newlines become spaces.

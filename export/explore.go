@@ -178,7 +178,7 @@ func ExploreJSON(x *missions.Exploration) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return EscapeHidden(buf.Bytes()), nil
 }
 
 func verdictIndex(v missions.Verdict) int {

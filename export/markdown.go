@@ -159,5 +159,5 @@ func CompareJSON(cmp Comparison) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return EscapeHidden(append(b, '\n')), nil
 }

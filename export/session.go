@@ -151,7 +151,7 @@ func MarshalSession(s *Session) ([]byte, error) {
 	if err := enc.Encode(sessionDocument{Schema: SessionSchemaID, Session: s}); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return EscapeHidden(buf.Bytes()), nil
 }
 
 // SchemaOf is the "schema" field of a JSON document, or "" when it has
