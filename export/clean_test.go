@@ -13,16 +13,16 @@ import (
 // value that differs by one still reads as different.
 func TestCleanShowsHiddenCharacters(t *testing.T) {
 	cases := map[string]string{
-		"45.0\u200b0":            `45.0\u200b0`,
-		"refund \u202eoder":      `refund \u202eoder`,
-		"a\u2066b\u2069":         `a\u2066b\u2069`,
-		"soft\u00adhyphen":       `soft\u00adhyphen`,
-		"bom\ufeff":              `bom\ufeff`,
-		"c1\u0085next":           `c1\u0085next`,
-		"tag\U000e0041":          `tag\U000e0041`,
-		"tab\there":              "tab here",
-		"line\nbreak":            "line\nbreak",
-		"\x1b[31mred\x1b[0m":     "red",
+		"45.0\u200b0":           `45.0\u200b0`,
+		"refund \u202eoder":     `refund \u202eoder`,
+		"a\u2066b\u2069":        `a\u2066b\u2069`,
+		"soft\u00adhyphen":      `soft\u00adhyphen`,
+		"bom\ufeff":             `bom\ufeff`,
+		"c1\u0085next":          `c1\u0085next`,
+		"tag\U000e0041":         `tag\U000e0041`,
+		"tab\there":             "tab here",
+		"line\nbreak":           "line\nbreak",
+		"\x1b[31mred\x1b[0m":    "red",
 		"plain 45.00, café, 名前": "plain 45.00, café, 名前",
 	}
 	for in, want := range cases {
