@@ -12,6 +12,11 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
+// DivergeMark marks, in every rendering of a comparison (the lab's, text,
+// Markdown), the attempt where two cases' ledgers first diverge while the
+// agent's words are the same.
+const DivergeMark = "◆"
+
 // ComparisonSchemaID names the machine-readable comparison format.
 const ComparisonSchemaID = "replaylab.comparison/v1"
 

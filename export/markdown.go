@@ -118,8 +118,8 @@ func CompareMarkdown(cmp Comparison) []byte {
 	var rows [][]string
 	for _, fr := range fieldRows(cmp, all) {
 		label := fr.label
-		if strings.HasSuffix(label, " *") {
-			label = "**" + strings.TrimSuffix(label, " *") + "** ⚑"
+		if strings.HasSuffix(label, " "+DivergeMark) {
+			label = "**" + strings.TrimSuffix(label, " "+DivergeMark) + "** " + DivergeMark
 		}
 		cells := []string{label, mdText(fr.field)}
 		for _, v := range fr.values {
@@ -137,7 +137,7 @@ func CompareMarkdown(cmp Comparison) []byte {
 	}
 	mdTable(&b, header, rows)
 	if cmp.Diverge > 0 {
-		b.WriteString("\n⚑ marks an attempt where two cases' ledgers first diverge while the agent's words are the same.\n")
+		b.WriteString("\n" + DivergeMark + " marks an attempt where two cases' ledgers first diverge while the agent's words are the same.\n")
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")

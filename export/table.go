@@ -209,7 +209,7 @@ func CompareText(cmp Comparison, width int) []byte {
 	}
 	if cmp.Diverge > 0 {
 		b.WriteByte('\n')
-		wrapText(&b, "* an attempt where two cases' ledgers first diverge while the agent's words are the same.", width, 2)
+		wrapText(&b, DivergeMark+" an attempt where two cases' ledgers first diverge while the agent's words are the same.", width, 2)
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\nWhat the pairs show:\n")
@@ -278,7 +278,7 @@ func fieldRows(cmp Comparison, group []int) []fieldRow {
 	for _, r := range cmp.Rows {
 		label := fmt.Sprint(r.Attempt)
 		if r.Divergent {
-			label += " *"
+			label += " " + DivergeMark
 		}
 		fields := []string{fieldFixture, fieldObserved, fieldSaid, fieldEffects}
 		if intents {

@@ -166,7 +166,7 @@ func (v *compareView) sentences() [][]string {
 	for _, p := range pairs {
 		msg := p.Sentence
 		if p.Diverge > 0 {
-			msg = "◆ " + msg
+			msg = export.DivergeMark + " " + msg
 		}
 		out = append(out, wrap(msg, v.w))
 	}
@@ -205,7 +205,7 @@ func (v *compareView) View() string {
 			break
 		}
 		style := v.st.Text
-		if strings.HasPrefix(block[0], "◆") {
+		if strings.HasPrefix(block[0], export.DivergeMark) {
 			style = v.st.Diverge
 		}
 		for _, l := range block {
@@ -333,7 +333,7 @@ func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, s
 		mark := "  "
 		gs := v.st.Subtle
 		if row.Divergent {
-			mark, gs = " ◆", v.st.Diverge
+			mark, gs = " "+export.DivergeMark, v.st.Diverge
 		}
 		cells := make([][]string, len(cases))
 		for i := range cases {
