@@ -39,6 +39,8 @@ type Comparison struct {
 	// holds different ledgers while the agent's words are the same; 0 when
 	// no pair does.
 	Diverge int `json:"diverge"`
+	// Sequences holds each case's Mermaid sequence diagram, for Markdown.
+	Sequences []string `json:"-"`
 }
 
 // CaseHead says which case a column holds.
@@ -149,6 +151,9 @@ func Compare(cases []*missions.Case) Comparison {
 		})
 	}
 	cmp.Cases = heads(cases)
+	for _, c := range cases {
+		cmp.Sequences = append(cmp.Sequences, SequenceDiagram(c))
+	}
 	if ids := missionIDs(cases); len(ids) > 1 {
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
 			"These cases come from different missions (%s): their attempts are aligned by number only, so one row may pair different steps.",

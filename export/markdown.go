@@ -145,6 +145,13 @@ func CompareMarkdown(cmp Comparison) []byte {
 			fmt.Fprintf(&b, "- %s\n", mdText(p.Sentence))
 		}
 	}
+	if len(cmp.Sequences) == len(cmp.Cases) && len(cmp.Cases) > 0 {
+		b.WriteString("\n### Each case in sequence\n")
+		for i, h := range cmp.Cases {
+			fmt.Fprintf(&b, "\n**%s**\n\n", mdText(h.Heading()))
+			b.WriteString(cmp.Sequences[i])
+		}
+	}
 	return []byte(b.String())
 }
 

@@ -41,6 +41,9 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	b.WriteString("\n## Timeline\n\n")
 	writeTimeline(&b, c)
 
+	b.WriteString("\n## Sequence\n\n")
+	b.WriteString(SequenceDiagram(c))
+
 	b.WriteString("\n## Transcript beside the ledger\n\n")
 	writeTranscript(&b, c)
 
