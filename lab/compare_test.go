@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"sort"
 	"strings"
 	"testing"
 
@@ -123,7 +124,30 @@ func TestCompareSaysWhichAttemptWasNotSent(t *testing.T) {
 	if m.screen != screenCompare || len(m.pinned) != 2 {
 		t.Fatalf("screen %d with %d pinned", m.screen, len(m.pinned))
 	}
-	if v := m.View(); !strings.Contains(v, "#2   success → success") || !strings.Contains(v, "(not sent)") {
+	// Pins are lettered in file-name order: the guarded case is A.
+	if v := m.View(); !strings.Contains(v, "#2   (not sent)") || !strings.Contains(v, "success → success") || !strings.Contains(v, "A policy guarded") {
 		t.Fatalf("attempt 2 of the guarded case is not marked as not sent:\n%s", v)
+	}
+}
+
+// The lab letters pinned cases as replaylab compare letters their exported
+// files: in the order of their file names, whatever order they were
+// pinned in.
+func TestPinsAreLetteredAsCompareLettersTheirFiles(t *testing.T) {
+	a := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r", "m", "k", "m", "p", "m")
+	b := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r", "p", "k", "m", "p", "m", "k", "m")
+	names := func(m Model) []string {
+		var out []string
+		for _, c := range m.pinned {
+			out = append(out, caseFileName(c))
+		}
+		return out
+	}
+	na, nb := names(a), names(b)
+	if len(na) != 3 || strings.Join(na, " ") != strings.Join(nb, " ") {
+		t.Fatalf("pinned in two orders, lettered %v and %v", na, nb)
+	}
+	if !sort.StringsAreSorted(na) {
+		t.Fatalf("not in file-name order: %v", na)
 	}
 }

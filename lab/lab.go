@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -346,11 +348,19 @@ func (m *Model) pin() {
 			return
 		}
 	}
-	m.pinned = append(m.pinned, c)
+	// Pins are lettered in the order of their export file names, as
+	// replaylab compare letters the exported files a shell's glob hands
+	// it: A in the lab is A in compare's text and Markdown.
+	at := sort.Search(len(m.pinned), func(i int) bool { return caseFileName(m.pinned[i]) > caseFileName(c) })
+	m.pinned = slices.Insert(m.pinned, at, c)
 	// The mission is on screen; the settings are what tells pins apart.
-	name := export.CaseName(len(m.pinned) - 1)
-	m.setStatus(fmt.Sprintf("pinned %s: %s → %s · v compares",
-		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect")),
+	name := export.CaseName(at)
+	moved := ""
+	if at < len(m.pinned)-1 {
+		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", export.CaseName(at+1))
+	}
+	m.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
+		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), moved),
 		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
 }
 
