@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -293,20 +292,12 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return badInput(fmt.Errorf("--out %s: cannot create it: %w", dir, cause(err)))
 	}
-	// All or nothing, as export writes.
 	files := make([]export.File, len(jobs))
 	for i, j := range jobs {
 		files[i] = export.File{Path: j.path, Data: j.data}
 	}
-	if err := heldSignals(func() error { return export.WriteAll(files, force) }); err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return err
-		}
-		if errors.Is(err, export.ErrExists) {
-			return badInput(fmt.Errorf("%w; use --force to overwrite", err))
-		}
-		return badInput(err)
+	if err := writeAll(files, force); err != nil {
+		return err
 	}
 	fmt.Fprintln(w)
 	for _, j := range jobs {

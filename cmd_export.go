@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,21 +125,12 @@ func newExportCmd() *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(fmt.Errorf("--dir %s: cannot create it: %w", dir, cause(err)))
 			}
-			// All or nothing: a full disk or a file that appears meanwhile
-			// leaves none of the new files.
 			files := make([]export.File, len(jobs))
 			for i, j := range jobs {
 				files[i] = export.File{Path: j.path, Data: j.data}
 			}
-			if err := heldSignals(func() error { return export.WriteAll(files, force) }); err != nil {
-				var ee *exitError
-				if errors.As(err, &ee) {
-					return err
-				}
-				if errors.Is(err, export.ErrExists) {
-					return badInput(fmt.Errorf("%w; use --force to overwrite", err))
-				}
-				return badInput(err)
+			if err := writeAll(files, force); err != nil {
+				return err
 			}
 			w := cmd.OutOrStdout()
 			for _, j := range jobs {

@@ -161,3 +161,20 @@ func heldSignals(write func() error) error {
 		return err
 	}
 }
+
+// writeAll writes several files all or nothing (export.WriteAll), signals
+// held back meanwhile: a full disk or a file that appears meanwhile leaves
+// none of the new files.
+func writeAll(files []export.File, force bool) error {
+	err := heldSignals(func() error { return export.WriteAll(files, force) })
+	var ee *exitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee):
+		return err
+	case errors.Is(err, export.ErrExists):
+		return badInput(fmt.Errorf("%w; use --force to overwrite", err))
+	}
+	return badInput(err)
+}
