@@ -63,7 +63,7 @@ func TestRunSummaryWorkGrowsWithTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocs := testing.AllocsPerRun(1, func() { writeSummary(io.Discard, c, export.DefaultTextWidth) })
+	allocs := testing.AllocsPerRun(1, func() { export.WriteSummary(io.Discard, c, export.DefaultTextWidth) })
 	if limit := 100 * float64(len(c.Events)); allocs > limit {
 		t.Errorf("the summary of %d events made %.0f allocations; want at most %.0f", len(c.Events), allocs, limit)
 	}

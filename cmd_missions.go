@@ -41,14 +41,14 @@ func newMissionsCmd() *cobra.Command {
 				id := export.CleanLine(m.ID)
 				var text []string
 				if indentW == idWidth+2 {
-					text = append(wrap(export.CleanLine(m.Title), lineW-indentW), "")
+					text = append(export.Wrap(export.CleanLine(m.Title), lineW-indentW), "")
 					fmt.Fprintf(w, "%s%s  %s\n", id, strings.Repeat(" ", idWidth-ansi.StringWidth(id)), text[0])
 					text = text[1 : len(text)-1]
 				} else {
 					fmt.Fprintln(w, id)
-					text = wrap(export.CleanLine(m.Title), lineW-indentW)
+					text = export.Wrap(export.CleanLine(m.Title), lineW-indentW)
 				}
-				text = append(text, wrap(goalLine(m.Goal), lineW-indentW)...)
+				text = append(text, export.Wrap(goalLine(m.Goal), lineW-indentW)...)
 				for _, line := range text {
 					fmt.Fprintf(w, "%s%s\n", indent, line)
 				}
