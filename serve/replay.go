@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"time"
@@ -130,4 +131,29 @@ func (c *core) apply(r export.SessionRequest) error {
 		}
 	}
 	return nil
+}
+
+// Reproduce replays a session and returns the first difference between
+// the recording and the replay, in words, or "" when they are the same.
+func Reproduce(s *export.Session) (string, error) {
+	again, err := Replay(s)
+	if err != nil {
+		return "", err
+	}
+	want, err := export.MarshalSession(s)
+	if err != nil {
+		return "", err
+	}
+	got, err := export.MarshalSession(again)
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(want, got) {
+		return "", nil
+	}
+	where, said, gives, _, err := export.DiffJSON(want, got)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: the session file says %s; the replay gives %s", where, said, gives), nil
 }
