@@ -141,32 +141,13 @@ func validateFile(path string, ids *idUse) (string, []string) {
 	if p := ids.claim(path, m); p != "" {
 		problems = append(problems, p)
 	}
-	// Expectations under the same settings share one run: a file may list
-	// thousands of them, and there are only so many settings.
-	type run struct {
-		c   *missions.Case
-		err error
-	}
-	runs := map[missions.Settings]run{}
-	for _, e := range m.Expect {
-		s := m.Settings(e.When)
-		r, ok := runs[s]
-		if !ok {
-			r.c, r.err = runMission(m, s)
-			runs[s] = r
+	for _, p := range m.CheckExpectations(runMission) {
+		when := p.Expectation.When.String()
+		if when == "" {
+			when = "the default settings"
 		}
-		err := r.err
-		if err == nil {
-			err = missions.Check(r.c, e)
-		}
-		if err != nil {
-			when := e.When.String()
-			if when == "" {
-				when = "the default settings"
-			}
-			for _, line := range splitErrors(err) {
-				problems = append(problems, fmt.Sprintf("%s:%d: under %s, %s", path, e.Line, when, line))
-			}
+		for _, line := range splitErrors(p.Err) {
+			problems = append(problems, fmt.Sprintf("%s:%d: under %s, %s", path, p.Expectation.Line, when, line))
 		}
 	}
 	if len(problems) > 0 {

@@ -63,15 +63,9 @@ func checkDir(flag, dir string) error {
 	return nil
 }
 
-// cause is what went wrong in a file system error, without the system
-// call's name: "permission denied", "not a directory".
-func cause(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
+// cause is export.Cause: what went wrong in a file system error, without
+// the system call's name: "permission denied", "not a directory".
+func cause(err error) error { return export.Cause(err) }
 
 // writeFileAtomic writes a file whole or not at all (export.WriteFile),
 // with the command line's advice when a file is in the way.

@@ -150,8 +150,10 @@ func WriteNew(dir, name string, data []byte) (string, error) {
 	return "", fmt.Errorf("%s and %d numbered versions of it already exist in %s; move some away or choose another directory", name, maxSuffix-1, dir)
 }
 
-// cause is what went wrong in a file system error, without the operation
+// Cause is what went wrong in a file system error, without the operation
 // and the path (which may be a temporary file's): "permission denied".
+func Cause(err error) error { return cause(err) }
+
 func cause(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

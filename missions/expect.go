@@ -34,3 +34,40 @@ func Check(c *Case, e Expectation) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ExpectationProblem is an expectation a run of its mission does not meet.
+type ExpectationProblem struct {
+	Expectation Expectation
+	// Err says every way the run differs, or why it could not run.
+	Err error
+}
+
+// CheckExpectations runs the mission under the settings of each of its
+// expectations, with run (Run, or a stand-in that counts), and returns
+// those the run does not meet, in the file's order. Expectations under
+// the same settings share one run: a file may list thousands of them, and
+// there are only so many settings.
+func (m *Mission) CheckExpectations(run func(*Mission, Settings) (*Case, error)) []ExpectationProblem {
+	type result struct {
+		c   *Case
+		err error
+	}
+	runs := map[Settings]result{}
+	var out []ExpectationProblem
+	for _, e := range m.Expect {
+		s := m.Settings(e.When)
+		r, ok := runs[s]
+		if !ok {
+			r.c, r.err = run(m, s)
+			runs[s] = r
+		}
+		err := r.err
+		if err == nil {
+			err = Check(r.c, e)
+		}
+		if err != nil {
+			out = append(out, ExpectationProblem{Expectation: e, Err: err})
+		}
+	}
+	return out
+}
