@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -86,9 +86,12 @@ func checkFile(path string) (rep *export.HistoryReport, session bool, err error)
 	if prettyJSON(br) {
 		// A JSON document over many lines: a session, or something that
 		// is not a history.
-		data, err := io.ReadAll(io.LimitReader(br, export.MaxCaseBytes+1))
+		data, tooBig, err := missions.ReadAtMost(br, export.MaxCaseBytes)
 		if err != nil {
 			return nil, false, badInput(fileError(path, err))
+		}
+		if tooBig {
+			return nil, false, badInput(fmt.Errorf("%s: the file is larger than %d bytes, the most a session file may hold", path, export.MaxCaseBytes))
 		}
 		switch schema := export.SchemaOf(data); {
 		case schema == export.SessionSchemaID || bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)):

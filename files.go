@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // existsError says which file is in the way and how to replace it.
@@ -91,11 +91,11 @@ func readLimited(path string, limit int64, what string) ([]byte, error) {
 	if info, err := f.Stat(); err == nil && info.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; expected %s", path, what)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, tooBig, err := missions.ReadAtMost(f, limit)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > limit {
+	if tooBig {
 		return nil, fmt.Errorf("%s: the file is larger than %d bytes, the most %s may hold", path, limit, what)
 	}
 	return data, nil
