@@ -121,34 +121,6 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-// WriteNew writes data to a new file in dir (created if missing) named name,
-// or name with a suffix (-2, -3, …) when that is taken, and returns the
-// path. It never overwrites a file and leaves no temporary file behind.
-func WriteNew(dir, name string, data []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create the directory %s: %w", dir, cause(err))
-	}
-	tmp, err := writeTemp(dir, data, newFileMode())
-	if err != nil {
-		return "", err
-	}
-	defer removeTemp(tmp)
-	const maxSuffix = 999
-	ext := filepath.Ext(name)
-	base := strings.TrimSuffix(name, ext)
-	for n := 1; n <= maxSuffix; n++ {
-		path := filepath.Join(dir, name)
-		if n > 1 {
-			path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, n, ext))
-		}
-		err := place(tmp, path)
-		if errors.Is(err, ErrExists) {
-			continue
-		}
-		return path, err
-	}
-	return "", fmt.Errorf("%s and %d numbered versions of it already exist in %s; move some away or choose another directory", name, maxSuffix-1, dir)
-}
 
 // Cause is what went wrong in a file system error, without the operation
 // and the path (which may be a temporary file's): "permission denied".
@@ -351,4 +323,58 @@ func WriteAll(files []File, force bool) (err error) {
 		s.placed = true
 	}
 	return nil
+}
+
+// WriteAllNew writes files (each File's Path a name) into dir, created if
+// missing, all or nothing and never over a file: each is staged whole and
+// synced first, then placed under its name, or its name with a suffix
+// (-2, -3, …) when that is taken. If one cannot be placed, those already
+// placed are removed. It returns the paths written, in order.
+func WriteAllNew(dir string, files []File) (paths []string, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the directory %s: %w", dir, cause(err))
+	}
+	var tmps []string
+	defer func() {
+		for _, t := range tmps {
+			removeTemp(t)
+		}
+		if err != nil {
+			for _, p := range paths {
+				os.Remove(p)
+			}
+			paths = nil
+		}
+	}()
+	for _, f := range files {
+		tmp, e := writeTemp(dir, f.Data, newFileMode())
+		if e != nil {
+			return nil, fmt.Errorf("%w (nothing was written)", e)
+		}
+		tmps = append(tmps, tmp)
+	}
+	const maxSuffix = 999
+	for i, f := range files {
+		ext := filepath.Ext(f.Path)
+		base := strings.TrimSuffix(f.Path, ext)
+		placed := false
+		for n := 1; n <= maxSuffix && !placed; n++ {
+			path := filepath.Join(dir, f.Path)
+			if n > 1 {
+				path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, n, ext))
+			}
+			e := place(tmps[i], path)
+			switch {
+			case e == nil:
+				paths = append(paths, path)
+				placed = true
+			case !errors.Is(e, ErrExists):
+				return paths, fmt.Errorf("%w (nothing was written)", e)
+			}
+		}
+		if !placed {
+			return paths, fmt.Errorf("%s and %d numbered versions of it already exist in %s; move some away or choose another directory (nothing was written)", f.Path, maxSuffix-1, dir)
+		}
+	}
+	return paths, nil
 }

@@ -48,8 +48,8 @@ func TestWriteErrorsNameWhatIsInTheWay(t *testing.T) {
 	check("WriteFile under a file", export.WriteFile(filepath.Join(file, "x.json"), nil, false),
 		"cannot write in the directory "+file+": not a directory")
 	check("WriteFile onto a directory", export.WriteFile(sub, nil, true), sub+" is a directory")
-	_, err := export.WriteNew(filepath.Join(file, "cases"), "x.json", nil)
-	check("WriteNew under a file", err, "cannot create the directory "+filepath.Join(file, "cases")+": not a directory")
+	_, err := export.WriteAllNew(filepath.Join(file, "cases"), []export.File{{Path: "x.json"}})
+	check("WriteAllNew under a file", err, "cannot create the directory "+filepath.Join(file, "cases")+": not a directory")
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("the directory holds %d entries after failed writes, want 2", len(entries))
 	}
@@ -195,5 +195,24 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(full); len(entries) != 0 {
 		t.Fatalf("a cut-short export left %v", entries)
+	}
+}
+
+// WriteAllNew places every file under its name or a free numbered one,
+// and a write the system cuts short leaves none of them.
+func TestWriteAllNew(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := export.WriteAllNew(dir, []export.File{{Path: "a.json", Data: []byte("1")}, {Path: "b.json", Data: []byte("2")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 2 || filepath.Base(paths[0]) != "a-2.json" || filepath.Base(paths[1]) != "b.json" {
+		t.Fatalf("paths %v", paths)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.json")); string(b) != "theirs" {
+		t.Fatal("a file in the way was replaced")
 	}
 }

@@ -32,20 +32,24 @@ func caseFileName(c *missions.Case) string { return export.FileName(c.Mission.ID
 func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 	return func() tea.Msg {
 		var msg exportedMsg
-		for _, c := range cases {
+		files := make([]export.File, len(cases))
+		for i, c := range cases {
 			data, err := export.Marshal(c)
 			if err != nil {
 				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
 				return msg
 			}
-			name := caseFileName(c)
-			path, err := export.WriteNew(dir, name, data)
-			if err != nil {
-				msg.err = err
-				return msg
-			}
-			msg.paths = append(msg.paths, path)
-			if filepath.Base(path) != name {
+			files[i] = export.File{Path: caseFileName(c), Data: data}
+		}
+		// All or nothing: a full disk leaves none of the cases.
+		paths, err := export.WriteAllNew(dir, files)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		msg.paths = paths
+		for i, p := range paths {
+			if filepath.Base(p) != files[i].Path {
 				msg.renamed++
 			}
 		}
