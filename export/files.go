@@ -121,7 +121,6 @@ func fileKind(m fs.FileMode) string {
 	return "not a regular file"
 }
 
-
 // Cause is what went wrong in a file system error, without the operation
 // and the path (which may be a temporary file's): "permission denied".
 func Cause(err error) error { return cause(err) }
