@@ -190,8 +190,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	defer stop()
 	ctx, done := context.WithCancel(ctx)
 	defer done()
-	var fatal error
-	srv.OnFatal = func(err error) { fatal = err; done() }
+	srv.OnFatal = func(error) { done() }
 	if point := os.Getenv("REPLAYLAB_FAILPOINT"); point != "" {
 		srv.SetFailpoint(killAt(point))
 	}
@@ -233,8 +232,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 
 	sess := srv.Finish()
-	if fatal != nil {
-		return fmt.Errorf("stopped: %w", fatal)
+	if err := srv.Err(); err != nil {
+		return &exitError{code: exitStorage, err: fmt.Errorf("stopped: %w; what is on disk is what was written before, and a restart recovers it", err)}
 	}
 	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
 	if f.record != "" {

@@ -21,6 +21,7 @@ const (
 	exitOK       = 0
 	exitVerdict  = 1 // a run or replay the caller asked to fail on
 	exitBadInput = 2 // bad usage or bad input
+	exitStorage  = 3 // serve stopped: a durable write failed
 )
 
 // exitError carries an exit code up to main.

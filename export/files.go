@@ -144,8 +144,9 @@ var unfinished = struct {
 	names map[string]bool
 }{names: map[string]bool{}}
 
-// RemoveUnfinished removes the temporary files of writes not yet placed:
-// for a program about to stop in the middle of one.
+// RemoveUnfinished removes the temporary files of writes not yet placed,
+// and the new files of an all-or-nothing write not yet whole: for a
+// program about to stop in the middle of one.
 func RemoveUnfinished() {
 	unfinished.Lock()
 	defer unfinished.Unlock()
@@ -154,6 +155,16 @@ func RemoveUnfinished() {
 		delete(unfinished.names, name)
 	}
 }
+
+// notePlaced marks a new file an all-or-nothing write has placed but not
+// yet finished; forgetPlaced clears the mark.
+func notePlaced(path string) {
+	unfinished.Lock()
+	unfinished.names[path] = true
+	unfinished.Unlock()
+}
+
+func forgetPlaced(path string) { forget(path) }
 
 // removeTemp removes a temporary file and forgets it.
 func removeTemp(name string) {
@@ -245,7 +256,7 @@ type File struct {
 func WriteAll(files []File, force bool) (err error) {
 	type staged struct {
 		path, tmp, backup string
-		placed            bool
+		placed, replaced  bool
 	}
 	var st []*staged
 	defer func() {
@@ -275,51 +286,62 @@ func WriteAll(files []File, force bool) (err error) {
 		}
 		st = append(st, &staged{path: f.Path, tmp: tmp})
 	}
+	// kept lists what a rollback could not put back, to say so.
+	var kept []string
 	rollback := func() {
 		for _, s := range st {
 			if !s.placed {
 				continue
 			}
-			if s.backup != "" {
-				os.Rename(s.backup, s.path)
+			switch {
+			case s.backup != "":
+				if e := os.Rename(s.backup, s.path); e != nil {
+					kept = append(kept, fmt.Sprintf("the old %s is kept as %s", s.path, s.backup))
+				}
 				s.backup = ""
-			} else {
+			case !s.replaced:
 				os.Remove(s.path)
 			}
+			forgetPlaced(s.path)
 		}
+	}
+	failed := func(e error) error {
+		rollback()
+		if len(kept) > 0 {
+			return fmt.Errorf("%w (nothing was written, but %s)", e, strings.Join(kept, "; "))
+		}
+		return fmt.Errorf("%w (nothing was written)", e)
 	}
 	for _, s := range st {
 		if force {
 			if _, e := os.Lstat(s.path); e == nil {
-				// Keep the old file under a name of its own, to put it
-				// back if a later file cannot be placed.
-				b, e := os.CreateTemp(filepath.Dir(s.path), ".replaylab-*.old")
-				if e != nil {
-					rollback()
-					return fmt.Errorf("%s: cannot keep the old file while replacing it: %w (nothing was written)", s.path, cause(e))
+				// The old file keeps a second name, to be put back if a
+				// later file cannot be placed; the new one then takes
+				// the path in one rename, so the path is never empty.
+				s.replaced = true
+				backup := fmt.Sprintf("%s.replaylab-%d.old", s.tmp, os.Getpid())
+				if os.Link(s.path, backup) == nil {
+					s.backup = backup
 				}
-				b.Close()
-				if e := os.Rename(s.path, b.Name()); e != nil {
-					os.Remove(b.Name())
-					rollback()
-					return fmt.Errorf("%s: cannot replace it: %w (nothing was written)", s.path, cause(e))
-				}
-				s.backup = b.Name()
-				s.placed = true
 			}
 			if e := os.Rename(s.tmp, s.path); e != nil {
-				rollback()
-				return fmt.Errorf("%s: cannot replace it: %w (nothing was written)", s.path, cause(e))
+				return failed(fmt.Errorf("%s: cannot replace it: %w", s.path, cause(e)))
 			}
 			forget(s.tmp)
 			s.tmp, s.placed = "", true
+			if !s.replaced {
+				notePlaced(s.path)
+			}
 			continue
 		}
 		if e := place(s.tmp, s.path); e != nil {
-			rollback()
-			return fmt.Errorf("%w (nothing was written)", e)
+			return failed(e)
 		}
 		s.placed = true
+		notePlaced(s.path)
+	}
+	for _, s := range st {
+		forgetPlaced(s.path)
 	}
 	return nil
 }
@@ -338,10 +360,13 @@ func WriteAllNew(dir string, files []File) (paths []string, err error) {
 		for _, t := range tmps {
 			removeTemp(t)
 		}
-		if err != nil {
-			for _, p := range paths {
+		for _, p := range paths {
+			if err != nil {
 				os.Remove(p)
 			}
+			forgetPlaced(p)
+		}
+		if err != nil {
 			paths = nil
 		}
 	}()
@@ -366,6 +391,7 @@ func WriteAllNew(dir string, files []File) (paths []string, err error) {
 			switch {
 			case e == nil:
 				paths = append(paths, path)
+				notePlaced(path)
 				placed = true
 			case !errors.Is(e, ErrExists):
 				return paths, fmt.Errorf("%w (nothing was written)", e)

@@ -120,6 +120,9 @@ type intentFacts struct {
 	// pending or succeeded.
 	readLive bool
 	records  []recordFact
+	// seen holds the objects of records, to take a record listed twice
+	// as one effect.
+	seen map[string]bool
 }
 
 type recordFact struct {
@@ -233,11 +236,11 @@ func CheckHistory(name string, r io.Reader) (*HistoryReport, error) {
 			}
 		case LineRecord:
 			rep.Records++
-			dup := false
-			for _, r := range f.records {
-				dup = dup || r.object == l.Object
+			if f.seen == nil {
+				f.seen = map[string]bool{}
 			}
-			if !dup {
+			if !f.seen[l.Object] {
+				f.seen[l.Object] = true
 				f.records = append(f.records, recordFact{line: n, object: l.Object, key: l.Key, status: l.Status})
 			}
 		}
@@ -301,9 +304,12 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 		}
 		return true, nil
 	}
-	for _, k := range keys {
+	for i, k := range keys {
 		if !contains(historyFields, k) {
 			return false, fmt.Errorf("unknown field %q (accepted, spelled so: %s)", k, strings.Join(historyFields, ", "))
+		}
+		if contains(keys[:i], k) {
+			return false, fmt.Errorf("field %q appears twice on the line; a history line holds each field once", k)
 		}
 	}
 	// topKeys has checked every key against historyFields, spelled

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -187,5 +188,27 @@ func TestCheckHistoryEdges(t *testing.T) {
 	}
 	if _, err := export.CheckHistory("v9.jsonl", strings.NewReader(`{"schema":"replaylab.history/v9"}`+"\n")); err == nil || !strings.Contains(err.Error(), "this build reads") {
 		t.Errorf("a future header: %v", err)
+	}
+}
+
+// Many records of one intent are read in one pass, each object once, and
+// a field repeated on a line is refused.
+func TestCheckHistoryManyRecordsAndRepeatedFields(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"type":"attempt","intent":"i","key":"k","outcome":"info"}` + "\n")
+	const n = 50000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"type":"record","intent":"i","key":"k","object":"re_%d","status":"succeeded"}`+"\n", i)
+	}
+	fmt.Fprintf(&b, `{"type":"record","intent":"i","key":"k","object":"re_0","status":"succeeded"}`+"\n")
+	rep, err := export.CheckHistory("many.jsonl", strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Anomalies) != 2 || rep.Anomalies[0].Kind != export.AnomalyUnlearned || len(rep.Anomalies[1].Lines) != n {
+		t.Fatalf("anomalies: %d, first %s, duplicate over %d lines", len(rep.Anomalies), rep.Anomalies[0].Kind, len(rep.Anomalies[len(rep.Anomalies)-1].Lines))
+	}
+	if _, err := checkLines(t, `{"type":"attempt","intent":"a","intent":"b","outcome":"ok"}`); err == nil || !strings.Contains(err.Error(), `field "intent" appears twice`) {
+		t.Errorf("a repeated field: %v", err)
 	}
 }

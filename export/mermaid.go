@@ -108,8 +108,9 @@ func replyWords(ev missions.Event) string {
 
 // mmText makes text safe inside a Mermaid message: one line, without the
 // characters Mermaid reads as syntax there (; ends a statement, # starts
-// an entity, < and > open HTML).
+// an entity, < and > open HTML). A hidden character's escape (\u200b)
+// stays as it is.
 func mmText(s string) string {
 	s = CleanLine(s)
-	return strings.NewReplacer(";", ",", "#", "no. ", "<", "‹", ">", "›", "\\", "/").Replace(s)
+	return strings.NewReplacer(";", ",", "#", "no. ", "<", "‹", ">", "›").Replace(s)
 }

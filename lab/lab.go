@@ -257,7 +257,7 @@ func (m *Model) quit() tea.Cmd {
 			"finishing the export, then quitting…")
 		return nil
 	}
-	m.quitNote = "quit before the export finished: nothing it was writing was left behind"
+	m.quitNote = "quit before the export finished: none of its files was kept"
 	return tea.Sequence(func() tea.Msg {
 		export.RemoveUnfinished()
 		return nil

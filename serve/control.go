@@ -53,10 +53,19 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		form = r.Form
 	}
+	// The reply is made under the lock and written after it, so that a
+	// client slow to read it holds up no one else.
+	out := &heldReply{header: http.Header{}}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.controlLocked(out, what, method, form)
+	s.mu.Unlock()
+	out.sendTo(w)
+}
+
+// controlLocked answers a control request; the caller holds mu.
+func (s *Server) controlLocked(out http.ResponseWriter, what, method string, form map[string][]string) {
 	if s.failed != nil && method == http.MethodPost {
-		unrecorded(w, s.failed)
+		unrecorded(out, s.failed)
 		return
 	}
 	m := s.mark()
@@ -70,43 +79,43 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 				api++
 			}
 		}
-		reply(w, http.StatusOK, marshal(State{
+		reply(out, http.StatusOK, marshal(State{
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
 			FaultsLeft: s.c.plan.left(), Verdicts: sess.Outcome.Verdicts,
 		}))
 	case "session":
 		data, err := export.MarshalSession(s.c.snapshot())
 		if err != nil {
-			replyError(w, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
+			replyError(out, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
 			return
 		}
-		reply(w, http.StatusOK, data)
+		reply(out, http.StatusOK, data)
 	case "faults":
 		vs, given := form["faults"]
 		if e := onlyFields(form, "faults"); e != nil || !given {
 			if e == nil {
 				e = invalidParam("faults", "Give faults=a,b,c: the fixtures the next creates meet, in order (faults= with nothing clears them).")
 			}
-			replyError(w, e)
+			replyError(out, e)
 			return
 		}
 		faults, e := parseFaultList(vs)
 		if e != nil {
-			replyError(w, e)
+			replyError(out, e)
 			return
 		}
 		s.c.setFaults(faults)
 		if s.st != nil {
 			r := s.c.session.Requests[len(s.c.session.Requests)-1]
 			if err := s.write(logEntry{Request: &r}, m, ""); err != nil {
-				unrecorded(w, err)
+				unrecorded(out, err)
 				return
 			}
 		}
-		reply(w, http.StatusOK, marshal(map[string]any{"faults": faults}))
+		reply(out, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
 		if e := onlyFields(form, "ticks"); e != nil {
-			replyError(w, e)
+			replyError(out, e)
 			return
 		}
 		vs := form["ticks"]
@@ -114,12 +123,12 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		if len(vs) == 1 {
 			n, err = strconv.Atoi(vs[0])
 		}
-		if err == nil && len(vs) == 1 && n >= 1 && n <= 1<<30 && time.Duration(s.offset+n+s.c.led.Now())*s.opts.Tick > maxClock {
-			replyError(w, invalidParam("ticks", "The clock would pass 100 years of ticks; a session needs no more."))
+		if err == nil && len(vs) == 1 && n >= 1 && n <= 1<<30 && float64(s.c.led.Now()+n)*float64(s.opts.Tick) > float64(maxClock) {
+			replyError(out, invalidParam("ticks", "The clock would pass 100 years of ticks; a session needs no more."))
 			return
 		}
 		if len(vs) != 1 || err != nil || n < 1 || n > 1<<30 {
-			replyError(w, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "ticks",
+			replyError(out, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "ticks",
 				Message: "Give ticks=N, a whole number of ticks from 1 to 1073741824, to move the clock on."})
 			return
 		}
@@ -127,22 +136,22 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		s.syncClock()
 		if s.st != nil {
 			if err := s.write(logEntry{Advance: n, Tick: s.c.led.Now()}, m, ""); err != nil {
-				unrecorded(w, err)
+				unrecorded(out, err)
 				return
 			}
 		}
-		reply(w, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
+		reply(out, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
 	case "reset":
 		c, err := newCore(s.opts)
 		if err != nil {
-			replyError(w, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
+			replyError(out, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
 			return
 		}
 		start := s.opts.Now()
 		if s.st != nil {
 			if err := s.st.wipe(storeMeta{Settings: c.session.Settings, Mission: s.opts.Mission, Start: start.UnixNano()}); err != nil {
-				s.failed = err
-				unrecorded(w, err)
+				s.fail(err)
+				unrecorded(out, err)
 				return
 			}
 			s.confirmed = nil
@@ -150,7 +159,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		c.session.Started = start.UTC().Format(time.RFC3339Nano)
 		s.c, s.start, s.offset = c, start, 0
 		s.persisted = mark{}
-		reply(w, http.StatusOK, marshal(map[string]int{"tick": 0}))
+		reply(out, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}
 }
 
@@ -166,6 +175,33 @@ func onlyFields(form map[string][]string, names ...string) *apiError {
 		}
 	}
 	return nil
+}
+
+// heldReply keeps a reply to write once the lock is let go.
+type heldReply struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (h *heldReply) Header() http.Header { return h.header }
+func (h *heldReply) WriteHeader(code int) {
+	if h.status == 0 {
+		h.status = code
+	}
+}
+func (h *heldReply) Write(b []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	h.body = append(h.body, b...)
+	return len(b), nil
+}
+
+func (h *heldReply) sendTo(w http.ResponseWriter) {
+	for k, v := range h.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(max(h.status, http.StatusOK))
+	_, _ = w.Write(h.body)
 }
 
 // parseFaultList reads faults=a,b,c (or several faults= fields); one

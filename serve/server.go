@@ -113,16 +113,34 @@ func (s *Server) write(e logEntry, _ mark, key string) error {
 		}
 	}
 	e.Confirmed = s.confirmed
+	e.Tick = s.c.led.Now()
 	if err := s.st.write(e, t, s.c.led); err != nil {
-		s.failed = err
-		if s.OnFatal != nil {
-			go s.OnFatal(err)
-		}
+		s.fail(err)
 		return err
 	}
 	s.confirmed = nil
 	s.persisted = s.mark()
 	return nil
+}
+
+// fail marks the server failed: its memory is ahead of its disk. The
+// caller holds mu.
+func (s *Server) fail(err error) {
+	if s.failed != nil {
+		return
+	}
+	s.failed = err
+	if s.OnFatal != nil {
+		go s.OnFatal(err)
+	}
+}
+
+// Err is the durable write that failed, if one did: the session's end is
+// then not on disk as it is in memory.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 // unrecorded answers a request the provider could not record durably.

@@ -55,7 +55,8 @@ type logEntry struct {
 	Request *export.SessionRequest `json:"request,omitempty"`
 	// Advance is a move of the clock by the control endpoint, in ticks.
 	Advance int `json:"advance,omitempty"`
-	// Tick is the tick the clock stood at after an Advance.
+	// Tick is the tick the clock stood at when the entry was written: the
+	// refunds and keys written with it are as the ledger held them then.
 	Tick int `json:"tick,omitempty"`
 	// Confirmed lists the requests (by seq) whose replies were written
 	// since the entry before. A reply not confirmed when the process
@@ -460,8 +461,9 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 			}
 		case e.Advance > 0:
 			s.offset += e.Advance
-			s.c.advanceTo(e.Tick)
 		}
+		// What the clock did up to the entry's tick was written with it.
+		s.c.advanceTo(e.Tick)
 	}
 	if err := st.verify(s.c.led); err != nil {
 		return fail(fmt.Errorf("--db %s does not agree with itself: %w", path, err))

@@ -197,3 +197,44 @@ func TestStoreNamesAnEditedMission(t *testing.T) {
 		t.Fatalf("an edited mission: %v", err)
 	}
 }
+
+// A clean stop after reads that moved the clock (a late commit landing, a
+// key expiring) leaves a database that opens again: every entry carries
+// its tick, and recovery runs the clock to it.
+func TestStoreReopensAfterReadsMovedTheClock(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    Options
+		read string
+	}{
+		{"a late commit lands on a state read", Options{Faults: []missions.Fixture{missions.LateCommit}, Delay: 2}, ControlPrefix + "state"},
+		{"a key expires on a session read", Options{Retention: 2 * DefaultTick}, ControlPrefix + "session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "p.db")
+			clock := newFakeClock()
+			g, _ := openRig(t, tc.o, db, clock)
+			g.create("k")
+			g.do(g.quick, http.MethodGet, "/v1/refunds", "", nil)
+			clock.Add(5 * DefaultTick)
+			g.do(g.quick, http.MethodGet, tc.read, "", nil)
+			g.srv.Finish()
+			g.stop()
+			if _, _, err := Open(tc.o, db); err != nil {
+				t.Fatalf("reopening: %v", err)
+			}
+		})
+	}
+}
+
+// The control endpoint's clock stops at a hundred years whatever a tick
+// lasts.
+func TestAdvanceIsBoundedForLongTicks(t *testing.T) {
+	g := newRig(t, Options{Tick: time.Hour})
+	if a := g.do(g.quick, http.MethodPost, ControlPrefix+"advance", "", url.Values{"ticks": {"1073741824"}}); a.status != 400 {
+		t.Fatalf("a thousand centuries of hours: %d %q", a.status, a.body)
+	}
+	if a := g.do(g.quick, http.MethodPost, ControlPrefix+"advance", "", url.Values{"ticks": {"24"}}); a.status != 200 {
+		t.Fatalf("a day: %d", a.status)
+	}
+}
