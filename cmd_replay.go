@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,16 +66,6 @@ func newReplayCmd() *cobra.Command {
 	}
 }
 
-// readCaseFile reads and checks a case file. A serve session is read as
-// the case of its client (export.Session.AsCase), to set beside cases.
-func readCaseFile(path string) (*missions.Case, error) {
-	c, s, err := readDocument(path)
-	if s != nil {
-		return s.AsCase(), nil
-	}
-	return c, err
-}
-
 // readDocument reads a case file or a serve session file.
 func readDocument(path string) (*missions.Case, *export.Session, error) {
 	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
@@ -95,28 +84,27 @@ func readDocument(path string) (*missions.Case, *export.Session, error) {
 // reproduce (the first difference), or it names a built-in mission while
 // carrying another. Nil when the file is true to its inputs.
 func truthProblems(path string, c *missions.Case, s *export.Session) []string {
-	var out []string
-	if s != nil {
-		report, same, err := replaySession(path, s)
-		switch {
-		case err != nil:
-			out = append(out, err.Error())
-		case !same:
-			out = append(out, strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n"))
-		}
-		if s.Mission != nil {
-			out = append(out, builtInClaim(path, s.Mission)...)
-		}
-		return out
+	var diff string
+	var err error
+	var m *missions.Mission
+	if s == nil {
+		diff, err = export.Reproduce(c)
+		m = &c.Mission
+	} else {
+		diff, err = serve.Reproduce(s)
+		m = s.Mission
 	}
-	report, same, err := replayCase(path, c)
+	var out []string
 	switch {
 	case err != nil:
-		out = append(out, err.Error())
-	case !same:
-		out = append(out, strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n"))
+		out = append(out, fmt.Sprintf("%s: %v", export.CleanLine(path), err))
+	case diff != "":
+		out = append(out, fmt.Sprintf("%s: differs from its replay; first difference: %s", export.CleanLine(path), export.CleanLine(diff)))
 	}
-	return append(out, builtInClaim(path, &c.Mission)...)
+	if m != nil {
+		out = append(out, builtInClaim(path, m)...)
+	}
+	return out
 }
 
 // replayCase runs a case's mission again under its settings and reports,

@@ -207,7 +207,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	errw := cmd.ErrOrStderr()
-	fmt.Fprint(errw, serveBanner(ln.Addr(), o))
+	fmt.Fprint(errw, serveBanner(ln.Addr(), srv))
 	if f.db != "" {
 		fmt.Fprintln(errw, "  "+dbWords(f.db, rec))
 	}
@@ -285,40 +285,29 @@ func listenError(addr string, err error) error {
 }
 
 // serveBanner says where serve listens and what it will do.
-func serveBanner(addr net.Addr, o serve.Options) string {
+func serveBanner(addr net.Addr, srv *serve.Server) string {
+	o, left := srv.Options(), srv.FaultsLeft()
 	var b strings.Builder
 	fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
 	}
-	contract := o.Contract
-	if contract == "" {
-		contract = ledger.V1
-		if o.Mission != nil && o.Mission.Contract != "" {
-			contract = o.Mission.Contract
+	fmt.Fprintf(&b, "  contract %s · one tick is %v · replies held at most %v\n", o.Contract, o.Tick, o.Hold)
+	words := func(fs []missions.Fixture) string {
+		w := make([]string, len(fs))
+		for i, f := range fs {
+			w[i] = string(f)
 		}
+		return strings.Join(w, ", ")
 	}
-	fmt.Fprintf(&b, "  contract %s · one tick is %v · replies held at most %v\n", contract, o.Tick, o.Hold)
 	switch {
 	case o.Mission != nil:
 		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, o.IntentField)
 		for _, in := range o.Mission.Intents {
-			var fx []string
-			for _, st := range o.Mission.Schedule {
-				for _, part := range append([]missions.Step{st}, st.Together...) {
-					if part.Attempt == in.ID {
-						fx = append(fx, string(part.Fixture))
-					}
-				}
-			}
-			fmt.Fprintf(&b, "    %s: %s; then success\n", export.CleanLine(in.ID), strings.Join(fx, ", "))
+			fmt.Fprintf(&b, "    %s: %s; then success\n", export.CleanLine(in.ID), words(left[in.ID]))
 		}
-	case len(o.Faults) > 0:
-		var fx []string
-		for _, x := range o.Faults {
-			fx = append(fx, string(x))
-		}
-		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", strings.Join(fx, ", "), o.IntentField)
+	case len(left[""]) > 0:
+		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), o.IntentField)
 	default:
 		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", o.IntentField)
 	}

@@ -99,25 +99,13 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		if err != nil {
 			return "", splitErrors(fileError(path, err))
 		}
-		if sess != nil {
-			// A session is checked the way replay checks it: its
-			// requests, re-submitted, give what it records.
-			report, same, err := replaySession(path, sess)
-			if err != nil {
-				return "", splitErrors(err)
-			}
-			if !same {
-				return "", []string{strings.TrimSuffix(strings.ReplaceAll(report, "\n  ", "; "), "\n")}
-			}
-			if sess.Mission != nil {
-				if p := builtInClaim(path, sess.Mission); len(p) > 0 {
-					return "", p
-				}
-			}
-			return fmt.Sprintf("a serve session: %s, it replays", export.Plural(len(sess.Requests), "request")), nil
-		}
-		if p := truthProblems(path, c, nil); len(p) > 0 {
+		// A case must reproduce, and a session replay, as replay checks
+		// them.
+		if p := truthProblems(path, c, sess); len(p) > 0 {
 			return "", p
+		}
+		if sess != nil {
+			return fmt.Sprintf("a serve session: %s, it replays", export.Plural(len(sess.Requests), "request")), nil
 		}
 		return caseWords(c), nil
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -305,10 +306,10 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 		return true, nil
 	}
 	for i, k := range keys {
-		if !contains(historyFields, k) {
+		if !slices.Contains(historyFields, k) {
 			return false, fmt.Errorf("unknown field %q (accepted, spelled so: %s)", k, strings.Join(historyFields, ", "))
 		}
-		if contains(keys[:i], k) {
+		if slices.Contains(keys[:i], k) {
 			return false, fmt.Errorf("field %q appears twice on the line; a history line holds each field once", k)
 		}
 	}
@@ -357,7 +358,7 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 		switch {
 		case l.Status == "":
 			return false, fmt.Errorf(`the %s has no "status" (accepted: %s)`, what, strings.Join(recordStatuses, ", "))
-		case !contains(recordStatuses, l.Status):
+		case !slices.Contains(recordStatuses, l.Status):
 			return false, fmt.Errorf("status %q: accepted are %s", l.Status, strings.Join(recordStatuses, ", "))
 		}
 		if l.Outcome != "" || l.Digest != "" || l.End != "" || (l.Type == LineRecord && l.Start != "") {
@@ -437,15 +438,6 @@ func topKeys(raw []byte) ([]string, error) {
 		}
 	}
 	return keys, nil
-}
-
-func contains(words []string, w string) bool {
-	for _, x := range words {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 func historyJSONError(err error) error {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -398,7 +399,7 @@ func SessionText(s *Session) string {
 		parts = append(parts, Plural(reads, "read"))
 	}
 	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
-		Plural(api, "request"), joinComma(parts), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
+		Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {
 		b.WriteString("no intent sent a refund, so there is no verdict\n")
 	}
@@ -422,17 +423,6 @@ func SessionText(s *Session) string {
 		}
 	}
 	return b.String()
-}
-
-func joinComma(parts []string) string {
-	out := ""
-	for i, p := range parts {
-		if i > 0 {
-			out += ", "
-		}
-		out += p
-	}
-	return out
 }
 
 // sessionVerdictWords says what the provider saw that makes verdict v.

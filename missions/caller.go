@@ -102,13 +102,6 @@ type evidence struct {
 	reason   Why
 }
 
-func (in *IntentState) label() string {
-	if in.Intent.Label != "" {
-		return in.Intent.Label
-	}
-	return in.Intent.Op + " " + in.Intent.ID
-}
-
 // callerBase is the durable state both policies keep, and the moves they
 // share.
 type callerBase struct {

@@ -70,15 +70,6 @@ func attempts(m *missions.Mission, intent string) bool {
 	return false
 }
 
-func hasAttempt(m *missions.Mission) bool {
-	for _, st := range m.Schedule {
-		if st.Attempt != "" {
-			return true
-		}
-	}
-	return false
-}
-
 func naive(stable bool, seed uint64) missions.Settings {
 	return missions.Settings{StableKeys: stable, Policy: missions.Naive, Contract: ledger.V1, KeySource: missions.KeyPerIntent, Seed: seed}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // apiError is an error reply shaped as Stripe shapes them:
@@ -35,6 +36,23 @@ var (
 	errServer = &apiError{Status: ledger.CodeServerError, Type: ledger.ErrorAPI,
 		Message: "An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key."}
 )
+
+// delivers reports whether a create's reply reaches the client: its
+// world delivers replies, and the provider answered at once rather than
+// going on executing.
+func delivers(w missions.World, res ledger.Result) bool {
+	return w.Reaches && w.Reply == missions.ReplyDelivered && res.Action != ledger.Executing
+}
+
+// replyTo is what a delivered create gets: the HTTP status, the error (nil
+// for a refund), and the refund it shows, with the status it shows.
+func replyTo(res ledger.Result) (int, *apiError, []missions.EvidenceObject) {
+	if res.Response.Code == ledger.CodeOK {
+		return 200, nil, []missions.EvidenceObject{{Object: res.Response.Object, Status: res.Response.Status}}
+	}
+	e := providerError(res)
+	return e.Status, e, nil
+}
 
 // providerError is the error reply for a ledger response that is not a
 // success.

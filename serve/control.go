@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -169,7 +170,7 @@ const maxClock = 100 * 365 * 24 * time.Hour
 // onlyFields refuses a control form with fields it does not take.
 func onlyFields(form map[string][]string, names ...string) *apiError {
 	for k := range form {
-		if !contains(names, k) {
+		if !slices.Contains(names, k) {
 			return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: k,
 				Message: "Received unknown parameter: " + k + " (this control takes " + strings.Join(names, ", ") + ")."}
 		}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			}
 			p.Currency = v
 		case "reason":
-			if !contains(reasons, v) {
+			if !slices.Contains(reasons, v) {
 				return p, invalidParam("reason", "Invalid reason "+strconv.Quote(v)+": accepted are duplicate, fraudulent and requested_by_customer.")
 			}
 			p.Reason = v
@@ -156,15 +157,6 @@ func metadataField(param string) (string, bool) {
 
 func invalidParam(param, msg string) *apiError {
 	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
-}
-
-func contains(words []string, w string) bool {
-	for _, x := range words {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // bound is what the payload digest binds: every parameter that changes

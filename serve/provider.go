@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -614,14 +613,4 @@ func (c *core) retrieve(raw string) (ledger.Object, bool) {
 		return ledger.Object{}, false
 	}
 	return c.led.Object(id)
-}
-
-// sortedIntents is for stable output of maps keyed by intent.
-func sortedIntents[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -71,15 +71,12 @@ func (c *core) apply(r export.SessionRequest) error {
 	switch r.Kind {
 	case export.RequestCreate:
 		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent))
-		switch {
-		case r.Wire != export.WireDelivered || !w.Reaches || w.Reply != missions.ReplyDelivered || res.Action == ledger.Executing:
+		if r.Wire != export.WireDelivered || !delivers(w, res) {
 			c.replied(i, r.Wire, 0, nil, nil)
-		case res.Response.Code == ledger.CodeOK:
-			c.replied(i, r.Wire, 200, nil, []missions.EvidenceObject{{Object: res.Response.Object, Status: res.Response.Status}})
-		default:
-			e := providerError(res)
-			c.replied(i, r.Wire, e.Status, e, nil)
+			break
 		}
+		status, e, shown := replyTo(res)
+		c.replied(i, r.Wire, status, e, shown)
 	case export.RequestFaults:
 		q, err := url.ParseQuery(r.Payload)
 		var faults []missions.Fixture

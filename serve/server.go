@@ -208,6 +208,17 @@ func (s *Server) syncClock() {
 	s.c.advanceTo(s.offset + int(elapsed/s.opts.Tick))
 }
 
+// Options are the options the server runs under, defaults filled in.
+func (s *Server) Options() Options { return s.opts }
+
+// FaultsLeft lists the faults still to come: under "" for a list, per
+// intent for a mission.
+func (s *Server) FaultsLeft() map[string][]missions.Fixture {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c.plan.left()
+}
+
 // Close closes the durable store, if there is one.
 func (s *Server) Close() error {
 	if s.st == nil {
@@ -444,15 +455,14 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		aerr   *apiError
 		shown  []missions.EvidenceObject
 	)
-	deliver := world.Reaches && world.Reply != missions.ReplyLost && world.Reply != missions.CallerCrash && res.Action != ledger.Executing
+	deliver := delivers(world, res)
 	if deliver {
-		if res.Response.Code == ledger.CodeOK {
-			o, _ := s.c.led.Object(res.Response.Object)
-			status, body = http.StatusOK, marshal(refundOf(o, res.Response.Status, s.created(o)))
-			shown = []missions.EvidenceObject{{Object: o.ID, Status: res.Response.Status}}
+		status, aerr, shown = replyTo(res)
+		if aerr != nil {
+			body = aerr.body()
 		} else {
-			aerr = providerError(res)
-			status, body = aerr.Status, aerr.body()
+			o, _ := s.c.led.Object(res.Response.Object)
+			body = marshal(refundOf(o, res.Response.Status, s.created(o)))
 		}
 	}
 	seq := i + 1
