@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -20,9 +21,13 @@ const backgroundWait = 400 * time.Millisecond
 // end of whatever the terminal says.
 const backgroundQuery = "\x1b]11;?\x07\x1b[6n"
 
+// The answers' patterns, compiled when the lab starts, not with every
+// command.
 var (
-	oscBackground = regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})`)
-	cursorReport  = regexp.MustCompile(`\x1b\[\d+;\d+R`)
+	oscBackground = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\x1b\]11;rgb:([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})/([0-9a-fA-F]{1,4})`)
+	})
+	cursorReport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\x1b\[\d+;\d+R`) })
 )
 
 // terminalBackground asks the terminal on in and out whether its
@@ -49,7 +54,7 @@ func readBackground(fd int, wait time.Duration) (dark, ok bool) {
 	deadline := time.Now().Add(wait)
 	var got []byte
 	buf := make([]byte, 256)
-	for !cursorReport.Match(got) && len(got) < 4096 {
+	for !cursorReport().Match(got) && len(got) < 4096 {
 		left := time.Until(deadline)
 		if left <= 0 {
 			break
@@ -74,7 +79,7 @@ func readBackground(fd int, wait time.Duration) (dark, ok bool) {
 // parseBackground reads an OSC 11 answer, "\x1b]11;rgb:RRRR/GGGG/BBBB",
 // as dark when its luminance is under a half.
 func parseBackground(answer []byte) (dark, ok bool) {
-	m := oscBackground.FindSubmatch(answer)
+	m := oscBackground().FindSubmatch(answer)
 	if m == nil {
 		return true, false
 	}

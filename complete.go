@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"sync"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
@@ -43,7 +44,20 @@ func words[T ~string](list []T) cobra.CompletionFunc {
 // registerCompletions gives each flag of cmd that takes a word from a
 // fixed set those words, and directory flags directories.
 func registerCompletions(cmd *cobra.Command) {
-	fixed := map[string]cobra.CompletionFunc{
+	for name, f := range flagWords() {
+		if cmd.Flags().Lookup(name) == nil {
+			continue
+		}
+		// Cannot fail: the flag exists (looked up above) and a command is
+		// built, and so registered, once.
+		_ = cmd.RegisterFlagCompletionFunc(name, f)
+	}
+}
+
+// flagWords are the completions of the flags that take a word, built once
+// for every command.
+var flagWords = sync.OnceValue(func() map[string]cobra.CompletionFunc {
+	return map[string]cobra.CompletionFunc{
 		"stable-keys": words([]string{"on", "off"}),
 		"policy":      words(missions.Policies),
 		"contract":    words(ledger.Contracts),
@@ -53,15 +67,7 @@ func registerCompletions(cmd *cobra.Command) {
 		"dir":         dirsOnly,
 		"missions":    dirsOnly,
 	}
-	for name, f := range fixed {
-		if cmd.Flags().Lookup(name) == nil {
-			continue
-		}
-		// Cannot fail: the flag exists (looked up above) and a command is
-		// built, and so registered, once.
-		_ = cmd.RegisterFlagCompletionFunc(name, f)
-	}
-}
+})
 
 func dirsOnly(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveFilterDirs

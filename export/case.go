@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -79,16 +81,34 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", name, len(data), MaxCaseBytes)
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
-	if i := invalidUTF8(data); i >= 0 {
+	if !utf8.Valid(data) {
+		i := invalidUTF8(data)
 		line, col := position(data, int64(i))
 		return nil, fmt.Errorf("%s:%d:%d: the file is not UTF-8 text (byte 0x%02x); a case file is UTF-8 JSON", name, line, col, data[i])
 	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(data, &head); err != nil {
+	// One walk beside the case schema checks the syntax, the keys and
+	// every value. The decoder takes a field in any letter case or twice
+	// without a word, says of an unknown one neither where nor what would
+	// do, and takes a null, a missing field or any string where the
+	// format has a word.
+	scan, err := scanCase(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if scan.syntax || scan.topKind != kObject {
+		var head map[string]json.RawMessage
+		err := json.Unmarshal(data, &head)
+		if err == nil {
+			return nil, fmt.Errorf("%s: invalid JSON", name)
+		}
 		if m, merr := missions.Parse(name, data); merr == nil {
 			return nil, notACaseButAMission(name, m)
 		}
 		return nil, jsonError(name, data, err)
+	}
+	head := map[string][]byte{}
+	for _, m := range scan.top {
+		head[string(m.key)] = data[m.start:m.end]
 	}
 	raw, ok := head["schema"]
 	var schema string
@@ -111,33 +131,28 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 			return nil, fmt.Errorf("%s: the case has no %q (a case has %s)", name, k, strings.Join(casePartKeys, ", "))
 		}
 	}
-	// Keys first: the decoder takes a field in any letter case or twice
-	// without a word, and says of an unknown one neither where nor what
-	// would do.
-	if k, ok := findKeyProblem(data); ok {
-		line, col := position(data, k.offset)
-		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, k.message())
+	if scan.hasKey {
+		line, col := position(data, scan.key.offset)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, scan.key.message())
 	}
+	// The walk found no key the schema does not have, and the schema has
+	// the case type's fields exactly (TestSchemaHasTheCaseFields), so
+	// the plain decoder drops nothing.
 	doc := document{Case: &missions.Case{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&doc); err != nil {
+	err = json.Unmarshal(data, &doc)
+	if scan.hasIssue {
+		// A value of the wrong kind is worded as the decoder sees it,
+		// in the Go type's terms (a seed is a whole number from 0 to
+		// 2^64-1); every other problem as the schema words it.
 		var te *json.UnmarshalTypeError
-		var se *json.SyntaxError
-		if !errors.As(err, &te) && !errors.As(err, &se) {
-			// A value's own check (an object id) says what is wrong
-			// but not where; the schema says both.
-			if p := schemaProblem(name, data); p != nil {
-				return nil, p
-			}
+		if errors.As(err, &te) {
+			return nil, jsonError(name, data, err)
 		}
+		line, col := position(data, scan.issue.offset)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, scan.issue.msg)
+	}
+	if err != nil {
 		return nil, jsonError(name, data, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: unexpected data after the case object", name)
-	}
-	if err := schemaProblem(name, data); err != nil {
-		return nil, err
 	}
 	if err := validateCase(doc.Case); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -147,7 +162,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		doc.Case.Version = 2
 	}
 	if schema == SchemaV1 {
-		if loc := v2Key.FindSubmatchIndex(data); loc != nil {
+		if loc := v2Key().FindSubmatchIndex(data); loc != nil {
 			line, col := position(data, int64(loc[4]-1))
 			return nil, fmt.Errorf("%s:%d:%d: a %s case has no %q field; it came with %s (write the schema as %q, or remove the field)",
 				name, line, col, SchemaV1, data[loc[4]:loc[5]], SchemaID, SchemaID)
@@ -167,7 +182,9 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 // a key (a quoted name and a colon, its quote not escaped inside a
 // string). An event's belief is found on the event: the outcome's
 // verdicts had a belief in version 1 too.
-var v2Key = regexp.MustCompile(`(^|[^\\])"(resolves_to|partial|in_flight)"\s*:`)
+var v2Key = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^\\])"(resolves_to|partial|in_flight)"\s*:`)
+})
 
 // AsVersion returns c as the case format version v records it: for 2
 // and 1, a mismatch answered 422; for 1, without what version 2 added. A
@@ -272,11 +289,6 @@ func jsonError(name string, data []byte, err error) error {
 		return fmt.Errorf("%s:%d:%d: %s holds %s; expected %s", name, line, col, fieldPath(te.Field), valueWords(te.Value), typeWords(te.Type))
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 		return fmt.Errorf("%s: the case ends too early: the file is truncated", name)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		if k, ok := findKeyProblem(data); ok {
-			line, col := position(data, k.offset)
-			return fmt.Errorf("%s:%d:%d: %s", name, line, col, k.message())
-		}
 	}
 	return fmt.Errorf("%s: %v", name, err)
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/replaylab/replaylab/missions"
 )
@@ -362,10 +363,10 @@ func BudgetWords(s missions.Settings) []string {
 
 // maskedRefs matches provider object ids and idempotency keys in the
 // agent's words.
-var maskedRefs = regexp.MustCompile(`\b(re|ik)_[0-9A-Za-z]+\b`)
+var maskedRefs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(re|ik)_[0-9A-Za-z]+\b`) })
 
 func sameWords(a, b string) bool {
-	return maskedRefs.ReplaceAllString(a, "$1_") == maskedRefs.ReplaceAllString(b, "$1_")
+	return maskedRefs().ReplaceAllString(a, "$1_") == maskedRefs().ReplaceAllString(b, "$1_")
 }
 
 func comparePair(cmp Comparison, a, b int) Pair {

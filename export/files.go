@@ -19,13 +19,13 @@ import (
 var ErrExists = errors.New("already exists")
 
 // unsafeName matches what may not appear in a file name.
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // FileName names a case file after its mission and settings, e.g.
 // "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their
 // defaults are left out; the name is safe on any file system.
 func FileName(missionID string, s missions.Settings) string {
-	id := strings.Trim(unsafeName.ReplaceAllString(missionID, "-"), ".-")
+	id := strings.Trim(unsafeName().ReplaceAllString(missionID, "-"), ".-")
 	if id == "" {
 		id = "case"
 	}
@@ -42,7 +42,7 @@ func FileName(missionID string, s missions.Settings) string {
 	if s.Deadline != 0 {
 		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
 	}
-	return unsafeName.ReplaceAllString(strings.Join(parts, "."), "-") + ".json"
+	return unsafeName().ReplaceAllString(strings.Join(parts, "."), "-") + ".json"
 }
 
 // WriteFile writes data to path so that readers see either no file, the old

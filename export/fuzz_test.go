@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"testing"
@@ -40,6 +41,11 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"schema": "replaylab.case/v2"}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// The schema walk is the first reader: its idea of JSON syntax
+		// must be the standard's.
+		if _, syntax, err := export.ScanCaseForTest(data); err != nil || syntax != !json.Valid(data) {
+			t.Fatalf("the walk says syntax error=%v (%v), encoding/json says valid=%v", syntax, err, json.Valid(data))
+		}
 		c, err := export.Unmarshal("fuzz.json", data)
 		if err != nil {
 			if c != nil {

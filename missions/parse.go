@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -65,10 +64,9 @@ func badControl(data []byte) (line, col int, r rune, bad bool) {
 	return 0, 0, 0, false
 }
 
-// idPattern is what an id looks like; validID checks it without the
-// regexp machinery, since every run checks its mission's ids.
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-
+// validID says whether s is an id: ^[a-z0-9][a-z0-9-]{0,63}$, checked
+// without the regexp machinery, which every run would pay for and which,
+// compiled at start-up, was much of the time the program took to start.
 func validID(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] == '-' {
 		return false

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -141,3 +142,6 @@ func TestValidIDIsThePattern(t *testing.T) {
 		}
 	})
 }
+
+// idPattern is what validID checks, as a regexp.
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)

@@ -1,0 +1,140 @@
+package export_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// span is one token of a JSON file: where it lies and whether it is an
+// object key.
+type span struct {
+	start, end int
+	key        bool
+}
+
+// tokenSpans lists the scalar tokens of a valid JSON file, keys marked.
+func tokenSpans(t *testing.T, data []byte) []span {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []span
+	type frame struct {
+		object bool
+		next   bool // the next token in this object is a key
+	}
+	var stack []frame
+	for {
+		before := dec.InputOffset()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].next
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].next = !stack[len(stack)-1].next
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{object: true, next: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, frame{})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 && stack[len(stack)-1].object {
+				stack[len(stack)-1].next = true
+			}
+			continue
+		}
+		end := int(dec.InputOffset())
+		start := int(before)
+		for start < end && bytes.IndexByte([]byte(" \t\r\n,:"), data[start]) >= 0 {
+			start++
+		}
+		out = append(out, span{start, end, isKey})
+	}
+}
+
+// TestSchemaWalkAgreesWithAValidator holds the case reader's schema walk
+// to a full JSON Schema validator: every scalar of catalog exports is
+// replaced, in turn, by values of every kind, and every key is renamed,
+// and the two must agree on whether the file fits the schema.
+func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
+	sch := compileSchema(t)
+	replacements := []string{`null`, `true`, `"x"`, `"ik_00"`, `"re_0001"`, `"attempt"`, `"0123456789abcdef"`,
+		`-1`, `0`, `1`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `[]`, `["a","b"]`}
+	cases := []string{"timeout-then-success", "concurrent-duplicates", "refund-still-pending", "original-still-running"}
+	checked := 0
+	for _, id := range cases {
+		data, err := export.Marshal(catalogRun(t, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		agree := func(what string, edited []byte) {
+			t.Helper()
+			checked++
+			fits, syntax, err := export.ScanCaseForTest(edited)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if syntax {
+				t.Fatalf("%s %s: the walk calls valid JSON invalid", id, what)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(edited))
+			if err != nil {
+				t.Fatalf("%s %s: %v", id, what, err)
+			}
+			// The walk also refuses a key an object holds twice, which
+			// JSON Schema cannot see; renames that make one are skipped.
+			if want := sch.Validate(inst) == nil; fits != want {
+				t.Errorf("%s %s: the walk says fits=%v, the validator %v", id, what, fits, want)
+			}
+		}
+		agree("as written", data)
+		for _, sp := range tokenSpans(t, data) {
+			edit := func(with string) []byte {
+				out := append([]byte{}, data[:sp.start]...)
+				out = append(out, with...)
+				return append(out, data[sp.end:]...)
+			}
+			if sp.key {
+				renamed := edit(`"zz_renamed"`)
+				agree("key "+string(data[sp.start:sp.end])+" renamed", renamed)
+				continue
+			}
+			for _, r := range replacements {
+				agree(string(data[sp.start:sp.end])+" → "+r, edit(r))
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d edits checked", checked)
+	}
+	t.Logf("%d edited files checked", checked)
+}
+
+// TestSchemaWalkRefusesWhatJSONRefuses: the walk is the first reader of a
+// case file, so its idea of JSON syntax must be the standard's.
+func TestSchemaWalkRefusesWhatJSONRefuses(t *testing.T) {
+	for _, s := range []string{``, ` `, `{`, `{"a":1,}`, `[1,]`, `{"a" 1}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":-}`,
+		`{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\t\"}", `{"a":tru}`, `{"a":nul}`, `{} {}`, `{"a":1}x`, `{,}`, `[,1]`,
+		`{"a":[1 2]}`, `{"a":{"b":1 "c":2}}`, `"unterminated`, `{"a":1}`, `[]`, `{"a":"\ud800"}`, `{"a":1E+2}`, `{"a":-0.0e-0}`} {
+		_, syntax, err := export.ScanCaseForTest([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := !json.Valid([]byte(s)); syntax != want {
+			t.Errorf("%q: the walk says syntax error=%v, encoding/json %v", s, syntax, want)
+		}
+	}
+}
