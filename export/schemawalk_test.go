@@ -71,9 +71,11 @@ func tokenSpans(t *testing.T, data []byte) []span {
 // and the two must agree on whether the file fits the schema.
 func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
 	sch := compileSchema(t)
-	replacements := []string{`null`, `true`, `"x"`, `"ik_00"`, `"re_0001"`, `"attempt"`, `"0123456789abcdef"`,
-		`-1`, `0`, `1`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `[]`, `["a","b"]`}
-	cases := []string{"timeout-then-success", "concurrent-duplicates", "refund-still-pending", "original-still-running"}
+	replacements := []string{`null`, `true`, `"x"`, `"ik_00"`, `"re_0001"`, `"attempt"`,
+		`-1`, `0`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `["a","b"]`}
+	// Between them, these two have a together step, a read, a late
+	// commit, saved records and events of most kinds.
+	cases := []string{"concurrent-duplicates", "original-still-running"}
 	checked := 0
 	for _, id := range cases {
 		data, err := export.Marshal(catalogRun(t, id))
@@ -117,7 +119,7 @@ func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
 			}
 		}
 	}
-	if checked < 1000 {
+	if checked < 3000 {
 		t.Fatalf("only %d edits checked", checked)
 	}
 	t.Logf("%d edited files checked", checked)
