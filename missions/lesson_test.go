@@ -1,0 +1,117 @@
+package missions
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// TestBuiltInCourse: every lesson reads, each question has an answer the
+// engine works out, and the course covers the source exercise and the
+// rows of the test matrix.
+func TestBuiltInCourse(t *testing.T) {
+	c := BuiltInCourse()
+	if len(c.Lessons) < 10 {
+		t.Fatalf("%d lessons; the course has the source exercise and nine rows of the matrix", len(c.Lessons))
+	}
+	used := map[string]bool{}
+	for _, l := range c.Lessons {
+		for _, r := range l.Runs {
+			used[r.Mission.ID] = true
+			for _, q := range r.Questions {
+				choices, answer, err := q.Choices(r)
+				if err != nil {
+					t.Fatalf("%s run %s: %v", l.ID, r.Name, err)
+				}
+				if answer < 0 || answer >= len(choices) || len(choices) > 9 {
+					t.Fatalf("%s run %s: answer %d of %d choices (digits 1-9 answer)", l.ID, r.Name, answer, len(choices))
+				}
+				t.Logf("%s %s step %d %s → %s", l.ID, r.Name, q.Step, q.Kind, choices[answer])
+			}
+		}
+	}
+	for _, id := range []string{"timeout-then-success", "failure-then-failure", "refund-still-pending", "original-still-running",
+		"concurrent-duplicates", "changed-parameters", "retry-after-key-expiry", "two-intended-refunds",
+		"no-idempotency-contract", "saved-server-error", "crash-after-send"} {
+		if !used[id] {
+			t.Errorf("no lesson runs mission %s", id)
+		}
+	}
+}
+
+// TestLessonOneIsTheSourceExercise: lesson 1 runs timeout then success
+// with stable keys on and off, then failure before commit twice; the
+// ledgers hold 1, 2 and 0 effects, the agent's first words are the same in
+// all three, and the closing sentence says so with those numbers.
+func TestLessonOneIsTheSourceExercise(t *testing.T) {
+	l := BuiltInCourse().Lessons[0]
+	if len(l.Runs) != 3 || !l.Compare {
+		t.Fatalf("lesson 1 has %d runs, compare %v", len(l.Runs), l.Compare)
+	}
+	var effects []string
+	var first []string
+	for _, r := range l.Runs {
+		c, err := Run(r.Mission, r.Settings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		effects = append(effects, fmt.Sprint(c.Outcome.Effects))
+		for _, ev := range c.Events {
+			if ev.Say != "" {
+				first = append(first, ev.Say)
+				break
+			}
+		}
+	}
+	if got := strings.Join(effects, ","); got != "1,2,0" {
+		t.Errorf("the ledgers hold %s effects; the source exercise has 1, 2 and 0", got)
+	}
+	if len(first) != 3 || first[0] != first[1] || first[1] != first[2] {
+		t.Errorf("the agent's first words differ: %q", first)
+	}
+	if !regexp.MustCompile(`\b1, 2 and 0\b`).MatchString(strings.ReplaceAll(l.Closing, "\n", " ")) {
+		t.Errorf("the closing sentence does not give the ledgers' 1, 2 and 0: %q", l.Closing)
+	}
+}
+
+// TestMatrixLessonsContrastTheCallers: each lesson after the first sets a
+// naive run beside a guarded one.
+func TestMatrixLessonsContrastTheCallers(t *testing.T) {
+	for _, l := range BuiltInCourse().Lessons[1:] {
+		var policies []Policy
+		for _, r := range l.Runs {
+			policies = append(policies, r.Settings().Policy)
+		}
+		if !slices.Contains(policies, Naive) || !slices.Contains(policies, Guarded) {
+			t.Errorf("%s runs %v; a lesson of the matrix contrasts naive and guarded", l.ID, policies)
+		}
+	}
+}
+
+// TestParseLessonSaysWhatIsWrong: each mistake in a lesson file is named.
+func TestParseLessonSaysWhatIsWrong(t *testing.T) {
+	good := "id: x\ntitle: X\nintro: I.\nclosing: C.\nruns:\n  - name: A\n    mission: timeout-then-success\n    ask:\n      - {question: effects, step: \"1\", why: W.}\n"
+	if _, err := ParseLesson("x.yaml", []byte(good), BuiltIn()); err != nil {
+		t.Fatalf("the good lesson: %v", err)
+	}
+	for _, tt := range []struct{ edit, want string }{
+		{strings.Replace(good, "effects", "effect", 1), `question "effect" (accepted: effects, observed, verdict, sends)`},
+		{strings.Replace(good, `step: "1"`, `step: "9"`, 1), `step "9": a step of the schedule, 1 to 2, or end`},
+		{strings.Replace(good, "timeout-then-success", "timeout-then-sucess", 1), `did you mean timeout-then-success`},
+		{strings.Replace(good, " why: W.", " why: ''", 1), `needs its reason`},
+		{strings.Replace(good, "mission:", "when: {stable_keys: yes}\n    mission:", 1), `did you mean on?`},
+		{strings.Replace(good, "title: X", "title: X\ncolour: red", 1), `field colour not found`},
+		{strings.Replace(good, "effects, step: \"1\"", "verdict, step: \"1\"", 1), `a verdict is asked at the end`},
+	} {
+		_, err := ParseLesson("x.yaml", []byte(tt.edit), BuiltIn())
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "x.yaml") {
+			t.Errorf("got %v, want x.yaml: … %s", err, tt.want)
+		}
+	}
+	if _, err := LoadCourse(fstest.MapFS{"l/a.yaml": {Data: []byte(good)}, "l/b.yaml": {Data: []byte(good)}}, "l", BuiltIn()); err == nil || !strings.Contains(err.Error(), `lesson id "x" is also the id of l/a.yaml`) {
+		t.Errorf("a repeated id: %v", err)
+	}
+}
