@@ -486,3 +486,43 @@ func verdictWords(o OutcomeCell) []string {
 	}
 	return out
 }
+
+// Ranked is the pairs in the order a reader needs them: first the pairs
+// of one mission whose settings differ in one thing, since they isolate
+// what that setting does, then the other pairs of one mission, then pairs
+// of different missions; within each, pairs whose ledgers part under the
+// same words first, earliest first. The text, the Markdown and the lab
+// all list the pairs in this order.
+func (cmp Comparison) Ranked() []Pair {
+	pairs := append([]Pair(nil), cmp.Pairs...)
+	rank := func(p Pair) int {
+		a, b := cmp.Cases[p.A], cmp.Cases[p.B]
+		switch {
+		case a.Mission != b.Mission:
+			return 2
+		case settingsApart(a.Settings, b.Settings) == 1:
+			return 0
+		}
+		return 1
+	}
+	sort.SliceStable(pairs, func(i, j int) bool {
+		ri, rj := rank(pairs[i]), rank(pairs[j])
+		if ri != rj {
+			return ri < rj
+		}
+		di, dj := pairs[i].Diverge, pairs[j].Diverge
+		return di > 0 && (dj == 0 || di < dj)
+	})
+	return pairs
+}
+
+// settingsApart counts the settings in which a and b differ.
+func settingsApart(a, b missions.Settings) int {
+	n := 0
+	for _, f := range missions.AllSettings {
+		if a.Words(f) != b.Words(f) {
+			n++
+		}
+	}
+	return n
+}

@@ -141,7 +141,7 @@ func CompareMarkdown(cmp Comparison) []byte {
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")
-		for _, p := range cmp.Pairs {
+		for _, p := range cmp.Ranked() {
 			fmt.Fprintf(&b, "- %s\n", mdText(p.Sentence))
 		}
 	}

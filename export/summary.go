@@ -105,7 +105,7 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 	for _, v := range o.Verdicts {
 		id := CleanLine(v.Intent)
 		lead := fmt.Sprintf("  %s%s  %-14s ", id, strings.Repeat(" ", idW-ansi.StringWidth(id)), v.Verdict)
-		for _, line := range hang(lead, explainVerdict(v), lineW) {
+		for _, line := range hang(lead, v.Explain(), lineW) {
 			fmt.Fprintln(w, line)
 		}
 	}
@@ -225,25 +225,6 @@ func describeEvent(ev missions.Event, colWhat int) []string {
 func ledgerAfter(effects int, h Held, colLedger int) []string {
 	lines := []string{Plural(effects, "effect")}
 	return append(lines, Wrap(strings.Join(h.IDs(), " "), colLedger)...)
-}
-
-// explainVerdict says in words what a verdict means for this intent.
-func explainVerdict(v missions.IntentVerdict) string {
-	switch v.Verdict {
-	case missions.ExactlyOnce:
-		return "believes done; exactly one effect of its own stands in the ledger"
-	case missions.FailedCleanly:
-		return "believes it failed; nothing of its own took effect"
-	case missions.Duplicate:
-		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
-	case missions.HiddenEffect:
-		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, Plural(v.Effects, "effect"))
-	case missions.Phantom:
-		return "believes done, but no effect of its own is in the ledger"
-	case missions.EscalatedV:
-		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", Plural(v.Effects, "effect"))
-	}
-	return fmt.Sprintf("believes %s; %s", v.Belief, Plural(v.Effects, "effect"))
 }
 
 // joinFitting joins items with sep into lines at most width columns wide,

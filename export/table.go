@@ -213,7 +213,7 @@ func CompareText(cmp Comparison, width int) []byte {
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\nWhat the pairs show:\n")
-		for _, p := range cmp.Pairs {
+		for _, p := range cmp.Ranked() {
 			wrapText(&b, "- "+p.Sentence, width, 2)
 		}
 	}

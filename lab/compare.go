@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -154,14 +153,10 @@ func (v *compareView) columns() (first, colW, gap int) {
 }
 
 // sentences are what the pairs of cases show, in words, one wrapped block
-// a pair: pairs whose ledgers part under the same words first, marked ◆,
-// earliest divergence first.
+// a pair, in export's ranked order: the pair of one mission apart in one
+// setting first, pairs whose ledgers part under the same words marked ◆.
 func (v *compareView) sentences() [][]string {
-	pairs := append([]export.Pair(nil), v.cmp.Pairs...)
-	sort.SliceStable(pairs, func(i, j int) bool {
-		di, dj := pairs[i].Diverge, pairs[j].Diverge
-		return di > 0 && (dj == 0 || di < dj)
-	})
+	pairs := v.cmp.Ranked()
 	var out [][]string
 	for _, p := range pairs {
 		msg := p.Sentence
@@ -199,9 +194,15 @@ func (v *compareView) View() string {
 	var foot []string
 	for i, block := range sentences {
 		left := v.h - len(lines) - len(foot)
+		if rest := len(sentences) - i - 1; rest > 0 {
+			// Keep a line to say that more is there.
+			left--
+		}
 		if i == 0 {
 			block = block[:min(len(block), max(left, 0))]
 		} else if len(block) > left {
+			more := fmt.Sprintf("+ %s: replaylab compare lists every pair", export.Plural(len(sentences)-i, "more finding"))
+			foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
 			break
 		}
 		style := v.st.Text

@@ -56,3 +56,11 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 		return msg
 	}
 }
+
+// progressSavedMsg reports how saving the course's progress went.
+type progressSavedMsg struct{ err error }
+
+// saveProgress returns the command that writes the course's progress.
+func saveProgress(path string, p export.Progress) tea.Cmd {
+	return func() tea.Msg { return progressSavedMsg{err: export.WriteProgress(path, p)} }
+}

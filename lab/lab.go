@@ -44,6 +44,7 @@ const (
 	screenLab
 	screenCompare
 	screenEvidence
+	screenCourse
 )
 
 type focus int
@@ -63,6 +64,12 @@ type Options struct {
 	Overrides missions.Overrides
 	// Dir is where exports are written; DefaultDir when empty.
 	Dir string
+	// Course, when set, opens the lab on the course, at the first lesson
+	// not yet done in Progress. ProgressPath is where the course saves
+	// its progress as lessons end.
+	Course       *missions.Course
+	Progress     export.Progress
+	ProgressPath string
 }
 
 // Model is the lab's root model.
@@ -119,6 +126,9 @@ type Model struct {
 
 	evidence evidenceView
 
+	course       course
+	progressPath string
+
 	status    string
 	statusErr bool
 	// statusShorter holds the status in fewer and fewer words, for a line
@@ -154,6 +164,14 @@ func New(o Options) (Model, error) {
 	m.holds = newLedgerPanel(m.st, m.keys)
 	m.compare = newCompareView(m.st, m.keys)
 	m.evidence = newEvidenceView(m.st, m.keys)
+	if o.Course != nil {
+		if len(o.Course.Lessons) == 0 {
+			return Model{}, fmt.Errorf("the course has no lessons")
+		}
+		m.course = newCourse(m.st, m.keys, o.Course, o.Progress)
+		m.progressPath = o.ProgressPath
+		m.screen = screenCourse
+	}
 	if o.Mission != "" {
 		ms, err := o.Catalog.Get(o.Mission)
 		if err != nil {
@@ -443,6 +461,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.quitNote = m.status
 			return m, tea.Quit
 		}
+	case progressSavedMsg:
+		m.exporting--
+		if msg.err != nil {
+			m.setError(fmt.Errorf("progress not saved: %w", msg.err))
+		}
+		if m.quitting && m.exporting <= 0 {
+			m.quitNote = m.status
+			return m, tea.Quit
+		}
 	case tea.KeyMsg:
 		cmd = m.handleKey(msg)
 	default:
@@ -490,8 +517,35 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.compareKey(k)
 	case screenEvidence:
 		return m.evidenceKey(k)
+	case screenCourse:
+		return m.courseKey(k)
 	}
 	return nil
+}
+
+// courseKey hands a key to the course and does the writing it asks for:
+// the cases of finished runs, the progress of a finished lesson.
+func (m *Model) courseKey(k tea.KeyMsg) tea.Cmd {
+	m.course, _ = m.course.Update(k)
+	var cmds []tea.Cmd
+	if len(m.course.exports) > 0 {
+		m.exporting++
+		cmds = append(cmds, exportCases(m.dir, m.course.exports...))
+		m.course.exports = nil
+	}
+	if m.course.saveProgress {
+		m.course.saveProgress = false
+		if m.progressPath != "" {
+			m.exporting++
+			cmds = append(cmds, saveProgress(m.progressPath, m.course.prog))
+		}
+	}
+	if m.course.note != "" {
+		m.setStatus(m.course.note)
+	} else if len(cmds) == 0 {
+		m.setStatus("")
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
@@ -890,6 +944,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return append(m.compare.ShortHelp(), k.Export, k.Unpin, k.Leave, k.Quit)
 	case screenEvidence:
 		return append(m.evidence.ShortHelp(), k.Leave, k.Quit)
+	case screenCourse:
+		return append(m.course.ShortHelp(), k.Quit)
 	}
 	out := []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll}
 	switch {
@@ -919,6 +975,8 @@ func (m Model) FullHelp() [][]key.Binding {
 		return append(m.compare.FullHelp(), []key.Binding{k.Export, k.Unpin, k.Leave, k.Quit, k.Help})
 	case screenEvidence:
 		return append(m.evidence.FullHelp(), []key.Binding{k.Evidence, k.Leave, k.Quit, k.Help})
+	case screenCourse:
+		return append(m.course.FullHelp(), []key.Binding{k.Quit, k.Help})
 	}
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
@@ -956,6 +1014,7 @@ func (m *Model) layout() {
 	}
 	body := h - chromeLines
 	m.picker.SetSize(w, body)
+	m.course.SetSize(w, body)
 	m.compare.SetSize(w, body)
 	// The evidence keeps the header above it: which run, which settings,
 	// and the counter.
@@ -1062,6 +1121,8 @@ func (m Model) View() string {
 		top = box(append([]string{title, ""}, m.fullHelpLines()...), m.width, body)
 	case m.screen == screenPicker:
 		top = m.picker.View()
+	case m.screen == screenCourse:
+		top = m.course.View()
 	case m.screen == screenCompare:
 		top = m.compare.View()
 	case m.screen == screenEvidence:

@@ -182,7 +182,7 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 }
 
 // askedObservations are the answers an "observed" question offers.
-var askedObservations = []Observation{ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending, ObservedNothing}
+var askedObservations = []Observation{ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending}
 
 // ObservationWords says an observation in a learner's words.
 func ObservationWords(o Observation) string {
@@ -194,11 +194,11 @@ func ObservationWords(o Observation) string {
 	case ObservedTimeout:
 		return "a timeout: no answer in time"
 	case ObservedConflict:
-		return "a conflict (409): the same key is still running"
+		return "a conflict: that key is still running"
 	case ObservedMismatch:
-		return "a mismatch: the key was saved with other parameters"
+		return "a mismatch: that key has other parameters"
 	case ObservedPending:
-		return "success, but the refund is still pending"
+		return "the refund, still pending"
 	case ObservedNothing:
 		return "nothing: the caller died first"
 	}

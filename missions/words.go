@@ -460,3 +460,48 @@ func Thousands(n int64) string {
 	}
 	return s
 }
+
+// Explain says in words what the verdict means for its intent: the one
+// place a verdict is put in words, for every screen and output.
+func (v IntentVerdict) Explain() string {
+	switch v.Verdict {
+	case ExactlyOnce:
+		return "believes done; exactly one effect of its own stands in the ledger"
+	case FailedCleanly:
+		return "believes it failed; nothing of its own took effect"
+	case Duplicate:
+		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
+	case HiddenEffect:
+		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, Plural(v.Effects, "effect"))
+	case Phantom:
+		return "believes done, but no effect of its own is in the ledger"
+	case EscalatedV:
+		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", Plural(v.Effects, "effect"))
+	}
+	return fmt.Sprintf("believes %s; %s", v.Belief, Plural(v.Effects, "effect"))
+}
+
+// FixtureWords says what the network and the provider do with one attempt
+// under a fixture, in a learner's words, without saying what the caller
+// will observe: the course shows it before it asks.
+func FixtureWords(st Step) string {
+	switch st.Fixture {
+	case FailureBeforeCommit:
+		return "the provider refuses it before running anything"
+	case TimeoutAfterCommit:
+		return "the provider refunds, but its reply is lost on the way back"
+	case Success:
+		return "it reaches the provider, which answers"
+	case TimeoutBeforeCommit:
+		return "the request is lost on the way to the provider"
+	case ServerErrorAfterCommit:
+		return "the provider refunds, then saves a 500 as its answer"
+	case LateCommit:
+		return fmt.Sprintf("the provider is slow: it is still running when the caller stops waiting, and commits %s later", Plural(st.Delay, "tick"))
+	case PendingFixture:
+		return fmt.Sprintf("the provider takes it as pending; it ends %s %s later", st.Resolve, Plural(st.Delay, "tick"))
+	case CrashAfterSend:
+		return "the provider refunds and answers, but the caller's process dies before it records the answer"
+	}
+	return string(st.Fixture)
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/lab"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// courseStatusSchema names the JSON that `learn --status --json` prints.
+const courseStatusSchema = "replaylab.course-status/v1"
+
+func newLearnCmd() *cobra.Command {
+	var status, asJSON, reset bool
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "learn",
+		Short: "The course: predict what the ledger holds, then see it",
+		Long: `The course. Each lesson runs missions a step at a time and, before a step it
+asks about, shows what stood before it and asks what will happen: how many
+effects the ledger will hold, what the caller will observe, which verdict an
+intent will get, whether the guarded caller will send. Answer with a digit;
+the step is shown after the answer, with the reason.
+
+Lesson 1 is the whole source exercise; each lesson after it is one row of the
+test matrix, the naive caller beside the guarded one. Progress is kept in
+$XDG_STATE_HOME/replaylab/progress.json (~/.local/state/… where that is not
+set); --status prints it, --reset starts over. Cases of finished runs are
+exported to --dir, as e does in the lab.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON && !status {
+				return badInput(errors.New("--json goes with --status (replaylab learn --status --json)"))
+			}
+			if reset && status {
+				return badInput(errors.New("--reset and --status are two things: run one, then the other"))
+			}
+			home, _ := os.UserHomeDir()
+			path, err := export.ProgressPath(os.Getenv, home)
+			if err != nil {
+				return badInput(err)
+			}
+			if reset {
+				return resetProgress(cmd, path)
+			}
+			course := missions.BuiltInCourse()
+			prog, note, err := export.ReadProgress(path)
+			if err != nil {
+				return badInput(err)
+			}
+			if note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
+			}
+			if status {
+				return printCourseStatus(cmd, course, prog, path, asJSON)
+			}
+			return runCourse(cmd, course, prog, path, dir)
+		},
+	}
+	cmd.Flags().BoolVar(&status, "status", false, "print the lessons, done or not, with their scores, and exit")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "with --status: print it as JSON, for a script")
+	cmd.Flags().BoolVar(&reset, "reset", false, "forget the course's progress and start over")
+	cmd.Flags().StringVar(&dir, "dir", lab.DefaultDir, "write the cases of finished runs to `DIR`")
+	return cmd
+}
+
+func resetProgress(cmd *cobra.Command, path string) error {
+	err := os.Remove(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(cmd.OutOrStdout(), "no progress to reset (%s does not exist)\n", export.CleanLine(path))
+		return nil
+	case err != nil:
+		return badInput(fmt.Errorf("resetting the progress: %w", export.Cause(err)))
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "progress reset: removed %s\n", export.CleanLine(path))
+	return nil
+}
+
+func printCourseStatus(cmd *cobra.Command, c *missions.Course, p export.Progress, path string, asJSON bool) error {
+	st := export.CourseStatus(c, p)
+	if !asJSON {
+		fmt.Fprint(cmd.OutOrStdout(), export.WriteCourseStatus(st))
+		return nil
+	}
+	out, err := json.MarshalIndent(struct {
+		Schema   string                `json:"schema"`
+		Progress string                `json:"progress_file"`
+		Lessons  []export.LessonStatus `json:"lessons"`
+	}{courseStatusSchema, path, st}, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), string(export.EscapeHidden(out)))
+	return nil
+}
+
+func runCourse(cmd *cobra.Command, c *missions.Course, p export.Progress, path, dir string) error {
+	if err := checkDir("--dir", dir); err != nil {
+		return err
+	}
+	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir})
+	if err != nil {
+		return badInput(err)
+	}
+	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
+		return badInput(errors.New("the course needs a terminal on standard input and output; " +
+			"`replaylab learn --status` prints the lessons and scores without one"))
+	}
+	followNoColor(os.Getenv)
+	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)
+	lipgloss.SetHasDarkBackground(dark)
+	final, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
+	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(lm.QuitNote()))
+	}
+	return err
+}

@@ -1,0 +1,212 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// ProgressSchema names the format of the course's progress file.
+const ProgressSchema = "replaylab.progress/v1"
+
+// Progress is what the course keeps between runs: per lesson, whether it
+// was finished and how the answers went.
+type Progress struct {
+	Schema  string                    `json:"schema"`
+	Lessons map[string]LessonProgress `json:"lessons"`
+}
+
+// LessonProgress is one lesson's record.
+type LessonProgress struct {
+	// Done: the lesson was finished at least once.
+	Done bool `json:"done"`
+	// Right and Asked are the last finished attempt's score.
+	Right int `json:"right"`
+	Asked int `json:"asked"`
+	// Best is the most right answers of any finished attempt.
+	Best int `json:"best"`
+}
+
+// Finish records a finished attempt at a lesson.
+// The lessons' map is copied, not changed in place: a copy of the
+// progress handed to a write is never changed under it.
+func (p *Progress) Finish(id string, right, asked int) {
+	p.Lessons = maps.Clone(p.Lessons)
+	if p.Lessons == nil {
+		p.Lessons = map[string]LessonProgress{}
+	}
+	lp := p.Lessons[id]
+	lp.Done, lp.Right, lp.Asked, lp.Best = true, right, asked, max(lp.Best, right)
+	p.Lessons[id] = lp
+}
+
+// ProgressPath is where the progress file lives: under $XDG_STATE_HOME,
+// or ~/.local/state where that is unset or not an absolute path, as the
+// XDG base directory rules say.
+func ProgressPath(getenv func(string) string, home string) (string, error) {
+	dir := getenv("XDG_STATE_HOME")
+	if dir == "" || !filepath.IsAbs(dir) {
+		if home == "" {
+			return "", errors.New("no place for the course's progress: neither $XDG_STATE_HOME nor $HOME is set")
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "replaylab", "progress.json"), nil
+}
+
+// ReadProgress reads the progress file at path. A file that is not there
+// is a course not yet begun. A file that cannot be read as progress is set
+// aside beside it, never overwritten, and note says where it went; the
+// course then starts afresh.
+func ReadProgress(path string) (p Progress, note string, err error) {
+	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, "", nil
+	}
+	if err != nil {
+		return p, "", fmt.Errorf("progress: %w", cause(err))
+	}
+	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
+	f.Close()
+	if err != nil {
+		return p, "", fmt.Errorf("progress %s: %w", path, cause(err))
+	}
+	problem := ""
+	if tooBig {
+		problem = "it is over 1 MiB"
+	} else {
+		problem = progressProblem(data, &p)
+	}
+	if problem == "" {
+		return p, "", nil
+	}
+	aside, err := setAside(path)
+	if err != nil {
+		return Progress{}, "", fmt.Errorf("progress %s cannot be read (%s) and cannot be set aside: %w", path, problem, cause(err))
+	}
+	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	return p, fmt.Sprintf("the progress file %s could not be read (%s); it was kept as %s and the course starts afresh", path, problem, aside), nil
+}
+
+// progressProblem decodes data into p, strictly, and says what is wrong
+// with it, or "".
+func progressProblem(data []byte, p *Progress) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var got Progress
+	if err := dec.Decode(&got); err != nil {
+		return "not progress JSON: " + err.Error()
+	}
+	if dec.More() {
+		return "unexpected data after the progress object"
+	}
+	if got.Schema != ProgressSchema {
+		return fmt.Sprintf("its schema is %q, not %q", got.Schema, ProgressSchema)
+	}
+	for id, lp := range got.Lessons {
+		if lp.Right < 0 || lp.Asked < 0 || lp.Right > lp.Asked || lp.Best < lp.Right {
+			return fmt.Sprintf("lesson %q has a score that cannot be (%d right of %d, best %d)", id, lp.Right, lp.Asked, lp.Best)
+		}
+	}
+	if got.Lessons == nil {
+		got.Lessons = map[string]LessonProgress{}
+	}
+	*p = got
+	return ""
+}
+
+// setAside renames path to the first free name path.corrupt,
+// path.corrupt-2, … and returns it.
+func setAside(path string) (string, error) {
+	for i := 1; i < 1000; i++ {
+		name := path + ".corrupt"
+		if i > 1 {
+			name = fmt.Sprintf("%s.corrupt-%d", path, i)
+		}
+		// A hard link takes the name only if it is free; the rename of
+		// an existing name would replace an earlier file set aside.
+		if err := os.Link(path, name); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			return "", err
+		}
+		return name, os.Remove(path)
+	}
+	return "", errors.New("too many progress files set aside already")
+}
+
+// WriteProgress writes the progress file atomically, making its directory
+// (private to the user) where it is missing.
+func WriteProgress(path string, p Progress) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("progress: %w", cause(err))
+	}
+	p.Schema = ProgressSchema
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, append(data, '\n'), true)
+}
+
+// LessonStatus is one line of `learn --status`.
+type LessonStatus struct {
+	Number int    `json:"number"`
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Done   bool   `json:"done"`
+	Right  int    `json:"right"`
+	Asked  int    `json:"asked"`
+	Best   int    `json:"best"`
+}
+
+// CourseStatus lists the course's lessons with their progress, in order.
+func CourseStatus(c *missions.Course, p Progress) []LessonStatus {
+	out := make([]LessonStatus, len(c.Lessons))
+	for i, l := range c.Lessons {
+		lp := p.Lessons[l.ID]
+		out[i] = LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best}
+	}
+	return out
+}
+
+// WriteCourseStatus renders the course status for a person.
+func WriteCourseStatus(st []LessonStatus) string {
+	var b strings.Builder
+	done := 0
+	idW := 0
+	for _, s := range st {
+		idW = max(idW, len(s.Title))
+		if s.Done {
+			done++
+		}
+	}
+	fmt.Fprintf(&b, "%d of %s done\n\n", done, Plural(len(st), "lesson"))
+	for _, s := range st {
+		mark, score := "·", "not done"
+		if s.Done {
+			mark = "✓"
+			score = fmt.Sprintf("%d of %d right", s.Right, s.Asked)
+			if s.Best > s.Right {
+				score += fmt.Sprintf(" (best %d)", s.Best)
+			}
+		}
+		fmt.Fprintf(&b, "%s %2d  %-*s  %s\n", mark, s.Number, idW, s.Title, score)
+	}
+	next := slices.IndexFunc(st, func(s LessonStatus) bool { return !s.Done })
+	if next >= 0 {
+		fmt.Fprintf(&b, "\nnext: lesson %d, %s (replaylab learn)\n", st[next].Number, st[next].Title)
+	}
+	return b.String()
+}

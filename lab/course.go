@@ -1,0 +1,631 @@
+package lab
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The course screen: a lesson runs its missions a step at a time and,
+// before each step it asks about, shows the state before the step and a
+// question with numbered answers. Nothing of the step, its effects, its
+// words or its ledger rows, is drawn until the question is answered; then
+// the screen says whether the answer was right, why, and what happened.
+
+// coursePhase is where the learner is in a lesson.
+type coursePhase int
+
+const (
+	phaseMenu     coursePhase = iota // the list of lessons
+	phaseIntro                       // a lesson's first screen
+	phaseRun                         // stepping a run; a question may be open
+	phaseCompare                     // the lesson's runs side by side
+	phaseClosing                     // the closing sentence and the score
+)
+
+// courseKeys are the course screen's own keys.
+type courseKeys struct {
+	Next    key.Binding
+	Answer  key.Binding
+	Lessons key.Binding
+	Up      key.Binding
+	Down    key.Binding
+	Open    key.Binding
+}
+
+func newCourseKeys() courseKeys {
+	return courseKeys{
+		Next:    key.NewBinding(key.WithKeys("n", "enter", " "), key.WithHelp("n/enter", "go on")),
+		Answer:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "answer")),
+		Lessons: key.NewBinding(key.WithKeys("esc", "l"), key.WithHelp("esc", "lessons")),
+		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "pick")),
+		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
+		Open:    key.NewBinding(key.WithKeys("enter", "n"), key.WithHelp("enter", "open lesson")),
+	}
+}
+
+// answered is the last answer given, shown until the learner goes on.
+type answered struct {
+	question missions.Question
+	choices  []string
+	picked   int
+	answer   int
+}
+
+func (a answered) right() bool { return a.picked == a.answer }
+
+// course is the course screen.
+type course struct {
+	st   *Styles
+	keys courseKeys
+	c    *missions.Course
+	prog export.Progress
+
+	w, h int
+
+	phase  coursePhase
+	cursor int // the lesson picked in the menu
+	lesson int
+	run    int
+	runner *missions.Runner
+	view   *missions.Case
+	// next is the index of the run's next question; open says the
+	// question at next is on screen, waiting for its answer.
+	next int
+	open bool
+	last *answered
+	// choices and answer are the open question's, worked out once.
+	choices []string
+	answer  int
+
+	right, asked int
+	cases        []*missions.Case
+
+	holds   ledgerPanel
+	compare compareView
+
+	// Requests for the root, which does the I/O: cases to export, the
+	// progress to save.
+	exports      []*missions.Case
+	saveProgress bool
+	note         string // what the course has to say on the status line
+}
+
+func newCourse(st *Styles, keys *KeyMap, c *missions.Course, p export.Progress) course {
+	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st, keys), compare: newCompareView(st, keys)}
+	cs.cursor = cs.firstUndone()
+	cs.startLesson(cs.cursor)
+	return cs
+}
+
+// firstUndone is the first lesson not yet finished, or the first.
+func (cs *course) firstUndone() int {
+	for i, l := range cs.c.Lessons {
+		if !cs.prog.Lessons[l.ID].Done {
+			return i
+		}
+	}
+	return 0
+}
+
+func (cs *course) SetSize(w, h int) {
+	cs.w, cs.h = w, h
+	cs.compare.SetSize(w, max(0, h-4))
+}
+
+func (cs *course) lessonNow() *missions.Lesson { return cs.c.Lessons[cs.lesson] }
+func (cs *course) runNow() missions.LessonRun  { return cs.lessonNow().Runs[cs.run] }
+
+func (cs *course) startLesson(i int) {
+	cs.lesson, cs.phase = i, phaseIntro
+	cs.right, cs.asked, cs.cases, cs.last, cs.open = 0, 0, nil, nil, false
+}
+
+func (cs *course) startRun(i int) error {
+	r := cs.lessonNow().Runs[i]
+	runner, err := missions.NewRunner(r.Mission, r.Settings())
+	if err != nil {
+		return err
+	}
+	cs.run, cs.runner, cs.next, cs.open, cs.last = i, runner, 0, false, nil
+	cs.phase = phaseRun
+	cs.view = runner.View()
+	return nil
+}
+
+// questionAt is the run's next question if it is about step pos.
+func (cs *course) questionAt(pos int) (missions.Question, bool) {
+	qs := cs.runNow().Questions
+	if cs.next < len(qs) && qs[cs.next].Step == pos {
+		return qs[cs.next], true
+	}
+	return missions.Question{}, false
+}
+
+// goOn moves the lesson on by one beat: the next step, or the question
+// before it, or the next run, the comparison, the closing.
+func (cs *course) goOn() {
+	switch cs.phase {
+	case phaseIntro:
+		if err := cs.startRun(0); err != nil {
+			cs.note = err.Error()
+		}
+		cs.ask()
+	case phaseRun:
+		if cs.open {
+			return
+		}
+		if cs.runner.Done() {
+			cs.endRun()
+			return
+		}
+		cs.last = nil
+		if cs.ask() {
+			return
+		}
+		cs.runner.Step()
+		cs.view = cs.runner.View()
+		// The step after this one may be asked about straight away, so
+		// a question comes with the key that leads to it.
+		if !cs.runner.Done() {
+			cs.ask()
+		}
+	case phaseCompare:
+		cs.phase = phaseClosing
+	case phaseClosing:
+		if cs.lesson+1 < len(cs.c.Lessons) {
+			cs.startLesson(cs.lesson + 1)
+		} else {
+			cs.phase, cs.cursor = phaseMenu, cs.lesson
+		}
+	}
+}
+
+// ask opens the question about the next step, if there is one.
+func (cs *course) ask() bool {
+	q, ok := cs.questionAt(cs.runner.Position() + 1)
+	if !ok {
+		return false
+	}
+	choices, answer, err := q.Choices(cs.runNow())
+	if err != nil {
+		cs.note = err.Error()
+		cs.next++
+		return false
+	}
+	cs.open, cs.choices, cs.answer = true, choices, answer
+	return true
+}
+
+// give answers the open question with choice i (0-based). The step is
+// revealed once its last question is answered.
+func (cs *course) give(i int) {
+	if !cs.open || i < 0 || i >= len(cs.choices) {
+		return
+	}
+	q := cs.runNow().Questions[cs.next]
+	cs.last = &answered{question: q, choices: cs.choices, picked: i, answer: cs.answer}
+	cs.asked++
+	if i == cs.answer {
+		cs.right++
+	}
+	cs.open = false
+	cs.next++
+	if _, more := cs.questionAt(q.Step); more {
+		return
+	}
+	cs.runner.Step()
+	cs.view = cs.runner.View()
+	if q.Step == cs.runner.Steps() {
+		// The last step's question answered: the run is over.
+		cs.finishRun()
+	}
+}
+
+// finishRun keeps the run's case for the export and the comparison.
+func (cs *course) finishRun() {
+	c := cs.runner.Case()
+	c.Events = append([]missions.Event(nil), c.Events...)
+	if len(cs.cases) == cs.run {
+		cs.cases = append(cs.cases, c)
+		cs.exports = append(cs.exports, c)
+	}
+}
+
+// endRun leaves a finished run for the next one, or for what ends the
+// lesson.
+func (cs *course) endRun() {
+	cs.finishRun()
+	l := cs.lessonNow()
+	if cs.run+1 < len(l.Runs) {
+		if err := cs.startRun(cs.run + 1); err != nil {
+			cs.note = err.Error()
+			return
+		}
+		cs.ask()
+		return
+	}
+	cs.prog.Finish(l.ID, cs.right, cs.asked)
+	cs.saveProgress = true
+	if l.Compare && len(cs.cases) > 1 {
+		cs.compare.SetCases(cs.cases)
+		cs.phase = phaseCompare
+		return
+	}
+	cs.phase = phaseClosing
+}
+
+// Update takes the course's keys.
+func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
+	if !ok {
+		return cs, nil
+	}
+	cs.note = ""
+	if cs.phase == phaseMenu {
+		switch {
+		case key.Matches(k, cs.keys.Up):
+			cs.cursor = max(0, cs.cursor-1)
+		case key.Matches(k, cs.keys.Down):
+			cs.cursor = min(len(cs.c.Lessons)-1, cs.cursor+1)
+		case key.Matches(k, cs.keys.Open):
+			cs.startLesson(cs.cursor)
+		}
+		return cs, nil
+	}
+	switch {
+	case key.Matches(k, cs.keys.Lessons):
+		cs.phase, cs.cursor = phaseMenu, cs.lesson
+	case cs.open && key.Matches(k, cs.keys.Answer):
+		n, _ := strconv.Atoi(k.String())
+		if n > len(cs.choices) {
+			cs.note = fmt.Sprintf("there are %d answers: press 1 to %d", len(cs.choices), len(cs.choices))
+			return cs, nil
+		}
+		cs.give(n - 1)
+	case cs.open && key.Matches(k, cs.keys.Next):
+		cs.note = fmt.Sprintf("answer first: press 1 to %d", len(cs.choices))
+	case key.Matches(k, cs.keys.Next):
+		cs.goOn()
+	case cs.phase == phaseCompare:
+		cs.compare, _ = cs.compare.Update(k)
+	}
+	return cs, nil
+}
+
+// ShortHelp is the course's help bar.
+func (cs course) ShortHelp() []key.Binding {
+	k := cs.keys
+	switch {
+	case cs.phase == phaseMenu:
+		return []key.Binding{k.Up, k.Open}
+	case cs.phase == phaseRun && cs.open:
+		ans := k.Answer
+		ans.SetHelp(fmt.Sprintf("1-%d", len(cs.choices)), "answer")
+		return []key.Binding{ans, k.Lessons}
+	}
+	return []key.Binding{k.Next, k.Lessons}
+}
+
+// FullHelp is every key of the course.
+func (cs course) FullHelp() [][]key.Binding {
+	k := cs.keys
+	return [][]key.Binding{{k.Next, k.Answer}, {k.Lessons, k.Up, k.Open}}
+}
+
+// View draws the course screen in exactly its box.
+func (cs *course) View() string {
+	var lines []string
+	switch cs.phase {
+	case phaseMenu:
+		lines = cs.menuView()
+	case phaseIntro:
+		lines = cs.introView()
+	case phaseRun:
+		lines = cs.runView()
+	case phaseCompare:
+		lines = cs.compareLines()
+	case phaseClosing:
+		lines = cs.closingView()
+	}
+	return box(lines, cs.w, cs.h)
+}
+
+func (cs *course) titleLine() string {
+	l := cs.lessonNow()
+	left := cs.st.AppTitle.Render(fmt.Sprintf("Lesson %d of %d", cs.lesson+1, len(cs.c.Lessons))) + cs.st.Title.Render(" · "+export.CleanLine(l.Title))
+	right := ""
+	if cs.asked > 0 {
+		right = cs.st.Subtle.Render(fmt.Sprintf("%d of %d right", cs.right, cs.asked))
+	}
+	pad := cs.w - lipgloss.Width(left) - lipgloss.Width(right)
+	if pad < 1 {
+		return left
+	}
+	return left + strings.Repeat(" ", pad) + right
+}
+
+func (cs *course) para(s string, style lipgloss.Style) []string {
+	var out []string
+	for _, l := range wrap(paragraph(s), cs.w-2) {
+		out = append(out, "  "+style.Render(l))
+	}
+	return out
+}
+
+func (cs *course) menuView() []string {
+	lines := []string{cs.st.AppTitle.Render("The course") + cs.st.Subtle.Render(" · predict before you look"), ""}
+	done := 0
+	for i, l := range cs.c.Lessons {
+		lp := cs.prog.Lessons[l.ID]
+		mark, score := "·", ""
+		if lp.Done {
+			done++
+			mark, score = "✓", fmt.Sprintf("%d of %d right", lp.Right, lp.Asked)
+		}
+		line := fmt.Sprintf("%s %2d  %s", mark, i+1, export.CleanLine(l.Title))
+		style := cs.st.Text
+		cursor := "  "
+		if i == cs.cursor {
+			style, cursor = cs.st.Selected, "▸ "
+		}
+		lw := cs.w - 2 - len(score) - 2
+		lines = append(lines, cursor+style.Render(fit(line, max(1, lw)))+"  "+cs.st.Subtle.Render(score))
+	}
+	lines = append(lines, "", cs.st.Subtle.Render(fmt.Sprintf("  %d of %s done · enter opens the lesson under ▸", done, export.Plural(len(cs.c.Lessons), "lesson"))))
+	return lines
+}
+
+func (cs *course) introView() []string {
+	l := cs.lessonNow()
+	lines := []string{cs.titleLine(), ""}
+	lines = append(lines, cs.para(l.Intro, cs.st.Text)...)
+	lines = append(lines, "")
+	for _, r := range l.Runs {
+		lines = append(lines, "  "+cs.st.Selected.Render(r.Name)+cs.st.Text.Render("  "+cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-5)))
+	}
+	lines = append(lines, "", cs.st.Subtle.Render(cut("  Before each step you are asked what will happen. Answer with a digit;", cs.w)),
+		cs.st.Subtle.Render(cut("  the step is shown after you answer. Press n to begin.", cs.w)))
+	return lines
+}
+
+// runView is a run: the settings, the schedule with the steps shown so
+// far, the ledger and what the agent last said, then the open question or
+// the last answer.
+func (cs *course) runView() []string {
+	r := cs.runNow()
+	l := cs.lessonNow()
+	s := r.Settings()
+	lines := []string{cs.titleLine()}
+	lines = append(lines, cs.st.Selected.Render(fmt.Sprintf("Run %s", r.Name))+cs.st.Subtle.Render(fmt.Sprintf(" of %d · ", len(l.Runs)))+
+		cs.st.Text.Render(cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-12)))
+	lines = append(lines, cs.st.Subtle.Render(cut(settingsPhrase(s), cs.w)))
+
+	pos := cs.runner.Position()
+	// The box below the two columns: the question, or the last answer
+	// with what the step did.
+	var below []string
+	switch {
+	case cs.open && cs.last == nil && pos > 0:
+		// The step just run, in brief, then the question about the next.
+		below = append(firstLines(cs.happened(pos), 2, cs.w, "…"), cs.questionLines()...)
+	case cs.open:
+		below = cs.questionLines()
+	case cs.last != nil:
+		below = cs.answerLines(pos)
+	case cs.runner.Done():
+		below = cs.runEndLines()
+	default:
+		below = cs.stepLines(pos)
+	}
+	said := cs.saidLine(pos)
+	room := cs.h - len(lines) - len(below) - len(said) - 2
+	colH := clamp(room, 3, 9)
+	lw := max(24, cs.w/2)
+	rw := cs.w - lw - 2
+	left := cs.scheduleLines(pos, lw, colH)
+	cs.holds.SetCase(cs.view)
+	cs.holds.SetSize(rw, colH)
+	// While a question is open the runner stands before the step it
+	// asks about: the ledger shows what stood before it, nothing after.
+	right := cs.holds.View()
+	lines = append(lines, "", lipgloss.JoinHorizontal(lipgloss.Top, box(left, lw, colH), "  ", right))
+	lines = append(lines, said...)
+	lines = append(lines, "")
+	return append(lines, below...)
+}
+
+// settingsPhrase says a run's settings in words a learner reads.
+func settingsPhrase(s missions.Settings) string {
+	keys := "stable keys on (the retry reuses the key)"
+	if !s.StableKeys {
+		keys = "stable keys off (a fresh key per attempt)"
+	}
+	if s.Contract == "none" {
+		keys = "the provider ignores keys"
+	}
+	return fmt.Sprintf("%s · %s caller · provider contract %s", keys, s.Policy, s.Contract)
+}
+
+// scheduleLines are the run's steps in words: the steps done marked ✓,
+// the next one ▸ and written out whole, the others one line each.
+func (cs *course) scheduleLines(pos, w, h int) []string {
+	m := cs.runNow().Mission
+	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
+	for i, st := range m.Schedule {
+		lines = append(lines, cs.stepRow(i+1, pos, export.CleanLine(courseStep(m, st)), w)...)
+	}
+	lines = append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: what is still running ends", w)...)
+	if len(lines) > h {
+		// Keep the next step in sight: drop done steps from the top.
+		next := min(pos+1, len(m.Schedule)+1)
+		drop := len(lines) - h
+		for drop > 0 && next > 1 && len(lines) > 1 {
+			lines = append(lines[:1], lines[2:]...)
+			drop--
+			next--
+		}
+	}
+	return firstLines(lines, h, w, " …")
+}
+
+func (cs *course) stepRow(step, pos int, text string, w int) []string {
+	switch {
+	case step <= pos:
+		return []string{cs.st.Done.Render(cut(fmt.Sprintf("✓ %d %s", step, text), w))}
+	case step == pos+1:
+		var out []string
+		for i, l := range wrap(text, w-4) {
+			lead := fmt.Sprintf("▸ %d ", step)
+			if i > 0 {
+				lead = "    "
+			}
+			out = append(out, cs.st.Now.Render(lead+l))
+		}
+		return out
+	}
+	return []string{cs.st.Text.Render(cut(fmt.Sprintf("  %d %s", step, text), w))}
+}
+
+// courseStep says a schedule step in words, what the world does and not
+// what the caller will see.
+func courseStep(m *missions.Mission, st missions.Step) string {
+	who := ""
+	if len(m.Intents) > 1 && st.Attempt != "" {
+		who = " (" + st.Attempt + ")"
+	}
+	switch st.Kind() {
+	case missions.StepAttempt:
+		s := "send" + who + ": " + missions.FixtureWords(st)
+		if len(st.Payload) > 0 {
+			s = "send" + who + " with other parameters: " + missions.FixtureWords(st)
+		}
+		return s
+	case missions.StepTogether:
+		parts := make([]string, len(st.Together))
+		for i, t := range st.Together {
+			parts[i] = fmt.Sprintf("worker %d: %s", i+1, missions.FixtureWords(t))
+		}
+		return fmt.Sprintf("%d workers send at once. %s", len(st.Together), strings.Join(parts, "; "))
+	case missions.StepWait:
+		return fmt.Sprintf("wait %s", missions.Plural(st.Wait, "tick"))
+	case missions.StepRead:
+		return "read the provider's refunds for the order back"
+	case missions.StepRestart:
+		return "the caller restarts from what it recorded"
+	}
+	return st.String()
+}
+
+// saidLine is what the agent last said, up to pos: always on screen.
+func (cs *course) saidLine(pos int) []string {
+	last := ""
+	for _, ev := range cs.view.Events {
+		if ev.Step <= pos && ev.Say != "" {
+			last = ev.Say
+		}
+	}
+	if last == "" {
+		return []string{cs.st.Subtle.Render("  the agent has said nothing yet")}
+	}
+	out := []string{cs.st.Subtle.Render("  the agent said:")}
+	for _, l := range firstLines(wrap("“"+export.CleanLine(last)+"”", cs.w-4), 2, cs.w-4, "…") {
+		out = append(out, "    "+cs.st.Say.Render(l))
+	}
+	return out
+}
+
+func (cs *course) questionLines() []string {
+	q := cs.runNow().Questions[cs.next]
+	n := 0
+	for _, r := range cs.lessonNow().Runs {
+		n += len(r.Questions)
+	}
+	lines := []string{panelTitle(*cs.st, fmt.Sprintf("question %d of %d", cs.asked+1, n), "", true, cs.w)}
+	lines = append(lines, cs.para(q.Prompt(cs.runNow().Mission), cs.st.Title)...)
+	for i, c := range cs.choices {
+		lines = append(lines, "    "+cs.st.Selected.Render(strconv.Itoa(i+1))+"  "+cs.st.Text.Render(cut(c, cs.w-8)))
+	}
+	return lines
+}
+
+// answerLines say whether the answer was right, why, and what the step
+// did.
+func (cs *course) answerLines(pos int) []string {
+	a := cs.last
+	var head string
+	if a.right() {
+		head = cs.st.CountEqual.Render("✓ Right: " + a.choices[a.answer])
+	} else {
+		head = cs.st.CountMore.Render("✗ Not quite: you said " + a.choices[a.picked] + "; it is " + a.choices[a.answer])
+	}
+	lines := []string{panelTitle(*cs.st, "your answer", "", false, cs.w), "  " + cut(head, cs.w-2)}
+	lines = append(lines, cs.para(a.question.Why, cs.st.Text)...)
+	if _, more := cs.questionAt(a.question.Step); more {
+		return append(lines, cs.st.Subtle.Render("  n: one more question about this step"))
+	}
+	return append(lines, cs.happened(pos)...)
+}
+
+// stepLines say what the last step did.
+func (cs *course) stepLines(pos int) []string {
+	if pos == 0 {
+		return []string{cs.st.Subtle.Render("  n runs step 1")}
+	}
+	return append([]string{panelTitle(*cs.st, fmt.Sprintf("step %d", pos), "", false, cs.w)}, cs.happened(pos)...)
+}
+
+// happened is the engine's own words for what step pos did.
+func (cs *course) happened(pos int) []string {
+	var notes []string
+	for _, ev := range cs.view.Events {
+		if ev.Step == pos && ev.Note != "" && ev.Kind != missions.EventCheckpoint {
+			notes = append(notes, export.CleanLine(ev.Note))
+		}
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	out := []string{}
+	for _, l := range firstLines(wrap("what happened: "+strings.Join(notes, "; "), cs.w-2), 3, cs.w-2, "…") {
+		out = append(out, "  "+cs.st.Subtle.Render(l))
+	}
+	return out
+}
+
+func (cs *course) runEndLines() []string {
+	c := cs.view
+	lines := []string{panelTitle(*cs.st, "run "+cs.runNow().Name+" is over", "", false, cs.w)}
+	for _, v := range c.Outcome.Verdicts {
+		line := "  " + cs.st.verdictStyle(v.Verdict).Render(string(v.Verdict)) + cs.st.Text.Render(": "+v.Explain())
+		lines = append(lines, cut(line, cs.w))
+	}
+	lines = append(lines, cs.st.Subtle.Render(cut("  its case is exported; n goes on", cs.w)))
+	return lines
+}
+
+func (cs *course) compareLines() []string {
+	lines := []string{cs.titleLine(), cs.st.Subtle.Render(cut("The runs side by side: the same words, different ledgers.", cs.w)), ""}
+	lines = append(lines, strings.Split(cs.compare.View(), "\n")...)
+	return append(lines, cs.st.Subtle.Render("n goes on"))
+}
+
+func (cs *course) closingView() []string {
+	l := cs.lessonNow()
+	lines := []string{cs.titleLine(), ""}
+	lines = append(lines, cs.para(l.Closing, cs.st.Title)...)
+	lines = append(lines, "", "  "+cs.st.Text.Render(fmt.Sprintf("You answered %d of %d right.", cs.right, cs.asked)))
+	if cs.lesson+1 < len(cs.c.Lessons) {
+		lines = append(lines, "", cs.st.Subtle.Render(cut(fmt.Sprintf("  n: lesson %d, %s · esc: all lessons", cs.lesson+2, cs.c.Lessons[cs.lesson+1].Title), cs.w)))
+	} else {
+		lines = append(lines, "", cs.st.Subtle.Render("  That was the last lesson. n shows them all."))
+	}
+	return lines
+}
