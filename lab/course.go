@@ -23,11 +23,11 @@ import (
 type coursePhase int
 
 const (
-	phaseMenu     coursePhase = iota // the list of lessons
-	phaseIntro                       // a lesson's first screen
-	phaseRun                         // stepping a run; a question may be open
-	phaseCompare                     // the lesson's runs side by side
-	phaseClosing                     // the closing sentence and the score
+	phaseMenu    coursePhase = iota // the list of lessons
+	phaseIntro                      // a lesson's first screen
+	phaseRun                        // stepping a run; a question may be open
+	phaseCompare                    // the lesson's runs side by side
+	phaseClosing                    // the closing sentence and the score
 )
 
 // courseKeys are the course screen's own keys.
