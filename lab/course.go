@@ -427,10 +427,12 @@ func (cs *course) runView() []string {
 	}
 	said := cs.saidLine(pos)
 	room := cs.h - len(lines) - len(below) - len(said) - 2
-	colH := clamp(room, 3, 9)
 	lw := max(24, cs.w/2)
 	rw := cs.w - lw - 2
-	left := cs.scheduleLines(pos, lw, colH)
+	left := cs.scheduleLines(pos, lw, room)
+	// As tall as the schedule or the ledger needs, within the room.
+	colH := clamp(max(len(left), 1+ledgerLines(cs.view.Ledger)), 3, max(3, room))
+	left = firstLines(left, colH, lw, " …")
 	cs.holds.SetCase(cs.view)
 	cs.holds.SetSize(rw, colH)
 	// While a question is open the runner stands before the step it
@@ -462,7 +464,7 @@ func (cs *course) scheduleLines(pos, w, h int) []string {
 	for i, st := range m.Schedule {
 		lines = append(lines, cs.stepRow(i+1, pos, export.CleanLine(courseStep(m, st)), w)...)
 	}
-	lines = append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: what is still running ends", w)...)
+	lines = append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: anything still running finishes", w)...)
 	if len(lines) > h {
 		// Keep the next step in sight: drop done steps from the top.
 		next := min(pos+1, len(m.Schedule)+1)

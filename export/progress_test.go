@@ -1,0 +1,102 @@
+package export_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+func TestProgressPath(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tt := range []struct {
+		env  map[string]string
+		home string
+		want string
+	}{
+		{map[string]string{"XDG_STATE_HOME": "/s"}, "/h", "/s/replaylab/progress.json"},
+		{map[string]string{}, "/h", "/h/.local/state/replaylab/progress.json"},
+		// A relative XDG_STATE_HOME is to be ignored, says the spec.
+		{map[string]string{"XDG_STATE_HOME": "rel"}, "/h", "/h/.local/state/replaylab/progress.json"},
+	} {
+		got, err := export.ProgressPath(env(tt.env), tt.home)
+		if err != nil || got != tt.want {
+			t.Errorf("%v %s: got %q %v, want %q", tt.env, tt.home, got, err, tt.want)
+		}
+	}
+	if _, err := export.ProgressPath(env(nil), ""); err == nil {
+		t.Error("no XDG_STATE_HOME and no home: no error")
+	}
+}
+
+// TestProgressRoundTrip: progress written is read back the same, and the
+// file's directory is made, private to the user.
+func TestProgressRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "replaylab", "progress.json")
+	p, note, err := export.ReadProgress(path)
+	if err != nil || note != "" || len(p.Lessons) != 0 {
+		t.Fatalf("no file yet: %+v %q %v", p, note, err)
+	}
+	p.Finish("a", 2, 3)
+	p.Finish("a", 1, 3)
+	if err := export.WriteProgress(path, p); err != nil {
+		t.Fatal(err)
+	}
+	got, note, err := export.ReadProgress(path)
+	if err != nil || note != "" {
+		t.Fatal(err, note)
+	}
+	if lp := got.Lessons["a"]; !lp.Done || lp.Right != 1 || lp.Asked != 3 || lp.Best != 2 {
+		t.Errorf("read back %+v", lp)
+	}
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the progress directory: %v %v", fi.Mode(), err)
+	}
+}
+
+// TestCorruptProgressIsSetAside: a progress file that does not read is
+// kept beside, under a name not taken, and said so; never lost.
+func TestCorruptProgressIsSetAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "progress.json")
+	for i, bad := range []string{`{"schema": "replaylab.progress/v1", "lessons": {"a": {`, `{"schema": "other"}`,
+		`{"schema": "replaylab.progress/v1", "lessons": {"a": {"done": true, "right": 5, "asked": 2, "best": 5}}}`,
+		`{"schema": "replaylab.progress/v1", "colour": 1}`} {
+		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p, note, err := export.ReadProgress(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := path + ".corrupt"
+		if i > 0 {
+			want = path + ".corrupt-" + string(rune('1'+i))
+		}
+		if len(p.Lessons) != 0 || !strings.Contains(note, "kept as "+want) {
+			t.Errorf("%s: %+v, note %q; want it kept as %s", bad, p, note, want)
+		}
+		if kept, err := os.ReadFile(want); err != nil || string(kept) != bad {
+			t.Errorf("the file set aside: %q %v", kept, err)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("the corrupt file is still in place: %v", err)
+		}
+	}
+}
+
+func TestCourseStatus(t *testing.T) {
+	c := missions.BuiltInCourse()
+	var p export.Progress
+	p.Finish(c.Lessons[0].ID, 5, 6)
+	out := export.WriteCourseStatus(export.CourseStatus(c, p))
+	for _, want := range []string{"1 of 10 lessons done", "✓  1  A timeout is not a failure", "5 of 6 right", "·  2  Pending is not failed", "next: lesson 2, Pending is not failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+}
