@@ -265,7 +265,7 @@ func (v *compareView) heads(first, colW, gap int) []string {
 	head := make([][]string, len(cases))
 	for i := range cases {
 		o := v.cmp.Outcomes[first+i]
-		cs := v.st.counterStyle(o.Effects, o.Intended)
+		cs := v.st.outcomeStyle(o.Effects, o.Intended, worstVerdict(o.Verdicts))
 		for len(names[i]) < nameH {
 			names[i] = append(names[i], "")
 		}

@@ -411,13 +411,18 @@ func (cs *course) runView() []string {
 	pos := cs.runner.Position()
 	// The box below the two columns: the question, or the last answer
 	// with what the step did.
+	said := cs.saidLine(pos)
 	var below []string
 	switch {
 	case cs.open && cs.last == nil && pos > 0:
-		// The step just run, in brief, then the question about the next.
-		below = append(firstLines(cs.happened(pos), 2, cs.w, "…"), cs.questionLines()...)
+		// The step just run, in brief, then the question about the next,
+		// where there is room for both: the question comes first.
+		below = cs.questionLines(cs.h-len(lines)-len(said)-5)
+		if brief := firstLines(cs.happened(pos), 2, cs.w, "…"); cs.h-len(lines)-len(below)-len(brief)-2-3-3 >= 0 {
+			below = append(brief, below...)
+		}
 	case cs.open:
-		below = cs.questionLines()
+		below = cs.questionLines(cs.h-len(lines)-len(said)-5)
 	case cs.last != nil:
 		below = cs.answerLines(pos)
 	case cs.runner.Done():
@@ -425,8 +430,7 @@ func (cs *course) runView() []string {
 	default:
 		below = cs.stepLines(pos)
 	}
-	said := cs.saidLine(pos)
-	room := cs.h - len(lines) - len(below) - len(said) - 2
+	room := max(3, cs.h-len(lines)-len(below)-len(said)-2)
 	lw := max(24, cs.w/2)
 	rw := cs.w - lw - 2
 	left := cs.scheduleLines(pos, lw, room)
@@ -544,7 +548,10 @@ func (cs *course) saidLine(pos int) []string {
 	return out
 }
 
-func (cs *course) questionLines() []string {
+// questionLines are the open question and its choices in at most room
+// lines where they can be: the choices go in two columns where one does
+// not fit. A question is never cut.
+func (cs *course) questionLines(room int) []string {
 	q := cs.runNow().Questions[cs.next]
 	n := 0
 	for _, r := range cs.lessonNow().Runs {
@@ -552,8 +559,23 @@ func (cs *course) questionLines() []string {
 	}
 	lines := []string{panelTitle(*cs.st, fmt.Sprintf("question %d of %d", cs.asked+1, n), "", true, cs.w)}
 	lines = append(lines, cs.para(q.Prompt(cs.runNow().Mission), cs.st.Title)...)
-	for i, c := range cs.choices {
-		lines = append(lines, "    "+cs.st.Selected.Render(strconv.Itoa(i+1))+"  "+cs.st.Text.Render(cut(c, cs.w-8)))
+	choice := func(i, w int) string {
+		return cs.st.Selected.Render(strconv.Itoa(i+1)) + "  " + cs.st.Text.Render(fit(cs.choices[i], w-3))
+	}
+	if len(lines)+len(cs.choices) <= room {
+		for i := range cs.choices {
+			lines = append(lines, "    "+choice(i, cs.w-4))
+		}
+		return lines
+	}
+	half := (len(cs.choices) + 1) / 2
+	colW := (cs.w - 6) / 2
+	for i := range half {
+		line := "    " + choice(i, colW)
+		if j := i + half; j < len(cs.choices) {
+			line += "  " + choice(j, colW)
+		}
+		lines = append(lines, line)
 	}
 	return lines
 }

@@ -170,9 +170,19 @@ func spoilers(t *testing.T, m Model) []string {
 		}
 	}
 	for _, ev := range after.Events[len(before.Events):] {
-		if ev.Say != "" && !slices.ContainsFunc(before.Events, func(b missions.Event) bool { return b.Say == ev.Say }) {
-			// The first words of the sentence, as the screen wraps it.
-			out = append(out, strings.Join(strings.Fields(ev.Say)[:4], " "))
+		if ev.Say == "" {
+			continue
+		}
+		// The fewest first words of the sentence that nothing said before
+		// begins with: enough to tell it apart, few enough to be on
+		// screen when a long sentence is cut.
+		words := strings.Fields(ev.Say)
+		for n := 1; n <= len(words); n++ {
+			prefix := strings.Join(words[:n], " ")
+			if !slices.ContainsFunc(before.Events, func(b missions.Event) bool { return strings.HasPrefix(strings.Join(strings.Fields(b.Say), " "), prefix) }) {
+				out = append(out, prefix)
+				break
+			}
 		}
 	}
 	out = append(out, strings.Join(strings.Fields(q.Why)[:5], " "), "✓ Right", "Not quite", "is over")
@@ -200,4 +210,34 @@ func TestCourseShowsNoAnswerBeforeItIsGiven(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCourseQuestionAlwaysWhole: at the smallest terminal the lab draws
+// in, every question of every lesson shows its prompt and all its choices.
+func TestCourseQuestionAlwaysWhole(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", MinWidth, MinHeight)
+	seen := 0
+	for lesson := range m.course.c.Lessons {
+		m.course.startLesson(lesson)
+		for range 100 {
+			if m.course.phase == phaseClosing {
+				break
+			}
+			if m.course.open {
+				seen++
+				view := m.View()
+				for i, c := range m.course.choices {
+					if !strings.Contains(view, fmt.Sprintf("%d  %s", i+1, c)) {
+						t.Fatalf("lesson %d: choice %d (%s) is not on screen:\n%s", lesson+1, i+1, c, view)
+					}
+				}
+				m = press(t, m, answerKey(t, m, false))
+				continue
+			}
+			m = press(t, m, "n")
+		}
+	}
+	if seen < 30 {
+		t.Fatalf("only %d questions seen", seen)
+	}
 }

@@ -113,18 +113,61 @@ func (h *header) counterLook() (lipgloss.Style, string) {
 	if h.pos == 0 {
 		return h.st.Text, notRun
 	}
-	return h.st.counterStyle(h.effects, h.intended), counterState(h.effects, h.intended)
+	worst := worstVerdict(h.verdicts)
+	return h.st.outcomeStyle(h.effects, h.intended, worst), counterState(h.effects, h.intended, worst)
 }
 
-// counterState says in words what the counter's colour says.
-func counterState(effects, intended int) string {
+// worstVerdict is the verdict that says most is wrong: a caller that
+// believes other than the ledger holds, then one handed to a person, then
+// one whose belief and ledger agree; "" with no verdict.
+func worstVerdict(vs []missions.IntentVerdict) missions.Verdict {
+	rank := func(v missions.Verdict) int {
+		switch v {
+		case missions.ExactlyOnce, missions.FailedCleanly:
+			return 1
+		case missions.EscalatedV:
+			return 2
+		case "":
+			return 0
+		}
+		return 3
+	}
+	var worst missions.Verdict
+	for _, v := range vs {
+		if rank(v.Verdict) > rank(worst) {
+			worst = v.Verdict
+		}
+	}
+	return worst
+}
+
+// counterState says in words what the counter's colour says: how the
+// count stands against the intended, and, where the verdicts judge it,
+// whether the caller knows. A count as intended is not good news when the
+// caller believes otherwise (a hidden effect), and one short is not bad
+// news when the caller knows it failed.
+func counterState(effects, intended int, worst missions.Verdict) string {
+	count := "= as intended"
 	switch {
 	case effects > intended:
-		return fmt.Sprintf("▲ %d extra", effects-intended)
+		count = fmt.Sprintf("▲ %d extra", effects-intended)
 	case effects < intended:
-		return fmt.Sprintf("▼ %d short", intended-effects)
+		count = fmt.Sprintf("▼ %d short", intended-effects)
 	}
-	return "= as intended"
+	switch worst {
+	case missions.HiddenEffect, missions.Phantom:
+		if effects == intended {
+			count = "= count"
+		}
+		return count + ", unseen"
+	case missions.EscalatedV:
+		return count + ", to a person"
+	case missions.FailedCleanly:
+		if effects < intended {
+			return count + ", known"
+		}
+	}
+	return count
 }
 
 // counter renders the effect counter as three lines: the effect count in
@@ -145,9 +188,12 @@ func (h *header) counter() [3]string {
 		fmt.Sprintf("intended %d", h.intended),
 		state,
 	}
-	ww := max(lipgloss.Width(counterState(h.intended, h.intended)), len(fmt.Sprintf("effects %d", top)),
-		len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(counterState(top, h.intended)),
-		lipgloss.Width(counterState(0, h.intended)), lipgloss.Width(notRun))
+	ww := max(len(fmt.Sprintf("effects %d", top)), len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(notRun))
+	for _, v := range append([]missions.Verdict{""}, missions.Verdicts...) {
+		for _, n := range []int{0, h.intended, top} {
+			ww = max(ww, lipgloss.Width(counterState(n, h.intended, v)))
+		}
+	}
 	styles := [3]lipgloss.Style{cs, h.st.Text, cs}
 	var out [3]string
 	for i := range out {

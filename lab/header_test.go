@@ -43,7 +43,7 @@ func TestCounterKeepsItsPlace(t *testing.T) {
 					t.Fatalf("%s at %d columns: the counter starts at %d at step %d, at %d at the start",
 						tc.id, w, got, pos, want)
 				}
-				states[counterState(m.cas.Outcome.Effects, m.cas.Outcome.Intended)[:3]] = true
+				states[counterState(m.cas.Outcome.Effects, m.cas.Outcome.Intended, worstVerdict(m.cas.Outcome.Verdicts))[:3]] = true
 				m = press(t, m, "n")
 			}
 			if len(states) < 2 {

@@ -109,6 +109,16 @@ func (s Styles) counterStyle(effects, intended int) lipgloss.Style {
 	return s.CountEqual
 }
 
+// outcomeStyle is the counter's style: the verdicts' where there are
+// some, since they judge the count against what the caller believes, the
+// count's against the intended where there are none.
+func (s Styles) outcomeStyle(effects, intended int, worst missions.Verdict) lipgloss.Style {
+	if worst == "" {
+		return s.counterStyle(effects, intended)
+	}
+	return s.verdictStyle(worst)
+}
+
 // verdictStyle picks a verdict's style by what it says of the caller's
 // belief against the ledger, not by the effect count: green where they
 // agree (exactly_once, failed_cleanly), amber where a person now decides

@@ -58,6 +58,7 @@ func wrap(s string, w int) []string {
 // firstLines keeps at most n lines; when it drops some, the last one kept
 // ends with mark, cut to w cells, to say that more was there.
 func firstLines(lines []string, n, w int, mark string) []string {
+	n = max(n, 0)
 	if len(lines) <= n {
 		return lines
 	}
