@@ -142,32 +142,21 @@ func worstVerdict(vs []missions.IntentVerdict) missions.Verdict {
 }
 
 // counterState says in words what the counter's colour says: how the
-// count stands against the intended, and, where the verdicts judge it,
-// whether the caller knows. A count as intended is not good news when the
-// caller believes otherwise (a hidden effect), and one short is not bad
-// news when the caller knows it failed.
+// count stands against the intended. Its colour is the verdicts', so a
+// count as intended is "as intended" only where the verdicts agree; beside
+// a hidden effect it is the count only.
 func counterState(effects, intended int, worst missions.Verdict) string {
-	count := "= as intended"
 	switch {
 	case effects > intended:
-		count = fmt.Sprintf("▲ %d extra", effects-intended)
+		return fmt.Sprintf("▲ %d extra", effects-intended)
 	case effects < intended:
-		count = fmt.Sprintf("▼ %d short", intended-effects)
+		return fmt.Sprintf("▼ %d short", intended-effects)
 	}
 	switch worst {
-	case missions.HiddenEffect, missions.Phantom:
-		if effects == intended {
-			count = "= count"
-		}
-		return count + ", unseen"
-	case missions.EscalatedV:
-		return count + ", to a person"
-	case missions.FailedCleanly:
-		if effects < intended {
-			return count + ", known"
-		}
+	case "", missions.ExactlyOnce, missions.FailedCleanly:
+		return "= as intended"
 	}
-	return count
+	return "= count only"
 }
 
 // counter renders the effect counter as three lines: the effect count in

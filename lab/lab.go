@@ -1237,7 +1237,10 @@ func (m Model) statusLine() string {
 	switch m.screen {
 	case screenPicker:
 		hint = []string{"enter opens a mission · / filters the list"}
-		if m.picker.Filtering() {
+		switch {
+		case m.picker.Filtering() && len(m.picker.list.VisibleItems()) == 0:
+			hint = []string{"nothing matches these words: change them, or esc drops the filter"}
+		case m.picker.Filtering():
 			hint = []string{"type words from a title, id or goal · enter keeps the filter · esc drops it",
 				"type words from a title, id or goal · enter keeps · esc drops"}
 		}

@@ -173,7 +173,20 @@ func (p *picker) FullHelp() [][]key.Binding {
 // Update passes keys and filter results to the list. When the filter is
 // dropped, the mission that was highlighted stays highlighted (the list
 // itself would keep the position, which now points at another mission).
+//
+// Two keys do less than the list would: / starts a fresh filter (the list
+// would go on from the words of the last one), and enter on a filter that
+// matches nothing keeps it open (the list would drop it and highlight the
+// first mission, which a second enter then opened).
 func (p picker) Update(msg tea.Msg) (picker, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case k.String() == "/" && p.list.FilterState() == list.FilterApplied:
+			p.list.ResetFilter()
+		case k.Type == tea.KeyEnter && p.Filtering() && len(p.list.VisibleItems()) == 0:
+			return p, nil
+		}
+	}
 	prev, was := p.Selected(), p.list.FilterState()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)

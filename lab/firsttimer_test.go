@@ -1,0 +1,73 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/list"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The lab as a first-timer meets it: each test here failed before the
+// fix it names.
+
+// TestSlashStartsAFreshFilter: a second / starts a new filter; it used to
+// append to the one before.
+func TestSlashStartsAFreshFilter(t *testing.T) {
+	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "pend")
+	m = pressRun(t, m, "enter")
+	if m.picker.list.FilterState() != list.FilterApplied {
+		t.Fatalf("the filter is not applied: %v", m.picker.list.FilterState())
+	}
+	m = typeFilter(t, m, "two")
+	if got := m.picker.list.FilterValue(); got != "two" {
+		t.Errorf("the second filter reads %q, want %q", got, "two")
+	}
+	if ids := visibleIDs(m); len(ids) == 0 || ids[0] != "two-intended-refunds" {
+		t.Errorf("the second filter shows %v", ids)
+	}
+}
+
+// TestEnterOnNoMatchOpensNothing: a filter that matches nothing, kept with
+// enter, leaves no mission to open, and enter again opens none.
+func TestEnterOnNoMatchOpensNothing(t *testing.T) {
+	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "twotwo")
+	m = pressRun(t, m, "enter")
+	m = pressRun(t, m, "enter")
+	if m.screen != screenPicker || m.mission != nil {
+		t.Fatalf("enter on a filter that matched nothing opened %v", m.mission.ID)
+	}
+	if !strings.Contains(m.View(), "no mission matches") && !strings.Contains(m.View(), "Nothing matched") {
+		t.Errorf("the picker does not say nothing matched:\n%s", m.View())
+	}
+}
+
+// TestCounterNeverContradictsTheVerdict: beside a hidden effect the
+// counter is not green "= as intended"; beside failed_cleanly it is not
+// amber.
+func TestCounterNeverContradictsTheVerdict(t *testing.T) {
+	v1 := "v1"
+	_ = v1
+	for _, tc := range []struct {
+		id      string
+		verdict missions.Verdict
+		notSay  string
+	}{
+		{"saved-server-error", missions.HiddenEffect, "= as intended"},
+		{"failure-then-failure", missions.FailedCleanly, ""},
+		{"changed-parameters", missions.HiddenEffect, "= as intended"},
+	} {
+		m := press(t, newLab(t, Options{Mission: tc.id, Dir: t.TempDir()}, 100, 30), "r")
+		if v := worstVerdict(m.cas.Outcome.Verdicts); v != tc.verdict {
+			t.Fatalf("%s ends %s, want %s", tc.id, v, tc.verdict)
+		}
+		style, words := m.header.counterLook()
+		if want := m.st.verdictStyle(tc.verdict); style.GetForeground() != want.GetForeground() {
+			t.Errorf("%s: the counter's colour %v is not the %s verdict's %v", tc.id, style.GetForeground(), tc.verdict, want.GetForeground())
+		}
+		if tc.notSay != "" && strings.Contains(words, tc.notSay) {
+			t.Errorf("%s: the counter says %q beside %s", tc.id, words, tc.verdict)
+		}
+	}
+}
