@@ -71,3 +71,25 @@ func TestCounterNeverContradictsTheVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSpoilersFromPinOrEvidence: before the run ends, m does not tell
+// the run's final count, and g does not tell where it will escalate.
+func TestNoSpoilersFromPinOrEvidence(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "m")
+	if strings.Contains(m.status, "2 effects") || strings.Contains(m.status, "effect") {
+		t.Errorf("pinning before the first step tells the count: %q", m.status)
+	}
+	m = press(t, m, "r", "x")
+	m = newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m")
+	if !strings.Contains(m.status, "2 effects") {
+		t.Errorf("pinning at the end does not tell the count: %q", m.status)
+	}
+	g := newLab(t, Options{Mission: "changed-parameters", Dir: t.TempDir()}, 100, 30)
+	g = press(t, g, "p", "g")
+	if strings.Contains(g.status, "escalates at step") || strings.Contains(g.status, "step 2") {
+		t.Errorf("g before the escalation tells where it comes: %q", g.status)
+	}
+}

@@ -28,7 +28,7 @@ func TestIdleKeysSayWhy(t *testing.T) {
 		{"v with no pins", tts, missions.Overrides{}, nil, "v", "nothing pinned yet: m pins"},
 		{"g under naive", tts, missions.Overrides{}, []string{"r"}, "g", "under the naive policy nothing is"},
 		{"g before the escalation", "changed-parameters", missions.Overrides{Policy: &guarded}, []string{"n"}, "g",
-			"nothing handed to a person yet: this run escalates at step 2 of 3"},
+			"nothing has been handed to a person so far"},
 		{"g when guarded settles all", tts, missions.Overrides{Policy: &guarded}, []string{"r"}, "g", "settled every intent"},
 		{"x with no pins", tts, missions.Overrides{}, nil, "x", "nothing pinned yet: m pins this case"},
 		{"x with pins", tts, missions.Overrides{}, []string{"m"}, "x", "x clears the pins from the compare view: v opens it (1 pinned case)"},

@@ -377,6 +377,13 @@ func (m *Model) pin() {
 	if at < len(m.pinned)-1 {
 		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", export.CaseName(at+1))
 	}
+	if m.pos < m.steps {
+		// A pin keeps the whole run; saying its count here would tell
+		// how the steps not yet taken end.
+		m.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · v compares", name, shortSettings(c.Settings), moved),
+			fmt.Sprintf("pinned %s, the whole run · v compares", name))
+		return
+	}
 	m.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
 		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), moved),
 		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
@@ -760,31 +767,19 @@ func (m *Model) idle(k tea.KeyMsg) []string {
 	case pressed(k, m.keys.Unpin):
 		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", export.Plural(len(m.pinned), "pinned case"))}
 	case pressed(k, m.keys.Evidence) && !m.keys.Evidence.Enabled():
-		if step := firstEscalation(m.full); step > 0 {
-			return []string{fmt.Sprintf("nothing handed to a person yet: this run escalates at step %d of %d", step, m.steps)}
-		}
 		if m.settings.Policy != missions.Guarded {
 			return []string{"g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)",
 				"nothing is handed to a person under the naive policy: p switches"}
+		}
+		if m.pos < m.steps {
+			// Whether the run will escalate is for the steps to show.
+			return []string{"nothing has been handed to a person so far: g shows the evidence once the guarded caller escalates",
+				"nothing handed to a person so far"}
 		}
 		return []string{"the guarded caller settled every intent of this run: nothing was handed to a person",
 			"the guarded caller settled every intent: nothing was handed to a person"}
 	}
 	return nil
-}
-
-// firstEscalation is the step at which c first hands an intent to a
-// person, or 0 when it never does.
-func firstEscalation(c *missions.Case) int {
-	if c == nil {
-		return 0
-	}
-	for i := range c.Events {
-		if c.Events[i].Kind == missions.EventEscalate {
-			return c.Events[i].Step
-		}
-	}
-	return 0
 }
 
 // hasEvidence reports whether the run at the current position has handed
