@@ -93,3 +93,34 @@ func TestNoSpoilersFromPinOrEvidence(t *testing.T) {
 		t.Errorf("g before the escalation tells where it comes: %q", g.status)
 	}
 }
+
+// TestGoalNeverCutMidWord: where the goal does not fit, its last line
+// ends on a whole word and a mark, and no row stands empty under it.
+func TestGoalNeverCutMidWord(t *testing.T) {
+	goal := paragraph(missions.BuiltIn().Missions[0].Goal)
+	words := strings.Fields(goal)
+	for w := 30; w <= 90; w += 7 {
+		lines := firstLines(wrap(goal, w), 2, w, " …")
+		last := strings.TrimSuffix(lines[1], " …")
+		if !strings.HasSuffix(lines[1], " …") {
+			t.Fatalf("width %d: the cut line does not end with the mark: %q", w, lines[1])
+		}
+		got := strings.Fields(lines[0] + " " + last)
+		for i, word := range got {
+			if word != words[i] {
+				t.Fatalf("width %d: word %d is %q, not %q: a word was cut (%q)", w, i, word, words[i], lines[1])
+			}
+		}
+	}
+	for h := 24; h <= 30; h++ {
+		m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, h)
+		view := m.timeline.View()
+		rows := strings.Split(view, "\n")
+		if !strings.Contains(view, "what this mission shows") {
+			continue
+		}
+		if strings.Contains(view, " …") && strings.TrimSpace(rows[len(rows)-1]) == "" {
+			t.Errorf("height %d: the goal is cut while its last row stands empty:\n%s", h, view)
+		}
+	}
+}

@@ -62,11 +62,29 @@ func firstLines(lines []string, n, w int, mark string) []string {
 	if len(lines) <= n {
 		return lines
 	}
-	lines = lines[:n]
+	lines = append([]string(nil), lines[:n]...)
 	if n > 0 {
-		lines[n-1] = cut(lines[n-1]+mark, w)
+		lines[n-1] = withMark(lines[n-1], mark, w)
 	}
 	return lines
+}
+
+// withMark ends line with mark in at most w cells, dropping whole words
+// from its end to make room: a word is never cut in two.
+func withMark(line, mark string, w int) string {
+	if mark == "" || ansi.StringWidth(line+mark) <= w {
+		return cut(line+mark, w)
+	}
+	words := strings.Fields(line)
+	for len(words) > 1 {
+		words = words[:len(words)-1]
+		if s := strings.Join(words, " ") + mark; ansi.StringWidth(s) <= w {
+			// The line's own indentation stays.
+			lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
+			return cut(lead+s, w)
+		}
+	}
+	return cut(line+mark, w)
 }
 
 // paragraph is text from a file as one line of words, one space apart,

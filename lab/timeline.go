@@ -417,9 +417,10 @@ func (t *timeline) View() string {
 	switch {
 	case len(t.events) == 0:
 		lines = append(lines, t.st.Subtle.Render(cut(" nothing has happened yet: n sends the first step", t.w)))
-		if room := t.h - len(lines) - 2; t.goal != "" && room >= 2 {
+		// A blank line, the title, then the goal in every row left.
+		if room := t.h - len(lines) - 2; t.goal != "" && room >= 1 {
 			lines = append(lines, "", t.st.PanelTitle.Render(cut(" what this mission shows", t.w)))
-			for _, l := range firstLines(wrap(t.goal, t.w-1), room-1, t.w-1, " …") {
+			for _, l := range firstLines(wrap(t.goal, t.w-1), room, t.w-1, " …") {
 				lines = append(lines, " "+t.st.Subtle.Render(l))
 			}
 		}
