@@ -487,12 +487,13 @@ func verdictWords(o OutcomeCell) []string {
 	return out
 }
 
-// Ranked is the pairs in the order a reader needs them: first the pairs
-// of one mission whose settings differ in one thing, since they isolate
-// what that setting does, then the other pairs of one mission, then pairs
-// of different missions; within each, pairs whose ledgers part under the
-// same words first, earliest first. The text, the Markdown and the lab
-// all list the pairs in this order.
+// Ranked is the pairs in the order a reader needs them: the pairs whose
+// ledgers part under the same words first, the lesson of the lab; among
+// them and among the rest, first the pairs of one mission whose settings
+// differ in one thing, since they isolate what that setting does, then
+// the other pairs of one mission, then pairs of different missions; then
+// the earliest divergence. The text, the Markdown and the lab all list
+// the pairs in this order.
 func (cmp Comparison) Ranked() []Pair {
 	pairs := append([]Pair(nil), cmp.Pairs...)
 	rank := func(p Pair) int {
@@ -506,12 +507,15 @@ func (cmp Comparison) Ranked() []Pair {
 		return 1
 	}
 	sort.SliceStable(pairs, func(i, j int) bool {
+		di, dj := pairs[i].Diverge, pairs[j].Diverge
+		if (di > 0) != (dj > 0) {
+			return di > 0
+		}
 		ri, rj := rank(pairs[i]), rank(pairs[j])
 		if ri != rj {
 			return ri < rj
 		}
-		di, dj := pairs[i].Diverge, pairs[j].Diverge
-		return di > 0 && (dj == 0 || di < dj)
+		return di > 0 && di < dj
 	})
 	return pairs
 }

@@ -199,6 +199,10 @@ func (v *compareView) View() string {
 			left--
 		}
 		if i == 0 {
+			if len(block) > left && left > 0 {
+				// Cut, and marked as cut.
+				block = append(block[:left-1:left-1], withMark(block[left-1], " …", v.w))
+			}
 			block = block[:min(len(block), max(left, 0))]
 		} else if len(block) > left {
 			more := fmt.Sprintf("+ %s: replaylab compare lists every pair", export.Plural(len(sentences)-i, "more finding"))

@@ -110,8 +110,8 @@ func TestCompareWordsWholeWhereThereIsRoom(t *testing.T) {
 		}
 	}
 	// At 80x24 the attempts fill the screen: the guarded case's words keep
-	// three lines and end cut.
-	if small := fourPins(t, 80, 24); !strings.Contains(small.View(), "45.00 on order 1042 wen…") {
+	// three lines and end cut, on a whole word.
+	if small := fourPins(t, 80, 24); !strings.Contains(small.View(), "45.00 on order 1042…") {
 		t.Fatalf("at 80x24 the words should keep three lines:\n%s", small.View())
 	}
 }
