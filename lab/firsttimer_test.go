@@ -124,3 +124,25 @@ func TestGoalNeverCutMidWord(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareKeySentenceFirst: the seed exercise's comparison opens on
+// the pair of one mission apart in stable keys, not on a pair of two
+// missions; findings with no room are said to be there.
+func TestCompareKeySentenceFirst(t *testing.T) {
+	cat := seedCatalog(t)
+	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 80, 24), cat.Missions[0])
+	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
+	view := m.View()
+	at := strings.Index(view, "◆ Case")
+	if at < 0 {
+		t.Fatalf("no finding on screen:\n%s", view)
+	}
+	first := strings.Join(strings.Fields(view[at:]), " ")
+	first = strings.ReplaceAll(first, "- ", "-") // a name wrapped at its dash
+	if !strings.HasPrefix(first, "◆ Case B (timeout-then-success, stable keys off) and case C (timeout-then-success, stable keys on)") {
+		t.Errorf("the first finding is not the pair one setting apart:\n%s", first)
+	}
+	if !strings.Contains(view, "+ 2 more findings") {
+		t.Errorf("the findings with no room are not marked:\n%s", view)
+	}
+}
