@@ -438,6 +438,9 @@ func (cs *course) runView() []string {
 	colH := clamp(max(len(left), 1+ledgerLines(cs.view.Ledger)), 3, max(3, room))
 	left = firstLines(left, colH, lw, " …")
 	cs.holds.SetCase(cs.view)
+	var names keyNames
+	names.add(cs.view.Events, 0)
+	cs.holds.SetNames(names)
 	cs.holds.SetSize(rw, colH)
 	// While a question is open the runner stands before the step it
 	// asks about: the ledger shows what stood before it, nothing after.

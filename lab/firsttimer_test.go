@@ -146,3 +146,38 @@ func TestCompareKeySentenceFirst(t *testing.T) {
 		t.Errorf("the findings with no room are not marked:\n%s", view)
 	}
 }
+
+// TestKeysReadAsLetters: the timeline and the ledger name keys "key A",
+// with "same" or "new" on each retry, never as hashes that read alike;
+// the hash is in the detail strip of the row picked.
+func TestKeysReadAsLetters(t *testing.T) {
+	for _, tc := range []struct {
+		stable bool
+		want   []string
+	}{
+		{true, []string{"#1 key A ", "#2 key A, same", "key A → 200 re_0001"}},
+		{false, []string{"#1 key A ", "#2 key B, new", "key A → 200 re_0001", "key B → 200 re_0002"}},
+	} {
+		stable := tc.stable
+		m := press(t, newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &stable}, Dir: t.TempDir()}, 100, 30), "r")
+		rows := m.timeline.View()
+		for _, w := range tc.want {
+			if !strings.Contains(m.View(), w) {
+				t.Errorf("stable keys %v: the lab lacks %q:\n%s", stable, w, m.View())
+			}
+		}
+		for _, l := range strings.Split(rows, "\n") {
+			if strings.Contains(l, "ik_") && !strings.HasPrefix(strings.TrimSpace(l), "↳") && !strings.Contains(l, " is") && !strings.HasPrefix(l, "  ") {
+				t.Errorf("stable keys %v: a row names a hash: %q", stable, l)
+			}
+		}
+		// Pick attempt #2 and read its hash in the strip.
+		m = press(t, m, "up", "up")
+		for m.timeline.Current() != nil && m.timeline.Current().Attempt != 2 {
+			m = press(t, m, "up")
+		}
+		if ev := m.timeline.Current(); ev == nil || !strings.Contains(strings.Join(strings.Fields(m.timeline.View()), " "), "is "+ev.Key) {
+			t.Errorf("stable keys %v: the strip of attempt #2 does not give its hash:\n%s", stable, m.timeline.View())
+		}
+	}
+}

@@ -256,6 +256,7 @@ func (m *Model) refresh() {
 	m.timeline.SetCase(m.cas, m.pos)
 	m.said.SetCase(m.cas, m.pos)
 	m.holds.SetCase(m.cas)
+	m.holds.SetNames(m.timeline.names)
 	m.timeline.focused = m.focus == focusTimeline
 	m.holds.focused = m.focus == focusLedger
 }

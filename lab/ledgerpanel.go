@@ -19,6 +19,7 @@ import (
 type ledgerPanel struct {
 	st      *Styles
 	keys    *KeyMap
+	names   keyNames
 	w, h    int
 	snap    ledger.Snapshot
 	many    bool // several intents: name the intent on each object
@@ -45,6 +46,9 @@ func (p *ledgerPanel) SetCase(c *missions.Case) {
 	p.snap, p.many = c.Ledger, len(c.Mission.Intents) > 1
 	p.clampOffset()
 }
+
+// SetNames gives the panel the run's key letters, for its records.
+func (p *ledgerPanel) SetNames(k keyNames) { p.names = k }
 
 func (p *ledgerPanel) rows() int { return max(0, p.h-1) }
 
@@ -102,7 +106,9 @@ func (p *ledgerPanel) line(i int) string {
 		return ""
 	}
 	r := recs[j]
-	s := " " + export.CleanLine(r.Key)
+	// "key A → 200 re_0001 · kept to t100": the key, the answer saved
+	// under it, and until when the provider keeps it.
+	s := " " + p.names.name(r.Key) + " →"
 	if r.Response.Code != 0 {
 		s += fmt.Sprintf(" %d", r.Response.Code)
 	}
@@ -112,7 +118,7 @@ func (p *ledgerPanel) line(i int) string {
 	if r.State != ledger.RecordSaved {
 		s += " " + r.State.String()
 	}
-	if until := fmt.Sprintf(" until t%d", r.ExpiresAt); len(s)+len(until) <= p.w {
+	if until := fmt.Sprintf(" · kept to t%d", r.ExpiresAt); ansi.StringWidth(s)+len(until) <= p.w {
 		s += until
 	}
 	return p.st.Text.Render(cut(s, p.w))

@@ -39,7 +39,7 @@ func TestCheckpointRowsHideAndShow(t *testing.T) {
 	if !m.timeline.CheckpointsHidden() || strings.Contains(v, "checkpoint →") {
 		t.Fatalf("h left checkpoint rows in the timeline:\n%s", v)
 	}
-	for _, want := range []string{"#1 ik_", "#2 ik_", export.Plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
+	for _, want := range []string{"#1 key A ", "#2 key A, same", export.Plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("with checkpoints hidden the view lacks %q:\n%s", want, v)
 		}
@@ -113,7 +113,7 @@ func TestTimelineRowsKeepTheirColumns(t *testing.T) {
 		switch {
 		case strings.Contains(l, "(provider)"):
 			provider++
-			if cellOf(fixA, provA) != providerLabel || cellOf(provA, provB) != "late_commit" || !strings.Contains(l, "ik_") || !strings.Contains(l, "1 ↑") {
+			if cellOf(fixA, provA) != providerLabel || cellOf(provA, provB) != "late_commit" || !strings.Contains(l, "key A") || !strings.Contains(l, "1 ↑") {
 				t.Errorf("provider row does not fill key, fixture, provider and effects: %q", l)
 			}
 		case strings.Contains(l, "checkpoint →"), strings.Contains(l, "read-back"):

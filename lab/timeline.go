@@ -52,6 +52,7 @@ type timeline struct {
 	keys    *KeyMap
 	w, h    int
 	events  []missions.Event
+	names   keyNames
 	shown   []int // indices of the rows shown when checkpoints are hidden
 	hideCP  bool  // checkpoint rows are left out
 	pos     int
@@ -119,6 +120,7 @@ func (t *timeline) SetCase(c *missions.Case, pos int) {
 		}
 	}
 	t.events, t.pos = c.Events, pos
+	t.names.add(c.Events, from)
 	t.measure(c, measured)
 	t.index(from)
 	t.clampOffset()
@@ -392,7 +394,7 @@ func (t *timeline) wrapExtra(c *missions.Case, w, limit int) int {
 		if probe.hides(ev) {
 			continue
 		}
-		if note := rowNote(ev); ansi.StringWidth(note) > noteW {
+		if note := t.names.named(rowNote(ev)); ansi.StringWidth(note) > noteW {
 			extra += len(wrap(note, noteW)) - 1
 			if extra > limit {
 				break
@@ -447,7 +449,7 @@ const detailLead = "↳ "
 // was, its whole note, and the agent's words when it said something.
 func (t *timeline) detailSpans(ev *missions.Event) []span {
 	tag := fmt.Sprintf("t%d", ev.Tick)
-	note := export.CleanLine(ev.Note)
+	note := t.names.named(export.CleanLine(ev.Note))
 	switch {
 	case ev.Kind == missions.EventAttempt:
 		tag += fmt.Sprintf(" #%d", ev.Attempt)
@@ -465,6 +467,10 @@ func (t *timeline) detailSpans(ev *missions.Event) []span {
 	out := []span{{tag, t.st.Subtle, true}, {note, t.st.Text, false}}
 	if ev.Say != "" {
 		out = append(out, span{"· the agent:", t.st.Subtle, true}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say, false})
+	}
+	if ev.Key != "" {
+		// The hash, on demand: the row the cursor picks.
+		out = append(out, span{"· " + t.names.name(ev.Key) + " is", t.st.Subtle, true}, span{export.CleanLine(ev.Key), t.st.Text, false})
 	}
 	return out
 }
@@ -570,13 +576,13 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		}
 	}
 	lead := gutter + fit(fmt.Sprintf("t%d", ev.Tick), t.tickW) + " "
-	note := rowNote(ev)
+	note := t.names.named(rowNote(ev))
 	withNote := noteW >= noteMinW
 	first, more := t.noteParts(note, noteW)
 	if ev.Kind == missions.EventAttempt {
 		// One style for the whole row: one render, the cheapest row.
 		cells := lead + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
-			fit(keyCell(ev.Key), kw) + " " +
+			fit(t.names.cell(t.events, i), kw) + " " +
 			fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " +
 			fit(export.CleanLine(ev.Provider), providerW) + " " +
 			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
@@ -594,7 +600,7 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		if !now {
 			own = t.st.Done
 		}
-		b.WriteString(text.Render(fit("", t.attW)+" "+fit(keyCell(ev.Key), kw)+" ") +
+		b.WriteString(text.Render(fit("", t.attW)+" "+fit(t.names.cell(t.events, i), kw)+" ") +
 			own.Render(fit(providerLabel, t.fixW)) + " " +
 			own.Render(fit(export.CleanLine(ev.Provider), providerW)) + " " +
 			text.Render(fit("", observedW)+" "+fit(t.effCell(i), t.effW)))

@@ -1,0 +1,102 @@
+package lab
+
+import (
+	"strings"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// keyNames letters a run's idempotency keys in the order they are first
+// sent: key A, key B, …. A person compares letters at a glance where two
+// hashes (ik_496bcda83e, ik_c4c020c660) read alike; the hash itself is in
+// the timeline's detail strip.
+type keyNames struct {
+	letter map[string]string
+	first  map[string]int // the index of the event that first sent the key
+}
+
+// add names the keys of events from index from on; from 0 starts afresh.
+// A run moved back keeps its letters: stepped on again, it sends the same
+// keys in the same order.
+func (k *keyNames) add(evs []missions.Event, from int) {
+	if from == 0 || k.letter == nil {
+		k.letter, k.first = map[string]string{}, map[string]int{}
+	}
+	for i := from; i < len(evs); i++ {
+		key := evs[i].Key
+		if key == "" || evs[i].Kind != missions.EventAttempt {
+			continue
+		}
+		if _, ok := k.letter[key]; !ok {
+			k.letter[key] = export.CaseName(len(k.letter))
+			k.first[key] = i
+		}
+	}
+}
+
+// name is "key A", or the key itself where it was never sent.
+func (k *keyNames) name(key string) string {
+	if l, ok := k.letter[key]; ok {
+		return "key " + l
+	}
+	return export.CleanLine(key)
+}
+
+// cell is what the key column shows for event i: the key's letter, and
+// whether an attempt's key is new or the same as an earlier attempt's.
+func (k *keyNames) cell(evs []missions.Event, i int) string {
+	ev := &evs[i]
+	if ev.Key == "" {
+		if ev.Kind == missions.EventAttempt {
+			return "no key"
+		}
+		return "—"
+	}
+	l, ok := k.letter[ev.Key]
+	switch {
+	case !ok:
+		return export.CleanLine(ev.Key)
+	case ev.Kind != missions.EventAttempt:
+		return "key " + l
+	case k.first[ev.Key] < i:
+		return "key " + l + ", same"
+	case l != "A":
+		return "key " + l + ", new"
+	}
+	return "key " + l
+}
+
+// named puts the letters in place of the keys a note names: "with key
+// ik_496bcda83e" reads "with key A".
+func (k *keyNames) named(note string) string {
+	if len(k.letter) == 0 || (!strings.Contains(note, "ik_") && !strings.Contains(note, "ph_")) {
+		return note
+	}
+	var b strings.Builder
+	for i := 0; i < len(note); {
+		j := i
+		if strings.HasPrefix(note[i:], "ik_") || strings.HasPrefix(note[i:], "ph_") {
+			j = i + 3
+			for j < len(note) && (note[j] >= '0' && note[j] <= '9' || note[j] >= 'a' && note[j] <= 'f') {
+				j++
+			}
+			if l, ok := k.letter[note[i:j]]; ok && (i == 0 || !isWordByte(note[i-1])) {
+				if strings.HasSuffix(b.String(), "key ") {
+					b.WriteString(l)
+				} else {
+					b.WriteString("key " + l)
+				}
+				i = j
+				continue
+			}
+		}
+		b.WriteByte(note[i])
+		i++
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
