@@ -417,12 +417,12 @@ func (cs *course) runView() []string {
 	case cs.open && cs.last == nil && pos > 0:
 		// The step just run, in brief, then the question about the next,
 		// where there is room for both: the question comes first.
-		below = cs.questionLines(cs.h-len(lines)-len(said)-5)
+		below = cs.questionLines(cs.h - len(lines) - len(said) - 5)
 		if brief := firstLines(cs.happened(pos), 2, cs.w, "…"); cs.h-len(lines)-len(below)-len(brief)-2-3-3 >= 0 {
 			below = append(brief, below...)
 		}
 	case cs.open:
-		below = cs.questionLines(cs.h-len(lines)-len(said)-5)
+		below = cs.questionLines(cs.h - len(lines) - len(said) - 5)
 	case cs.last != nil:
 		below = cs.answerLines(pos)
 	case cs.runner.Done():

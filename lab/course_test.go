@@ -179,7 +179,9 @@ func spoilers(t *testing.T, m Model) []string {
 		words := strings.Fields(ev.Say)
 		for n := 1; n <= len(words); n++ {
 			prefix := strings.Join(words[:n], " ")
-			if !slices.ContainsFunc(before.Events, func(b missions.Event) bool { return strings.HasPrefix(strings.Join(strings.Fields(b.Say), " "), prefix) }) {
+			if !slices.ContainsFunc(before.Events, func(b missions.Event) bool {
+				return strings.HasPrefix(strings.Join(strings.Fields(b.Say), " "), prefix)
+			}) {
 				out = append(out, prefix)
 				break
 			}
