@@ -181,3 +181,17 @@ func TestKeysReadAsLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictInWords: at a run's end the lab says what the verdict means,
+// as run does, and the help bar offers the pin that comes next.
+func TestVerdictInWords(t *testing.T) {
+	off := false
+	m := press(t, newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30), "r")
+	want := "duplicate: " + m.cas.Outcome.Verdicts[0].Explain()
+	if !strings.Contains(m.View(), want) {
+		t.Errorf("the lab does not say %q:\n%s", want, m.View())
+	}
+	if !strings.Contains(m.helpLine(), "m pin case") {
+		t.Errorf("the help bar at the end does not offer m: %q", m.helpLine())
+	}
+}

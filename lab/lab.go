@@ -944,6 +944,10 @@ func (m Model) ShortHelp() []key.Binding {
 		return append(m.course.ShortHelp(), k.Quit)
 	}
 	out := []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll}
+	if m.pos == m.steps {
+		// At the end, pinning is what comes next.
+		out = append(out, k.Pin)
+	}
 	switch {
 	case m.settings.KeySource == missions.KeyPayloadHash:
 		// Stable keys change nothing while keys are the payload's hash;
@@ -954,7 +958,11 @@ func (m Model) ShortHelp() []key.Binding {
 	default:
 		out = append(out, k.StableKeys, k.Policy, k.Contract)
 	}
-	out = append(out, k.Checkpoints, k.Pin, k.Compare, k.Export)
+	out = append(out, k.Checkpoints)
+	if m.pos < m.steps {
+		out = append(out, k.Pin)
+	}
+	out = append(out, k.Compare, k.Export)
 	if !m.keySourceMatters() {
 		out = append(out, k.KeySource)
 	}
@@ -1244,12 +1252,21 @@ func (m Model) statusLine() string {
 		switch {
 		case m.hasEvidence():
 			hint = []string{"escalated: g shows the evidence a person is handed"}
-		case m.pos == m.steps && len(m.pinned) == 0 && m.keySourceMatters():
-			hint = []string{"done: m pins this case; s switches the key source, then pin again to compare",
-				"done: m pins this case; s switches the key source, pin again to compare"}
-		case m.pos == m.steps && len(m.pinned) == 0:
-			hint = []string{"done: m pins this case; change a setting (k, p, c) and pin again to compare",
-				"done: m pins this case; change k, p or c and pin again to compare"}
+		case m.pos == m.steps:
+			// The verdict in words, then what to do next where it fits.
+			v := verdictSentence(m.cas.Outcome.Verdicts)
+			next := "m pins this case; change a setting (k, p, c) and pin again to compare"
+			if m.keySourceMatters() {
+				next = "m pins this case; s switches the key source, then pin again to compare"
+			}
+			if len(m.pinned) > 0 {
+				next = fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))
+			}
+			short := v
+			if i := strings.IndexAny(v, ";,"); i > 0 {
+				short = v[:i]
+			}
+			hint = []string{v + " · " + next, v, short}
 		case len(m.pinned) > 0:
 			hint = []string{fmt.Sprintf("%s · v compares", export.Plural(len(m.pinned), "pinned case"))}
 		case m.keySourceMatters():
@@ -1274,6 +1291,24 @@ func (m Model) statusLine() string {
 		return ""
 	}
 	return m.st.Subtle.Render(cut(firstFit(hint[0], hint[1:], m.width), m.width))
+}
+
+// verdictSentence says the worst of a run's verdicts in plain words:
+// "duplicate: believes done; the ledger holds 2 effects for one intent",
+// with its intent where the run has several.
+func verdictSentence(vs []missions.IntentVerdict) string {
+	worst := worstVerdict(vs)
+	for _, v := range vs {
+		if v.Verdict != worst {
+			continue
+		}
+		s := string(v.Verdict) + ": " + v.Explain()
+		if len(vs) > 1 {
+			s = export.CleanLine(v.Intent) + " " + s
+		}
+		return s
+	}
+	return ""
 }
 
 // firstFit is line when it fits in w cells, else the first of shorter
