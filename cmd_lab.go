@@ -68,7 +68,15 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	if err := checkDir("--dir", f.dir); err != nil {
 		return err
 	}
-	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir})
+	// A learner who has finished no lesson of the course starts with the
+	// timeline's checkpoint rows hidden: the attempts first.
+	first := true
+	if home, _ := os.UserHomeDir(); home != "" || os.Getenv("XDG_STATE_HOME") != "" {
+		if path, err := export.ProgressPath(os.Getenv, home); err == nil {
+			first = !export.AnyLessonDone(path)
+		}
+	}
+	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first})
 	if err != nil {
 		return badInput(err)
 	}

@@ -109,7 +109,7 @@ func runCourse(cmd *cobra.Command, c *missions.Course, p export.Progress, path, 
 	if err := checkDir("--dir", dir); err != nil {
 		return err
 	}
-	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir})
+	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir, FirstTime: len(p.Lessons) == 0})
 	if err != nil {
 		return badInput(err)
 	}

@@ -100,3 +100,27 @@ func TestCourseStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestAnyLessonDone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	if export.AnyLessonDone(path) {
+		t.Error("no file: a lesson done")
+	}
+	if err := os.WriteFile(path, []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if export.AnyLessonDone(path) {
+		t.Error("a broken file: a lesson done")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("reading set the file aside: %v", err)
+	}
+	var p export.Progress
+	p.Finish("x", 1, 1)
+	if err := export.WriteProgress(path, p); err != nil {
+		t.Fatal(err)
+	}
+	if !export.AnyLessonDone(path) {
+		t.Error("a finished lesson not seen")
+	}
+}

@@ -195,3 +195,18 @@ func TestVerdictInWords(t *testing.T) {
 		t.Errorf("the help bar at the end does not offer m: %q", m.helpLine())
 	}
 }
+
+// TestFirstTimeHidesCheckpoints: a first-time learner's timeline starts
+// with the checkpoint rows hidden; h shows them.
+func TestFirstTimeHidesCheckpoints(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: tts, FirstTime: true, Dir: t.TempDir()}, 100, 30), "r")
+	if !m.timeline.CheckpointsHidden() || strings.Contains(m.timeline.View(), "checkpoint →") {
+		t.Fatalf("a first-timer sees checkpoint rows:\n%s", m.timeline.View())
+	}
+	if m = press(t, m, "h"); m.timeline.CheckpointsHidden() || !strings.Contains(m.timeline.View(), "checkpoint →") {
+		t.Fatalf("h does not show them:\n%s", m.timeline.View())
+	}
+	if m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30); m.timeline.CheckpointsHidden() {
+		t.Error("a learner past the first lesson starts with them hidden too")
+	}
+}

@@ -70,6 +70,9 @@ type Options struct {
 	Course       *missions.Course
 	Progress     export.Progress
 	ProgressPath string
+	// FirstTime is a learner who has finished no lesson yet: the
+	// timeline starts with its checkpoint rows hidden (h shows them).
+	FirstTime bool
 }
 
 // Model is the lab's root model.
@@ -164,6 +167,9 @@ func New(o Options) (Model, error) {
 	m.holds = newLedgerPanel(m.st, m.keys)
 	m.compare = newCompareView(m.st, m.keys)
 	m.evidence = newEvidenceView(m.st, m.keys)
+	if o.FirstTime {
+		m.timeline.ToggleCheckpoints()
+	}
 	if o.Course != nil {
 		if len(o.Course.Lessons) == 0 {
 			return Model{}, fmt.Errorf("the course has no lessons")
