@@ -50,6 +50,8 @@ type KeyMap struct {
 	Leave key.Binding
 	Quit  key.Binding
 	Help  key.Binding
+	// Glossary opens the words the lab uses, from any screen.
+	Glossary key.Binding
 }
 
 // DefaultKeyMap returns the lab's keys.
@@ -88,6 +90,8 @@ func DefaultKeyMap() KeyMap {
 		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+
+		Glossary: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "words (glossary)")),
 	}
 }
 

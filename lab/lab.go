@@ -45,6 +45,7 @@ const (
 	screenCompare
 	screenEvidence
 	screenCourse
+	screenGlossary
 )
 
 type focus int
@@ -132,6 +133,9 @@ type Model struct {
 	course       course
 	progressPath string
 
+	glossary     glossary
+	glossaryFrom screen
+
 	status    string
 	statusErr bool
 	// statusShorter holds the status in fewer and fewer words, for a line
@@ -167,6 +171,7 @@ func New(o Options) (Model, error) {
 	m.holds = newLedgerPanel(m.st, m.keys)
 	m.compare = newCompareView(m.st, m.keys)
 	m.evidence = newEvidenceView(m.st, m.keys)
+	m.glossary = newGlossary(m.st)
 	if o.FirstTime {
 		m.timeline.ToggleCheckpoints()
 	}
@@ -508,6 +513,15 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Quit):
 		return m.quit()
+	case m.screen == screenGlossary && key.Matches(k, m.glossary.keys.Back):
+		m.screen, m.fullHelp = m.glossaryFrom, false
+		m.layout()
+		return nil
+	case key.Matches(k, m.keys.Glossary):
+		m.glossaryFrom, m.screen, m.fullHelp = m.screen, screenGlossary, false
+		m.setStatus("")
+		m.layout()
+		return nil
 	case key.Matches(k, m.keys.Help):
 		m.fullHelp = !m.fullHelp
 		m.layout()
@@ -533,6 +547,8 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return m.evidenceKey(k)
 	case screenCourse:
 		return m.courseKey(k)
+	case screenGlossary:
+		m.glossary, _ = m.glossary.Update(k)
 	}
 	return nil
 }
@@ -875,6 +891,7 @@ func (m *Model) updateKeys() {
 	k.Open.SetEnabled(m.screen == screenPicker && !typing && m.picker.Selected() != nil)
 	// ? is a character of the filter too.
 	k.Help.SetEnabled(!typing)
+	k.Glossary.SetEnabled(!typing && m.screen != screenGlossary)
 	if typing {
 		// q is a letter of the filter now.
 		k.Quit.SetHelp("ctrl+c", "quit")
@@ -948,6 +965,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return append(m.evidence.ShortHelp(), k.Leave, k.Quit)
 	case screenCourse:
 		return append(m.course.ShortHelp(), k.Quit)
+	case screenGlossary:
+		return append(m.glossary.ShortHelp(), k.Quit)
 	}
 	out := []key.Binding{k.Step, k.StepBack, k.Evidence, k.RunAll}
 	if m.pos == m.steps {
@@ -980,20 +999,22 @@ func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	switch m.screen {
 	case screenPicker:
-		return append(m.picker.FullHelp(), []key.Binding{k.Quit, k.Help})
+		return append(m.picker.FullHelp(), []key.Binding{k.Glossary, k.Quit, k.Help})
 	case screenCompare:
-		return append(m.compare.FullHelp(), []key.Binding{k.Export, k.Unpin, k.Leave, k.Quit, k.Help})
+		return append(m.compare.FullHelp(), []key.Binding{k.Export, k.Unpin, k.Leave, k.Glossary, k.Quit, k.Help})
 	case screenEvidence:
-		return append(m.evidence.FullHelp(), []key.Binding{k.Evidence, k.Leave, k.Quit, k.Help})
+		return append(m.evidence.FullHelp(), []key.Binding{k.Evidence, k.Leave, k.Glossary, k.Quit, k.Help})
 	case screenCourse:
-		return append(m.course.FullHelp(), []key.Binding{k.Quit, k.Help})
+		return append(m.course.FullHelp(), []key.Binding{k.Glossary, k.Quit, k.Help})
+	case screenGlossary:
+		return append(m.glossary.FullHelp(), []key.Binding{k.Quit, k.Help})
 	}
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
 		{k.StableKeys, k.Policy, k.Contract, k.KeySource},
 		{k.Pin, k.Compare, k.Export},
 		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
-		{k.Leave, k.Quit, k.Help},
+		{k.Glossary, k.Leave, k.Quit, k.Help},
 	}
 }
 
@@ -1025,6 +1046,7 @@ func (m *Model) layout() {
 	body := h - chromeLines
 	m.picker.SetSize(w, body)
 	m.course.SetSize(w, body)
+	m.glossary.SetSize(w, body)
 	m.compare.SetSize(w, body)
 	// The evidence keeps the header above it: which run, which settings,
 	// and the counter.
@@ -1133,6 +1155,8 @@ func (m Model) View() string {
 		top = m.picker.View()
 	case m.screen == screenCourse:
 		top = m.course.View()
+	case m.screen == screenGlossary:
+		top = m.glossary.View()
 	case m.screen == screenCompare:
 		top = m.compare.View()
 	case m.screen == screenEvidence:
@@ -1289,6 +1313,8 @@ func (m Model) statusLine() string {
 			hint = []string{"◆ marks the first attempt where the words match and the ledgers do not",
 				"◆ marks where the words match and the ledgers do not"}
 		}
+	case screenGlossary:
+		hint = []string{"every word the lab shows, with what it means · esc goes back"}
 	case screenEvidence:
 		hint = []string{fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps),
 			fmt.Sprintf("what a person is handed at step %d of %d · esc goes back", m.pos, m.steps)}

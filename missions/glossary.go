@@ -1,0 +1,67 @@
+package missions
+
+// Term is one word the lab and the course show, with what it means.
+type Term struct {
+	Word    string
+	Meaning string
+}
+
+// Glossary is every word of the lab's screens that a newcomer may not
+// know, in the order a first run meets them. The lab's glossary screen
+// shows it; a test holds it to the words the screens use.
+var Glossary = []Term{
+	{"mission", "A scripted story: the intents a caller means to perform, and a schedule of what the network and the provider do with each attempt."},
+	{"intent", "One operation the caller means to perform once, such as one refund of 45.00 on order 1042."},
+	{"attempt (#1, #2, …)", "One send of a request for an intent. Attempts are numbered across the whole mission."},
+	{"schedule, step", "The mission's script, one step at a time: an attempt and its fixture, a wait, a read-back, a restart of the caller, or sends together."},
+	{"fixture", "What the network and the provider do with one attempt: the fault under test. The fixture is the input, not the outcome."},
+	{"failure_before_commit", "The provider refuses the request before running it; nothing is saved under the key."},
+	{"timeout_after_commit", "The provider commits, but its reply is lost: the caller sees a timeout."},
+	{"timeout_before_commit", "The request is lost on the way: the provider never sees it. The caller sees the same timeout as after a commit."},
+	{"success", "The request reaches the provider, which runs it and answers."},
+	{"server_error_after_commit", "The provider commits, then saves a 500 as the answer under the key."},
+	{"late_commit +N", "The provider is still running the request when the caller stops waiting; it commits N ticks later."},
+	{"pending +N→status", "The provider creates the refund as pending; N ticks later it ends succeeded or failed."},
+	{"crash_after_send", "The provider commits and answers, but the caller's process dies before it records the answer."},
+	{"tick, t0 t1 …", "The lab's clock: whole ticks, never wall time. A step takes a tick; waits and late commits count in ticks."},
+	{"ledger", "The provider's own record: its effects (refund objects) and its idempotency records. The truth the caller cannot see directly."},
+	{"effect", "One committed change in the ledger, such as one refund. The counter counts them; a refund that ended failed is not one."},
+	{"intended", "How many effects the mission means to make: one per intent."},
+	{"idempotency key, key A", "A name the caller sends with a request so the provider can tell a retry from a new request. The lab letters them: key A, key B. \"same\" is a retry under an earlier key, \"new\" a key not sent before; the hash is in the row's detail strip."},
+	{"idempotency record", "What the provider keeps under a key: the answer it gave (such as 200 re_0001) and until which tick it keeps it (kept to t100)."},
+	{"re_0001", "The id of a refund object in the ledger."},
+	{"stable keys on/off", "On: the key is minted once, when the intent is recorded, and every attempt reuses it. Off: every attempt mints a fresh key."},
+	{"key source, payload_hash", "Where keys come from: one per intent, or a hash of the payload, which gives two intents with the same payload the same key."},
+	{"contract v1", "The provider replays the saved answer to a same-key repeat, errors included; a repeat while the first still runs gets a conflict; a key reused with other parameters is refused; keys are kept for a retention window."},
+	{"contract v2", "Like v1, but a repeat after a failed or partial execution completes the work and returns the updated answer."},
+	{"contract none", "The provider ignores keys: every request it runs is a new effect."},
+	{"retention", "How many ticks the provider keeps a key. After that the key is pruned and a repeat runs anew."},
+	{"policy naive", "The agent loop: anything but success reads as failed and is sent again until the attempts run out."},
+	{"policy guarded", "Classifies first, never resends while the outcome is unknown except with the same key in the safe window, reads the ledger to settle it, and hands what it cannot settle to a person."},
+	{"provider: committed", "The provider ran the request and made the effect."},
+	{"provider: replayed", "The key was known: the provider answered with the saved response and made nothing new."},
+	{"provider: rejected", "Refused before running: nothing happened and nothing was saved."},
+	{"provider: executing", "The request is still running when the caller stops waiting."},
+	{"provider: completed", "Contract v2 finished work a repeat found partial, and answered anew."},
+	{"provider: conflict", "The same key is still running: answered 409, nothing saved for this request."},
+	{"provider: mismatch", "The key was saved with other parameters: answered 400, nothing run."},
+	{"provider: not_reached", "The request was lost before the provider saw it."},
+	{"provider: pruned", "The provider forgot a key whose retention ran out."},
+	{"provider: resolved", "A pending refund reached its end: succeeded or failed."},
+	{"observed", "What the caller saw: success, error, timeout, conflict, mismatch, pending, or nothing."},
+	{"class", "The caller's reading of an attempt: known failure before execution, recorded but not terminal, known terminal, or unknown. Anything not surely one of the first three is unknown."},
+	{"checkpoint", "What the caller records about an intent as it goes: approved, submitted, committed, reconciled, delivered, failed, unknown, escalated. h hides or shows these rows."},
+	{"held", "The guarded caller chose not to send: no request met the step's fixture."},
+	{"read-back", "The caller asks the provider which refunds exist for the intent, and believes what it finds, not what it heard."},
+	{"belief", "What the caller believes of an intent now: done, failed, pending, unknown or escalated."},
+	{"exactly_once", "Verdict: the caller believes it done, and exactly one effect of its own stands."},
+	{"failed_cleanly", "Verdict: the caller believes it failed, and nothing of its own took effect."},
+	{"duplicate", "Verdict: more effects than intended stand for one intent."},
+	{"hidden_effect", "Verdict: the caller believes it failed or does not know, yet the ledger has its effect."},
+	{"phantom", "Verdict: the caller believes it done, but no effect of its own is in the ledger (it was merged into another's)."},
+	{"escalated", "Verdict: handed to a person with the evidence, because reading the ledger could not settle it."},
+	{"evidence (g)", "What the guarded caller hands a person: every attempt with its key and answer, the reads, and the objects found."},
+	{"case", "One mission run under one set of settings, every event and the final ledger: what e exports as JSON."},
+	{"pin (m), compare (v)", "Pin keeps a case to set beside others; compare lines the pinned cases up attempt by attempt."},
+	{"◆ diverge", "The first attempt where two cases' agents say the same words while their ledgers hold different counts."},
+}
