@@ -20,7 +20,7 @@ type component interface {
 }
 
 // noKeys is the key help of a panel that answers to no key: the header,
-// the goal, the schedule and the transcript embed it.
+// the goal and the schedule embed it.
 type noKeys struct{}
 
 func (noKeys) ShortHelp() []key.Binding  { return nil }

@@ -259,3 +259,44 @@ func TestGlossaryHasEveryWordTheLabShows(t *testing.T) {
 		t.Errorf("esc from the glossary went to screen %d, not the lab", m.screen)
 	}
 }
+
+// TestAgentWordsAlwaysReachable: what the agent said last is on screen
+// from its first word at 80x24, and tab reaches the panel so that ↑ brings
+// back what it said before (the apology the retry's words pushed out).
+func TestAgentWordsAlwaysReachable(t *testing.T) {
+	for _, id := range []string{tts, "refund-still-pending", "changed-parameters", "crash-after-send"} {
+		for _, p := range missions.Policies {
+			m := newLab(t, Options{Mission: id, Overrides: missions.Overrides{Policy: &p}, Dir: t.TempDir()}, 80, 24)
+			for pos := 0; pos < m.steps; pos++ {
+				m = press(t, m, "n")
+				last := ""
+				for _, ev := range m.cas.Events {
+					if ev.Say != "" {
+						last = ev.Say
+					}
+				}
+				if last == "" {
+					continue
+				}
+				first := strings.Join(strings.Fields(last)[:3], " ")
+				if !strings.Contains(strings.Join(strings.Fields(m.said.View()), " "), first) {
+					t.Errorf("%s %s step %d: the agent's last words (%q) are not on screen from their start:\n%s", id, p, m.pos, last, m.said.View())
+				}
+			}
+			if len(m.said.lines) < 2 {
+				continue
+			}
+			m = press(t, m, "tab", "tab")
+			if m.focus != focusSaid {
+				t.Fatalf("tab twice does not reach what the agent said")
+			}
+			firstSaid := strings.Join(strings.Fields(m.said.lines[0].text)[:3], " ")
+			for range m.said.lines {
+				m = press(t, m, "up")
+			}
+			if !strings.Contains(strings.Join(strings.Fields(m.said.View()), " "), firstSaid) {
+				t.Errorf("%s %s: ↑ does not bring back the first thing said (%q):\n%s", id, p, firstSaid, m.said.View())
+			}
+		}
+	}
+}

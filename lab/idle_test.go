@@ -84,6 +84,9 @@ func TestTabSaysWhereTheArrowsGo(t *testing.T) {
 	if !strings.Contains(m.status, "all of it fits") {
 		t.Fatalf("tab to a ledger that fits: %q", m.status)
 	}
+	if m = press(t, m, "tab"); !strings.Contains(m.status, "scroll what the agent said") {
+		t.Fatalf("tab on: %q", m.status)
+	}
 	if m = press(t, m, "tab"); !strings.Contains(m.status, "timeline's cursor") {
 		t.Fatalf("tab back: %q", m.status)
 	}

@@ -53,6 +53,7 @@ type focus int
 const (
 	focusTimeline focus = iota
 	focusLedger
+	focusSaid
 )
 
 // Options configure a lab.
@@ -167,7 +168,7 @@ func New(o Options) (Model, error) {
 	m.schedule = newSchedulePanel(m.st)
 	m.goal = newGoalPanel(m.st)
 	m.timeline = newTimeline(m.st, m.keys)
-	m.said = newTranscript(m.st)
+	m.said = newTranscript(m.st, m.keys)
 	m.holds = newLedgerPanel(m.st, m.keys)
 	m.compare = newCompareView(m.st, m.keys)
 	m.evidence = newEvidenceView(m.st, m.keys)
@@ -270,6 +271,7 @@ func (m *Model) refresh() {
 	m.holds.SetNames(m.timeline.names)
 	m.timeline.focused = m.focus == focusTimeline
 	m.holds.focused = m.focus == focusLedger
+	m.said.focused = m.focus == focusSaid
 }
 
 // setStatus puts s on the status line; where it is too wide, the first
@@ -680,23 +682,32 @@ func (m *Model) labKey(k tea.KeyMsg) tea.Cmd {
 			m.setStatus("checkpoint rows shown: what the caller recorded after each event")
 		}
 	case key.Matches(k, m.keys.Focus):
-		if m.focus == focusTimeline {
+		// tab goes round: the timeline, the ledger, what the agent said.
+		switch m.focus {
+		case focusTimeline:
 			m.focus = focusLedger
-			m.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab gives them back to the timeline",
-				"↑/↓ now scroll the ledger; tab gives them back to the timeline")
-		} else {
+			m.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab moves them on to what the agent said",
+				"↑/↓ now scroll the ledger; tab moves them on")
+		case focusLedger:
+			m.focus = focusSaid
+			m.setStatus("↑/↓ now scroll what the agent said, one entry at a time; tab gives them back to the timeline",
+				"↑/↓ now scroll what the agent said; tab gives them back")
+		default:
 			m.focus = focusTimeline
 			m.setStatus("↑/↓ move the timeline's cursor again; the strip under it shows its row")
 		}
 		m.refresh()
 		if m.focus == focusLedger && m.holds.lineCount() <= m.holds.rows() {
-			m.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab gives them back to the timeline",
-				"↑/↓ now scroll the ledger (all of it fits); tab gives them back")
+			m.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab moves them on to what the agent said",
+				"↑/↓ now scroll the ledger (all of it fits); tab moves them on")
 		}
 	case key.Matches(k, m.keys.Up, m.keys.Down, m.keys.PageUp, m.keys.PageDown):
-		if m.focus == focusLedger {
+		switch m.focus {
+		case focusLedger:
 			m.holds, _ = m.holds.Update(k)
-		} else {
+		case focusSaid:
+			m.said, _ = m.said.Update(k)
+		default:
 			m.timeline, _ = m.timeline.Update(k)
 		}
 	case key.Matches(k, m.keys.Leave):
@@ -934,10 +945,14 @@ func (m *Model) updateKeys() {
 	}
 	k.Left.SetEnabled(cmp && m.compare.HiddenColumns())
 	k.Right.SetEnabled(cmp && m.compare.HiddenColumns())
-	if lab && m.focus == focusTimeline {
+	switch {
+	case lab && m.focus == focusTimeline:
 		k.Up.SetHelp("↑/↓", "pick row")
 		k.Focus.SetHelp("tab", "↑/↓ to the ledger")
-	} else {
+	case lab && m.focus == focusLedger:
+		k.Up.SetHelp("↑/↓", "scroll")
+		k.Focus.SetHelp("tab", "↑/↓ to what was said")
+	default:
 		k.Up.SetHelp("↑/↓", "scroll")
 		k.Focus.SetHelp("tab", "↑/↓ to the timeline")
 	}
@@ -1065,7 +1080,7 @@ func (m *Model) layout() {
 	needB, needT := 0, rest
 	dh := 0
 	if m.full != nil {
-		said := newTranscript(m.st)
+		said := newTranscript(m.st, m.keys)
 		said.SetCase(m.full, m.steps)
 		said.SetSize(tw, 0)
 		needB = max(m.schedule.Height(), said.Height(rest), 1+ledgerLines(m.full.Ledger))

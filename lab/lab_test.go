@@ -289,6 +289,9 @@ func TestFocusAndScrolling(t *testing.T) {
 		t.Fatalf("ledger offset %d, timeline %d: scroll went to the wrong panel", m.holds.offset, m.timeline.offset)
 	}
 	m = press(t, m, "up")
+	if m = press(t, m, "tab"); m.focus != focusSaid || !m.said.focused {
+		t.Fatal("tab does not move the keys on to what the agent said")
+	}
 	if m = press(t, m, "tab"); m.focus != focusTimeline {
 		t.Fatal("tab does not come back to the timeline")
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/export"
@@ -28,11 +30,16 @@ type said struct {
 // transcript shows what the agent told the user, newest last, each line
 // with what the ledger held when it was said: the words beside the truth.
 type transcript struct {
-	noKeys
 	st    *Styles
+	keys  *KeyMap
 	w, h  int
 	lines []said
 	pos   int
+	// back is how many of the newest entries are scrolled out of sight
+	// below, with ↑ while the panel has the keys; a step brings the
+	// newest back.
+	back    int
+	focused bool
 	// events are the events the lines were read from, up to seenTo;
 	// attempt and attemptStep the last attempt among them.
 	events               []missions.Event
@@ -40,7 +47,23 @@ type transcript struct {
 	attempt, attemptStep int
 }
 
-func newTranscript(st *Styles) transcript { return transcript{st: st} }
+func newTranscript(st *Styles, keys *KeyMap) transcript { return transcript{st: st, keys: keys} }
+
+func (p *transcript) ShortHelp() []key.Binding  { return []key.Binding{p.keys.Up} }
+func (p *transcript) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys.Up}} }
+
+// Update scrolls the entries, one an arrow, with the panel focused.
+func (p transcript) Update(msg tea.Msg) (transcript, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch n := p.keys.scroll(k, 1); {
+		case n < 0:
+			p.back = min(p.back+1, max(0, len(p.lines)-1))
+		case n > 0:
+			p.back = max(p.back-1, 0)
+		}
+	}
+	return p, nil
+}
 
 func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 
@@ -48,6 +71,9 @@ func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 // the case, never while drawing. A case that only extends the last one
 // adds the words of its new events; one moved back drops those after it.
 func (p *transcript) SetCase(c *missions.Case, pos int) {
+	if pos != p.pos {
+		p.back = 0
+	}
 	p.pos = pos
 	from := 0
 	if sameEvents(p.events, c.Events) {
@@ -147,7 +173,8 @@ func (p *transcript) View() string {
 	}
 	var blocks [][]string
 	used, shown := 0, 0
-	for i := len(p.lines) - 1; i >= 0 && used < rows; i-- {
+	newest := len(p.lines) - 1 - min(p.back, len(p.lines)-1)
+	for i := newest; i >= 0 && used < rows; i-- {
 		b := p.block(p.lines[i], 0)
 		if used+len(b) > rows && len(blocks) > 0 {
 			// The end of the entry before fills the rows left, if it
@@ -163,13 +190,22 @@ func (p *transcript) View() string {
 		shown++
 	}
 	note := ""
-	if earlier := len(p.lines) - shown; earlier > 0 {
+	if earlier := newest + 1 - shown; earlier > 0 {
 		note = fmt.Sprintf("↑%d more", earlier)
 	}
-	lines := []string{panelTitle(*p.st, "the agent said", note, false, p.w)}
+	if later := len(p.lines) - 1 - newest; later > 0 {
+		note = strings.TrimSpace(note + fmt.Sprintf(" ↓%d", later))
+	}
+	lines := []string{panelTitle(*p.st, "the agent said", note, p.focused, p.w)}
 	if used > rows {
-		// The newest entry alone is taller than the panel: show its end.
-		lines = append(lines, p.block(p.lines[len(p.lines)-1], rows)...)
+		// The newest entry alone is taller than the panel: its words
+		// from the start, the last line marked where they go on, so what
+		// the agent said last is read from its first word.
+		b := p.block(p.lines[newest], 0)
+		if len(b) > rows && rows > 0 {
+			b = append(b[:rows-1:rows-1], withMark(b[rows-1], " …", p.w))
+		}
+		lines = append(lines, b...)
 		return box(lines, p.w, p.h)
 	}
 	for i := len(blocks) - 1; i >= 0; i-- {
