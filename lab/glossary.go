@@ -64,7 +64,9 @@ func (g glossary) Update(msg tea.Msg) (glossary, tea.Cmd) {
 	return g, cmd
 }
 
-func (g glossary) ShortHelp() []key.Binding  { return []key.Binding{g.keys.Scroll, g.keys.Page, g.keys.Back} }
+func (g glossary) ShortHelp() []key.Binding {
+	return []key.Binding{g.keys.Scroll, g.keys.Page, g.keys.Back}
+}
 func (g glossary) FullHelp() [][]key.Binding { return [][]key.Binding{g.ShortHelp()} }
 
 func (g *glossary) View() string {
