@@ -31,7 +31,7 @@ const (
 // divergence marked. The comparison itself comes from the export package.
 type compareView struct {
 	st     *Styles
-	keys   *KeyMap
+	keys   scrollKeys
 	w, h   int
 	cmp    export.Comparison
 	offset int // first attempt row shown
@@ -44,8 +44,8 @@ type compareView struct {
 	placed bool
 }
 
-func newCompareView(st *Styles, keys *KeyMap) compareView {
-	return compareView{st: st, keys: keys}
+func newCompareView(st *Styles) compareView {
+	return compareView{st: st, keys: newScrollKeys()}
 }
 
 func (v *compareView) SetSize(w, h int) {

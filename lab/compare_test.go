@@ -55,7 +55,7 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	if !strings.Contains(title, "C–D of 4 pinned") {
 		t.Fatalf("title at 72 columns: %q", title)
 	}
-	if !m.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
+	if !m.compare.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
 		t.Fatalf("columns are hidden, yet ← is not offered: %q", m.helpLine())
 	}
 	heads := func(m Model) string { return strings.Split(m.View(), "\n")[1] }
@@ -73,7 +73,7 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	}
 	// Wide enough for all four: no arrows offered, and ← changes nothing.
 	wide := resize(m, 200, 40)
-	if wide.keys.Left.Enabled() || strings.Contains(wide.helpLine(), "←/→") {
+	if wide.compare.keys.Left.Enabled() || strings.Contains(wide.helpLine(), "←/→") {
 		t.Fatalf("every case fits, yet ← is offered: %q", wide.helpLine())
 	}
 	if h := heads(press(t, wide, "left")); !strings.HasPrefix(strings.TrimSpace(h), "A ") || !strings.Contains(h, "D ") {

@@ -98,8 +98,8 @@ type course struct {
 	note         string // what the course has to say on the status line
 }
 
-func newCourse(st *Styles, keys *KeyMap, c *missions.Course, p export.Progress) course {
-	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st, keys), compare: newCompareView(st, keys)}
+func newCourse(st *Styles, c *missions.Course, p export.Progress) course {
+	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st)}
 	cs.cursor = cs.firstUndone()
 	cs.startLesson(cs.cursor)
 	return cs

@@ -24,7 +24,7 @@ const evidenceTitle = "evidence for a person"
 // the case or the width changes, and scrolls.
 type evidenceView struct {
 	st      *Styles
-	keys    *KeyMap
+	keys    scrollKeys
 	w, h    int
 	bundles []missions.EvidenceBundle
 	labels  map[string]string // intent id → the words the agent uses for it
@@ -33,8 +33,8 @@ type evidenceView struct {
 	offset  int
 }
 
-func newEvidenceView(st *Styles, keys *KeyMap) evidenceView {
-	return evidenceView{st: st, keys: keys}
+func newEvidenceView(st *Styles) evidenceView {
+	return evidenceView{st: st, keys: newScrollKeys()}
 }
 
 func (v *evidenceView) SetSize(w, h int) {

@@ -170,7 +170,7 @@ func TestEvidenceScrollsWhenItDoesNotFit(t *testing.T) {
 	if !m.evidence.Scrolls() {
 		t.Fatalf("the bundle fits at %dx%d; this test needs one taller than the screen", MinWidth, MinHeight)
 	}
-	if !m.keys.Down.Enabled() || !strings.Contains(m.View(), "↑↓ scroll") {
+	if !m.evidence.keys.Down.Enabled() || !strings.Contains(m.View(), "↑↓ scroll") {
 		t.Fatal("a bundle taller than the screen does not offer scrolling")
 	}
 	top := m.View()
@@ -189,7 +189,7 @@ func TestEvidenceScrollsWhenItDoesNotFit(t *testing.T) {
 	}
 	// A bundle that fits offers no scrolling.
 	big := press(t, guardedAt(t, "changed-parameters", true, 120, 40), "r", "g")
-	if big.keys.Up.Enabled() || strings.Contains(big.helpLine(), "scroll") {
+	if big.evidence.keys.Up.Enabled() || strings.Contains(big.helpLine(), "scroll") {
 		t.Fatalf("scrolling offered for a bundle that fits: %q", big.helpLine())
 	}
 }

@@ -300,3 +300,22 @@ func TestAgentWordsAlwaysReachable(t *testing.T) {
 		}
 	}
 }
+
+// TestACopyKeepsItsOwnKeys: every screen holds its keys as a value, so a
+// copy of the lab that moves on leaves the original's help bar as it was
+// (a shared key map once changed both).
+func TestACopyKeepsItsOwnKeys(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	before := m.helpLine()
+	moved := press(t, m, "r")
+	if !m.keys.Step.Enabled() || m.helpLine() != before {
+		t.Errorf("running a copy to the end changed the original's keys: %q", m.helpLine())
+	}
+	if moved.keys.Step.Enabled() || strings.Contains(moved.helpLine(), "n/→ step") {
+		t.Errorf("the copy at the end still offers n: %q", moved.helpLine())
+	}
+	onCompare := press(t, m, "m", "k", "m", "v")
+	if onCompare.screen != screenCompare || !m.keys.Pin.Enabled() || m.compare.keys.Unpin.Enabled() {
+		t.Errorf("a copy on the compare view changed the original's keys")
+	}
+}

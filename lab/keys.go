@@ -5,60 +5,73 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// KeyMap is every key the lab answers to. The root turns bindings on and
-// off with SetEnabled as the screen and the run change, so the help bar
-// never advertises a key that would do nothing.
-type KeyMap struct {
-	// Picker.
-	Open key.Binding
+// Every screen has its own keys, a value of its own: a copy of the lab
+// changes its own help bar, never the original's. Each screen turns its
+// bindings on and off with SetEnabled as its state changes, so the help
+// bar never offers a key that would do nothing.
 
-	// Lab: moving through the run.
+// globalKeys answer on every screen: the root takes them first.
+type globalKeys struct {
+	Quit     key.Binding
+	Help     key.Binding
+	Glossary key.Binding
+	// Close leaves the full key list.
+	Close key.Binding
+}
+
+func newGlobalKeys() globalKeys {
+	return globalKeys{
+		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Glossary: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "words (glossary)")),
+		Close:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+	}
+}
+
+// pickerKeys are the mission picker's own; the list brings its filter's.
+type pickerKeys struct {
+	Open key.Binding
+}
+
+func newPickerKeys() pickerKeys {
+	return pickerKeys{Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open mission"))}
+}
+
+// runKeys are the lab screen's: moving through the run, its settings,
+// its cases and its panels.
+type runKeys struct {
 	Step     key.Binding
 	StepBack key.Binding
 	RunAll   key.Binding
 	Restart  key.Binding
 
-	// Lab: settings. Each re-runs the mission and keeps the position.
+	// Settings: each re-runs the mission and keeps the position.
 	StableKeys key.Binding
 	Policy     key.Binding
 	Contract   key.Binding
 	KeySource  key.Binding
 
-	// Lab: cases.
 	Export  key.Binding
 	Pin     key.Binding
 	Compare key.Binding
-	Unpin   key.Binding
 
-	// Lab: what the timeline shows.
 	Checkpoints key.Binding
+	Evidence    key.Binding
 
-	// Lab: the evidence bundle of an escalated intent.
-	Evidence key.Binding
-
-	// Scrolling the focused panel.
+	// Focus moves ↑/↓ among the timeline, the ledger and the agent's
+	// words.
 	Focus    key.Binding
 	Up       key.Binding
 	Down     key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
 
-	// The compare view's columns, where not every pinned case fits.
-	Left  key.Binding
-	Right key.Binding
-
 	Leave key.Binding
-	Quit  key.Binding
-	Help  key.Binding
-	// Glossary opens the words the lab uses, from any screen.
-	Glossary key.Binding
 }
 
-// DefaultKeyMap returns the lab's keys.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Open: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open mission")),
-
+func newRunKeys() runKeys {
+	s := newScrollKeys()
+	return runKeys{
 		Step:     key.NewBinding(key.WithKeys("n", " ", "right"), key.WithHelp("n/→", "step")),
 		StepBack: key.NewBinding(key.WithKeys("b", "left"), key.WithHelp("b/←", "back")),
 		RunAll:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to end")),
@@ -72,32 +85,96 @@ func DefaultKeyMap() KeyMap {
 		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export JSON")),
 		Pin:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "pin case")),
 		Compare: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "compare pinned")),
-		Unpin:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
 
 		Checkpoints: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hide checkpoints")),
-
-		Evidence: key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "evidence")),
+		Evidence:    key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "evidence")),
 
 		Focus:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "↑/↓ to the ledger")),
+		Up:       s.Up,
+		Down:     s.Down,
+		PageUp:   s.PageUp,
+		PageDown: s.PageDown,
+
+		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// compareKeys are the compare view's.
+type compareKeys struct {
+	Export   key.Binding
+	Unpin    key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	// Left and Right bring the pinned cases that do not fit into view.
+	Left  key.Binding
+	Right key.Binding
+	Leave key.Binding
+}
+
+func newCompareKeys() compareKeys {
+	s := newScrollKeys()
+	s.Up.SetHelp("↑/↓", "scroll")
+	return compareKeys{
+		Export:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export all")),
+		Unpin:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
+		Up:       s.Up,
+		Down:     s.Down,
+		PageUp:   s.PageUp,
+		PageDown: s.PageDown,
+		Left:     s.Left,
+		Right:    s.Right,
+		Leave:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+	}
+}
+
+// evidenceKeys are the evidence view's.
+type evidenceKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Back     key.Binding
+}
+
+func newEvidenceKeys() evidenceKeys {
+	s := newScrollKeys()
+	s.Up.SetHelp("↑/↓", "scroll")
+	return evidenceKeys{
+		Up:       s.Up,
+		Down:     s.Down,
+		PageUp:   s.PageUp,
+		PageDown: s.PageDown,
+		Back:     key.NewBinding(key.WithKeys("esc", "g"), key.WithHelp("esc/g", "back to the run")),
+	}
+}
+
+// scrollKeys are what a scrolling panel reads: its own copy, always on;
+// the screen that holds the panel decides when they reach it.
+type scrollKeys struct {
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
+	Left     key.Binding
+	Right    key.Binding
+}
+
+func newScrollKeys() scrollKeys {
+	return scrollKeys{
 		Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "pick row")),
 		Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "scroll down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/dn", "page")),
 		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-
-		Left:  key.NewBinding(key.WithKeys("left"), key.WithHelp("←/→", "other pins")),
-		Right: key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "newer pins")),
-
-		Leave: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
-
-		Glossary: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "words (glossary)")),
+		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←/→", "other pins")),
+		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "newer pins")),
 	}
 }
 
 // scroll is how many rows a scrolling key moves a view whose page is page
 // rows: back for ↑ and pgup, on for ↓ and pgdn, 0 for any other key.
-func (k *KeyMap) scroll(msg tea.KeyMsg, page int) int {
+func (k scrollKeys) scroll(msg tea.KeyMsg, page int) int {
 	switch {
 	case key.Matches(msg, k.Up):
 		return -1

@@ -324,7 +324,7 @@ func TestEscQuitAndHelp(t *testing.T) {
 
 func TestPickerOpensAndFilters(t *testing.T) {
 	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
-	if m.screen != screenPicker || !m.keys.Open.Enabled() {
+	if m.screen != screenPicker || !m.picker.keys.Open.Enabled() {
 		t.Fatal("the lab does not start on the picker")
 	}
 	if m.keys.Step.Enabled() || m.keys.StableKeys.Enabled() {
@@ -483,7 +483,7 @@ func TestCompareScrolls(t *testing.T) {
 	cat := seedCatalog(t)
 	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 80, 24), cat.Missions[0])
 	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
-	if !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+	if !m.compare.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
 		t.Fatalf("attempts hidden below, yet the help bar offers no scrolling: %s", m.helpLine())
 	}
 	start := m.compare.offset
@@ -519,7 +519,7 @@ func TestCompareOffersScrollingOnlyWhenThereIsMore(t *testing.T) {
 		t.Fatalf("down scrolled a view that fits: offset %d", m.compare.offset)
 	}
 	// A shorter terminal hides the second attempt: now there is more.
-	if m = resize(m, 72, 20); !m.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+	if m = resize(m, 72, 20); !m.compare.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
 		t.Fatalf("at 72x20 an attempt is hidden, yet the help bar offers no scrolling: %s", m.helpLine())
 	}
 }

@@ -18,7 +18,7 @@ import (
 // when it has the keys and builds only the lines on screen.
 type ledgerPanel struct {
 	st      *Styles
-	keys    *KeyMap
+	keys    scrollKeys
 	names   keyNames
 	w, h    int
 	snap    ledger.Snapshot
@@ -27,8 +27,8 @@ type ledgerPanel struct {
 	focused bool
 }
 
-func newLedgerPanel(st *Styles, keys *KeyMap) ledgerPanel {
-	return ledgerPanel{st: st, keys: keys}
+func newLedgerPanel(st *Styles) ledgerPanel {
+	return ledgerPanel{st: st, keys: newScrollKeys()}
 }
 
 func (p *ledgerPanel) SetSize(w, h int) { p.w, p.h = w, h; p.clampOffset() }

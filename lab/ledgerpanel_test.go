@@ -15,7 +15,6 @@ import (
 // timeline's row where it resolved, not the tick it was created.
 func TestLedgerPanelAgreesWithTheTimeline(t *testing.T) {
 	st := DefaultStyles()
-	keys := DefaultKeyMap()
 	checked := 0
 	for _, ms := range missions.BuiltIn().Missions {
 		for _, e := range ms.Expect {
@@ -23,7 +22,7 @@ func TestLedgerPanelAgreesWithTheTimeline(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := newLedgerPanel(&st, &keys)
+			p := newLedgerPanel(&st)
 			p.SetSize(60, 20)
 			p.SetCase(c)
 			for _, o := range c.Ledger.Objects {

@@ -104,12 +104,12 @@ func (d missionDelegate) Render(w io.Writer, m list.Model, index int, item list.
 // selected mission in full beside it on wide terminals.
 type picker struct {
 	st   *Styles
-	keys *KeyMap
+	keys pickerKeys
 	w, h int
 	list list.Model
 }
 
-func newPicker(st *Styles, keys *KeyMap, cat *missions.Catalog) picker {
+func newPicker(st *Styles, cat *missions.Catalog) picker {
 	items := make([]list.Item, 0, len(cat.Missions))
 	for _, m := range cat.Missions {
 		items = append(items, newMissionItem(m))
@@ -124,7 +124,7 @@ func newPicker(st *Styles, keys *KeyMap, cat *missions.Catalog) picker {
 	l.DisableQuitKeybindings()
 	l.KeyMap.ShowFullHelp.Unbind()
 	l.KeyMap.CloseFullHelp.Unbind()
-	return picker{st: st, keys: keys, list: l}
+	return picker{st: st, keys: newPickerKeys(), list: l}
 }
 
 func (p *picker) SetSize(w, h int) {

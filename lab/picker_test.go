@@ -68,10 +68,10 @@ func TestPickerFilterMatchesWords(t *testing.T) {
 // letter, ctrl+c still quits, and the status line says so.
 func TestPickerWhileTyping(t *testing.T) {
 	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "ti")
-	if m.keys.Open.Enabled() {
+	if m.picker.keys.Open.Enabled() {
 		t.Fatal("enter offered as open mission while it applies the filter")
 	}
-	if got := m.keys.Quit.Help().Key; got != "ctrl+c" {
+	if got := m.global.Quit.Help().Key; got != "ctrl+c" {
 		t.Fatalf("quit shown as %q while q is text", got)
 	}
 	view := m.View()
@@ -93,7 +93,7 @@ func TestPickerWhileTyping(t *testing.T) {
 		t.Fatal("ctrl+c does not quit while typing a filter")
 	}
 	m = pressRun(t, m, "enter")
-	if !m.keys.Open.Enabled() || m.keys.Quit.Help().Key != "q" {
+	if !m.picker.keys.Open.Enabled() || m.global.Quit.Help().Key != "q" {
 		t.Fatal("enter and q not restored once the filter is kept")
 	}
 }

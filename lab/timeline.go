@@ -49,7 +49,7 @@ const providerLabel = "(provider)"
 // in full: its whole note, wrapped, and what the agent said with it.
 type timeline struct {
 	st      *Styles
-	keys    *KeyMap
+	keys    scrollKeys
 	w, h    int
 	events  []missions.Event
 	names   keyNames
@@ -77,8 +77,8 @@ type timeline struct {
 	fixOf string
 }
 
-func newTimeline(st *Styles, keys *KeyMap) timeline {
-	return timeline{st: st, keys: keys, follow: true}
+func newTimeline(st *Styles) timeline {
+	return timeline{st: st, keys: newScrollKeys(), follow: true}
 }
 
 func (t *timeline) SetSize(w, h int) { t.w, t.h = w, h; t.clampOffset() }
@@ -94,11 +94,11 @@ func (t *timeline) SetWrap(on bool) { t.wrapNotes = on }
 func (t *timeline) SetDetailHeight(n int) { t.detailH = n; t.clampOffset() }
 
 func (t *timeline) ShortHelp() []key.Binding {
-	return []key.Binding{t.keys.Up, t.keys.Checkpoints}
+	return []key.Binding{t.keys.Up}
 }
 
 func (t *timeline) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{t.keys.Up, t.keys.PageUp, t.keys.Checkpoints}}
+	return [][]key.Binding{{t.keys.Up, t.keys.PageUp}}
 }
 
 // SetCase shows the events of c after pos steps. The column widths come

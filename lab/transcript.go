@@ -31,7 +31,7 @@ type said struct {
 // with what the ledger held when it was said: the words beside the truth.
 type transcript struct {
 	st    *Styles
-	keys  *KeyMap
+	keys  scrollKeys
 	w, h  int
 	lines []said
 	pos   int
@@ -47,7 +47,7 @@ type transcript struct {
 	attempt, attemptStep int
 }
 
-func newTranscript(st *Styles, keys *KeyMap) transcript { return transcript{st: st, keys: keys} }
+func newTranscript(st *Styles) transcript { return transcript{st: st, keys: newScrollKeys()} }
 
 func (p *transcript) ShortHelp() []key.Binding  { return []key.Binding{p.keys.Up} }
 func (p *transcript) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys.Up}} }

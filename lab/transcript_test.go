@@ -12,8 +12,7 @@ import (
 // takes the place of its first word, not of its last one.
 func TestTranscriptContinuationKeepsTheLineEnd(t *testing.T) {
 	st := DefaultStyles()
-	keys := DefaultKeyMap()
-	p := newTranscript(&st, &keys)
+	p := newTranscript(&st)
 	e := said{who: "#1", text: "The refund of 45.00 on order 1042 is recorded (re_0001) but still pending. I won't send it again; I'll wait for it to finish.", effects: 1, step: 1}
 	for w := 20; w <= 40; w++ {
 		p.SetSize(w, 0)

@@ -1,0 +1,530 @@
+// Package lab is the interactive terminal lab and the course.
+//
+// The root Model routes: it takes the keys every screen shares (quit, the
+// full key list, the glossary), hands every other key to the screen on
+// top, and does what the screen asks of it (go to another screen, wait
+// for a write). Each screen owns its keys, a value of its own, and is
+// given its box with SetSize: the picker, the lab screen (runScreen, with
+// the run controller that holds the runner), the compare view, the
+// evidence, the course and the glossary. Below them are the status bar
+// and the help bar, built on bubbles' help. The lab renders what the
+// engine returns and never decides an outcome itself.
+package lab
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The smallest terminal the lab draws in.
+const (
+	MinWidth  = 72
+	MinHeight = 20
+)
+
+// chromeLines are the status line and the help bar.
+const chromeLines = 2
+
+// DefaultDir is where exports go unless told otherwise.
+const DefaultDir = "./replaylab-cases"
+
+// Options configure a lab.
+type Options struct {
+	// Catalog is what the picker offers.
+	Catalog *missions.Catalog
+	// Mission, when set, opens the lab straight on this mission id.
+	Mission string
+	// Overrides are the settings chosen on the command line.
+	Overrides missions.Overrides
+	// Dir is where exports are written; DefaultDir when empty.
+	Dir string
+	// Course, when set, opens the lab on the course, at the first lesson
+	// not yet done in Progress. ProgressPath is where the course saves
+	// its progress as lessons end.
+	Course       *missions.Course
+	Progress     export.Progress
+	ProgressPath string
+	// FirstTime is a learner who has finished no lesson yet: the
+	// timeline starts with its checkpoint rows hidden (h shows them).
+	FirstTime bool
+}
+
+// Model is the lab's root model.
+type Model struct {
+	st     *Styles
+	global globalKeys
+	dir    string
+
+	width, height int
+	// sized: the terminal has reported its size (a 0×0 terminal has too).
+	sized bool
+	// exporting counts the writes still going; quitting is set when q
+	// came while one was, so the lab quits once they end; quitNote is what
+	// became of them, for the command line to print after the lab closes.
+	exporting int
+	quitting  bool
+	quitNote  string
+	screen    screen
+	fullHelp  bool
+
+	statusBar
+
+	picker picker
+	runScreen
+	compare  compareScreen
+	evidence evidenceScreen
+
+	course       course
+	progressPath string
+
+	glossary     glossary
+	glossaryFrom screen
+}
+
+// New builds a lab. It fails when Options.Mission names no mission in the
+// catalog.
+func New(o Options) (Model, error) {
+	if o.Catalog == nil {
+		o.Catalog = missions.BuiltIn()
+	}
+	if o.Dir == "" {
+		o.Dir = DefaultDir
+	}
+	st := DefaultStyles()
+	m := Model{st: &st, global: newGlobalKeys(), dir: o.Dir}
+	m.picker = newPicker(m.st, o.Catalog)
+	m.runScreen = newRunScreen(m.st, o.Overrides)
+	m.compare = newCompareScreen(m.st)
+	m.evidence = newEvidenceScreen(m.st)
+	m.glossary = newGlossary(m.st)
+	if o.FirstTime {
+		m.timeline.ToggleCheckpoints()
+	}
+	if o.Course != nil {
+		if len(o.Course.Lessons) == 0 {
+			return Model{}, errors.New("the course has no lessons")
+		}
+		m.course = newCourse(m.st, o.Course, o.Progress)
+		m.progressPath = o.ProgressPath
+		m.screen = screenCourse
+	}
+	if o.Mission != "" {
+		ms, err := o.Catalog.Get(o.Mission)
+		if err != nil {
+			return Model{}, err
+		}
+		if err := m.open(ms); err != nil {
+			return Model{}, err
+		}
+	}
+	m.updateKeys()
+	return m, nil
+}
+
+// Init starts nothing: the lab waits for the terminal's size and keys.
+func (m Model) Init() tea.Cmd { return nil }
+
+// open shows a mission on the lab screen from its first step.
+func (m *Model) open(ms *missions.Mission) error {
+	if err := m.runScreen.open(ms); err != nil {
+		return err
+	}
+	m.screen = screenLab
+	m.picker.Select(ms.ID)
+	return nil
+}
+
+// moveTo moves the run to position pos, saying so when it cannot.
+func (m *Model) moveTo(pos int) {
+	if err := m.runScreen.moveTo(pos); err != nil {
+		m.setError(err)
+	}
+}
+
+// quit ends the lab, or, while a write is going, waits for it to end
+// first, so that no file is left half written. Asked again while it waits,
+// it quits at once, after taking away what the unfinished write left.
+func (m *Model) quit() tea.Cmd {
+	switch {
+	case m.exporting <= 0:
+		return tea.Quit
+	case !m.quitting:
+		m.quitting = true
+		m.setStatus("finishing the export, then quitting… (q again quits now, without the file)",
+			"finishing the export, then quitting…")
+		return nil
+	}
+	m.quitNote = "quit before the export finished: none of its files was kept"
+	return tea.Sequence(func() tea.Msg {
+		export.RemoveUnfinished()
+		return nil
+	}, tea.Quit)
+}
+
+// QuitNote is what became of the exports the lab waited for when it quit,
+// or "" when it waited for none.
+func (m Model) QuitNote() string { return m.quitNote }
+
+// Update routes messages: sizes to the layout, keys to the screen that
+// has them, the results of writes to the status line.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height, m.sized = msg.Width, msg.Height, true
+		m.layout()
+	case exportedMsg:
+		m.exporting--
+		m.exported(msg, m.width)
+		if m.quitting && m.exporting <= 0 {
+			m.quitNote = m.status
+			return m, tea.Quit
+		}
+	case progressSavedMsg:
+		m.exporting--
+		if msg.err != nil {
+			m.setError(fmt.Errorf("progress not saved: %w", msg.err))
+		}
+		if m.quitting && m.exporting <= 0 {
+			m.quitNote = m.status
+			return m, tea.Quit
+		}
+	case tea.KeyMsg:
+		cmd = m.handleKey(msg)
+	default:
+		if m.screen == screenPicker {
+			m.picker, cmd = m.picker.Update(msg)
+		}
+	}
+	m.updateKeys()
+	return m, cmd
+}
+
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	if m.screen == screenPicker && m.picker.Filtering() {
+		// Every key is text for the filter, but ctrl+c still quits.
+		if k.Type == tea.KeyCtrlC {
+			return m.quit()
+		}
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.Update(k)
+		return cmd
+	}
+	switch {
+	case key.Matches(k, m.global.Quit):
+		return m.quit()
+	case m.screen == screenGlossary && key.Matches(k, m.glossary.keys.Back):
+		m.screen, m.fullHelp = m.glossaryFrom, false
+		m.layout()
+		return nil
+	case key.Matches(k, m.global.Glossary):
+		m.glossaryFrom, m.screen, m.fullHelp = m.screen, screenGlossary, false
+		m.setStatus("")
+		m.layout()
+		return nil
+	case key.Matches(k, m.global.Help):
+		m.fullHelp = !m.fullHelp
+		return nil
+	case m.fullHelp && key.Matches(k, m.global.Close):
+		m.fullHelp = false
+		return nil
+	case m.fullHelp:
+		// Any other key closes the list and does what the list says, on
+		// the screen it belongs to, so nothing happens out of sight.
+		m.fullHelp = false
+	}
+	var cmd tea.Cmd
+	var n nav
+	switch m.screen {
+	case screenPicker:
+		return m.pickerKey(k)
+	case screenLab:
+		m.runScreen, cmd, n = m.runScreen.Update(k, &m.statusBar, m.dir)
+	case screenCompare:
+		m.compare, cmd, n = m.compare.Update(k, &m.statusBar, m.dir, m.pinned, m.runScreen.keys)
+	case screenEvidence:
+		m.evidence, n = m.evidence.Update(k, &m.statusBar, m.runScreen.keys)
+	case screenCourse:
+		return m.courseKey(k)
+	case screenGlossary:
+		m.glossary, cmd = m.glossary.Update(k)
+		return cmd
+	}
+	m.follow(n)
+	return cmd
+}
+
+// follow does what a screen's key asked: clear the pins, go to the screen
+// named, count the writes started.
+func (m *Model) follow(n nav) {
+	m.exporting += n.writes
+	if n.unpin {
+		m.pinned = nil
+	}
+	if n.to == m.screen {
+		return
+	}
+	switch n.to {
+	case screenCompare:
+		m.compare.SetCases(m.pinned)
+	case screenEvidence:
+		m.evidence.SetCase(m.cas)
+	}
+	m.screen = n.to
+	m.layout()
+}
+
+func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
+	if key.Matches(k, m.picker.keys.Open) {
+		if ms := m.picker.Selected(); ms != nil {
+			if err := m.open(ms); err != nil {
+				m.setError(err)
+				return nil
+			}
+			m.setStatus("")
+			if kept := carried(m.settings, m.defaults); kept != "" {
+				// Settings chosen earlier apply to every mission; say so
+				// where they differ from this one's own.
+				m.setStatus("settings kept from before: "+kept,
+					"settings kept from before: "+carriedShort(m.settings, m.defaults),
+					"settings kept from before: the header marks them")
+			}
+			m.layout()
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.picker, cmd = m.picker.Update(k)
+	return cmd
+}
+
+// courseKey hands a key to the course and does the writing it asks for:
+// the cases of finished runs, the progress of a finished lesson.
+func (m *Model) courseKey(k tea.KeyMsg) tea.Cmd {
+	m.course, _ = m.course.Update(k)
+	var cmds []tea.Cmd
+	if len(m.course.exports) > 0 {
+		m.exporting++
+		cmds = append(cmds, exportCases(m.dir, m.course.exports...))
+		m.course.exports = nil
+	}
+	if m.course.saveProgress {
+		m.course.saveProgress = false
+		if m.progressPath != "" {
+			m.exporting++
+			// The write gets a copy: the course goes on changing its own.
+			p := m.course.prog
+			p.Lessons = maps.Clone(p.Lessons)
+			cmds = append(cmds, saveProgress(m.progressPath, p))
+		}
+	}
+	if m.course.note != "" {
+		m.setStatus(m.course.note)
+	} else if len(cmds) == 0 {
+		m.setStatus("")
+	}
+	return tea.Batch(cmds...)
+}
+
+// updateKeys turns on exactly the keys that do something now, on every
+// screen.
+func (m *Model) updateKeys() {
+	g := &m.global
+	typing := m.screen == screenPicker && m.picker.Filtering()
+	m.picker.keys.Open.SetEnabled(m.screen == screenPicker && !typing && m.picker.Selected() != nil)
+	// ? and w are characters of the filter too.
+	g.Help.SetEnabled(!typing)
+	g.Glossary.SetEnabled(!typing && m.screen != screenGlossary)
+	if typing {
+		// q is a letter of the filter now.
+		g.Quit.SetHelp("ctrl+c", "quit")
+	} else {
+		g.Quit.SetHelp("q", "quit")
+	}
+	g.Close.SetEnabled(m.fullHelp)
+	if m.fullHelp {
+		g.Help.SetHelp("?/esc", "close help")
+	} else {
+		g.Help.SetHelp("?", "all keys")
+	}
+	m.runScreen.updateKeys(m.screen == screenLab)
+	m.compare.updateKeys(len(m.pinned))
+	m.evidence.updateKeys()
+}
+
+// ShortHelp is the help bar for the current screen.
+func (m Model) ShortHelp() []key.Binding {
+	g := m.global
+	if m.fullHelp {
+		// The list above is the help; the bar says only how to leave it.
+		return []key.Binding{g.Quit}
+	}
+	var keys []key.Binding
+	switch m.screen {
+	case screenPicker:
+		keys = m.picker.ShortHelp()
+	case screenLab:
+		keys = m.runScreen.ShortHelp()
+	case screenCompare:
+		keys = m.compare.ShortHelp()
+	case screenEvidence:
+		keys = m.evidence.ShortHelp()
+	case screenCourse:
+		keys = m.course.ShortHelp()
+	case screenGlossary:
+		keys = m.glossary.ShortHelp()
+	}
+	return append(keys, g.Quit)
+}
+
+// FullHelp is every key of the current screen, in groups, then the keys
+// of every screen.
+func (m Model) FullHelp() [][]key.Binding {
+	var groups [][]key.Binding
+	switch m.screen {
+	case screenPicker:
+		groups = m.picker.FullHelp()
+	case screenLab:
+		groups = m.runScreen.FullHelp()
+	case screenCompare:
+		groups = m.compare.FullHelp()
+	case screenEvidence:
+		groups = m.evidence.FullHelp()
+	case screenCourse:
+		groups = m.course.FullHelp()
+	case screenGlossary:
+		groups = m.glossary.FullHelp()
+	}
+	g := m.global
+	return append(groups, []key.Binding{g.Glossary, g.Quit, g.Help})
+}
+
+// layout gives every screen its box: the terminal, less the status and
+// help lines.
+func (m *Model) layout() {
+	w, h := m.width, m.height
+	if w < MinWidth || h < MinHeight {
+		return
+	}
+	body := h - chromeLines
+	m.picker.SetSize(w, body)
+	m.course.SetSize(w, body)
+	m.glossary.SetSize(w, body)
+	m.compare.SetSize(w, body)
+	// The evidence keeps the header above it: which run, which settings,
+	// and the counter.
+	m.evidence.SetSize(w, body-headerHeight)
+	m.runScreen.SetSize(w, body)
+}
+
+// View draws the current screen.
+func (m Model) View() string {
+	if m.width == 0 || m.height == 0 {
+		if !m.sized {
+			return ""
+		}
+		// The terminal says it has no room at all, which is seldom true
+		// (a serial console, a terminal whose size was never set): say
+		// so on one line rather than draw nothing.
+		return fmt.Sprintf("replaylab: this terminal reports its size as %d×%d, so nothing can be laid out; set its size (e.g. stty cols 100 rows 30) or press q to quit.", m.width, m.height)
+	}
+	if m.width < MinWidth || m.height < MinHeight {
+		return m.tooSmall()
+	}
+	body := m.height - chromeLines
+	var top string
+	switch {
+	case m.fullHelp:
+		title := panelTitle(*m.st, "all keys", "? or esc closes", false, m.width)
+		top = box(append([]string{title, ""}, fullHelpLines(m.st, m.FullHelp(), m.width)...), m.width, body)
+	case m.screen == screenPicker:
+		top = m.picker.View()
+	case m.screen == screenCourse:
+		top = m.course.View()
+	case m.screen == screenGlossary:
+		top = m.glossary.View()
+	case m.screen == screenCompare:
+		top = m.compare.View()
+	case m.screen == screenEvidence:
+		top = lipgloss.JoinVertical(lipgloss.Left, m.header.View(), m.evidence.View())
+	default:
+		top = m.runScreen.View()
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, box(strings.Split(top, "\n"), m.width, body), m.statusLine(), m.helpLine())
+}
+
+// statusLine says what the last action did, or where to go next.
+func (m Model) statusLine() string {
+	if m.fullHelp {
+		return m.st.Subtle.Render(cut("any other key closes this list and does what it says", m.width))
+	}
+	var hint []string
+	switch m.screen {
+	case screenPicker:
+		hint = []string{"enter opens a mission · / filters the list · w explains the lab's words"}
+		switch {
+		case m.picker.Filtering() && len(m.picker.list.VisibleItems()) == 0:
+			hint = []string{"nothing matches these words: change them, or esc drops the filter"}
+		case m.picker.Filtering():
+			hint = []string{"type words from a title, id or goal · enter keeps the filter · esc drops it",
+				"type words from a title, id or goal · enter keeps · esc drops"}
+		}
+	case screenLab:
+		hint = m.runScreen.hint()
+	case screenCompare:
+		hint = m.compare.hint()
+	case screenEvidence:
+		hint = []string{fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps),
+			fmt.Sprintf("what a person is handed at step %d of %d · esc goes back", m.pos, m.steps)}
+	case screenGlossary:
+		hint = []string{"every word the lab shows, with what it means · esc goes back"}
+	}
+	sb := m.statusBar
+	return sb.view(m.st, m.width, hint)
+}
+
+// helpLine is the short help, with the key to the full list always shown
+// at the right.
+func (m Model) helpLine() string {
+	return helpBar(m.st, m.ShortHelp(), m.global.Help, m.width)
+}
+
+// tooSmall says how big the terminal must be, wrapped to the terminal it
+// is shown in, however small, and centred as one left-aligned block.
+func (m Model) tooSmall() string {
+	var lines []string
+	for _, p := range []string{
+		fmt.Sprintf("replaylab needs a terminal of at least %d×%d;", MinWidth, MinHeight),
+		fmt.Sprintf("this one is %d×%d.", m.width, m.height),
+		"",
+		"Make the window larger, or press q to quit.",
+	} {
+		if p == "" {
+			if len(lines)+2 <= m.height {
+				lines = append(lines, "")
+			}
+			continue
+		}
+		lines = append(lines, wrap(p, m.width)...)
+	}
+	lines = firstLines(lines, m.height, m.width, "")
+	wide := 0
+	for _, l := range lines {
+		wide = max(wide, ansi.StringWidth(l))
+	}
+	for i, l := range lines {
+		lines[i] = m.st.Text.Render(fit(l, wide))
+	}
+	msg := strings.Join(lines, "\n")
+	return box(strings.Split(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg), "\n"), m.width, m.height)
+}

@@ -1,0 +1,145 @@
+package lab
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// statusBar is the line above the help bar: what the last action did, in
+// as many words as the line has room for, or, when nothing was done, the
+// screen's hint of what to do next. The root owns it; a screen's Update
+// is handed it to say what a key did.
+type statusBar struct {
+	status    string
+	statusErr bool
+	// statusShorter holds the status in fewer and fewer words, for a line
+	// too narrow for the whole one: the first that fits is shown.
+	statusShorter []string
+	// statusOnlyHere is whether the status is about the screen it was set
+	// on, and goes when the person leaves it.
+	statusOnlyHere bool
+	// exportedTo is the short form of an export's status, for a line too
+	// narrow for the whole one: words, a path cut from the left so the
+	// end of a file name stays in sight, then words.
+	exportedTo struct{ lead, path, tail string }
+}
+
+// setStatus puts s on the status line; where it is too wide, the first
+// of shorter that fits takes its place.
+func (b *statusBar) setStatus(s string, shorter ...string) {
+	b.status, b.statusErr, b.statusShorter, b.statusOnlyHere, b.exportedTo.path = s, false, shorter, false, ""
+}
+
+func (b *statusBar) setError(err error) {
+	b.status, b.statusErr, b.statusShorter, b.statusOnlyHere, b.exportedTo.path = err.Error(), true, nil, false, ""
+}
+
+// leftScreen drops a status that was only about the screen left.
+func (b *statusBar) leftScreen() {
+	if b.statusOnlyHere {
+		b.setStatus("")
+	}
+}
+
+// view renders the status, or hint (the first of its forms that fits)
+// when there is none, in w cells.
+func (b *statusBar) view(st *Styles, w int, hint []string) string {
+	if b.status != "" {
+		s := st.Status
+		if b.statusErr {
+			s = st.StatusError
+		}
+		line := export.CleanLine(b.status)
+		if to := b.exportedTo; ansi.StringWidth(line) > w && to.path != "" {
+			line = to.lead + leftCut(export.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
+		}
+		if ansi.StringWidth(line) > w {
+			line = firstFit(line, b.statusShorter, w)
+		}
+		return s.Render(cut(line, w))
+	}
+	if len(hint) == 0 {
+		return ""
+	}
+	return st.Subtle.Render(cut(firstFit(hint[0], hint[1:], w), w))
+}
+
+// exported reports a finished export. A path too long for the line loses
+// its beginning, never the end of the file name, where a numeric suffix
+// tells a second export apart.
+func (b *statusBar) exported(msg exportedMsg, w int) {
+	names := make([]string, len(msg.paths))
+	for i, p := range msg.paths {
+		names[i] = filepath.Base(p)
+	}
+	switch {
+	case msg.err != nil && len(msg.paths) > 0:
+		b.setError(fmt.Errorf("exported %s, then failed: %w", strings.Join(msg.paths, ", "), msg.err))
+	case msg.err != nil:
+		b.setError(fmt.Errorf("export failed: %w", msg.err))
+	case len(msg.paths) == 1:
+		tail := ""
+		if msg.renamed > 0 {
+			// The name the person would look for holds an earlier export.
+			tail = " (" + takenName(names[0]) + " was there already)"
+		}
+		b.setStatus("exported the full run to " + msg.paths[0] + tail)
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = "exported to ", msg.paths[0], ""
+		if tail != "" {
+			b.exportedTo.tail = "; the name was taken"
+		}
+	default:
+		dir := filepath.Dir(msg.paths[0])
+		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), dir, strings.Join(names, ", "))
+		lead, tail := fmt.Sprintf("exported %d cases to ", len(msg.paths)), ""
+		if msg.renamed > 0 {
+			// Names were taken: the suffixed files are not where the
+			// person would look first.
+			tail = fmt.Sprintf("; %d got a -N suffix, the name being taken", msg.renamed)
+			if msg.renamed == 1 {
+				tail = "; 1 got a -N suffix, its name being taken"
+			}
+			s += tail
+		}
+		if ansi.StringWidth(s) > w {
+			// Too many names to read on one line: say where they are.
+			s = lead + dir + tail
+			if tail == "" {
+				s += ", one .json file per case"
+			}
+		}
+		b.setStatus(s)
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, tail
+	}
+}
+
+// takenName is the name a file was meant to have before a -N suffix was
+// added to it because that name was taken.
+func takenName(name string) string {
+	ext := filepath.Ext(name)
+	base := strings.TrimSuffix(name, ext)
+	if i := strings.LastIndexByte(base, '-'); i > 0 && strings.Trim(base[i+1:], "0123456789") == "" && i+1 < len(base) {
+		base = base[:i]
+	}
+	return base + ext
+}
+
+// firstFit is line when it fits in w cells, else the first of shorter
+// that does, else the shortest of them, to be cut.
+func firstFit(line string, shorter []string, w int) string {
+	if ansi.StringWidth(line) <= w {
+		return line
+	}
+	for _, s := range shorter {
+		line = export.CleanLine(s)
+		if ansi.StringWidth(line) <= w {
+			break
+		}
+	}
+	return line
+}
