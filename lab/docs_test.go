@@ -1,0 +1,100 @@
+package lab
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite the screens in docs/lab.md from the program")
+
+// captureMark names a screen in docs/lab.md: where the lab starts (a
+// mission id, the picker or the course), the terminal's size, settings,
+// and the keys pressed; "answer" answers the open question right.
+var captureMark = regexp.MustCompile("(?m)^<!-- capture: (\\S+) (\\d+)x(\\d+)((?: [^ >]+)*) -->\n```\n([\\s\\S]*?)```")
+
+// TestDocsScreensAreTheProgram: every screen in docs/lab.md is what the
+// program draws for the keys its mark names, so the guide cannot drift.
+// Rewrite them with: go test ./lab -run DocsScreens -update-docs
+func TestDocsScreensAreTheProgram(t *testing.T) {
+	path := "../docs/lab.md"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	marks := captureMark.FindAllStringSubmatchIndex(doc, -1)
+	if len(marks) < 6 {
+		t.Fatalf("docs/lab.md has %d marked screens; the guide shows six", len(marks))
+	}
+	var out strings.Builder
+	last := 0
+	for _, mk := range marks {
+		start, w, h := doc[mk[2]:mk[3]], atoi(t, doc[mk[4]:mk[5]]), atoi(t, doc[mk[6]:mk[7]])
+		words := strings.Fields(doc[mk[8]:mk[9]])
+		got := docScreen(t, start, w, h, words)
+		if want := doc[mk[10]:mk[11]]; got != want {
+			if !*updateDocs {
+				t.Errorf("docs/lab.md's screen %q %dx%d %v is not what the program draws; run: go test ./lab -run DocsScreens -update-docs\nthe program:\n%s", start, w, h, words, got)
+			}
+		}
+		out.WriteString(doc[last:mk[10]] + got)
+		last = mk[11]
+	}
+	out.WriteString(doc[last:])
+	if *updateDocs {
+		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// docScreen draws the screen a capture mark names, each line's trailing
+// spaces dropped, as a Markdown code block holds it.
+func docScreen(t *testing.T, start string, w, h int, words []string) string {
+	t.Helper()
+	var o Options
+	o.Dir = t.TempDir()
+	var keys []string
+	for _, wd := range words {
+		if p, ok := strings.CutPrefix(wd, "policy="); ok {
+			pol := missions.Policy(p)
+			o.Overrides.Policy = &pol
+			continue
+		}
+		keys = append(keys, wd)
+	}
+	switch start {
+	case "picker":
+	case "course":
+		o.Course = missions.BuiltInCourse()
+	default:
+		o.Mission = start
+	}
+	m := newLab(t, o, w, h)
+	for _, k := range keys {
+		if k == "answer" {
+			k = answerKey(t, m, false)
+		}
+		m = pressRun(t, m, k)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(m.View(), "\n") {
+		fmt.Fprintln(&b, strings.TrimRight(l, " "))
+	}
+	return b.String()
+}
