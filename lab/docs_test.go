@@ -12,26 +12,31 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite the screens in docs/lab.md from the program")
+var updateDocs = flag.Bool("update-docs", false, "rewrite the screens in README.md and docs/lab.md from the program")
 
 // captureMark names a screen in docs/lab.md: where the lab starts (a
 // mission id, the picker or the course), the terminal's size, settings,
 // and the keys pressed; "answer" answers the open question right.
 var captureMark = regexp.MustCompile("(?m)^<!-- capture: (\\S+) (\\d+)x(\\d+)((?: [^ >]+)*) -->\n```\n([\\s\\S]*?)```")
 
-// TestDocsScreensAreTheProgram: every screen in docs/lab.md is what the
-// program draws for the keys its mark names, so the guide cannot drift.
-// Rewrite them with: go test ./lab -run DocsScreens -update-docs
+// TestDocsScreensAreTheProgram: every screen in the README and the lab's
+// guide is what the program draws for the keys its mark names, so they
+// cannot drift. Rewrite them with: go test ./lab -run DocsScreens -update-docs
 func TestDocsScreensAreTheProgram(t *testing.T) {
-	path := "../docs/lab.md"
+	for path, least := range map[string]int{"../docs/lab.md": 6, "../README.md": 1} {
+		t.Run(path, func(t *testing.T) { checkScreens(t, path, least) })
+	}
+}
+
+func checkScreens(t *testing.T, path string, least int) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
 	marks := captureMark.FindAllStringSubmatchIndex(doc, -1)
-	if len(marks) < 6 {
-		t.Fatalf("docs/lab.md has %d marked screens; the guide shows six", len(marks))
+	if len(marks) < least {
+		t.Fatalf("%s has %d marked screens, want at least %d", path, len(marks), least)
 	}
 	var out strings.Builder
 	last := 0
@@ -41,7 +46,7 @@ func TestDocsScreensAreTheProgram(t *testing.T) {
 		got := docScreen(t, start, w, h, words)
 		if want := doc[mk[10]:mk[11]]; got != want {
 			if !*updateDocs {
-				t.Errorf("docs/lab.md's screen %q %dx%d %v is not what the program draws; run: go test ./lab -run DocsScreens -update-docs\nthe program:\n%s", start, w, h, words, got)
+				t.Errorf("%s: the screen %q %dx%d %v is not what the program draws; run: go test ./lab -run DocsScreens -update-docs\nthe program:\n%s", path, start, w, h, words, got)
 			}
 		}
 		out.WriteString(doc[last:mk[10]] + got)
@@ -71,6 +76,11 @@ func docScreen(t *testing.T, start string, w, h int, words []string) string {
 	o.Dir = t.TempDir()
 	var keys []string
 	for _, wd := range words {
+		if v, ok := strings.CutPrefix(wd, "stable="); ok {
+			on := v == "on"
+			o.Overrides.StableKeys = &on
+			continue
+		}
 		if p, ok := strings.CutPrefix(wd, "policy="); ok {
 			pol := missions.Policy(p)
 			o.Overrides.Policy = &pol
