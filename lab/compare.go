@@ -183,7 +183,7 @@ func (v *compareView) View() string {
 	// Bottom: what the pairs show; the first always, more where room is
 	// left once the attempts are laid out.
 	sentences := v.sentences()
-	room := v.h - len(lines) - min(len(sentences[0]), 4)
+	room := v.h - len(lines) - min(len(sentences[0]), 6)
 	body, shown := v.rows(room, first, colW, gap)
 	if len(v.cmp.Rows) == 0 {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))

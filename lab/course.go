@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
@@ -94,6 +95,7 @@ type course struct {
 	// Requests for the root, which does the I/O: cases to export, the
 	// progress to save.
 	exports      []*missions.Case
+	dir          string // where the root writes them
 	saveProgress bool
 	note         string // what the course has to say on the status line
 }
@@ -391,8 +393,8 @@ func (cs *course) introView() []string {
 	for _, r := range l.Runs {
 		lines = append(lines, "  "+cs.st.Selected.Render(r.Name)+cs.st.Text.Render("  "+cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-5)))
 	}
-	lines = append(lines, "", cs.st.Subtle.Render(cut("  Before each step you are asked what will happen. Answer with a digit;", cs.w)),
-		cs.st.Subtle.Render(cut("  the step is shown after you answer. Press n to begin.", cs.w)))
+	lines = append(lines, "", cs.st.Subtle.Render(cut("  Before some steps you are asked what will happen. Answer with a digit;", cs.w)),
+		cs.st.Subtle.Render(cut("  the step is shown after you answer. w explains a word. Press n to begin.", cs.w)))
 	return lines
 }
 
@@ -573,6 +575,16 @@ func (cs *course) questionLines(room int) []string {
 	}
 	half := (len(cs.choices) + 1) / 2
 	colW := (cs.w - 6) / 2
+	short := func(i int, w int) string {
+		// Two columns are narrow: a verdict keeps its word, its
+		// meaning is in the glossary (w).
+		c := cs.choices[i]
+		if word, _, ok := strings.Cut(c, ": "); ok && ansi.StringWidth(c) > w-3 {
+			c = word
+		}
+		return cs.st.Selected.Render(strconv.Itoa(i+1)) + "  " + cs.st.Text.Render(fit(c, w-3))
+	}
+	choice = short
 	for i := range half {
 		line := "    " + choice(i, colW)
 		if j := i + half; j < len(cs.choices) {
@@ -631,10 +643,16 @@ func (cs *course) runEndLines() []string {
 	c := cs.view
 	lines := []string{panelTitle(*cs.st, "run "+cs.runNow().Name+" is over", "", false, cs.w)}
 	for _, v := range c.Outcome.Verdicts {
-		line := "  " + cs.st.verdictStyle(v.Verdict).Render(string(v.Verdict)) + cs.st.Text.Render(": "+v.Explain())
-		lines = append(lines, cut(line, cs.w))
+		for i, l := range wrap(string(v.Verdict)+": "+v.Explain(), cs.w-4) {
+			if i == 0 {
+				word, rest, _ := strings.Cut(l, ":")
+				lines = append(lines, "  "+cs.st.verdictStyle(v.Verdict).Render(word)+cs.st.Text.Render(":"+rest))
+				continue
+			}
+			lines = append(lines, "    "+cs.st.Text.Render(l))
+		}
 	}
-	lines = append(lines, cs.st.Subtle.Render(cut("  its case is exported; n goes on", cs.w)))
+	lines = append(lines, cs.st.Subtle.Render(cut("  n goes on; the run's case is written as JSON to "+cs.dir, cs.w)))
 	return lines
 }
 

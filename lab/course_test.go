@@ -97,7 +97,12 @@ func TestLessonOneEndToEnd(t *testing.T) {
 	view := final.View()
 	asked := strings.Count(strings.Join(keys, ""), "n")
 	t.Logf("lesson 1 took %d keys (%d of them n)", len(keys), asked)
-	for _, want := range []string{"1, 2 and 0", "You answered 5 of 6 right."} {
+	// One answer wrong, on purpose: the score says so.
+	questions := 0
+	for _, r := range missions.BuiltInCourse().Lessons[0].Runs {
+		questions += len(r.Questions)
+	}
+	for _, want := range []string{"1, 2 and 0", fmt.Sprintf("You answered %d of %d right.", questions-1, questions)} {
 		if !strings.Contains(strings.Join(strings.Fields(view), " "), want) {
 			t.Errorf("the lesson's end does not say %q:\n%s", want, view)
 		}
@@ -106,7 +111,7 @@ func TestLessonOneEndToEnd(t *testing.T) {
 	if err != nil || note != "" {
 		t.Fatalf("progress: %v %s", err, note)
 	}
-	if lp := p.Lessons["a-timeout-is-not-a-failure"]; !lp.Done || lp.Right != 5 || lp.Asked != 6 {
+	if lp := p.Lessons["a-timeout-is-not-a-failure"]; !lp.Done || lp.Right != questions-1 || lp.Asked != questions {
 		t.Errorf("progress holds %+v", lp)
 	}
 	for name, effects := range map[string]int{
@@ -229,7 +234,10 @@ func TestCourseQuestionAlwaysWhole(t *testing.T) {
 				seen++
 				view := m.View()
 				for i, c := range m.course.choices {
-					if !strings.Contains(view, fmt.Sprintf("%d  %s", i+1, c)) {
+					// Where the choices go in two columns, a verdict
+					// keeps its word and leaves its meaning to w.
+					word, _, _ := strings.Cut(c, ": ")
+					if !strings.Contains(view, fmt.Sprintf("%d  %s", i+1, c)) && !strings.Contains(view, fmt.Sprintf("%d  %s ", i+1, word)) {
 						t.Fatalf("lesson %d: choice %d (%s) is not on screen:\n%s", lesson+1, i+1, c, view)
 					}
 				}

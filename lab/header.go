@@ -149,6 +149,10 @@ func counterState(effects, intended int, worst missions.Verdict) string {
 	switch {
 	case effects > intended:
 		return fmt.Sprintf("▲ %d extra", effects-intended)
+	case effects < intended && worst == missions.FailedCleanly:
+		// Known to have failed: nothing missing that the caller
+		// believes made.
+		return fmt.Sprintf("▼ %d not made", intended-effects)
 	case effects < intended:
 		return fmt.Sprintf("▼ %d short", intended-effects)
 	}

@@ -115,6 +115,7 @@ func New(o Options) (Model, error) {
 			return Model{}, errors.New("the course has no lessons")
 		}
 		m.course = newCourse(m.st, o.Course, o.Progress)
+		m.course.dir = o.Dir
 		m.progressPath = o.ProgressPath
 		m.screen = screenCourse
 	}

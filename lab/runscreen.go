@@ -191,15 +191,20 @@ func (r *runScreen) pin(sb *statusBar) {
 	if at < len(r.pinned)-1 {
 		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", export.CaseName(at+1))
 	}
+	short := ""
+	if moved != "" {
+		short = ", the others relettered"
+	}
 	if r.pos < r.steps {
 		// A pin keeps the whole run; saying its count here would tell
 		// how the steps not yet taken end.
 		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · v compares", name, shortSettings(c.Settings), moved),
-			fmt.Sprintf("pinned %s, the whole run · v compares", name))
+			fmt.Sprintf("pinned %s, the whole run%s · v compares", name, short))
 		return
 	}
 	sb.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
 		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), moved),
+		fmt.Sprintf("pinned %s → %s%s · v compares", name, export.Plural(c.Outcome.Effects, "effect"), short),
 		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
 }
 

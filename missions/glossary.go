@@ -27,7 +27,7 @@ var Glossary = []Term{
 	{"ledger", "The provider's own record: its effects (refund objects) and its idempotency records. The truth the caller cannot see directly."},
 	{"effect", "One committed change in the ledger, such as one refund. The counter counts them; a refund that ended failed is not one."},
 	{"intended", "How many effects the mission means to make: one per intent."},
-	{"idempotency key, key A", "A name the caller sends with a request so the provider can tell a retry from a new request. The lab letters them: key A, key B. \"same\" is a retry under an earlier key, \"new\" a key not sent before; the hash is in the row's detail strip."},
+	{"idempotency key, key A", "A name the caller sends with a request so the provider can tell a retry from a new request. The lab letters them in the order they are first sent: key A, key B. \"same\" marks a retry under a key sent before, \"new\" a key other than those sent before; the hash is in the row's detail strip."},
 	{"idempotency record", "What the provider keeps under a key: the answer it gave (such as 200 re_0001) and until which tick it keeps it (kept to t100)."},
 	{"re_0001", "The id of a refund object in the ledger."},
 	{"stable keys on/off", "On: the key is minted once, when the intent is recorded, and every attempt reuses it. Off: every attempt mints a fresh key."},

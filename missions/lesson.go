@@ -64,9 +64,11 @@ const (
 	AskVerdict QuestionKind = "verdict"
 	// AskSends: whether the guarded caller sends a request at the step.
 	AskSends QuestionKind = "sends"
+	// AskBelief: what the caller believes of the intent after the step.
+	AskBelief QuestionKind = "belief"
 )
 
-var questionKinds = []QuestionKind{AskEffects, AskObserved, AskVerdict, AskSends}
+var questionKinds = []QuestionKind{AskEffects, AskObserved, AskVerdict, AskSends, AskBelief}
 
 // Question is asked before the step it is about is shown.
 type Question struct {
@@ -92,6 +94,8 @@ func (q Question) Prompt(m *Mission) string {
 		return fmt.Sprintf("When the run ends, which verdict will %s get?", m.label(q.Intent))
 	case AskSends:
 		return fmt.Sprintf("At step %d, will the guarded caller send a request to the provider?", q.Step)
+	case AskBelief:
+		return fmt.Sprintf("After step %d, what will the caller believe of %s?", q.Step, m.label(q.Intent))
 	}
 	return string(q.Kind)
 }
@@ -159,7 +163,7 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 				if w == v.Verdict {
 					answer = i
 				}
-				choices = append(choices, string(w))
+				choices = append(choices, string(w)+": "+VerdictMeaning(w))
 			}
 			return choices, answer, nil
 		}
@@ -177,8 +181,68 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 			return []string{"yes, it sends", "no, it holds back"}, 0, nil
 		}
 		return []string{"yes, it sends", "no, it holds back"}, 1, nil
+	case AskBelief:
+		c, err := runTo(r.Mission, r.Settings(), q.Step)
+		if err != nil {
+			return nil, 0, err
+		}
+		got := Belief("")
+		for _, ev := range c.Events {
+			if ev.Intent == q.Intent && ev.Belief != "" {
+				got = ev.Belief
+			}
+		}
+		if got == "" {
+			return nil, 0, fmt.Errorf("the caller holds no belief of %s by step %d", q.Intent, q.Step)
+		}
+		for i, b := range askedBeliefs {
+			if b == got {
+				answer = i
+			}
+			choices = append(choices, BeliefWords(b))
+		}
+		return choices, answer, nil
 	}
 	return nil, 0, fmt.Errorf("question %q is not one the course asks", q.Kind)
+}
+
+// askedBeliefs are the answers a "belief" question offers.
+var askedBeliefs = []Belief{BelievesDone, BelievesFailed, BelievesPending, BelievesUnknown, BelievesEscalated}
+
+// BeliefWords says a belief in a learner's words.
+func BeliefWords(b Belief) string {
+	switch b {
+	case BelievesDone:
+		return "that it is done"
+	case BelievesFailed:
+		return "that it failed"
+	case BelievesPending:
+		return "that it is still pending"
+	case BelievesUnknown:
+		return "that it does not know yet"
+	case BelievesEscalated:
+		return "that a person must decide"
+	}
+	return string(b)
+}
+
+// VerdictMeaning says what a verdict means, in a few words.
+func VerdictMeaning(v Verdict) string {
+	switch v {
+	case ExactlyOnce:
+		return "believes done, and one effect of its own stands"
+	case FailedCleanly:
+		return "believes it failed, and nothing took effect"
+	case Duplicate:
+		return "more effects than intended"
+	case HiddenEffect:
+		return "believes it failed, yet its effect stands"
+	case Phantom:
+		return "believes done, but no effect of its own"
+	case EscalatedV:
+		return "handed to a person with the evidence"
+	}
+	return string(v)
 }
 
 // askedObservations are the answers an "observed" question offers.
@@ -364,10 +428,10 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 			if q.Why == "" {
 				return nil, fail("%s: a question needs its reason (why)", qwhere)
 			}
-			if kind == AskVerdict {
-				if step != end {
-					return nil, fail("%s: a verdict is asked at the end", qwhere)
-				}
+			if kind == AskVerdict && step != end {
+				return nil, fail("%s: a verdict is asked at the end", qwhere)
+			}
+			if kind == AskVerdict || kind == AskBelief {
 				if q.Intent == "" && len(m.Intents) == 1 {
 					q.Intent = m.Intents[0].ID
 				}

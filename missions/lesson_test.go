@@ -98,7 +98,7 @@ func TestParseLessonSaysWhatIsWrong(t *testing.T) {
 		t.Fatalf("the good lesson: %v", err)
 	}
 	for _, tt := range []struct{ edit, want string }{
-		{strings.Replace(good, "effects", "effect", 1), `question "effect" (accepted: effects, observed, verdict, sends)`},
+		{strings.Replace(good, "effects", "effect", 1), `question "effect" (accepted: effects, observed, verdict, sends, belief)`},
 		{strings.Replace(good, `step: "1"`, `step: "9"`, 1), `step "9": a step of the schedule, 1 to 2, or end`},
 		{strings.Replace(good, "timeout-then-success", "timeout-then-sucess", 1), `did you mean timeout-then-success`},
 		{strings.Replace(good, " why: W.", " why: ''", 1), `needs its reason`},
