@@ -414,13 +414,17 @@ func (cs *course) runView() []string {
 	// The box below the two columns: the question, or the last answer
 	// with what the step did.
 	said := cs.saidLine(pos)
+	// What the two columns need to show whole: the ledger before the
+	// step and the schedule.
+	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, max(24, cs.w/2), 99)))
 	var below []string
 	switch {
 	case cs.open && cs.last == nil && pos > 0:
 		// The step just run, in brief, then the question about the next,
-		// where there is room for both: the question comes first.
+		// where there is room for both and the columns whole: the
+		// question comes first, then the columns, then the brief.
 		below = cs.questionLines(cs.h - len(lines) - len(said) - 5)
-		if brief := firstLines(cs.happened(pos), 2, cs.w, "…"); cs.h-len(lines)-len(below)-len(brief)-2-3-3 >= 0 {
+		if brief := firstLines(cs.happened(pos), 2, cs.w, "…"); cs.h-len(lines)-len(below)-len(brief)-len(said)-2-need >= 0 {
 			below = append(brief, below...)
 		}
 	case cs.open:
