@@ -54,17 +54,15 @@ exported to --dir, as e does in the lab.`,
 				return resetProgress(cmd, path)
 			}
 			course := missions.BuiltInCourse()
-			prog, note, err := export.ReadProgress(path)
-			if err != nil {
-				return badInput(err)
-			}
-			if note != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
-			}
 			if status {
+				// A look only: a file that does not read stays put.
+				prog, note := export.PeekProgress(path)
+				if note != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
+				}
 				return printCourseStatus(cmd, course, prog, path, asJSON)
 			}
-			return runCourse(cmd, course, prog, path, dir)
+			return runCourse(cmd, course, path, dir)
 		},
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "print the lessons, done or not, with their scores, and exit")
@@ -105,17 +103,26 @@ func printCourseStatus(cmd *cobra.Command, c *missions.Course, p export.Progress
 	return nil
 }
 
-func runCourse(cmd *cobra.Command, c *missions.Course, p export.Progress, path, dir string) error {
+func runCourse(cmd *cobra.Command, c *missions.Course, path, dir string) error {
 	if err := checkDir("--dir", dir); err != nil {
 		return err
-	}
-	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir, FirstTime: len(p.Lessons) == 0})
-	if err != nil {
-		return badInput(err)
 	}
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		return badInput(errors.New("the course needs a terminal on standard input and output; " +
 			"`replaylab learn --status` prints the lessons and scores without one"))
+	}
+	// Only a course that starts sets a progress file that does not read
+	// aside, and says so before the screen opens.
+	p, note, err := export.ReadProgress(path)
+	if err != nil {
+		return badInput(err)
+	}
+	if note != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
+	}
+	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir, FirstTime: len(p.Lessons) == 0})
+	if err != nil {
+		return badInput(err)
 	}
 	followNoColor(os.Getenv)
 	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)

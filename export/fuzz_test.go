@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
@@ -40,6 +41,8 @@ func FuzzUnmarshal(f *testing.F) {
 	f.Add([]byte(`{"schema": "replaylab.case/v1"}`))
 	f.Add([]byte(`{"schema": "replaylab.case/v2"}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"schema":"replaylab.case/v3","x":` + strings.Repeat("[", 10001)))
+	f.Add([]byte(`{"schema":"replaylab.case/v3","ledger":{"tick":1e999999999}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The schema walk is the first reader: its idea of JSON syntax
 		// must be the standard's.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -107,14 +108,14 @@ func progressProblem(data []byte, p *Progress) string {
 	if err := dec.Decode(&got); err != nil {
 		return "not progress JSON: " + err.Error()
 	}
-	if dec.More() {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return "unexpected data after the progress object"
 	}
 	if got.Schema != ProgressSchema {
 		return fmt.Sprintf("its schema is %q, not %q", got.Schema, ProgressSchema)
 	}
 	for id, lp := range got.Lessons {
-		if lp.Right < 0 || lp.Asked < 0 || lp.Right > lp.Asked || lp.Best < lp.Right {
+		if lp.Right < 0 || lp.Asked < 0 || lp.Right > lp.Asked || lp.Best < lp.Right || lp.Best > lp.Asked {
 			return fmt.Sprintf("lesson %q has a score that cannot be (%d right of %d, best %d)", id, lp.Right, lp.Asked, lp.Best)
 		}
 	}
@@ -134,11 +135,17 @@ func setAside(path string) (string, error) {
 			name = fmt.Sprintf("%s.corrupt-%d", path, i)
 		}
 		// A hard link takes the name only if it is free; the rename of
-		// an existing name would replace an earlier file set aside.
-		if err := os.Link(path, name); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
+		// an existing name would replace an earlier file set aside. Where
+		// the file system has no hard links, a copy to a name created
+		// afresh does the same.
+		err := os.Link(path, name)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			err = copyNew(path, name)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
 			return "", err
 		}
 		return name, os.Remove(path)
@@ -150,25 +157,68 @@ func setAside(path string) (string, error) {
 // lesson. It only reads: a file that cannot be read counts as none, and is
 // left for the course to set aside.
 func AnyLessonDone(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
-	if err != nil || tooBig {
-		return false
-	}
-	var p Progress
-	if progressProblem(data, &p) != "" {
-		return false
-	}
+	p, _ := PeekProgress(path)
 	for _, lp := range p.Lessons {
 		if lp.Done {
 			return true
 		}
 	}
 	return false
+}
+
+// copyNew copies from to a file to, which it creates and which must not
+// exist yet.
+func copyNew(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(to)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(to)
+		return err
+	}
+	return f.Close()
+}
+
+// PeekProgress reads the progress file at path as ReadProgress does, but
+// only reads: a file that cannot be read is left where it is, and note
+// says so. For a look at the progress (learn --status) that should not
+// move anything.
+func PeekProgress(path string) (p Progress, note string) {
+	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, ""
+	}
+	if err != nil {
+		return p, fmt.Sprintf("the progress file %s cannot be read (%v); it is left as it is", path, cause(err))
+	}
+	defer f.Close()
+	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
+	problem := ""
+	switch {
+	case err != nil:
+		problem = cause(err).Error()
+	case tooBig:
+		problem = "it is over 1 MiB"
+	default:
+		problem = progressProblem(data, &p)
+	}
+	if problem != "" {
+		return Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}},
+			fmt.Sprintf("the progress file %s could not be read (%s); it is left as it is until replaylab learn sets it aside", path, problem)
+	}
+	return p, ""
 }
 
 // WriteProgress writes the progress file atomically, making its directory

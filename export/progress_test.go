@@ -65,7 +65,9 @@ func TestCorruptProgressIsSetAside(t *testing.T) {
 	path := filepath.Join(dir, "progress.json")
 	for i, bad := range []string{`{"schema": "replaylab.progress/v1", "lessons": {"a": {`, `{"schema": "other"}`,
 		`{"schema": "replaylab.progress/v1", "lessons": {"a": {"done": true, "right": 5, "asked": 2, "best": 5}}}`,
-		`{"schema": "replaylab.progress/v1", "colour": 1}`} {
+		`{"schema": "replaylab.progress/v1", "colour": 1}`,
+		`{"schema": "replaylab.progress/v1", "lessons": {}}}`,
+		`{"schema": "replaylab.progress/v1", "lessons": {"a": {"done": true, "right": 1, "asked": 2, "best": 3}}}`} {
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}

@@ -55,10 +55,12 @@ type snode struct {
 	items     *snode
 	minItems  int
 	min, max  *big.Rat
-	pattern   *regexp.Regexp
-	oneOf     []*snode
-	ifS       *snode
-	thenS     *snode
+	// minD and maxD are the bounds as decimals, to compare with.
+	minD, maxD *decimal
+	pattern    *regexp.Regexp
+	oneOf      []*snode
+	ifS        *snode
+	thenS      *snode
 }
 
 type sprop struct {
@@ -189,10 +191,11 @@ func compileNode(data []byte, n *snode, defs map[string]*snode) error {
 			if !ok {
 				return fmt.Errorf("%s %s is not a number", k, v)
 			}
+			d := parseDecimal(string(v))
 			if k == "minimum" {
-				n.min = r
+				n.min, n.minD = r, &d
 			} else {
-				n.max = r
+				n.max, n.maxD = r, &d
 			}
 		case "pattern":
 			var p string
@@ -321,6 +324,7 @@ type walker struct {
 	silent  int // above zero, inside a oneOf or if: nothing is reported
 	bad     bool
 	failed  bool // a syntax error: stop
+	depth   int  // objects and lists open
 	path    []seg
 	members []member
 	scan    caseScan
@@ -592,42 +596,17 @@ func (w *walker) constProblem(n *snode, raw []byte, at int) {
 
 func (w *walker) checkRange(n *snode, start, at int) {
 	raw := string(w.data[start:w.i])
-	var v *big.Rat
-	rat := func() *big.Rat {
-		if v == nil {
-			v, _ = new(big.Rat).SetString(raw)
-		}
-		return v
-	}
-	if n.min != nil && cmpNumber(raw, n.min, rat) < 0 {
+	v := parseDecimal(raw)
+	if n.min != nil && v.cmp(*n.minD) < 0 {
 		w.problem(at, func(where string) string {
-			return fmt.Sprintf("%s holds %s; expected at least %s", where, rat().RatString(), n.min.RatString())
+			return fmt.Sprintf("%s holds %s; expected at least %s", where, shortRaw([]byte(raw)), n.min.RatString())
 		})
 	}
-	if n.max != nil && cmpNumber(raw, n.max, rat) > 0 {
+	if n.max != nil && v.cmp(*n.maxD) > 0 {
 		w.problem(at, func(where string) string {
-			return fmt.Sprintf("%s holds %s; expected at most %s", where, rat().RatString(), n.max.RatString())
+			return fmt.Sprintf("%s holds %s; expected at most %s", where, shortRaw([]byte(raw)), n.max.RatString())
 		})
 	}
-}
-
-// cmpNumber compares a JSON number with a bound; a short whole number,
-// which is nearly every number in a case, is compared without big.Rat.
-func cmpNumber(raw string, bound *big.Rat, rat func() *big.Rat) int {
-	if len(raw) < 19 && bound.IsInt() && bound.Num().IsInt64() && strings.IndexAny(raw, ".eE") < 0 {
-		v, err := strconv.ParseInt(raw, 10, 64)
-		if err == nil {
-			b := bound.Num().Int64()
-			switch {
-			case v < b:
-				return -1
-			case v > b:
-				return 1
-			}
-			return 0
-		}
-	}
-	return rat().Cmp(bound)
 }
 
 // matchPattern matches the schema's patterns, the common ones by hand.
@@ -684,8 +663,9 @@ func jsonEqual(a, b []byte) bool {
 		var ca, cb bytes.Buffer
 		return json.Compact(&ca, a) == nil && json.Compact(&cb, b) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
 	}
-	if plainInt(a) && plainInt(b) {
-		return false // different spellings of whole numbers differ
+	if isNumber(a) && isNumber(b) {
+		// By value: 2e0 is 2, and -0 is 0.
+		return parseDecimal(string(a)).cmp(parseDecimal(string(b))) == 0
 	}
 	var x, y any
 	dx := json.NewDecoder(bytes.NewReader(a))
@@ -712,21 +692,9 @@ func composite(b []byte) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// plainInt says whether b is a whole number written without a fraction or
-// an exponent: two such spellings are equal only when they are the same.
-func plainInt(b []byte) bool {
-	if len(b) > 0 && b[0] == '-' {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+// isNumber says whether b, a JSON scalar, is a number.
+func isNumber(b []byte) bool {
+	return len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9')
 }
 
 // shortRaw renders a JSON value compactly, cut short when long.
@@ -850,13 +818,32 @@ func (w *walker) number() (whole, ok bool) {
 	if plain {
 		return true, true
 	}
-	r, ok := new(big.Rat).SetString(string(d[start:w.i]))
-	return ok && r.IsInt(), true
+	return parseDecimal(string(d[start:w.i])).whole(), true
 }
+
+// maxDepth is how deeply objects and lists may nest: encoding/json's
+// bound, past which it calls a file invalid. The walk is recursive, so
+// without a bound a hostile file would exhaust the stack.
+const maxDepth = 10000
+
+func (w *walker) enter() bool {
+	w.depth++
+	if w.depth > maxDepth {
+		w.failed = true
+		return false
+	}
+	return true
+}
+
+func (w *walker) leave() { w.depth-- }
 
 // object walks an object: its keys against the format, each value
 // against its property's schema, then what the object as a whole needs.
 func (w *walker) object(n *snode, start, at int) {
+	if !w.enter() {
+		return
+	}
+	defer w.leave()
 	w.i++ // {
 	base := len(w.members)
 	defer func() { w.members = w.members[:base] }()
@@ -1066,6 +1053,10 @@ func hasMember(ms []member, key string) bool {
 }
 
 func (w *walker) array(n *snode, at int) {
+	if !w.enter() {
+		return
+	}
+	defer w.leave()
 	w.i++ // [
 	var items *snode
 	if n != nil {

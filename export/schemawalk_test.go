@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -72,7 +73,7 @@ func tokenSpans(t *testing.T, data []byte) []span {
 func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
 	sch := compileSchema(t)
 	replacements := []string{`null`, `true`, `"x"`, `"ik_00"`, `"re_0001"`, `"attempt"`,
-		`-1`, `0`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `["a","b"]`}
+		`-1`, `0`, `-0`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `["a","b"]`}
 	// Between them, these two have a together step, a read, a late
 	// commit, saved records and events of most kinds.
 	cases := []string{"concurrent-duplicates", "original-still-running"}
@@ -130,13 +131,51 @@ func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
 func TestSchemaWalkRefusesWhatJSONRefuses(t *testing.T) {
 	for _, s := range []string{``, ` `, `{`, `{"a":1,}`, `[1,]`, `{"a" 1}`, `{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":-}`,
 		`{"a":1e}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\t\"}", `{"a":tru}`, `{"a":nul}`, `{} {}`, `{"a":1}x`, `{,}`, `[,1]`,
-		`{"a":[1 2]}`, `{"a":{"b":1 "c":2}}`, `"unterminated`, `{"a":1}`, `[]`, `{"a":"\ud800"}`, `{"a":1E+2}`, `{"a":-0.0e-0}`} {
+		`{"a":[1 2]}`, `{"a":{"b":1 "c":2}}`, `"unterminated`, `{"a":1}`, `[]`, `{"a":"\ud800"}`, `{"a":1E+2}`, `{"a":-0.0e-0}`,
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		`{"x":` + strings.Repeat("[", 200000)} {
 		_, syntax, err := export.ScanCaseForTest([]byte(s))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want := !json.Valid([]byte(s)); syntax != want {
 			t.Errorf("%q: the walk says syntax error=%v, encoding/json %v", s, syntax, want)
+		}
+	}
+}
+
+// TestSchemaWalkNumbersByValue: a number is judged by its value, however
+// it is spelled and however large: 2e0 is a whole 2, -0 is 0, and a
+// huge exponent is a number out of range, not a long wait.
+func TestSchemaWalkNumbersByValue(t *testing.T) {
+	data, err := export.Marshal(catalogRun(t, "timeout-then-success"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(data)
+	for _, tt := range []struct {
+		from, to string
+		fits     bool
+	}{
+		{`"tick": 0,`, `"tick": 0e5,`, true},
+		{`"tick": 0,`, `"tick": -0,`, true},
+		{`"code": 200`, `"code": 2e2`, true},
+		{`"code": 200`, `"code": 200.0`, true},
+		{`"code": 200`, `"code": 2.00001e2`, false},
+		{`"tick": 0,`, `"tick": 1e999999999,`, true},
+		{`"tick": 0,`, `"tick": -1e999999999,`, false},
+		{`"tick": 0,`, `"tick": 1e-999999999,`, false},
+		{`"seed": 1,`, `"seed": 18446744073709551615,`, true},
+		{`"seed": 1,`, `"seed": 18446744073709551616,`, false},
+		{`"seed": 1,`, `"seed": 1` + strings.Repeat("0", 100000) + `,`, false},
+	} {
+		edited := strings.Replace(good, tt.from, tt.to, 1)
+		if edited == good {
+			t.Fatalf("%s: the edit did not apply", tt.to)
+		}
+		fits, _, err := export.ScanCaseForTest([]byte(edited))
+		if err != nil || fits != tt.fits {
+			t.Errorf("%.60s: fits %v (%v), want %v", tt.to, fits, err, tt.fits)
 		}
 	}
 }

@@ -158,6 +158,7 @@ func (cs *course) goOn() {
 	case phaseIntro:
 		if err := cs.startRun(0); err != nil {
 			cs.note = err.Error()
+			return
 		}
 		cs.ask()
 	case phaseRun:

@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -30,6 +31,9 @@ func caseFileName(c *missions.Case) string { return export.FileName(c.Mission.ID
 // gets a numeric suffix instead. The lab's Update never touches the disk
 // itself.
 func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
+	// The command runs later, on its own goroutine: it gets its own list,
+	// which a pin made meanwhile cannot shift under it.
+	cases = slices.Clone(cases)
 	return func() tea.Msg {
 		var msg exportedMsg
 		files := make([]export.File, len(cases))

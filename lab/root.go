@@ -72,7 +72,9 @@ type Model struct {
 	// came while one was, so the lab quits once they end; quitNote is what
 	// became of them, for the command line to print after the lab closes.
 	exporting int
-	quitting  bool
+	// saving counts the writes of the course's progress among them.
+	saving   int
+	quitting bool
 	quitNote  string
 	screen    screen
 	fullHelp  bool
@@ -159,6 +161,11 @@ func (m *Model) quit() tea.Cmd {
 	switch {
 	case m.exporting <= 0:
 		return tea.Quit
+	case !m.quitting && m.saving == m.exporting:
+		m.quitting = true
+		m.setStatus("saving the course's progress, then quitting… (q again quits now, without saving it)",
+			"saving the progress, then quitting…")
+		return nil
 	case !m.quitting:
 		m.quitting = true
 		m.setStatus("finishing the export, then quitting… (q again quits now, without the file)",
@@ -166,6 +173,11 @@ func (m *Model) quit() tea.Cmd {
 		return nil
 	}
 	m.quitNote = "quit before the export finished: none of its files was kept"
+	if m.saving == m.exporting {
+		m.quitNote = "quit before the progress was saved: the lesson just finished is not recorded"
+	} else if m.saving > 0 {
+		m.quitNote += ", and the lesson just finished is not recorded"
+	}
 	return tea.Sequence(func() tea.Msg {
 		export.RemoveUnfinished()
 		return nil
@@ -193,6 +205,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case progressSavedMsg:
 		m.exporting--
+		m.saving--
 		if msg.err != nil {
 			m.setError(fmt.Errorf("progress not saved: %w", msg.err))
 		}
@@ -323,6 +336,7 @@ func (m *Model) courseKey(k tea.KeyMsg) tea.Cmd {
 		m.course.saveProgress = false
 		if m.progressPath != "" {
 			m.exporting++
+			m.saving++
 			// The write gets a copy: the course goes on changing its own.
 			p := m.course.prog
 			p.Lessons = maps.Clone(p.Lessons)

@@ -120,7 +120,13 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 			return nil, 0, err
 		}
 		n := c.Outcome.Effects
-		top := max(3, n+1)
+		// The same choices at every step of the run, so that their
+		// range says nothing of this step's answer.
+		end, err := runTo(r.Mission, r.Settings(), len(r.Mission.Schedule)+1)
+		if err != nil {
+			return nil, 0, err
+		}
+		top := max(3, len(end.Ledger.Objects)+1)
 		for i := 0; i <= top; i++ {
 			choices = append(choices, strconv.Itoa(i))
 		}
