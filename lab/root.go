@@ -75,9 +75,9 @@ type Model struct {
 	// saving counts the writes of the course's progress among them.
 	saving   int
 	quitting bool
-	quitNote  string
-	screen    screen
-	fullHelp  bool
+	quitNote string
+	screen   screen
+	fullHelp bool
 
 	statusBar
 
