@@ -595,6 +595,16 @@ func (w *walker) constProblem(n *snode, raw []byte, at int) {
 }
 
 func (w *walker) checkRange(n *snode, start, at int) {
+	if v, ok := smallInt(w.data[start:w.i]); ok {
+		// Nearly every number in a case: a short whole number, against
+		// whole bounds, with nothing to build.
+		lo := n.min == nil || (n.min.IsInt() && n.min.Num().IsInt64() && v >= n.min.Num().Int64())
+		hi := n.max == nil || (n.max.IsInt() && n.max.Num().IsInt64() && v <= n.max.Num().Int64()) ||
+			(n.max.IsInt() && !n.max.Num().IsInt64() && n.max.Sign() > 0)
+		if lo && hi {
+			return
+		}
+	}
 	raw := string(w.data[start:w.i])
 	v := parseDecimal(raw)
 	if n.min != nil && v.cmp(*n.minD) < 0 {
@@ -607,6 +617,29 @@ func (w *walker) checkRange(n *snode, start, at int) {
 			return fmt.Sprintf("%s holds %s; expected at most %s", where, shortRaw([]byte(raw)), n.max.RatString())
 		})
 	}
+}
+
+// smallInt reads a whole number of at most 18 digits written without a
+// fraction or an exponent.
+func smallInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // matchPattern matches the schema's patterns, the common ones by hand.
