@@ -84,6 +84,11 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 		return badInput(errors.New("the lab needs a terminal on standard input and output; " +
 			"for a run without one use `replaylab run MISSION` (add --json for the case)"))
 	}
+	return runProgram(cmd, m)
+}
+
+// runProgram runs the lab on the terminal until the user quits.
+func runProgram(cmd *cobra.Command, m lab.Model) error {
 	followNoColor(os.Getenv)
 	// Asked here, with a short wait, so that the colours do not ask with
 	// a long one once the lab is drawing and reading keys.
@@ -91,7 +96,7 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	lipgloss.SetHasDarkBackground(dark)
 	final, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
 	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
-		// What became of the exports the lab waited for, once the screen
+		// What became of the writes the lab waited for, once the screen
 		// is gone.
 		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(lm.QuitNote()))
 	}

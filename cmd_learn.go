@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
@@ -124,12 +122,5 @@ func runCourse(cmd *cobra.Command, c *missions.Course, path, dir string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	followNoColor(os.Getenv)
-	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)
-	lipgloss.SetHasDarkBackground(dark)
-	final, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
-	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(lm.QuitNote()))
-	}
-	return err
+	return runProgram(cmd, m)
 }

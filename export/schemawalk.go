@@ -824,12 +824,7 @@ func (w *walker) number() (whole, ok bool) {
 	if w.i < len(d) && d[w.i] == '.' {
 		plain = false
 		w.i++
-		n := w.i
-		for w.i < len(d) && d[w.i] >= '0' && d[w.i] <= '9' {
-			w.i++
-		}
-		if w.i == n {
-			w.failed = true
+		if !w.digits() {
 			return false, false
 		}
 	}
@@ -839,12 +834,7 @@ func (w *walker) number() (whole, ok bool) {
 		if w.i < len(d) && (d[w.i] == '+' || d[w.i] == '-') {
 			w.i++
 		}
-		n := w.i
-		for w.i < len(d) && d[w.i] >= '0' && d[w.i] <= '9' {
-			w.i++
-		}
-		if w.i == n {
-			w.failed = true
+		if !w.digits() {
 			return false, false
 		}
 	}
@@ -869,6 +859,19 @@ func (w *walker) enter() bool {
 }
 
 func (w *walker) leave() { w.depth-- }
+
+// digits reads one or more digits; none is a syntax error.
+func (w *walker) digits() bool {
+	n := w.i
+	for w.i < len(w.data) && w.data[w.i] >= '0' && w.data[w.i] <= '9' {
+		w.i++
+	}
+	if w.i == n {
+		w.failed = true
+		return false
+	}
+	return true
+}
 
 // object walks an object: its keys against the format, each value
 // against its property's schema, then what the object as a whole needs.

@@ -17,6 +17,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -377,51 +378,37 @@ func (m *Model) updateKeys() {
 	m.evidence.updateKeys()
 }
 
-// ShortHelp is the help bar for the current screen.
-func (m Model) ShortHelp() []key.Binding {
-	g := m.global
-	if m.fullHelp {
-		// The list above is the help; the bar says only how to leave it.
-		return []key.Binding{g.Quit}
-	}
-	var keys []key.Binding
+// top is the keys of the screen on top.
+func (m Model) top() help.KeyMap {
 	switch m.screen {
 	case screenPicker:
-		keys = m.picker.ShortHelp()
-	case screenLab:
-		keys = m.runScreen.ShortHelp()
+		return &m.picker
 	case screenCompare:
-		keys = m.compare.ShortHelp()
+		return m.compare
 	case screenEvidence:
-		keys = m.evidence.ShortHelp()
+		return m.evidence
 	case screenCourse:
-		keys = m.course.ShortHelp()
+		return m.course
 	case screenGlossary:
-		keys = m.glossary.ShortHelp()
+		return m.glossary
 	}
-	return append(keys, g.Quit)
+	return m.runScreen
+}
+
+// ShortHelp is the help bar for the current screen.
+func (m Model) ShortHelp() []key.Binding {
+	if m.fullHelp {
+		// The list above is the help; the bar says only how to leave it.
+		return []key.Binding{m.global.Quit}
+	}
+	return append(m.top().ShortHelp(), m.global.Quit)
 }
 
 // FullHelp is every key of the current screen, in groups, then the keys
 // of every screen.
 func (m Model) FullHelp() [][]key.Binding {
-	var groups [][]key.Binding
-	switch m.screen {
-	case screenPicker:
-		groups = m.picker.FullHelp()
-	case screenLab:
-		groups = m.runScreen.FullHelp()
-	case screenCompare:
-		groups = m.compare.FullHelp()
-	case screenEvidence:
-		groups = m.evidence.FullHelp()
-	case screenCourse:
-		groups = m.course.FullHelp()
-	case screenGlossary:
-		groups = m.glossary.FullHelp()
-	}
 	g := m.global
-	return append(groups, []key.Binding{g.Glossary, g.Quit, g.Help})
+	return append(m.top().FullHelp(), []key.Binding{g.Glossary, g.Quit, g.Help})
 }
 
 // layout gives every screen its box: the terminal, less the status and
