@@ -317,10 +317,14 @@ func (cs course) ShortHelp() []key.Binding {
 	return []key.Binding{k.Next, k.Lessons}
 }
 
-// FullHelp is every key of the course.
+// FullHelp is every key of the course where the learner is: the list of
+// lessons, or a lesson.
 func (cs course) FullHelp() [][]key.Binding {
 	k := cs.keys
-	return [][]key.Binding{{k.Next, k.Answer}, {k.Lessons, k.Up, k.Open}}
+	if cs.phase == phaseMenu {
+		return [][]key.Binding{{k.Up, k.Open}}
+	}
+	return [][]key.Binding{{k.Next, k.Answer, k.Lessons}}
 }
 
 // View draws the course screen in exactly its box.
