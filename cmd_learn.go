@@ -77,7 +77,7 @@ func resetProgress(cmd *cobra.Command, path string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "no progress to reset (%s does not exist)\n", export.CleanLine(path))
 		return nil
 	case err != nil:
-		return badInput(fmt.Errorf("resetting the progress: %w", export.Cause(err)))
+		return badInput(fmt.Errorf("resetting the progress %s: %w", export.CleanLine(path), export.Cause(err)))
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "progress reset: removed %s\n", export.CleanLine(path))
 	return nil

@@ -70,6 +70,9 @@ func ProgressPath(getenv func(string) string, home string) (string, error) {
 // course then starts afresh.
 func ReadProgress(path string) (p Progress, note string, err error) {
 	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	if err := progressIsAFile(path); err != nil {
+		return p, "", err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, "", nil
@@ -97,6 +100,21 @@ func ReadProgress(path string) (p Progress, note string, err error) {
 	}
 	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
 	return p, fmt.Sprintf("the progress file %s could not be read (%s); it was kept as %s and the course starts afresh", path, problem, aside), nil
+}
+
+// progressIsAFile refuses a progress path that is there but is no
+// regular file (a directory, a FIFO): nothing could read it or set it
+// aside.
+func progressIsAFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	kind := "a directory"
+	if !fi.IsDir() {
+		kind = fileKind(fi.Mode())
+	}
+	return fmt.Errorf("the progress file %s is %s, not a file; remove it, or set XDG_STATE_HOME to another directory", path, kind)
 }
 
 // progressProblem decodes data into p, strictly, and says what is wrong
@@ -196,6 +214,9 @@ func copyNew(from, to string) error {
 // move anything.
 func PeekProgress(path string) (p Progress, note string) {
 	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	if err := progressIsAFile(path); err != nil {
+		return p, err.Error()
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, ""

@@ -126,3 +126,21 @@ func TestAnyLessonDone(t *testing.T) {
 		t.Error("a finished lesson not seen")
 	}
 }
+
+// TestProgressThatIsNoFile: a directory where the progress file goes is
+// named as such, by the course and by --status, and left alone.
+func TestProgressThatIsNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "progress.json")
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := export.ReadProgress(path); err == nil || !strings.Contains(err.Error(), "is a directory, not a file") {
+		t.Errorf("ReadProgress: %v", err)
+	}
+	if _, note := export.PeekProgress(path); !strings.Contains(note, "is a directory, not a file") {
+		t.Errorf("PeekProgress: %q", note)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		t.Errorf("the directory was moved: %v", err)
+	}
+}
