@@ -421,7 +421,7 @@ func (cs *course) runView() []string {
 	said := cs.saidLine(pos)
 	// What the two columns need to show whole: the ledger before the
 	// step and the schedule.
-	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, max(24, cs.w/2), 99)))
+	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, cs.w-clamp(cs.w*2/5, 30, 44)-2, 99)))
 	var below []string
 	switch {
 	case cs.open && cs.last == nil && pos > 0:
@@ -442,8 +442,9 @@ func (cs *course) runView() []string {
 		below = cs.stepLines(pos)
 	}
 	room := max(3, cs.h-len(lines)-len(below)-len(said)-2)
-	lw := max(24, cs.w/2)
-	rw := cs.w - lw - 2
+	// The ledger's lines are short; the schedule's words take the rest.
+	rw := clamp(cs.w*2/5, 30, 44)
+	lw := cs.w - rw - 2
 	left := cs.scheduleLines(pos, lw, room)
 	// As tall as the schedule or the ledger needs, within the room.
 	colH := clamp(max(len(left), 1+ledgerLines(cs.view.Ledger)), 3, max(3, room))
