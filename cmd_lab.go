@@ -71,10 +71,8 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	// A learner who has finished no lesson of the course starts with the
 	// timeline's checkpoint rows hidden: the attempts first.
 	first := true
-	if home, _ := os.UserHomeDir(); home != "" || os.Getenv("XDG_STATE_HOME") != "" {
-		if path, err := export.ProgressPath(os.Getenv, home); err == nil {
-			first = !export.AnyLessonDone(path)
-		}
+	if path, err := progressPath(); err == nil {
+		first = !export.AnyLessonDone(path)
 	}
 	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first})
 	if err != nil {

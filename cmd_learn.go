@@ -43,8 +43,7 @@ exported to --dir, as e does in the lab.`,
 			if reset && status {
 				return badInput(errors.New("--reset and --status are two things: run one, then the other"))
 			}
-			home, _ := os.UserHomeDir()
-			path, err := export.ProgressPath(os.Getenv, home)
+			path, err := progressPath()
 			if err != nil {
 				return badInput(err)
 			}
@@ -68,6 +67,12 @@ exported to --dir, as e does in the lab.`,
 	cmd.Flags().BoolVar(&reset, "reset", false, "forget the course's progress and start over")
 	cmd.Flags().StringVar(&dir, "dir", lab.DefaultDir, "write the cases of finished runs to `DIR`")
 	return cmd
+}
+
+// progressPath is where the course keeps its progress on this machine.
+func progressPath() (string, error) {
+	home, _ := os.UserHomeDir()
+	return export.ProgressPath(os.Getenv, home)
 }
 
 func resetProgress(cmd *cobra.Command, path string) error {

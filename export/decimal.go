@@ -1,6 +1,9 @@
 package export
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // decimal is a JSON number as its sign, its significant digits and an
 // exponent: the value is ±0.digits × 10^exp, and zero has no digits. It
@@ -63,12 +66,12 @@ func (d decimal) cmp(o decimal) int {
 	}
 	sd, so := sign(d), sign(o)
 	if sd != so || sd == 0 {
-		return cmpInt(sd, so)
+		return cmp.Compare(sd, so)
 	}
 	c := 0
 	switch {
 	case d.exp != o.exp:
-		c = cmpInt64(d.exp, o.exp)
+		c = cmp.Compare(d.exp, o.exp)
 	default:
 		// The same exponent: the digits decide, a missing one a zero.
 		a, b := d.digits, o.digits
@@ -81,24 +84,4 @@ func (d decimal) cmp(o decimal) int {
 		c = strings.Compare(a, b)
 	}
 	return c * sd
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,9 +1,7 @@
 package export
 
 import (
-	"bytes"
 	"encoding"
-	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -103,15 +101,4 @@ func (k keyProblem) message() string {
 		return fmt.Sprintf("field %q appears twice in %s (a case holds each field once)", k.key, k.where)
 	}
 	return fmt.Sprintf("unknown field %q in %s (accepted: %s)", k.key, k.where, strings.Join(k.accepted, ", "))
-}
-
-// keyStart finds where a key that ends at end begins: its opening quote.
-func keyStart(data []byte, end int64, key string) int64 {
-	quoted, err := json.Marshal(key)
-	if err == nil {
-		if i := bytes.LastIndex(data[:min(end, int64(len(data)))], quoted); i >= 0 {
-			return int64(i)
-		}
-	}
-	return end
 }

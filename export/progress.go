@@ -69,7 +69,41 @@ func ProgressPath(getenv func(string) string, home string) (string, error) {
 // aside beside it, never overwritten, and note says where it went; the
 // course then starts afresh.
 func ReadProgress(path string) (p Progress, note string, err error) {
-	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+	p, problem, err := loadProgress(path)
+	if err != nil || problem == "" {
+		return p, "", err
+	}
+	aside, err := setAside(path)
+	if err != nil {
+		return Progress{}, "", fmt.Errorf("progress %s cannot be read (%s) and cannot be set aside: %w", path, problem, cause(err))
+	}
+	return emptyProgress(), fmt.Sprintf("the progress file %s could not be read (%s); it was kept as %s and the course starts afresh", path, problem, aside), nil
+}
+
+// PeekProgress reads the progress file at path as ReadProgress does, but
+// only reads: a file that cannot be read is left where it is, and note
+// says so. For a look at the progress (learn --status) that should not
+// move anything.
+func PeekProgress(path string) (p Progress, note string) {
+	p, problem, err := loadProgress(path)
+	switch {
+	case err != nil:
+		return emptyProgress(), err.Error()
+	case problem != "":
+		return p, fmt.Sprintf("the progress file %s could not be read (%s); it is left as it is until replaylab learn sets it aside", path, problem)
+	}
+	return p, ""
+}
+
+func emptyProgress() Progress {
+	return Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
+}
+
+// loadProgress reads the progress file at path: no file is no progress;
+// problem says why a file that is there is not progress (and p is then
+// empty); err is a path that cannot be read at all.
+func loadProgress(path string) (p Progress, problem string, err error) {
+	p = emptyProgress()
 	if err := progressIsAFile(path); err != nil {
 		return p, "", err
 	}
@@ -78,28 +112,20 @@ func ReadProgress(path string) (p Progress, note string, err error) {
 		return p, "", nil
 	}
 	if err != nil {
-		return p, "", fmt.Errorf("progress: %w", cause(err))
-	}
-	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
-	f.Close()
-	if err != nil {
 		return p, "", fmt.Errorf("progress %s: %w", path, cause(err))
 	}
-	problem := ""
-	if tooBig {
-		problem = "it is over 1 MiB"
-	} else {
-		problem = progressProblem(data, &p)
+	defer f.Close()
+	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
+	switch {
+	case err != nil:
+		return p, "", fmt.Errorf("progress %s: %w", path, cause(err))
+	case tooBig:
+		return p, "it is over 1 MiB", nil
 	}
-	if problem == "" {
-		return p, "", nil
+	if problem := progressProblem(data, &p); problem != "" {
+		return emptyProgress(), problem, nil
 	}
-	aside, err := setAside(path)
-	if err != nil {
-		return Progress{}, "", fmt.Errorf("progress %s cannot be read (%s) and cannot be set aside: %w", path, problem, cause(err))
-	}
-	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
-	return p, fmt.Sprintf("the progress file %s could not be read (%s); it was kept as %s and the course starts afresh", path, problem, aside), nil
+	return p, "", nil
 }
 
 // progressIsAFile refuses a progress path that is there but is no
@@ -144,23 +170,21 @@ func progressProblem(data []byte, p *Progress) string {
 	return ""
 }
 
-// setAside renames path to the first free name path.corrupt,
-// path.corrupt-2, … and returns it.
+// setAside moves path to the first free name of path.corrupt,
+// path.corrupt-2, …, taken the way every export takes a name (never
+// replacing one), and returns it.
 func setAside(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
 	for i := 1; i < 1000; i++ {
 		name := path + ".corrupt"
 		if i > 1 {
 			name = fmt.Sprintf("%s.corrupt-%d", path, i)
 		}
-		// A hard link takes the name only if it is free; the rename of
-		// an existing name would replace an earlier file set aside. Where
-		// the file system has no hard links, a copy to a name created
-		// afresh does the same.
-		err := os.Link(path, name)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			err = copyNew(path, name)
-		}
-		if errors.Is(err, fs.ErrExist) {
+		err := WriteFile(name, data, false)
+		if errors.Is(err, ErrExists) {
 			continue
 		}
 		if err != nil {
@@ -182,64 +206,6 @@ func AnyLessonDone(path string) bool {
 		}
 	}
 	return false
-}
-
-// copyNew copies from to a file to, which it creates and which must not
-// exist yet.
-func copyNew(from, to string) error {
-	data, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(to)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(to)
-		return err
-	}
-	return f.Close()
-}
-
-// PeekProgress reads the progress file at path as ReadProgress does, but
-// only reads: a file that cannot be read is left where it is, and note
-// says so. For a look at the progress (learn --status) that should not
-// move anything.
-func PeekProgress(path string) (p Progress, note string) {
-	p = Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}}
-	if err := progressIsAFile(path); err != nil {
-		return p, err.Error()
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return p, ""
-	}
-	if err != nil {
-		return p, fmt.Sprintf("the progress file %s cannot be read (%v); it is left as it is", path, cause(err))
-	}
-	defer f.Close()
-	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
-	problem := ""
-	switch {
-	case err != nil:
-		problem = cause(err).Error()
-	case tooBig:
-		problem = "it is over 1 MiB"
-	default:
-		problem = progressProblem(data, &p)
-	}
-	if problem != "" {
-		return Progress{Schema: ProgressSchema, Lessons: map[string]LessonProgress{}},
-			fmt.Sprintf("the progress file %s could not be read (%s); it is left as it is until replaylab learn sets it aside", path, problem)
-	}
-	return p, ""
 }
 
 // WriteProgress writes the progress file atomically, making its directory

@@ -883,25 +883,10 @@ func (w *walker) object(n *snode, start, at int) {
 	w.i++ // {
 	base := len(w.members)
 	defer func() { w.members = w.members[:base] }()
-	place := ""
-	var unknown []string
-	var seen map[string]bool // once the object has many keys
-	first := true
-	for {
+	keys := objectKeys{n: n, base: base}
+	for more := !w.closes('}'); more; more = w.then('}') {
 		w.ws()
-		if w.i >= len(w.data) {
-			w.failed = true
-			return
-		}
-		if w.data[w.i] == '}' {
-			if !first {
-				w.failed = true // a comma before }
-				return
-			}
-			w.i++
-			break
-		}
-		if w.data[w.i] != '"' {
+		if w.i >= len(w.data) || w.data[w.i] != '"' {
 			w.failed = true
 			return
 		}
@@ -916,57 +901,7 @@ func (w *walker) object(n *snode, start, at int) {
 			return
 		}
 		w.i++
-		twice := false
-		if seen != nil {
-			twice = seen[string(key)]
-			seen[string(key)] = true
-		} else {
-			for _, m := range w.members[base:] {
-				if string(m.key) == string(key) {
-					twice = true
-					break
-				}
-			}
-			if len(w.members)-base >= 32 {
-				seen = map[string]bool{string(key): true}
-				for _, m := range w.members[base:] {
-					seen[string(m.key)] = true
-				}
-			}
-		}
-		if twice {
-			if place == "" {
-				place = w.place()
-			}
-			w.keyProblem(keyProblem{key: string(key), where: place, twice: true, offset: int64(keyAt)})
-		}
-		var child *snode
-		if n != nil {
-			if c, ok := n.propIdx[string(key)]; ok {
-				child = c
-			} else if n.closed {
-				if place == "" {
-					place = w.place()
-				}
-				accepted := make([]string, len(n.props))
-				for i, p := range n.props {
-					accepted[i] = p.name
-				}
-				w.keyProblem(keyProblem{key: string(key), where: place, accepted: accepted, offset: int64(keyAt)})
-				if w.silent > 0 {
-					w.bad = true
-				} else {
-					unknown = append(unknown, string(key))
-				}
-			} else {
-				child = n.extra
-			}
-			if n.names != nil {
-				// As JSON Schema places it: a name that does not fit is
-				// a problem of the object that holds it.
-				w.checkString(n.names, key, keyAt, at)
-			}
-		}
+		child := w.key(&keys, key, keyAt, at)
 		w.path = append(w.path, seg{key: key, idx: -1})
 		w.ws()
 		vstart := w.i
@@ -976,21 +911,8 @@ func (w *walker) object(n *snode, start, at int) {
 			return
 		}
 		w.members = append(w.members, member{key: key, at: keyAt, start: vstart, end: w.i})
-		w.ws()
-		if w.i >= len(w.data) {
-			w.failed = true
-			return
-		}
-		if w.data[w.i] == ',' {
-			w.i++
-			first = false
-			continue
-		}
-		if w.data[w.i] == '}' {
-			w.i++
-			break
-		}
-		w.failed = true
+	}
+	if w.failed {
 		return
 	}
 	if len(w.path) == 0 {
@@ -999,12 +921,117 @@ func (w *walker) object(n *snode, start, at int) {
 	if n == nil {
 		return
 	}
-	if len(unknown) > 0 {
+	if len(keys.unknown) > 0 {
 		w.problem(at, func(where string) string {
-			return fmt.Sprintf("%s has unknown fields %s", where, quoteAll(unknown))
+			return fmt.Sprintf("%s has unknown fields %s", where, quoteAll(keys.unknown))
 		})
 	}
 	w.objectRules(n, w.members[base:], at)
+}
+
+// closes is called after an object's or a list's opening: it reads past
+// the close that follows at once (an empty one) and says so. The end of
+// the data is a syntax error, and closes too.
+func (w *walker) closes(close byte) bool {
+	w.ws()
+	switch {
+	case w.i >= len(w.data):
+		w.failed = true
+		return true
+	case w.data[w.i] == close:
+		w.i++
+		return true
+	}
+	return false
+}
+
+// then is called after a member or an item: it reads the comma before the
+// next one (true) or the close (false); anything else is a syntax error.
+// A close after a comma is the next value's to refuse.
+func (w *walker) then(close byte) bool {
+	if w.failed {
+		return false
+	}
+	w.ws()
+	switch {
+	case w.i >= len(w.data):
+	case w.data[w.i] == ',':
+		w.i++
+		return true
+	case w.data[w.i] == close:
+		w.i++
+		return false
+	}
+	w.failed = true
+	return false
+}
+
+// objectKeys is what an object's walk keeps of its keys.
+type objectKeys struct {
+	n       *snode
+	base    int // the object's first member in walker.members
+	place   string
+	unknown []string
+	seen    map[string]bool // once the object has many keys
+}
+
+// key checks an object's key: held twice, unknown where the schema names
+// every field, or a name the schema's propertyNames refuses. It returns
+// the schema of the key's value.
+func (w *walker) key(k *objectKeys, key []byte, keyAt, at int) *snode {
+	twice := false
+	if k.seen != nil {
+		twice = k.seen[string(key)]
+		k.seen[string(key)] = true
+	} else {
+		for _, m := range w.members[k.base:] {
+			if string(m.key) == string(key) {
+				twice = true
+				break
+			}
+		}
+		if len(w.members)-k.base >= 32 {
+			k.seen = map[string]bool{string(key): true}
+			for _, m := range w.members[k.base:] {
+				k.seen[string(m.key)] = true
+			}
+		}
+	}
+	place := func() string {
+		if k.place == "" {
+			k.place = w.place()
+		}
+		return k.place
+	}
+	if twice {
+		w.keyProblem(keyProblem{key: string(key), where: place(), twice: true, offset: int64(keyAt)})
+	}
+	n := k.n
+	if n == nil {
+		return nil
+	}
+	if n.names != nil {
+		// As JSON Schema places it: a name that does not fit is a
+		// problem of the object that holds it.
+		w.checkString(n.names, key, keyAt, at)
+	}
+	if c, ok := n.propIdx[string(key)]; ok {
+		return c
+	}
+	if !n.closed {
+		return n.extra
+	}
+	accepted := make([]string, len(n.props))
+	for i, p := range n.props {
+		accepted[i] = p.name
+	}
+	w.keyProblem(keyProblem{key: string(key), where: place(), accepted: accepted, offset: int64(keyAt)})
+	if w.silent > 0 {
+		w.bad = true
+	} else {
+		k.unknown = append(k.unknown, string(key))
+	}
+	return nil
 }
 
 // objectRules checks what a schema asks of an object as a whole: its
@@ -1099,41 +1126,14 @@ func (w *walker) array(n *snode, at int) {
 		items = n.items
 	}
 	count := 0
-	for {
+	for more := !w.closes(']'); more; more = w.then(']') {
 		w.ws()
-		if w.i >= len(w.data) {
-			w.failed = true
-			return
-		}
-		if w.data[w.i] == ']' {
-			if count > 0 {
-				w.failed = true
-				return
-			}
-			w.i++
-			break
-		}
 		w.path = append(w.path, seg{idx: count})
 		w.value(items, w.i)
 		w.path = w.path[:len(w.path)-1]
-		if w.failed {
-			return
-		}
 		count++
-		w.ws()
-		if w.i >= len(w.data) {
-			w.failed = true
-			return
-		}
-		if w.data[w.i] == ',' {
-			w.i++
-			continue
-		}
-		if w.data[w.i] == ']' {
-			w.i++
-			break
-		}
-		w.failed = true
+	}
+	if w.failed {
 		return
 	}
 	if n != nil && n.minItems >= 0 && count < n.minItems {

@@ -63,15 +63,8 @@ func lessonOneKeys(t testing.TB, m Model) (Model, []string) {
 // predictions, one key at a time: the three cases are exported and the
 // progress file says the lesson is done with its score.
 func TestLessonOneEndToEnd(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	if err := os.Chdir(tmp); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd) //nolint:errcheck
+	t.Chdir(tmp)
 	progress := filepath.Join(tmp, "state", "replaylab", "progress.json")
 	// The keys come from a model stepped beside the program's: the same
 	// keys, so the same questions.

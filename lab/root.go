@@ -491,8 +491,7 @@ func (m Model) statusLine() string {
 	case screenGlossary:
 		hint = []string{"every word the lab shows, with what it means · esc goes back"}
 	}
-	sb := m.statusBar
-	return sb.view(m.st, m.width, hint)
+	return m.statusBar.view(m.st, m.width, hint)
 }
 
 // helpLine is the short help, with the key to the full list always shown

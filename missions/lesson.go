@@ -215,65 +215,8 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 // askedBeliefs are the answers a "belief" question offers.
 var askedBeliefs = []Belief{BelievesDone, BelievesFailed, BelievesPending, BelievesUnknown, BelievesEscalated}
 
-// BeliefWords says a belief in a learner's words.
-func BeliefWords(b Belief) string {
-	switch b {
-	case BelievesDone:
-		return "that it is done"
-	case BelievesFailed:
-		return "that it failed"
-	case BelievesPending:
-		return "that it is still pending"
-	case BelievesUnknown:
-		return "that it does not know yet"
-	case BelievesEscalated:
-		return "that a person must decide"
-	}
-	return string(b)
-}
-
-// VerdictMeaning says what a verdict means, in a few words.
-func VerdictMeaning(v Verdict) string {
-	switch v {
-	case ExactlyOnce:
-		return "believes done, and one effect of its own stands"
-	case FailedCleanly:
-		return "believes it failed, and nothing took effect"
-	case Duplicate:
-		return "more effects than intended"
-	case HiddenEffect:
-		return "believes it failed, yet its effect stands"
-	case Phantom:
-		return "believes done, but no effect of its own"
-	case EscalatedV:
-		return "handed to a person with the evidence"
-	}
-	return string(v)
-}
-
 // askedObservations are the answers an "observed" question offers.
 var askedObservations = []Observation{ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending}
-
-// ObservationWords says an observation in a learner's words.
-func ObservationWords(o Observation) string {
-	switch o {
-	case ObservedSuccess:
-		return "success, with the refund's id"
-	case ObservedError:
-		return "an error"
-	case ObservedTimeout:
-		return "a timeout: no answer in time"
-	case ObservedConflict:
-		return "a conflict: that key is still running"
-	case ObservedMismatch:
-		return "a mismatch: that key has other parameters"
-	case ObservedPending:
-		return "the refund, still pending"
-	case ObservedNothing:
-		return "nothing: the caller died first"
-	}
-	return string(o)
-}
 
 // runTo runs a mission to position pos.
 func runTo(m *Mission, s Settings, pos int) (*Case, error) {
