@@ -99,54 +99,39 @@ func newRunKeys() runKeys {
 	}
 }
 
-// compareKeys are the compare view's.
+// compareKeys are the compare view's: the scroll keys, Left and Right
+// bringing the pinned cases that do not fit into view, and its own.
 type compareKeys struct {
-	Export   key.Binding
-	Unpin    key.Binding
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	// Left and Right bring the pinned cases that do not fit into view.
-	Left  key.Binding
-	Right key.Binding
-	Leave key.Binding
+	scrollKeys
+	Export key.Binding
+	Unpin  key.Binding
+	Leave  key.Binding
 }
 
 func newCompareKeys() compareKeys {
 	s := newScrollKeys()
 	s.Up.SetHelp("↑/↓", "scroll")
 	return compareKeys{
-		Export:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export all")),
-		Unpin:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
-		Up:       s.Up,
-		Down:     s.Down,
-		PageUp:   s.PageUp,
-		PageDown: s.PageDown,
-		Left:     s.Left,
-		Right:    s.Right,
-		Leave:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		scrollKeys: s,
+		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export all")),
+		Unpin:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
+		Leave:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 	}
 }
 
-// evidenceKeys are the evidence view's.
+// evidenceKeys are the evidence view's: the scroll keys (up and down
+// only) and the way back.
 type evidenceKeys struct {
-	Up       key.Binding
-	Down     key.Binding
-	PageUp   key.Binding
-	PageDown key.Binding
-	Back     key.Binding
+	scrollKeys
+	Back key.Binding
 }
 
 func newEvidenceKeys() evidenceKeys {
 	s := newScrollKeys()
 	s.Up.SetHelp("↑/↓", "scroll")
 	return evidenceKeys{
-		Up:       s.Up,
-		Down:     s.Down,
-		PageUp:   s.PageUp,
-		PageDown: s.PageDown,
-		Back:     key.NewBinding(key.WithKeys("esc", "g"), key.WithHelp("esc/g", "back to the run")),
+		scrollKeys: s,
+		Back:       key.NewBinding(key.WithKeys("esc", "g"), key.WithHelp("esc/g", "back to the run")),
 	}
 }
 
