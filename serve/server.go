@@ -59,6 +59,11 @@ type Server struct {
 	// OnFatal, when set, is told of a failed durable write: the server
 	// must stop, and a restart recovers from what is on disk.
 	OnFatal func(error)
+	// OnCrash, when set, is called for a create that met crash_after_send,
+	// after the refund committed and before the connection closes, with
+	// the create's intent. A test rig uses it to kill the client at that
+	// moment, so that the client never hears even the close.
+	OnCrash func(intent string)
 }
 
 // planned is the reply a request is about to get.
@@ -483,6 +488,9 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case world.Reply == missions.CallerCrash:
+		if s.OnCrash != nil {
+			s.OnCrash(intent)
+		}
 		s.finish(c, i, export.WireClosed, 0, nil, nil)
 		closeConn(w)
 		return

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/conform"
+	"github.com/replaylab/replaylab/export"
+)
+
+// conformFlags are conform's settings as given.
+type conformFlags struct {
+	scenarios        []string
+	tick, timeout    time.Duration
+	parallel         int
+	junit, record    string
+	asJSON, markdown bool
+	list, force      bool
+}
+
+func newConformCmd() *cobra.Command {
+	var f conformFlags
+	cmd := &cobra.Command{
+		Use:   "conform [flags] -- COMMAND [ARGS...]",
+		Short: "Run the test matrix against your own client command and grade each row",
+		Long: `Play the test matrix against a client you wrote, and grade it.
+
+For each scenario (a catalog mission a live client can meet), conform
+starts a fresh provider on a free loopback port (the same code as
+replaylab serve --mission ID), runs COMMAND with the scenario in its
+environment, acts where the row needs it (kills the client when its refund
+commits and runs it again; runs two at once; runs it again with a changed
+amount), settles the provider's clock, and judges the row from the
+provider's records and the beliefs the client printed.
+
+The contract, which a client in any language can follow, is in
+docs/conform.md: the client reads REPLAYLAB_API_BASE, REPLAYLAB_API_KEY,
+REPLAYLAB_INTENTS, REPLAYLAB_STATE_DIR, REPLAYLAB_REQUEST_TIMEOUT_MS and
+REPLAYLAB_KEY_RETENTION_MS, and prints one JSON line per intent:
+  {"intent":"refund-1042","belief":"done","refund":"re_1"}
+with belief done, failed, pending or escalated.
+
+Grades: pass (nothing unsafe, every belief agrees with the ledger), unsafe
+(a duplicate, a hidden refund, another intent's refund, or a belief the
+ledger contradicts), unsettled (an escalation or no answer where the row
+can be settled, a hang, a malformed belief line).
+
+Exit codes: 0 every scenario passes, 1 one does not, 2 bad usage, 130
+stopped by Ctrl-C (after the partial report).`,
+		Example: `  replaylab conform --list
+  replaylab conform -- ./guarded-refund
+  replaylab conform --junit conform.xml -- node client.js
+  replaylab conform --scenario timeout-then-success,crash-after-send -- ./my-client --verbose
+  replaylab conform --markdown --record sessions -- ./naive-refund > write-up.md`,
+		RunE: func(cmd *cobra.Command, args []string) error { return runConform(cmd, &f, args) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.scenarios, "scenario", nil, "play only these scenarios, comma-separated `IDs` (default: every one; see --list)")
+	fl.DurationVar(&f.tick, "tick", conform.DefaultTick, "how long one ledger tick lasts; the client's request timeout is 5 ticks")
+	fl.DurationVar(&f.timeout, "timeout", conform.DefaultTimeout, "the longest a scenario may take; a client still running then is killed with its process group")
+	fl.Var(newWholeFlag(&f.parallel, 0, 0, 1<<10, "a whole number from 0 (every scenario at once) to 1024"), "parallel", "run at most `N` scenarios at once (0: all)")
+	fl.StringVar(&f.junit, "junit", "", "also write the scorecard as JUnit XML to `FILE`, a testcase per scenario")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON ("+export.ConformSchemaID+") instead of the scorecard")
+	fl.BoolVar(&f.markdown, "markdown", false, "print a Markdown write-up instead of the scorecard: each row that did not pass with a sequence diagram of what the client did")
+	fl.StringVar(&f.record, "record", "", "keep each scenario's session in `DIR` (created if missing) as SCENARIO.json, for replay, compare and check")
+	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
+	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
+	registerMissionsDir(cmd)
+	return cmd
+}
+
+func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	if dash > 0 || (dash < 0 && len(args) > 0) {
+		return badInput(fmt.Errorf("put the client command after --, so that its flags stay its own: replaylab conform -- %s", strings.Join(args, " ")))
+	}
+	if f.asJSON && f.markdown {
+		return badInput(errors.New("--json and --markdown each replace the scorecard; give one"))
+	}
+	scenarios, err := conformScenarios(cmd, f.scenarios)
+	if err != nil {
+		return err
+	}
+	if f.list {
+		if len(args) > 0 {
+			return badInput(errors.New("--list prints the scenarios and runs nothing; leave the command out, or --list"))
+		}
+		fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios))
+		return nil
+	}
+	if len(args) == 0 {
+		return badInput(errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client (or --list to see the scenarios)"))
+	}
+	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel}
+	if err := cfg.Validate(); err != nil {
+		return badInput(err)
+	}
+	for flag, v := range map[string]string{"--junit": f.junit, "--record": f.record} {
+		if strings.TrimSpace(v) == "" && cmd.Flags().Changed(flag[2:]) {
+			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))
+		}
+	}
+	// Everything that will be written is checked before the first row runs.
+	if f.junit != "" {
+		if err := checkWritable(f.junit, f.force, false); err != nil {
+			return err
+		}
+	}
+	if f.record != "" {
+		if err := checkDir("--record", f.record); err != nil {
+			return err
+		}
+		for _, sc := range scenarios {
+			if err := checkWritable(filepath.Join(f.record, sc.ID()+".json"), f.force, true); err != nil {
+				return err
+			}
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := conform.Run(ctx, cfg, scenarios)
+	if err != nil {
+		return badInput(err)
+	}
+	stop()
+	out := cmd.OutOrStdout()
+	switch {
+	case f.asJSON:
+		data, err := export.MarshalConform(rep)
+		if err != nil {
+			return err
+		}
+		_, _ = out.Write(data)
+	case f.markdown:
+		_, _ = out.Write(export.ConformMarkdown(rep))
+	default:
+		fmt.Fprint(out, export.ConformText(rep, textWidth(out, 0)))
+	}
+	var files []export.File
+	if f.junit != "" {
+		data, err := export.ConformJUnit(rep)
+		if err != nil {
+			return err
+		}
+		files = append(files, export.File{Path: f.junit, Data: data})
+	}
+	if f.record != "" {
+		if err := os.MkdirAll(f.record, 0o777); err != nil {
+			return badInput(fmt.Errorf("--record %s: %w", f.record, cause(err)))
+		}
+		for _, row := range rep.Rows {
+			if row.Session == nil {
+				continue
+			}
+			data, err := export.MarshalSession(row.Session)
+			if err != nil {
+				return err
+			}
+			files = append(files, export.File{Path: filepath.Join(f.record, row.Scenario+".json"), Data: data})
+		}
+	}
+	if len(files) > 0 {
+		if err := writeAll(files, f.force); err != nil {
+			return err
+		}
+		for _, file := range files {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", file.Path)
+		}
+	}
+	switch {
+	case rep.Interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
+	case rep.Passed < len(rep.Rows):
+		return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %s did not pass", len(rep.Rows)-rep.Passed, export.Plural(len(rep.Rows), "scenario"))}
+	}
+	return nil
+}
+
+// conformScenarios are the scenarios asked for: every one the catalog
+// (with --missions) offers, or those --scenario names, in its order.
+func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, error) {
+	cat, err := loadCatalog(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return conform.Scenarios(cat), nil
+	}
+	var out []*conform.Scenario
+	seen := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if seen[id] {
+			return nil, badInput(fmt.Errorf("--scenario names %s twice", id))
+		}
+		seen[id] = true
+		m, err := cat.Get(id)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--scenario: %w", err))
+		}
+		sc, err := conform.FromMission(m)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--scenario %s: a live client cannot meet it: %w", id, err))
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// scenarioList is --list: each scenario with what it plays and what
+// passes.
+func scenarioList(scenarios []*conform.Scenario) string {
+	var b strings.Builder
+	for i, sc := range scenarios {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s: %s\n", export.CleanLine(sc.ID()), export.CleanLine(sc.Mission.Title))
+		for _, line := range export.Wrap("plays: "+export.CleanLine(sc.Plays()), 76) {
+			b.WriteString("  " + line + "\n")
+		}
+		for _, line := range export.Wrap("passes: "+sc.Passes(), 76) {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	fmt.Fprintf(&b, "\n%s; the contract a client follows: docs/conform.md\n", export.Plural(len(scenarios), "scenario"))
+	return b.String()
+}

@@ -1,0 +1,347 @@
+package conform
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/serve"
+)
+
+// Defaults.
+const (
+	DefaultTick    = 100 * time.Millisecond
+	DefaultTimeout = 20 * time.Second
+	// RequestTimeoutTicks is the per-request timeout the client is told
+	// to use, in ticks: long enough for a late commit of a few ticks to
+	// land while the client waits, short enough that a row takes about a
+	// second.
+	RequestTimeoutTicks = 5
+	// RetentionTicks is how long keys are kept in a row that does not
+	// make them expire: far beyond any retry the row provokes.
+	RetentionTicks = 200
+	// maxRestarts bounds the runs a row's crashes can start.
+	maxRestarts = 4
+	// APIKey is the test secret key the client authenticates with.
+	APIKey = "sk_test_replaylab_conform"
+)
+
+// Config is what a conform run is asked to do.
+type Config struct {
+	// Command is the client command and its arguments.
+	Command []string
+	// Tick is how long one ledger tick lasts; Timeout bounds each
+	// scenario; Parallel limits the scenarios run at once (0: all).
+	Tick     time.Duration
+	Timeout  time.Duration
+	Parallel int
+	// Env is the environment the client runs in, before the contract's
+	// variables are added; nil is this process's.
+	Env []string
+	// TempDir is where state directories are made; "" is the system's.
+	TempDir string
+}
+
+func (c Config) withDefaults() Config {
+	if c.Tick == 0 {
+		c.Tick = DefaultTick
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Env == nil {
+		c.Env = os.Environ()
+	}
+	return c
+}
+
+// Validate rejects a configuration that cannot run, saying what would.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case len(c.Command) == 0:
+		return errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client")
+	case c.Tick < time.Millisecond || c.Tick > time.Minute:
+		return fmt.Errorf("tick %v: give a duration from 1ms to 1m, e.g. 100ms", c.Tick)
+	case c.Timeout < RequestTimeoutTicks*c.Tick:
+		return fmt.Errorf("timeout %v: give at least the request timeout (%v, %d ticks), e.g. 20s", c.Timeout, RequestTimeoutTicks*c.Tick, RequestTimeoutTicks)
+	case c.Parallel < 0:
+		return fmt.Errorf("parallel %d: give 0 (every scenario at once) or more", c.Parallel)
+	}
+	return findCommand(c.Command[0])
+}
+
+// RequestTimeout is the per-request timeout the client is told to use.
+func (c Config) RequestTimeout() time.Duration { return RequestTimeoutTicks * c.withDefaults().Tick }
+
+// Run plays each scenario against the client command and grades it. The
+// rows come in the order of scenarios. When ctx ends (Ctrl-C), every
+// client is killed with its group, every provider stopped and every
+// state directory removed; the rows that did not end are graded not_run.
+func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.ConformReport, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	rep := &export.ConformReport{
+		Command: cfg.Command, Transport: "http",
+		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
+		Rows: make([]export.ConformRow, len(scenarios)),
+	}
+	slots := len(scenarios)
+	if cfg.Parallel > 0 {
+		slots = cfg.Parallel
+	}
+	sem := make(chan struct{}, max(slots, 1))
+	var wg sync.WaitGroup
+	for i, sc := range scenarios {
+		rep.Rows[i] = export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: export.GradeNotRun,
+			Why: "did not run: conform was interrupted first", Intents: []export.ConformIntent{}, Runs: []export.ConformRun{}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			rep.Rows[i] = runScenario(ctx, cfg, sc)
+		}()
+	}
+	wg.Wait()
+	for _, row := range rep.Rows {
+		if row.Grade == export.GradePass {
+			rep.Passed++
+		}
+		if row.Grade == export.GradeNotRun {
+			rep.Interrupted = ctx.Err() != nil
+		}
+	}
+	return rep, nil
+}
+
+// rowRun is one run of the command within a row.
+type rowRun struct {
+	why     string
+	intents []Intent
+	child   *child
+	startErr error
+}
+
+// runScenario plays one row: a fresh provider, the runs the row needs,
+// then the judgement.
+func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRow {
+	began := time.Now()
+	row := export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Intents: []export.ConformIntent{}, Runs: []export.ConformRun{}}
+	notRun := func(why string) export.ConformRow {
+		row.Grade, row.Why, row.Millis = export.GradeNotRun, why, time.Since(began).Milliseconds()
+		return row
+	}
+
+	retention := RetentionTicks * cfg.Tick
+	retentionMs := retention.Milliseconds()
+	if sc.Expires {
+		retention = (RequestTimeoutTicks / 2) * cfg.Tick
+		retentionMs = retention.Milliseconds()
+	}
+	if sc.NoContract() {
+		retentionMs = 0
+	}
+	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute})
+	if err != nil {
+		return notRun("the provider could not start: " + err.Error())
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return notRun("no loopback port: " + err.Error())
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() { _ = hs.Serve(ln); close(served) }()
+	stopServer := func() {
+		srv.Release()
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if hs.Shutdown(shut) != nil {
+			_ = hs.Close()
+		}
+		<-served
+	}
+	state, err := os.MkdirTemp(cfg.TempDir, "replaylab-conform-*")
+	if err != nil {
+		stopServer()
+		return notRun("no state directory: " + err.Error())
+	}
+	defer os.RemoveAll(state)
+
+	base := contractEnv(cfg.Env, map[string]string{
+		"REPLAYLAB_API_BASE":           "http://" + ln.Addr().String(),
+		"REPLAYLAB_API_KEY":            APIKey,
+		"REPLAYLAB_SCENARIO":           sc.ID(),
+		"REPLAYLAB_STATE_DIR":          state,
+		"REPLAYLAB_REQUEST_TIMEOUT_MS": strconv.FormatInt(cfg.RequestTimeout().Milliseconds(), 10),
+		"REPLAYLAB_KEY_RETENTION_MS":   strconv.FormatInt(retentionMs, 10),
+	})
+	rctx, cancel := context.WithTimeoutCause(ctx, cfg.Timeout, killReason(fmt.Sprintf("at the scenario's timeout (%v)", cfg.Timeout)))
+	defer cancel()
+
+	var (
+		mu      sync.Mutex
+		runs    []*rowRun
+		live    []*rowRun
+		crashed bool
+	)
+	launch := func(batch []*rowRun) {
+		mu.Lock()
+		live = nil
+		mu.Unlock()
+		for _, r := range batch {
+			intentsJSON, _ := json.Marshal(r.intents)
+			env := append(append([]string{}, base...), "REPLAYLAB_INTENTS="+string(intentsJSON))
+			r.child, r.startErr = start(rctx, cfg.Command, env, "")
+			mu.Lock()
+			runs = append(runs, r)
+			if r.child != nil {
+				live = append(live, r)
+			}
+			mu.Unlock()
+		}
+		for _, r := range batch {
+			if r.child != nil {
+				<-r.child.done
+			}
+		}
+	}
+	// A create that meets crash_after_send commits; before its connection
+	// closes, the client dies, as a process that crashed after sending.
+	srv.OnCrash = func(string) {
+		mu.Lock()
+		victims := append([]*rowRun{}, live...)
+		crashed = true
+		mu.Unlock()
+		for _, r := range victims {
+			r.child.kill("when its refund committed (crash_after_send)")
+		}
+	}
+
+	first := make([]*rowRun, sc.Workers)
+	for w := range first {
+		first[w] = &rowRun{why: "first run", intents: sc.Intents}
+		if sc.Workers > 1 {
+			first[w].why = fmt.Sprintf("worker %d of %d, at once", w+1, sc.Workers)
+		}
+	}
+	launch(first)
+	for restarts := 0; rctx.Err() == nil && restarts < maxRestarts; restarts++ {
+		mu.Lock()
+		again := crashed
+		crashed = false
+		mu.Unlock()
+		if !again {
+			break
+		}
+		launch([]*rowRun{{why: "restarted after the kill, same state", intents: sc.Intents}})
+	}
+	if sc.Changed != nil && rctx.Err() == nil {
+		launch([]*rowRun{{why: "again, with " + changeWords(sc), intents: sc.Changed}})
+	}
+	interrupted := ctx.Err() != nil
+	// What the client left behind, before the clock is settled: a pending
+	// belief is judged against this.
+	before := srv.Session()
+	stopServer()
+	after := srv.Finish()
+
+	row.Session = after
+	row.Millis = time.Since(began).Milliseconds()
+	var hung []string
+	got := newBeliefs(sc)
+	for i, r := range runs {
+		run := export.ConformRun{Run: i + 1, Why: r.why, Exit: -1}
+		if r.startErr != nil {
+			run.Stderr = "could not start: " + r.startErr.Error()
+			row.Problems = append(row.Problems, fmt.Sprintf("run %d could not start: %v", i+1, r.startErr))
+			row.Runs = append(row.Runs, run)
+			continue
+		}
+		c := r.child
+		run.Exit, run.Killed = c.exitCode(), c.reason()
+		run.Stdout, run.Stderr = c.out.String(), c.errs.String()
+		if run.Killed != "" {
+			run.Exit = -1
+		}
+		if strings.HasPrefix(run.Killed, "at the scenario's timeout") {
+			hung = append(hung, strconv.Itoa(i+1))
+		}
+		got.read(i+1, c.out.allLines())
+		row.Runs = append(row.Runs, run)
+	}
+	row.Problems = append(row.Problems, got.problems...)
+	if interrupted {
+		row.Grade, row.Why = export.GradeNotRun, "interrupted before the row ended"
+		row.Intents = intentsOf(sc, before, after, got)
+		return row
+	}
+	row.Intents = intentsOf(sc, before, after, got)
+	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs)
+	if row.Grade == export.GradePass || row.Grade == export.GradeUnsettled {
+		if len(hung) > 0 {
+			row.Grade = export.GradeUnsettled
+			row.Why = fmt.Sprintf("the client did not finish within %v (run %s); its process group was killed", cfg.Timeout, strings.Join(hung, ", "))
+		} else if row.Grade == export.GradePass && len(row.Problems) > 0 {
+			row.Grade, row.Why = export.GradeUnsettled, row.Problems[0]
+		}
+	}
+	return row
+}
+
+// contractEnv is env without any REPLAYLAB_ variable, then vars.
+func contractEnv(env []string, vars map[string]string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "REPLAYLAB_") {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+// changeWords says what the later run changes: "amount 4000 for refund-1042".
+func changeWords(sc *Scenario) string {
+	var parts []string
+	for i, in := range sc.Changed {
+		if in.Amount != sc.Intents[i].Amount {
+			parts = append(parts, fmt.Sprintf("amount %d for %s (was %d)", in.Amount, in.Intent, sc.Intents[i].Amount))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// liveObjects are the refunds standing for intent in a ledger: those that
+// did not end failed.
+func liveObjects(l ledger.Snapshot, intent string) []ledger.Object {
+	var out []ledger.Object
+	for _, o := range l.Objects {
+		if o.Intent == intent && o.Status != ledger.Failed {
+			out = append(out, o)
+		}
+	}
+	return out
+}

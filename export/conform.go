@@ -1,0 +1,405 @@
+package export
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// ConformSchemaID names the report of replaylab conform: the test matrix
+// played against a client command, row by row, graded.
+const ConformSchemaID = "replaylab.conform/v1"
+
+// ConformSchema is the JSON Schema (draft 2020-12) of the conform report.
+//
+//go:embed conform.schema.json
+var ConformSchema []byte
+
+// Grade is how a client did on one row of the matrix.
+type Grade string
+
+// The grades.
+const (
+	// GradePass: no intent ends duplicate, hidden_effect or phantom, and
+	// every belief the client printed agrees with the ledger.
+	GradePass Grade = "pass"
+	// GradeUnsafe: a duplicate, a hidden effect, a phantom, or a belief
+	// the ledger contradicts.
+	GradeUnsafe Grade = "unsafe"
+	// GradeUnsettled: nothing unsafe, but the client escalated or gave no
+	// answer where the row can be settled, or misbehaved as a program
+	// (hung, printed a malformed belief line).
+	GradeUnsettled Grade = "unsettled"
+	// GradeNotRun: the row did not run to its end (interrupted, or its
+	// provider could not start).
+	GradeNotRun Grade = "not_run"
+)
+
+// Beliefs a client can print.
+const (
+	BeliefDone      = "done"
+	BeliefFailed    = "failed"
+	BeliefPending   = "pending"
+	BeliefEscalated = "escalated"
+)
+
+// ConformReport is a whole conform run.
+type ConformReport struct {
+	// Command is the client command, as given.
+	Command []string `json:"command"`
+	// Transport is how the client reached the provider: "http".
+	Transport string `json:"transport"`
+	// TickMillis is how long one ledger tick lasted; RequestTimeoutMillis
+	// the per-request timeout the client was told to use; TimeoutMillis
+	// the bound on each scenario.
+	TickMillis           int64 `json:"tick_ms"`
+	RequestTimeoutMillis int64 `json:"request_timeout_ms"`
+	TimeoutMillis        int64 `json:"timeout_ms"`
+	// Rows are the scenarios, in the order they were asked for.
+	Rows []ConformRow `json:"rows"`
+	// Passed counts the rows graded pass.
+	Passed int `json:"passed"`
+	// Interrupted: the run was stopped (Ctrl-C) before every row ended;
+	// the rows that did not end are graded not_run.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// ConformRow is one scenario: what the provider holds, what the client
+// believes, the grade and why.
+type ConformRow struct {
+	Scenario string `json:"scenario"`
+	Title    string `json:"title"`
+	Grade    Grade  `json:"grade"`
+	// Why is one sentence that gives the grade its reason.
+	Why     string          `json:"why"`
+	Intents []ConformIntent `json:"intents"`
+	Runs    []ConformRun    `json:"runs"`
+	// Problems are what the client did wrong as a program: malformed
+	// belief lines, a hang, beliefs for intents it was not given.
+	Problems []string `json:"problems,omitempty"`
+	// Millis is how long the row took, wall time.
+	Millis int64 `json:"duration_ms"`
+	// Session is what the provider recorded (for --record and the
+	// write-up); it is not part of the report's JSON.
+	Session *Session `json:"-"`
+}
+
+// ConformIntent is one intent of a row: the provider's verdict and
+// effects, and every belief the client printed for it.
+type ConformIntent struct {
+	Intent string `json:"intent"`
+	// Verdict is the provider's, from its records and its replies alone;
+	// empty when no create was sent for the intent.
+	Verdict missions.Verdict `json:"verdict,omitempty"`
+	// Effects counts the refunds standing for the intent once the clock
+	// was settled.
+	Effects int             `json:"effects"`
+	Beliefs []ConformBelief `json:"beliefs"`
+}
+
+// ConformBelief is one belief line the client printed.
+type ConformBelief struct {
+	// Run is the run of the command that printed it, from 1.
+	Run      int    `json:"run"`
+	Belief   string `json:"belief"`
+	Refund   string `json:"refund,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+}
+
+// ConformRun is one run of the client command within a row.
+type ConformRun struct {
+	Run int `json:"run"`
+	// Why says why the runner started it: the first run, a second worker,
+	// the restart after a kill, the same intent with a changed amount.
+	Why string `json:"why"`
+	// Exit is the exit code; -1 when the process was killed.
+	Exit int `json:"exit_code"`
+	// Killed says why the runner killed it, if it did.
+	Killed string `json:"killed,omitempty"`
+	// Stdout and Stderr are what the run printed (each cut at 64 KiB).
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+}
+
+// Graded reports whether the row ran to its end.
+func (r *ConformRow) Graded() bool { return r.Grade != GradeNotRun }
+
+// MarshalConform renders a report as indented JSON with its schema id
+// first and a trailing newline.
+func MarshalConform(r *ConformReport) ([]byte, error) {
+	doc := struct {
+		Schema string `json:"schema"`
+		*ConformReport
+	}{ConformSchemaID, r}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// gradeMark is the mark a row's grade gets in the terminal.
+func gradeMark(g Grade) string {
+	switch g {
+	case GradePass:
+		return "PASS"
+	case GradeUnsafe:
+		return "UNSAFE"
+	case GradeUnsettled:
+		return "UNSETTLED"
+	}
+	return "NOT RUN"
+}
+
+// ConformVerdicts is what the provider holds per intent, in words:
+// "refund-1042 duplicate (2 refunds)".
+func ConformVerdicts(r *ConformRow) string {
+	var parts []string
+	for _, in := range r.Intents {
+		v := string(in.Verdict)
+		if v == "" {
+			v = "nothing sent"
+		}
+		w := v
+		if in.Effects != 1 || in.Verdict == missions.HiddenEffect {
+			w = fmt.Sprintf("%s (%s)", v, Plural(in.Effects, "refund"))
+		}
+		if len(r.Intents) > 1 {
+			w = CleanLine(in.Intent) + " " + w
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ConformBeliefs is what the client believed per intent, in words: each
+// run's last belief, "done" or "done, then escalated", "nothing" where it
+// printed none.
+func ConformBeliefs(r *ConformRow) string {
+	var parts []string
+	for _, in := range r.Intents {
+		var seen []string
+		for _, b := range in.Beliefs {
+			if len(seen) == 0 || seen[len(seen)-1] != b.Belief {
+				seen = append(seen, b.Belief)
+			}
+		}
+		w := "nothing"
+		if len(seen) > 0 {
+			w = strings.Join(seen, ", then ")
+		}
+		if len(r.Intents) > 1 {
+			w = CleanLine(in.Intent) + " " + w
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ConformText is the scorecard for a terminal: a row per scenario with
+// its grade, what the provider holds and what the client believed, the
+// reason under it, then the count of rows that pass.
+func ConformText(r *ConformReport, width int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "replaylab conform: %s against %s (%s, one tick %dms, request timeout %dms)\n\n",
+		Plural(len(r.Rows), "scenario"), CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+	name := len("scenario")
+	for _, row := range r.Rows {
+		name = max(name, len(CleanLine(row.Scenario)))
+	}
+	indent := strings.Repeat(" ", 11)
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		fmt.Fprintf(&b, "%-10s %-*s  provider: %s · client: %s\n", gradeMark(row.Grade), name, CleanLine(row.Scenario), ConformVerdicts(row), ConformBeliefs(row))
+		for _, line := range Wrap(CleanLine(row.Why), max(width-len(indent), 30)) {
+			b.WriteString(indent + line + "\n")
+		}
+	}
+	b.WriteString("\n" + ConformTally(r) + "\n")
+	return b.String()
+}
+
+// ConformTally is the last line: "9 of 14 scenarios pass", with the rows
+// that did not, by grade.
+func ConformTally(r *ConformReport) string {
+	s := fmt.Sprintf("%d of %s pass", r.Passed, Plural(len(r.Rows), "scenario"))
+	if len(r.Rows) == 1 {
+		s = fmt.Sprintf("%d of 1 scenario passes", r.Passed)
+	}
+	for _, g := range []Grade{GradeUnsafe, GradeUnsettled, GradeNotRun} {
+		var ids []string
+		for _, row := range r.Rows {
+			if row.Grade == g {
+				ids = append(ids, CleanLine(row.Scenario))
+			}
+		}
+		if len(ids) > 0 {
+			s += fmt.Sprintf("; %s: %s", strings.ReplaceAll(string(g), "_", " "), strings.Join(ids, ", "))
+		}
+	}
+	if r.Interrupted {
+		s += " (interrupted)"
+	}
+	return s
+}
+
+func commandWords(cmd []string) string {
+	w := make([]string, len(cmd))
+	for i, a := range cmd {
+		w[i] = shellWord(a)
+	}
+	return strings.Join(w, " ")
+}
+
+// JUnit XML, as CI systems read it: one testsuite, a testcase per row.
+type junitSuites struct {
+	XMLName xml.Name   `xml:"testsuites"`
+	Name    string     `xml:"name,attr"`
+	Tests   int        `xml:"tests,attr"`
+	Fails   int        `xml:"failures,attr"`
+	Errors  int        `xml:"errors,attr"`
+	Skipped int        `xml:"skipped,attr"`
+	Time    string     `xml:"time,attr"`
+	Suites  []junitSet `xml:"testsuite"`
+}
+
+type junitSet struct {
+	Name    string      `xml:"name,attr"`
+	Tests   int         `xml:"tests,attr"`
+	Fails   int         `xml:"failures,attr"`
+	Errors  int         `xml:"errors,attr"`
+	Skipped int         `xml:"skipped,attr"`
+	Time    string      `xml:"time,attr"`
+	Cases   []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	ClassName string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitFailure `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+	SystemErr string        `xml:"system-err,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func seconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) }
+
+// ConformJUnit renders the report as JUnit XML: a testcase per scenario,
+// the reason as the failure's message (type: the grade), the provider's
+// verdicts and the client's beliefs in the failure's text, and each run's
+// output as system-out and system-err.
+func ConformJUnit(r *ConformReport) ([]byte, error) {
+	set := junitSet{Name: "replaylab conform (" + r.Transport + ")", Tests: len(r.Rows)}
+	var total int64
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		total += row.Millis
+		c := junitCase{Name: row.Scenario, ClassName: "replaylab.conform." + r.Transport, Time: seconds(row.Millis)}
+		detail := fmt.Sprintf("%s\nprovider: %s\nclient: %s\n", row.Why, ConformVerdicts(row), ConformBeliefs(row))
+		for _, p := range row.Problems {
+			detail += "problem: " + p + "\n"
+		}
+		switch row.Grade {
+		case GradePass:
+		case GradeNotRun:
+			set.Skipped++
+			c.Skipped = &junitFailure{Message: row.Why}
+		default:
+			set.Fails++
+			c.Failure = &junitFailure{Message: row.Why, Type: string(row.Grade), Text: detail}
+		}
+		var out, errs strings.Builder
+		for _, run := range row.Runs {
+			head := fmt.Sprintf("--- run %d (%s): %s\n", run.Run, run.Why, exitWords(run))
+			out.WriteString(head + run.Stdout)
+			errs.WriteString(head + run.Stderr)
+		}
+		c.SystemOut, c.SystemErr = out.String(), errs.String()
+		set.Cases = append(set.Cases, c)
+	}
+	set.Time = seconds(total)
+	doc := junitSuites{Name: "replaylab conform", Tests: set.Tests, Fails: set.Fails, Skipped: set.Skipped, Time: set.Time, Suites: []junitSet{set}}
+	body, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte(xml.Header), body...), '\n'), nil
+}
+
+// exitWords says how a run ended.
+func exitWords(run ConformRun) string {
+	if run.Killed != "" {
+		return "killed " + run.Killed
+	}
+	return "exit code " + strconv.Itoa(run.Exit)
+}
+
+// ConformMarkdown is a write-up of the report: the scorecard as a table,
+// then, for every row that did not pass, what the client did as a Mermaid
+// sequence diagram drawn from the provider's recorded session, and each
+// run's output.
+func ConformMarkdown(r *ConformReport) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", mdText(commandWords(r.Command)))
+	fmt.Fprintf(&b, "%s. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms.\n\n",
+		ConformTally(r), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+	b.WriteString("| scenario | grade | at the provider | the client believed | why |\n|---|---|---|---|---|\n")
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdText(row.Scenario), row.Grade, mdText(ConformVerdicts(row)), mdText(ConformBeliefs(row)), mdText(row.Why))
+	}
+	for i := range r.Rows {
+		row := &r.Rows[i]
+		if row.Grade == GradePass {
+			continue
+		}
+		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", mdText(row.Scenario), row.Grade, mdText(row.Why))
+		if row.Title != "" {
+			fmt.Fprintf(&b, "Scenario: %s.\n\n", mdText(row.Title))
+		}
+		for _, p := range row.Problems {
+			fmt.Fprintf(&b, "- %s\n", mdText(p))
+		}
+		if len(row.Problems) > 0 {
+			b.WriteString("\n")
+		}
+		if row.Session != nil {
+			b.WriteString("What the client did, as the provider recorded it:\n\n")
+			b.WriteString(SequenceDiagram(row.Session.AsCase()))
+			b.WriteString("\n")
+		}
+		for _, run := range row.Runs {
+			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, mdText(run.Why), exitWords(run))
+			out := run.Stdout + run.Stderr
+			if out == "" {
+				b.WriteString("(no output)\n\n")
+				continue
+			}
+			fence := "```"
+			for strings.Contains(out, fence) {
+				fence += "`"
+			}
+			fmt.Fprintf(&b, "%stext\n%s", fence, Clean(out))
+			if !strings.HasSuffix(out, "\n") {
+				b.WriteString("\n")
+			}
+			b.WriteString(fence + "\n\n")
+		}
+	}
+	return []byte(b.String())
+}
