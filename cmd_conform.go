@@ -93,7 +93,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		if len(args) > 0 {
 			return badInput(errors.New("--list prints the scenarios and runs nothing; leave the command out, or --list"))
 		}
-		fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios))
+		fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios, textWidth(cmd.OutOrStdout(), 0)))
 		return nil
 	}
 	if len(args) == 0 {
@@ -218,20 +218,26 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 
 // scenarioList is --list: each scenario with what it plays and what
 // passes.
-func scenarioList(scenarios []*conform.Scenario) string {
+func scenarioList(scenarios []*conform.Scenario, width int) string {
 	var b strings.Builder
-	for i, sc := range scenarios {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "%s: %s\n", export.CleanLine(sc.ID()), export.CleanLine(sc.Mission.Title))
-		for _, line := range export.Wrap("plays: "+export.CleanLine(sc.Plays()), 76) {
-			b.WriteString("  " + line + "\n")
-		}
-		for _, line := range export.Wrap("passes: "+sc.Passes(), 76) {
-			b.WriteString("  " + line + "\n")
+	for _, line := range export.Wrap(conform.Passes, width) {
+		b.WriteString(line + "\n")
+	}
+	item := func(label, text string) {
+		lines := export.Wrap(text, max(width-14, 30))
+		for i, line := range lines {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-11s %s\n", label, line)
+				continue
+			}
+			fmt.Fprintf(&b, "  %-11s %s\n", "", line)
 		}
 	}
-	fmt.Fprintf(&b, "\n%s; the contract a client follows: docs/conform.md\n", export.Plural(len(scenarios), "scenario"))
+	for _, sc := range scenarios {
+		fmt.Fprintf(&b, "\n%s: %s\n", export.CleanLine(sc.ID()), export.CleanLine(sc.Mission.Title))
+		item("plays", export.CleanLine(sc.Plays()))
+		item("escalating", sc.Escalation())
+	}
+	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", export.Plural(len(scenarios), "scenario"))
 	return b.String()
 }

@@ -174,14 +174,30 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 			}
 		}
 	}
-	believed := strings.Join(seen, ", then ")
+	believed := beliefPhrases(seen)
 	switch {
 	case n == 0:
-		return export.GradePass, fmt.Sprintf("no refund for %s, and the client believed %s", id, believed)
+		return export.GradePass, fmt.Sprintf("no refund for %s, and the client %s", id, believed)
 	case seen[len(seen)-1] == export.BeliefEscalated:
-		return export.GradePass, fmt.Sprintf("one refund for %s, and the client believed %s: this row is a person's to settle", id, believed)
+		return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s, as this row asks", id, believed)
 	}
-	return export.GradePass, fmt.Sprintf("one refund for %s, and the client believed %s", id, believed)
+	return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s", id, believed)
+}
+
+// beliefPhrases says what the client believed, in order: "believed it
+// done, then handed it to a person".
+func beliefPhrases(seen []string) string {
+	words := map[string]string{
+		export.BeliefDone:      "believed it done",
+		export.BeliefFailed:    "believed it failed",
+		export.BeliefPending:   "saw it still pending",
+		export.BeliefEscalated: "handed it to a person",
+	}
+	out := make([]string, len(seen))
+	for i, b := range seen {
+		out[i] = words[b]
+	}
+	return strings.Join(out, ", then ")
 }
 
 // standing says how many refunds stand.

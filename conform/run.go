@@ -107,18 +107,22 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 	for i, sc := range scenarios {
 		rep.Rows[i] = export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: export.GradeNotRun,
 			Why: "did not run: conform was interrupted first", Intents: []export.ConformIntent{}, Runs: []export.ConformRun{}}
+	}
+	// Rows start in the order given, as slots free up.
+start:
+	for i, sc := range scenarios {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break start
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				return
-			}
 			rep.Rows[i] = runScenario(ctx, cfg, sc)
 		}()
 	}
@@ -136,9 +140,9 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 
 // rowRun is one run of the command within a row.
 type rowRun struct {
-	why     string
-	intents []Intent
-	child   *child
+	why      string
+	intents  []Intent
+	child    *child
 	startErr error
 }
 
@@ -165,6 +169,24 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	if err != nil {
 		return notRun("the provider could not start: " + err.Error())
 	}
+	var (
+		mu      sync.Mutex
+		runs    []*rowRun
+		live    []*rowRun
+		crashed bool
+	)
+	// A create that meets crash_after_send commits; before its connection
+	// closes, the client dies, as a process that crashed after sending.
+	srv.OnCrash = func(string) {
+		mu.Lock()
+		victims := append([]*rowRun{}, live...)
+		crashed = true
+		mu.Unlock()
+		for _, r := range victims {
+			r.child.kill("when its refund committed (crash_after_send)")
+		}
+	}
+
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return notRun("no loopback port: " + err.Error())
@@ -199,12 +221,6 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	rctx, cancel := context.WithTimeoutCause(ctx, cfg.Timeout, killReason(fmt.Sprintf("at the scenario's timeout (%v)", cfg.Timeout)))
 	defer cancel()
 
-	var (
-		mu      sync.Mutex
-		runs    []*rowRun
-		live    []*rowRun
-		crashed bool
-	)
 	launch := func(batch []*rowRun) {
 		mu.Lock()
 		live = nil
@@ -226,18 +242,6 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 			}
 		}
 	}
-	// A create that meets crash_after_send commits; before its connection
-	// closes, the client dies, as a process that crashed after sending.
-	srv.OnCrash = func(string) {
-		mu.Lock()
-		victims := append([]*rowRun{}, live...)
-		crashed = true
-		mu.Unlock()
-		for _, r := range victims {
-			r.child.kill("when its refund committed (crash_after_send)")
-		}
-	}
-
 	first := make([]*rowRun, sc.Workers)
 	for w := range first {
 		first[w] = &rowRun{why: "first run", intents: sc.Intents}

@@ -202,7 +202,7 @@ func (s *Scenario) Plays() string {
 	}
 	var parts []string
 	for _, in := range s.Mission.Intents {
-		parts = append(parts, fmt.Sprintf("%s meets %s, then success", in.ID, strings.Join(per[in.ID], ", ")))
+		parts = append(parts, fmt.Sprintf("%s's creates meet %s; any later one, success", in.ID, strings.Join(per[in.ID], ", ")))
 	}
 	w := strings.Join(parts, "; ")
 	switch {
@@ -227,11 +227,13 @@ func (s *Scenario) Plays() string {
 	return w
 }
 
-// Passes says what passes the scenario.
-func (s *Scenario) Passes() string {
-	w := "no intent ends with more than one refund, a hidden refund or another's refund, and every belief agrees with the ledger"
+// Passes is the rule every row shares.
+const Passes = "A row passes when no intent ends with more than one refund, a refund the client was never shown, or another intent's refund, and every belief the client prints agrees with the ledger."
+
+// Escalation says what handing this row to a person earns.
+func (s *Scenario) Escalation() string {
 	if s.Escalates {
-		return w + "; escalating to a person also passes (the matrix hands this row over)"
+		return "passes: the matrix hands this row to a person"
 	}
-	return w + "; an escalation does not pass (this row can be settled)"
+	return "unsettled: this row can be settled without a person"
 }

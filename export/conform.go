@@ -216,10 +216,20 @@ func ConformText(r *ConformReport, width int) string {
 		name = max(name, len(CleanLine(row.Scenario)))
 	}
 	indent := strings.Repeat(" ", 11)
+	wrapWidth := max(width-len(indent), 30)
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		fmt.Fprintf(&b, "%-10s %-*s  provider: %s · client: %s\n", gradeMark(row.Grade), name, CleanLine(row.Scenario), ConformVerdicts(row), ConformBeliefs(row))
-		for _, line := range Wrap(CleanLine(row.Why), max(width-len(indent), 30)) {
+		head := fmt.Sprintf("%-10s %-*s", gradeMark(row.Grade), name, CleanLine(row.Scenario))
+		what := fmt.Sprintf("provider: %s · client: %s", ConformVerdicts(row), ConformBeliefs(row))
+		if len(head)+2+len([]rune(what)) <= width {
+			b.WriteString(head + "  " + what + "\n")
+		} else {
+			b.WriteString(strings.TrimRight(head, " ") + "\n")
+			for _, line := range Wrap(what, wrapWidth) {
+				b.WriteString(indent + line + "\n")
+			}
+		}
+		for _, line := range Wrap(CleanLine(row.Why), wrapWidth) {
 			b.WriteString(indent + line + "\n")
 		}
 	}
