@@ -99,6 +99,13 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if len(args) == 0 {
 		return badInput(errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client (or --list to see the scenarios)"))
 	}
+	// A zero given on the command line is refused, not taken as the default.
+	if cmd.Flags().Changed("tick") && f.tick <= 0 {
+		return badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 1m, e.g. 100ms", f.tick))
+	}
+	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
+		return badInput(fmt.Errorf("--timeout %v: give a duration of at least 5 ticks, e.g. 20s", f.timeout))
+	}
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel}
 	if err := cfg.Validate(); err != nil {
 		return badInput(err)
@@ -172,8 +179,13 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		if err := writeAll(files, f.force); err != nil {
 			return err
 		}
-		for _, file := range files {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", file.Path)
+		sessions := len(files)
+		if f.junit != "" {
+			sessions--
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote the JUnit XML to %s\n", f.junit)
+		}
+		if f.record != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", export.Plural(sessions, "session"), f.record)
 		}
 	}
 	switch {

@@ -164,13 +164,12 @@ func gradeMark(g Grade) string {
 func ConformVerdicts(r *ConformRow) string {
 	var parts []string
 	for _, in := range r.Intents {
-		v := string(in.Verdict)
-		if v == "" {
-			v = "nothing sent"
-		}
-		w := v
-		if in.Effects != 1 || in.Verdict == missions.HiddenEffect {
-			w = fmt.Sprintf("%s (%s)", v, Plural(in.Effects, "refund"))
+		w := string(in.Verdict)
+		switch {
+		case in.Verdict == "":
+			w = "nothing sent"
+		case in.Effects != 1 || in.Verdict == missions.HiddenEffect:
+			w = fmt.Sprintf("%s (%s)", w, Plural(in.Effects, "refund"))
 		}
 		if len(r.Intents) > 1 {
 			w = CleanLine(in.Intent) + " " + w
