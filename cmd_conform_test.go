@@ -90,6 +90,7 @@ func TestConformGradesTheExamples(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := cli("conform", "--junit", filepath.Join(dir, "g.xml"), "--", exampleClient(t, "guarded-refund"))
 	n := len(missions.BuiltIn().Missions)
+	readmeScorecard(t, "guarded-refund", out)
 	if code != exitOK || !strings.Contains(out, "14 of 14 scenarios pass") || strings.Count(out, "\nPASS ") != n {
 		t.Fatalf("guarded: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -102,6 +103,7 @@ func TestConformGradesTheExamples(t *testing.T) {
 	if code != exitVerdict || !strings.Contains(stderr, "9 of 14 scenarios did not pass") {
 		t.Fatalf("naive: exit %d\n%s\n%s", code, out, stderr)
 	}
+	readmeScorecard(t, "naive-refund", out)
 	if !strings.Contains(out, "5 of 14 scenarios pass; unsafe: timeout-then-success,") {
 		t.Errorf("the tally does not name the unsafe rows:\n%s", out)
 	}
@@ -126,4 +128,24 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(examplesDir)
 	}
 	os.Exit(code)
+}
+
+// readmeScorecard holds the README's scorecard of examples/NAME to what
+// conform printed.
+func readmeScorecard(t *testing.T, name, out string) {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := "<!-- conform: " + name + " -->\n```\n$ replaylab conform -- ./" + name + "\n"
+	_, rest, ok := strings.Cut(string(readme), mark)
+	if !ok {
+		t.Fatalf("the README has no scorecard marked %q", mark)
+	}
+	shown, _, _ := strings.Cut(rest, "```")
+	got := strings.ReplaceAll(out, exampleClient(t, name), "./"+name)
+	if shown != got {
+		t.Errorf("the README's scorecard of %s is not what conform prints now:\n--- README\n%s--- conform\n%s", name, shown, got)
+	}
 }

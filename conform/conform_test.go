@@ -571,3 +571,25 @@ func TestRowSessionsAreWholeSessions(t *testing.T) {
 		t.Errorf("runs: %+v", r)
 	}
 }
+
+// A client written from docs/conform.md alone, in another language, runs
+// unchanged and passes every row.
+func TestNodeClientWrittenFromTheDocs(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("node is not on PATH; CI must have it (the contract is tested in a second language)")
+		}
+		t.Skip("node is not on PATH")
+	}
+	client, err := filepath.Abs("../examples/node-refund/client.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, context.Background(), Config{Command: []string{node, client}}, nil)
+	for _, r := range rep.Rows {
+		if r.Grade != export.GradePass {
+			t.Errorf("%s: %s: %s\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
+		}
+	}
+}

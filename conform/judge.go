@@ -170,6 +170,9 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 			}
 		case export.BeliefEscalated:
 			if !sc.Escalates {
+				if !reached(after, id) {
+					return export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled; no create for it reached the provider (if the client sent one, it gave up first: on a busy machine, try --parallel or a longer --tick)", id)
+				}
 				return export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled (%s)", id, standing(n))
 			}
 		}
@@ -198,6 +201,16 @@ func beliefPhrases(seen []string) string {
 		out[i] = words[b]
 	}
 	return strings.Join(out, ", then ")
+}
+
+// reached reports whether any create for intent reached the provider.
+func reached(s *export.Session, intent string) bool {
+	for _, r := range s.Requests {
+		if r.Kind == export.RequestCreate && r.Intent == intent && r.Provider != "not_reached" {
+			return true
+		}
+	}
+	return false
 }
 
 // standing says how many refunds stand.

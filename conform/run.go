@@ -24,9 +24,11 @@ const (
 	DefaultTimeout = 20 * time.Second
 	// RequestTimeoutTicks is the per-request timeout the client is told
 	// to use, in ticks: long enough for a late commit of a few ticks to
-	// land while the client waits, short enough that a row takes about a
+	// land while the client waits, and for a client that starts slowly
+	// (Node, a JVM) to get its first request out while every row starts
+	// at once on a small machine; short enough that a row takes about a
 	// second.
-	RequestTimeoutTicks = 5
+	RequestTimeoutTicks = 10
 	// RetentionTicks is how long keys are kept in a row that does not
 	// make them expire: far beyond any retry the row provokes.
 	RetentionTicks = 200

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -224,15 +226,18 @@ func ConformText(r *ConformReport, width int) string {
 			b.WriteString(head + "  " + what + "\n")
 		} else {
 			b.WriteString(strings.TrimRight(head, " ") + "\n")
-			for _, line := range Wrap(what, wrapWidth) {
+			for _, line := range wrapSpaces(what, wrapWidth) {
 				b.WriteString(indent + line + "\n")
 			}
 		}
-		for _, line := range Wrap(CleanLine(row.Why), wrapWidth) {
+		for _, line := range wrapSpaces(CleanLine(row.Why), wrapWidth) {
 			b.WriteString(indent + line + "\n")
 		}
 	}
-	b.WriteString("\n" + ConformTally(r) + "\n")
+	b.WriteString("\n")
+	for _, line := range wrapSpaces(ConformTally(r), width) {
+		b.WriteString(line + "\n")
+	}
 	return b.String()
 }
 
@@ -411,4 +416,27 @@ func ConformMarkdown(r *ConformReport) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// wrapSpaces breaks text into lines at most width columns wide, at spaces
+// only, so that an id such as no-idempotency-contract is never cut; a word
+// longer than the width stands on a line of its own.
+func wrapSpaces(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
