@@ -1,13 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/replaylab/replaylab/missions"
 )
@@ -147,5 +152,63 @@ func readmeScorecard(t *testing.T, name, out string) {
 	got := strings.ReplaceAll(out, exampleClient(t, name), "./"+name)
 	if shown != got {
 		t.Errorf("the README's scorecard of %s is not what conform prints now:\n--- README\n%s--- conform\n%s", name, shown, got)
+	}
+}
+
+// Ctrl-C during a run: every client killed, every port and state
+// directory released, the partial report printed, exit 130.
+func TestConformCtrlC(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, tmp := t.TempDir(), t.TempDir()
+	client := `sleep 300 & echo $! > "$MARKS/child"; echo $$ > "$MARKS/parent"; echo "$REPLAYLAB_API_BASE" > "$MARKS/base"; wait`
+	args := []string{"conform", "--scenario", "timeout-then-success,saved-server-error", "--parallel", "1", "--", "/bin/sh", "-c", client}
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "MARKS="+marks, "REPLAYLAB_SERVE_ARGS="+strings.Join(args, "\x1f"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(marks, "base")); err == nil {
+			break
+		}
+		if i == 1000 {
+			_ = cmd.Process.Kill()
+			t.Fatal("the client never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	_ = cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("exit: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if strings.Count(stdout.String(), "NOT RUN") != 2 || !strings.Contains(stdout.String(), "(interrupted)") || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("the partial report:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	for _, name := range []string{"parent", "child"} {
+		data, _ := os.ReadFile(filepath.Join(marks, name))
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		if pid == 0 {
+			t.Fatalf("no %s pid", name)
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(stat), ") Z ") {
+			t.Errorf("the client's %s (pid %d) outlived conform", name, pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	base, _ := os.ReadFile(filepath.Join(marks, "base"))
+	if c, err := net.DialTimeout("tcp", strings.TrimPrefix(strings.TrimSpace(string(base)), "http://"), time.Second); err == nil {
+		c.Close()
+		t.Error("the provider's port still takes connections")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("conform left %s in TMPDIR", left[0].Name())
 	}
 }

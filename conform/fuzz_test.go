@@ -1,0 +1,49 @@
+package conform
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzBeliefLines: any line of a client's output is either ignored (it
+// does not mention "belief"), taken as a belief for an intent the scenario
+// gave with one of the four words, or named as a problem; never more than
+// one of these, and never a panic.
+func FuzzBeliefLines(f *testing.F) {
+	for _, s := range []string{
+		`{"intent":"refund-1042","belief":"done","refund":"re_0001"}`,
+		`{"intent":"refund-1042","belief":"maybe"}`,
+		`{"intent":"other","belief":"done"}`,
+		`{"belief":`,
+		`{"intent":"refund-1042","belief":"failed","evidence":"\u001b[31mred"}` + "\r",
+		`{"intent":["x"],"belief":"done"}`,
+		`plain output`,
+		"\x00\"belief\"\xff",
+	} {
+		f.Add(s)
+	}
+	sc := &Scenario{Intents: []Intent{{Intent: "refund-1042"}}}
+	f.Fuzz(func(t *testing.T, line string) {
+		b := newBeliefs(sc)
+		b.read(1, []string{line})
+		got := len(b.byIntent["refund-1042"])
+		for id := range b.byIntent {
+			if id != "refund-1042" {
+				t.Fatalf("a belief taken for %q, an intent the scenario did not give", id)
+			}
+		}
+		for _, bl := range b.byIntent["refund-1042"] {
+			if !slices.Contains(beliefWords, bl.Belief) || bl.Run != 1 {
+				t.Fatalf("belief %+v taken", bl)
+			}
+		}
+		mentions := strings.Contains(strings.TrimSpace(line), `"belief"`)
+		switch {
+		case !mentions && (got > 0 || len(b.problems) > 0):
+			t.Fatalf("a line without \"belief\" was read as one: %q", line)
+		case mentions && got+len(b.problems) != 1:
+			t.Fatalf("a belief line gave %d beliefs and %d problems: %q", got, len(b.problems), line)
+		}
+	})
+}
