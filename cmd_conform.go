@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // conformFlags are conform's settings as given.
@@ -64,7 +66,7 @@ stopped by Ctrl-C (after the partial report).`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.scenarios, "scenario", nil, "play only these scenarios, comma-separated `IDs` (default: every one; see --list)")
-	fl.DurationVar(&f.tick, "tick", conform.DefaultTick, "how long one ledger tick lasts; the client's request timeout is 5 ticks")
+	fl.DurationVar(&f.tick, "tick", conform.DefaultTick, "how long one ledger tick lasts; the client's request timeout is 10 ticks")
 	fl.DurationVar(&f.timeout, "timeout", conform.DefaultTimeout, "the longest a scenario may take; a client still running then is killed with its process group")
 	fl.Var(newWholeFlag(&f.parallel, 0, 0, 1<<10, "a whole number from 0 (every scenario at once) to 1024"), "parallel", "run at most `N` scenarios at once (0: all)")
 	fl.StringVar(&f.junit, "junit", "", "also write the scorecard as JUnit XML to `FILE`, a testcase per scenario")
@@ -85,26 +87,41 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if f.asJSON && f.markdown {
 		return badInput(errors.New("--json and --markdown each replace the scorecard; give one"))
 	}
+	if cmd.Flags().Changed("scenario") && len(f.scenarios) == 0 {
+		return badInput(errors.New("--scenario is empty; give scenario ids, comma-separated (see: replaylab conform --list), or leave --scenario out for every one"))
+	}
 	scenarios, err := conformScenarios(cmd, f.scenarios)
 	if err != nil {
 		return err
 	}
 	if f.list {
+		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force"} {
+			if cmd.Flags().Changed(flag) {
+				return badInput(fmt.Errorf("--list prints the scenarios and runs nothing, so --%s does nothing with it; leave one of them out", flag))
+			}
+		}
 		if len(args) > 0 {
 			return badInput(errors.New("--list prints the scenarios and runs nothing; leave the command out, or --list"))
 		}
-		fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios, textWidth(cmd.OutOrStdout(), 0)))
-		return nil
+		return printed(fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios, textWidth(cmd.OutOrStdout(), 0))))
 	}
 	if len(args) == 0 {
 		return badInput(errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client (or --list to see the scenarios)"))
 	}
-	// A zero given on the command line is refused, not taken as the default.
-	if cmd.Flags().Changed("tick") && f.tick <= 0 {
-		return badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 1m, e.g. 100ms", f.tick))
+	// The bounds are the command's, so that a value given is never taken
+	// for a default or left to overflow.
+	tick := conform.DefaultTick
+	if cmd.Flags().Changed("tick") {
+		if f.tick < time.Millisecond || f.tick > time.Minute {
+			return badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 1m, e.g. 100ms (the client's request timeout is %d ticks)", f.tick, conform.RequestTimeoutTicks))
+		}
+		tick = f.tick
 	}
-	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
-		return badInput(fmt.Errorf("--timeout %v: give a duration of at least 5 ticks, e.g. 20s", f.timeout))
+	if cmd.Flags().Changed("timeout") {
+		least := conform.MinTimeoutTicks * tick
+		if f.timeout < least || f.timeout > 24*time.Hour {
+			return badInput(fmt.Errorf("--timeout %v: give a duration from %v (%d ticks of %v: room for a request timeout and what follows it) to 24h, e.g. 20s", f.timeout, least, conform.MinTimeoutTicks, tick))
+		}
 	}
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel}
 	if err := cfg.Validate(); err != nil {
@@ -115,24 +132,11 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))
 		}
 	}
-	// Everything that will be written is checked before the first row runs.
-	if f.junit != "" {
-		if err := checkWritable(f.junit, f.force, false); err != nil {
-			return err
-		}
-	}
-	if f.record != "" {
-		if err := checkDir("--record", f.record); err != nil {
-			return err
-		}
-		for _, sc := range scenarios {
-			if err := checkWritable(filepath.Join(f.record, sc.ID()+".json"), f.force, true); err != nil {
-				return err
-			}
-		}
+	if err := checkConformFiles(f, args[0], scenarios); err != nil {
+		return err
 	}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	rep, err := conform.Run(ctx, cfg, scenarios)
 	if err != nil {
@@ -140,17 +144,19 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	}
 	stop()
 	out := cmd.OutOrStdout()
+	var report []byte
 	switch {
 	case f.asJSON:
-		data, err := export.MarshalConform(rep)
-		if err != nil {
+		if report, err = export.MarshalConform(rep); err != nil {
 			return err
 		}
-		_, _ = out.Write(data)
 	case f.markdown:
-		_, _ = out.Write(export.ConformMarkdown(rep))
+		report = export.ConformMarkdown(rep)
 	default:
-		fmt.Fprint(out, export.ConformText(rep, textWidth(out, 0)))
+		report = []byte(export.ConformText(rep, textWidth(out, 0)))
+	}
+	if err := printed(out.Write(report)); err != nil {
+		return err
 	}
 	var files []export.File
 	if f.junit != "" {
@@ -165,8 +171,8 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("--record %s: %w", f.record, cause(err)))
 		}
 		for _, row := range rep.Rows {
-			if row.Session == nil {
-				continue
+			if row.Session == nil || !row.Graded() {
+				continue // a row that did not end has no session to keep
 			}
 			data, err := export.MarshalSession(row.Session)
 			if err != nil {
@@ -217,7 +223,16 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 		seen[id] = true
 		m, err := cat.Get(id)
 		if err != nil {
-			return nil, badInput(fmt.Errorf("--scenario: %w", err))
+			meant := missions.Closest(id, catalogIDs(cat))
+			for _, c := range cat.Missions {
+				if strings.EqualFold(c.ID, id) {
+					meant = c.ID
+				}
+			}
+			if meant != "" {
+				return nil, badInput(fmt.Errorf("--scenario: unknown scenario %q; did you mean %s? (list them with: replaylab conform --list)", id, meant))
+			}
+			return nil, badInput(fmt.Errorf("--scenario: unknown scenario %q (list them with: replaylab conform --list)", id))
 		}
 		sc, err := conform.FromMission(m)
 		if err != nil {
@@ -226,6 +241,14 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 		out = append(out, sc)
 	}
 	return out, nil
+}
+
+func catalogIDs(cat *missions.Catalog) []string {
+	ids := make([]string, len(cat.Missions))
+	for i, m := range cat.Missions {
+		ids[i] = m.ID
+	}
+	return ids
 }
 
 // scenarioList is --list: each scenario with what it plays and what
@@ -252,4 +275,49 @@ func scenarioList(scenarios []*conform.Scenario, width int) string {
 	}
 	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", export.Plural(len(scenarios), "scenario"))
 	return b.String()
+}
+
+// checkConformFiles checks, before the first row runs, every file conform
+// will write: the --junit file and a session per scenario in --record,
+// each writable and not in the way of another or of the client itself.
+func checkConformFiles(f *conformFlags, command string, scenarios []*conform.Scenario) error {
+	if f.record != "" {
+		if err := probeDir("--record", f.record); err != nil {
+			return err
+		}
+	}
+	sessions := map[string]bool{}
+	for _, sc := range scenarios {
+		if f.record == "" {
+			break
+		}
+		path := filepath.Join(f.record, sc.ID()+".json")
+		sessions[filepath.Clean(path)] = true
+		if err := checkWritable(path, f.force, true); err != nil {
+			return err
+		}
+	}
+	if f.junit == "" {
+		return nil
+	}
+	if sessions[filepath.Clean(f.junit)] {
+		return badInput(fmt.Errorf("--junit %s is the path of a session --record writes; give the JUnit file another name", f.junit))
+	}
+	if exe, err := exec.LookPath(command); err == nil && samePath(exe, f.junit) {
+		return badInput(fmt.Errorf("--junit %s is the client command itself; give the JUnit file another path", f.junit))
+	}
+	inRecord := f.record != "" && filepath.Clean(filepath.Dir(f.junit)) == filepath.Clean(f.record)
+	if err := checkWritable(f.junit, f.force, inRecord); err != nil {
+		return err
+	}
+	return probeDir("--junit", filepath.Dir(f.junit))
+}
+
+// printed turns a failed write of the report into an error: a report that
+// did not reach its reader is not a success.
+func printed(_ int, err error) error {
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", cause(err))
+	}
+	return nil
 }

@@ -62,6 +62,9 @@ func TestConformBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	taken := filepath.Join(dir, "taken.xml")
 	os.WriteFile(taken, []byte("x"), 0o644)
+	// An executable file that is not a program: exec refuses it.
+	notAProgram := filepath.Join(dir, "not-a-program")
+	os.WriteFile(notAProgram, []byte{0x7f, 'E', 'L', 'F', 0, 0, 0}, 0o755)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -80,6 +83,14 @@ func TestConformBadUsage(t *testing.T) {
 		{[]string{"conform", "--parallel", "-1", "--", "true"}, "--parallel"},
 		{[]string{"conform", "--list", "--", "true"}, "runs nothing"},
 		{[]string{"conform", "--record", taken, "--", "true"}, "is a file"},
+		{[]string{"conform", "--scenario", "", "--", "true"}, "--scenario is empty"},
+		{[]string{"conform", "--scenario", "TIMEOUT-THEN-SUCCESS", "--", "true"}, "did you mean timeout-then-success? (list them with: replaylab conform --list)"},
+		{[]string{"conform", "--list", "--junit", "x.xml"}, "--junit does nothing"},
+		{[]string{"conform", "--timeout", "1000h", "--", "true"}, "to 24h"},
+		{[]string{"conform", "--timeout", "1s", "--", "true"}, "from 3s"},
+		{[]string{"conform", "--record", dir, "--junit", filepath.Join(dir, "timeout-then-success.json"), "--", "true"}, "the path of a session --record writes"},
+		{[]string{"conform", "--junit", notAProgram, "--force", "--", notAProgram}, "the client command itself"},
+		{[]string{"conform", "--scenario", "timeout-then-success", "--", notAProgram}, "could not be started"},
 	} {
 		code, stdout, stderr := cli(c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {

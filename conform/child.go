@@ -41,8 +41,9 @@ func start(ctx context.Context, argv, env []string, dir string) (*child, error) 
 	cmd.Stdout, cmd.Stderr = c.out, c.errs
 	cmd.Stdin = nil
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	// A grandchild that keeps the output open cannot hold Wait up.
-	cmd.WaitDelay = time.Second
+	// A grandchild that keeps the output open cannot hold Wait up for
+	// long; the group kill after Wait ends it.
+	cmd.WaitDelay = 200 * time.Millisecond
 	c.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -79,11 +80,12 @@ func killWords(ctx context.Context) string {
 }
 
 // kill ends the child's whole process group with SIGKILL and waits until
-// the child is gone. The first reason given is kept.
-func (c *child) kill(why string) {
+// the child is gone. The first reason given is kept. It reports whether
+// the child was still running.
+func (c *child) kill(why string) bool {
 	select {
 	case <-c.done:
-		return // it ended on its own
+		return false // it ended on its own
 	default:
 	}
 	c.mu.Lock()
@@ -93,6 +95,17 @@ func (c *child) kill(why string) {
 	c.mu.Unlock()
 	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	<-c.done
+	return true
+}
+
+// running reports whether the child has not ended yet.
+func (c *child) running() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // reason is why the child was killed, "" when it was not.
@@ -110,6 +123,9 @@ func (c *child) exitCode() int {
 		return 0
 	case errors.As(c.err, &ee):
 		return ee.ExitCode()
+	case errors.Is(c.err, exec.ErrWaitDelay) && c.cmd.ProcessState != nil:
+		// It exited; something it left behind held its output open.
+		return c.cmd.ProcessState.ExitCode()
 	}
 	return -1
 }
@@ -144,13 +160,29 @@ func (w *capped) String() string {
 	return s
 }
 
-// lineWriter keeps standard output as capped does and also splits all of
-// it into lines, for the beliefs: a belief line after a lot of logging
-// is still read.
+// beliefBytesLimit bounds the belief lines kept from one run.
+const beliefBytesLimit = 1 << 20
+
+// numbered is a line of standard output with its number, from 1; cut
+// says it was longer than lineLimit and is kept only in part.
+type numbered struct {
+	n    int
+	text string
+	cut  bool
+}
+
+// lineWriter keeps standard output as capped does and also reads all of
+// it a line at a time, keeping the lines that mention "belief" (up to
+// beliefBytesLimit of them), so that a belief line after a lot of logging
+// is still read while the logging itself is not kept.
 type lineWriter struct {
 	capped
-	lines   []string
-	partial []byte
+	n        int
+	beliefs  []numbered
+	kept     int
+	overflow bool
+	partial  []byte
+	cut      bool
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -160,29 +192,82 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			w.partial = appendBounded(w.partial, p)
+			w.add(p)
 			break
 		}
-		w.partial = appendBounded(w.partial, p[:i])
-		w.lines = append(w.lines, string(w.partial))
-		w.partial = w.partial[:0]
+		w.add(p[:i])
+		w.take()
 		p = p[i+1:]
 	}
 	return n, nil
 }
 
-func appendBounded(b, p []byte) []byte {
-	return append(b, p[:min(len(p), max(lineLimit-len(b), 0))]...)
+// take ends the partial line. The caller holds mu.
+func (w *lineWriter) take() {
+	w.n++
+	if bytes.Contains(w.partial, []byte(`"belief"`)) {
+		if w.kept+len(w.partial) > beliefBytesLimit {
+			w.overflow = true
+		} else {
+			w.kept += len(w.partial)
+			w.beliefs = append(w.beliefs, numbered{w.n, string(w.partial), w.cut})
+		}
+	}
+	w.partial, w.cut = w.partial[:0], false
 }
 
-// allLines are the lines written, the last one even without its newline.
-func (w *lineWriter) allLines() []string {
+// add appends to the partial line, up to lineLimit. The caller holds mu.
+func (w *lineWriter) add(p []byte) {
+	room := max(lineLimit-len(w.partial), 0)
+	if len(p) > room {
+		w.cut = true
+		p = p[:room]
+	}
+	w.partial = append(w.partial, p...)
+}
+
+// beliefLines are the lines that mention "belief", the last one even
+// without its newline, and whether some were not kept.
+func (w *lineWriter) beliefLines() ([]numbered, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.partial) > 0 {
-		return append(append([]string{}, w.lines...), string(w.partial))
+		w.take()
 	}
-	return w.lines
+	return w.beliefs, w.overflow
+}
+
+// sweep kills every process whose environment holds the line token
+// (NAME=VALUE): what a row's runs left behind outside their process
+// groups, such as a daemon that called setsid. Descendants inherit the
+// environment, so the token marks them and nothing else. It reads /proc;
+// where there is none, it does nothing.
+func sweep(token string) {
+	mark := []byte(token + "\x00")
+	for range 5 {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return
+		}
+		found := false
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(env, mark) {
+				continue
+			}
+			found = true
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if !found {
+			return
+		}
+		// A process may have forked while it was being found.
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // findCommand checks that argv[0] names a program that can be run, the

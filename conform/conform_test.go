@@ -164,6 +164,31 @@ func TestGuardedExamplePassesEveryScenario(t *testing.T) {
 	if rep.Passed != len(rep.Rows) || rep.Passed != len(missions.BuiltIn().Missions) {
 		t.Errorf("%d of %d pass", rep.Passed, len(rep.Rows))
 	}
+	// check, reading the same sessions as histories, agrees: nothing
+	// wrong in any row the guarded client passed.
+	for _, r := range rep.Rows {
+		if a := anomalies(t, r); len(a) > 0 {
+			t.Errorf("%s: check finds %v in the session of a row that passed", r.Scenario, a)
+		}
+	}
+}
+
+// anomalies are the kinds of anomaly check finds in a row's session.
+func anomalies(t *testing.T, r export.ConformRow) []string {
+	t.Helper()
+	data, err := export.MarshalHistory(r.Session.History())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := export.CheckHistory(r.Scenario, bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", r.Scenario, err)
+	}
+	var kinds []string
+	for _, a := range h.Anomalies {
+		kinds = append(kinds, a.Kind)
+	}
+	return kinds
 }
 
 func runsText(r export.ConformRow) string {
@@ -205,6 +230,10 @@ func TestNaiveExampleIsUnsafeWhereTheCatalogSays(t *testing.T) {
 			t.Errorf("%s: %s (%s); the catalog's naive caller is unsafe there\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		case !want[r.Scenario] && r.Grade != export.GradePass:
 			t.Errorf("%s: %s (%s); the catalog's naive caller is safe there\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
+		}
+		// check sees the duplicates conform graded unsafe.
+		if dup := slices.Contains(anomalies(t, r), export.AnomalyDuplicate); dup != (r.Grade == export.GradeUnsafe) {
+			t.Errorf("%s: graded %s, and check finds a duplicate_effect: %v", r.Scenario, r.Grade, dup)
 		}
 	}
 }
@@ -286,6 +315,7 @@ func TestAHungClientIsKilledWithItsChildren(t *testing.T) {
 	marks := t.TempDir()
 	cfg := Config{
 		Command: script(`sleep 300 & echo $! > "$MARKS/child"; echo $$ > "$MARKS/parent"; echo "$REPLAYLAB_API_BASE" > "$MARKS/base"; wait`),
+		Tick:    10 * time.Millisecond,
 		Timeout: time.Second,
 		Env:     append(os.Environ(), "MARKS="+marks),
 	}
@@ -411,12 +441,55 @@ expect:
 		{"done without sending", `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradeUnsafe, "no refund stands"},
 		{"failed after a success", send + `echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsafe, "believes refund-1042 failed"},
 		{"done with another id", send + `echo '{"intent":"refund-1042","belief":"done","refund":"re_9"}'`, export.GradeUnsafe, "with re_9"},
-		{"pending when it succeeded", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, export.GradeUnsafe, "had already succeeded"},
+		{"pending, never shown one", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, export.GradeUnsafe, "ever showed it a pending refund"},
+		{"failed without sending", `echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsettled, "a timeout is not a failure"},
+		{"an escalation before a contradiction", send + `echo '{"intent":"refund-1042","belief":"escalated"}'; echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsafe, "believes refund-1042 failed"},
 		{"escalates what can be settled", send + `echo '{"intent":"refund-1042","belief":"escalated"}'`, export.GradeUnsettled, "can be settled"},
 		{"silent after a success", send, export.GradeUnsettled, "printed no belief"},
 		{"right", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradePass, "One refund"},
 	} {
 		rep := run(t, context.Background(), Config{Command: script(c.body)}, []*Scenario{plain})
+		r := rep.Rows[0]
+		if r.Grade != c.grade || !strings.Contains(r.Why, c.why) {
+			t.Errorf("%s: %s: %s (want %s, %q)\n%s", c.name, r.Grade, r.Why, c.grade, c.why, runsText(r))
+		}
+	}
+
+	// A refund that answers pending and succeeds a few ticks later.
+	m, err = missions.Parse("pend.yaml", []byte(`id: pend
+title: One create, pending
+goal: The one create is pending, then succeeds.
+intents:
+  - id: refund-1042
+    op: refund
+    principal: support-agent
+    payload: {order: "1042", amount: "45.00"}
+schedule:
+  - attempt: refund-1042
+    fixture: pending
+    delay: 30
+    resolve: succeeded
+expect:
+  - when: {stable_keys: on}
+    effects: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pend, err := FromMission(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, body string
+		grade      export.Grade
+		why        string
+	}{
+		{"pending, as shown", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, export.GradePass, "saw it still pending"},
+		{"silent after a pending reply", send, export.GradeUnsettled, "printed no belief"},
+		{"done on a pending reply", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradeUnsafe, "ever showed it refund re_0001 succeeded"},
+	} {
+		rep := run(t, context.Background(), Config{Command: script(c.body)}, []*Scenario{pend})
 		r := rep.Rows[0]
 		if r.Grade != c.grade || !strings.Contains(r.Why, c.why) {
 			t.Errorf("%s: %s: %s (want %s, %q)\n%s", c.name, r.Grade, r.Why, c.grade, c.why, runsText(r))
@@ -455,7 +528,7 @@ func TestInterruptReleasesEverything(t *testing.T) {
 			t.Errorf("%s: %s after an interrupt", r.Scenario, r.Grade)
 		}
 	}
-	if !strings.Contains(rep.Rows[1].Why, "did not run") {
+	if !strings.Contains(rep.Rows[1].Why, "Did not run") {
 		t.Errorf("the row that never started says: %s", rep.Rows[1].Why)
 	}
 	assertGone(t, marks)
@@ -592,4 +665,31 @@ func TestNodeClientWrittenFromTheDocs(t *testing.T) {
 			t.Errorf("%s: %s: %s\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		}
 	}
+}
+
+// A process that leaves the client's process group (a daemon that calls
+// setsid) is still found and killed when the row ends.
+func TestADaemonThatLeftTheGroupIsKilled(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Fatal("setsid is needed for this test")
+	}
+	marks := t.TempDir()
+	cfg := Config{
+		Command: script(`setsid sleep 300 & echo $! > "$MARKS/daemon"; sleep 0.2; echo '{"intent":"refund-1042","belief":"failed"}'`),
+		Env:     append(os.Environ(), "MARKS="+marks),
+	}
+	run(t, context.Background(), cfg, scenario(t, "failure-then-failure"))
+	data, err := os.ReadFile(filepath.Join(marks, "daemon"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	for range 50 {
+		if !alive(pid) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatalf("the daemon (pid %d) outlived its row", pid)
 }

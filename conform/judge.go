@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
@@ -29,54 +30,64 @@ func newBeliefs(sc *Scenario) *beliefs {
 	return b
 }
 
-// beliefLine is a line of the client's standard output that says what it
-// believes of an intent.
-type beliefLine struct {
-	Intent   *string `json:"intent"`
-	Belief   *string `json:"belief"`
-	Refund   *string `json:"refund"`
-	Evidence *string `json:"evidence"`
-}
-
 var beliefWords = []string{export.BeliefDone, export.BeliefFailed, export.BeliefPending, export.BeliefEscalated}
 
-// read takes run's lines of standard output: a line that mentions
-// "belief" is a belief line and must be one; every other line is output.
-func (b *beliefs) read(run int, lines []string) {
-	for n, raw := range lines {
-		line := strings.TrimSpace(raw)
-		if !strings.Contains(line, `"belief"`) {
-			continue
-		}
+// beliefFields are the fields of a belief line, spelled exactly.
+var beliefFields = []string{"intent", "belief", "refund", "evidence"}
+
+// read takes run's lines of standard output that mention "belief": each
+// must be a belief line. overflow says some were not kept.
+func (b *beliefs) read(run int, lines []numbered, overflow bool) {
+	for _, nl := range lines {
+		line := strings.TrimSpace(nl.text)
 		bad := func(what string) {
-			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, n+1, what, shorten(line, 160)))
+			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, export.CleanLine(shorten(line, 160))))
 		}
-		var bl beliefLine
-		if err := json.Unmarshal([]byte(line), &bl); err != nil {
-			bad("not a JSON object of strings: " + err.Error())
+		if nl.cut {
+			bad(fmt.Sprintf("longer than %d KiB; a belief line is one short JSON object", lineLimit>>10))
 			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil || obj == nil {
+			bad("not one JSON object")
+			continue
+		}
+		got := map[string]string{}
+		problem := ""
+		for k, raw := range obj {
+			if !slices.Contains(beliefFields, k) {
+				if slices.ContainsFunc(beliefFields, func(f string) bool { return strings.EqualFold(f, k) }) {
+					problem = fmt.Sprintf("field %q: spell it %s", k, strings.ToLower(k))
+				}
+				continue // other fields are the client's own
+			}
+			var v string
+			if err := json.Unmarshal(raw, &v); err != nil {
+				problem = fmt.Sprintf("%q holds %s; expected a string", k, shorten(string(raw), 40))
+				continue
+			}
+			got[k] = v
 		}
 		switch {
-		case bl.Intent == nil || *bl.Intent == "":
+		case problem != "":
+			bad(problem)
+		case got["intent"] == "":
 			bad(`no "intent"`)
-		case !b.known[*bl.Intent]:
-			bad(fmt.Sprintf("intent %q is not one this scenario gave; it gave %s", *bl.Intent, strings.Join(b.ids, ", ")))
-		case bl.Belief == nil || !slices.Contains(beliefWords, *bl.Belief):
-			got := "none"
-			if bl.Belief != nil {
-				got = fmt.Sprintf("%q", *bl.Belief)
+		case !b.known[got["intent"]]:
+			bad(fmt.Sprintf("intent %q is not one this scenario gave; it gave %s", got["intent"], strings.Join(b.ids, ", ")))
+		case !slices.Contains(beliefWords, got["belief"]):
+			w := "none"
+			if v, ok := got["belief"]; ok {
+				w = strconv.Quote(v)
 			}
-			bad(fmt.Sprintf("belief %s; give done, failed, pending or escalated", got))
+			bad(fmt.Sprintf("belief %s; give done, failed, pending or escalated", w))
 		default:
-			cb := export.ConformBelief{Run: run, Belief: *bl.Belief}
-			if bl.Refund != nil {
-				cb.Refund = *bl.Refund
-			}
-			if bl.Evidence != nil {
-				cb.Evidence = *bl.Evidence
-			}
-			b.byIntent[*bl.Intent] = append(b.byIntent[*bl.Intent], cb)
+			id := got["intent"]
+			b.byIntent[id] = append(b.byIntent[id], export.ConformBelief{Run: run, Belief: got["belief"], Refund: got["refund"], Evidence: got["evidence"]})
 		}
+	}
+	if overflow {
+		b.problems = append(b.problems, fmt.Sprintf("run %d printed more than %d KiB of lines that mention \"belief\"; the rest were not read", run, beliefBytesLimit>>10))
 	}
 }
 
@@ -108,13 +119,14 @@ func intentsOf(sc *Scenario, _, after *export.Session, got *beliefs) []export.Co
 
 // judge grades a row from the provider's records (before: when the
 // client's last run ended; after: the clock settled) and the beliefs the
-// client printed. The worst intent gives the row its grade and reason.
-func judge(sc *Scenario, before, after *export.Session, intents []export.ConformIntent, runs []export.ConformRun) (export.Grade, string) {
+// client printed. The worst intent gives the row its grade and reason. A
+// client killed while it hung is not blamed for the silence the kill made.
+func judge(sc *Scenario, before, after *export.Session, intents []export.ConformIntent, runs []export.ConformRun, hung bool) (export.Grade, string) {
 	grade := export.GradePass
 	var why []string
 	rank := map[export.Grade]int{export.GradePass: 0, export.GradeUnsettled: 1, export.GradeUnsafe: 2}
 	for _, ci := range intents {
-		g, w := judgeIntent(sc, before, after, ci, runs)
+		g, w := judgeIntent(sc, before, after, ci, runs, hung)
 		switch {
 		case rank[g] > rank[grade]:
 			grade, why = g, []string{w}
@@ -126,18 +138,27 @@ func judge(sc *Scenario, before, after *export.Session, intents []export.Conform
 }
 
 // judgeIntent grades one intent.
-func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformIntent, runs []export.ConformRun) (export.Grade, string) {
+func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformIntent, runs []export.ConformRun, hung bool) (export.Grade, string) {
 	id := ci.Intent
 	live := liveObjects(after.Ledger, id)
 	n := len(live)
 	if n > 1 {
 		return export.GradeUnsafe, fmt.Sprintf("%d refunds stand for %s, which the client was to make once", n, id)
 	}
+	heard := heardOf(after, id)
 	if len(ci.Beliefs) == 0 {
-		if n == 1 && ci.Verdict == missions.HiddenEffect {
-			return export.GradeUnsafe, fmt.Sprintf("refund %s committed for %s, no reply told the client, and it printed no belief", live[0].ID, id)
+		if n == 1 && !heard.shown[live[0].ID] && !hung {
+			return export.GradeUnsafe, fmt.Sprintf("refund %s committed for %s, no reply or read showed it to the client, and it printed no belief", live[0].ID, id)
 		}
 		return export.GradeUnsettled, fmt.Sprintf("the client printed no belief for %s%s", id, silence(runs))
+	}
+	// Every belief line is judged; the worst gives the intent its grade.
+	grade, why := export.GradePass, ""
+	rank := map[export.Grade]int{export.GradePass: 0, export.GradeUnsettled: 1, export.GradeUnsafe: 2}
+	worse := func(g export.Grade, w string) {
+		if rank[g] > rank[grade] {
+			grade, why = g, w
+		}
 	}
 	var seen []string
 	for _, b := range ci.Beliefs {
@@ -148,34 +169,43 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 		case export.BeliefDone:
 			switch {
 			case n == 0 && ci.Verdict == missions.Phantom:
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it: a reply showed it another intent's refund", id)
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it: a reply showed it another intent's refund", id))
 			case n == 0:
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it", id)
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it", id))
 			case b.Refund != "" && b.Refund != live[0].ID.String():
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, export.CleanLine(b.Refund), live[0].ID)
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, export.CleanLine(b.Refund), live[0].ID))
 			case ci.Verdict != missions.ExactlyOnce:
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no reply or read ever showed it refund %s", id, live[0].ID)
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no reply or read ever showed it refund %s succeeded", id, live[0].ID))
 			}
 		case export.BeliefFailed:
-			if n == 1 {
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s failed, but refund %s stands for it", id, live[0].ID)
+			switch {
+			case n == 1:
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s failed, but refund %s stands for it", id, live[0].ID))
+			case !heard.failure:
+				// No refund stands, but nothing told the client so: a
+				// timeout is not a failure, and saying nothing is not one.
+				worse(export.GradeUnsettled, fmt.Sprintf("the client believes %s failed, but no reply or read told it so (no refusal, no failed refund): a timeout is not a failure", id))
 			}
 		case export.BeliefPending:
 			was := liveObjects(before.Ledger, id)
 			switch {
-			case len(was) == 0:
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s pending, but no refund stood for it when the client stopped", id)
-			case was[0].Status != ledger.Pending:
-				return export.GradeUnsafe, fmt.Sprintf("the client believes %s pending, but refund %s had already %s when the client stopped", id, was[0].ID, was[0].Status)
+			case !heard.pending:
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s pending, but no reply or read ever showed it a pending refund", id))
+			case len(was) == 1 && was[0].Status != ledger.Pending:
+				worse(export.GradeUnsettled, fmt.Sprintf("the client believes %s pending, but refund %s had %s before the client stopped: reading it again would have settled it", id, was[0].ID, was[0].Status))
 			}
 		case export.BeliefEscalated:
-			if !sc.Escalates {
-				if !reached(after, id) {
-					return export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled; no create for it reached the provider (if the client sent one, it gave up first: on a busy machine, try --parallel or a longer --tick)", id)
-				}
-				return export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled (%s)", id, standing(n))
+			switch {
+			case sc.Escalates:
+			case !reached(after, id):
+				worse(export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled; no create for it reached the provider (if the client sent one, it gave up first: on a busy machine, try --parallel or a longer --tick)", id))
+			default:
+				worse(export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled (%s)", id, standing(n)))
 			}
 		}
+	}
+	if grade != export.GradePass {
+		return grade, why
 	}
 	believed := beliefPhrases(seen)
 	switch {
@@ -185,6 +215,44 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 		return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s, as this row asks", id, believed)
 	}
 	return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s", id, believed)
+}
+
+// heard is what the provider's delivered replies told the client of an
+// intent: the refunds they showed, whether one showed a refund pending,
+// and whether one told it the refund failed (a refusal, or a refund shown
+// failed or canceled).
+type heard struct {
+	shown            map[ledger.ObjectID]bool
+	pending, failure bool
+}
+
+func heardOf(s *export.Session, intent string) heard {
+	h := heard{shown: map[ledger.ObjectID]bool{}}
+	owner := map[ledger.ObjectID]string{}
+	for _, o := range s.Ledger.Objects {
+		owner[o.ID] = o.Intent
+	}
+	for _, r := range s.Requests {
+		if r.Wire != export.WireDelivered {
+			continue
+		}
+		if (r.Kind == export.RequestCreate || r.Kind == export.RequestRefused) && r.Intent == intent && r.Status >= 400 && r.Status < 500 && r.Status != 409 {
+			h.failure = true
+		}
+		for _, o := range r.Shown {
+			if owner[o.Object] != intent {
+				continue
+			}
+			h.shown[o.Object] = true
+			switch o.Status {
+			case ledger.Pending:
+				h.pending = true
+			case ledger.Failed:
+				h.failure = true
+			}
+		}
+	}
+	return h
 }
 
 // beliefPhrases says what the client believed, in order: "believed it

@@ -2,6 +2,10 @@ package conform
 
 import (
 	"context"
+	"io/fs"
+	"path/filepath"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,6 +33,9 @@ const (
 	// at once on a small machine; short enough that a row takes about a
 	// second.
 	RequestTimeoutTicks = 10
+	// MinTimeoutTicks is the shortest bound on a scenario: room for a
+	// request timeout, what follows it, and a second run.
+	MinTimeoutTicks = 3 * RequestTimeoutTicks
 	// RetentionTicks is how long keys are kept in a row that does not
 	// make them expire: far beyond any retry the row provokes.
 	RetentionTicks = 200
@@ -75,12 +82,20 @@ func (c Config) Validate() error {
 		return errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client")
 	case c.Tick < time.Millisecond || c.Tick > time.Minute:
 		return fmt.Errorf("tick %v: give a duration from 1ms to 1m, e.g. 100ms", c.Tick)
-	case c.Timeout < RequestTimeoutTicks*c.Tick:
-		return fmt.Errorf("timeout %v: give at least the request timeout (%v, %d ticks), e.g. 20s", c.Timeout, RequestTimeoutTicks*c.Tick, RequestTimeoutTicks)
+	case c.Timeout < MinTimeoutTicks*c.Tick || c.Timeout > 24*time.Hour:
+		return fmt.Errorf("timeout %v: give a duration from %v (%d ticks) to 24h, e.g. 20s", c.Timeout, MinTimeoutTicks*c.Tick, MinTimeoutTicks)
 	case c.Parallel < 0:
 		return fmt.Errorf("parallel %d: give 0 (every scenario at once) or more", c.Parallel)
 	}
-	return findCommand(c.Command[0])
+	if err := findCommand(c.Command[0]); err != nil {
+		return err
+	}
+	// State directories go here; find out now if they cannot.
+	probe, err := os.MkdirTemp(c.TempDir, "replaylab-conform-probe-*")
+	if err != nil {
+		return fmt.Errorf("no place for the clients' state directories: %v (set TMPDIR to a writable directory)", errors.Unwrap(err))
+	}
+	return os.Remove(probe)
 }
 
 // RequestTimeout is the per-request timeout the client is told to use.
@@ -108,7 +123,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
 		rep.Rows[i] = export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: export.GradeNotRun,
-			Why: "did not run: conform was interrupted first", Intents: []export.ConformIntent{}, Runs: []export.ConformRun{}}
+			Why: "Did not run: conform was interrupted first.", Intents: blankIntents(sc), Runs: []export.ConformRun{}}
 	}
 	// Rows start in the order given, as slots free up.
 start:
@@ -129,6 +144,9 @@ start:
 		}()
 	}
 	wg.Wait()
+	if err := unstartable(rep); err != nil {
+		return nil, err
+	}
 	for _, row := range rep.Rows {
 		if row.Grade == export.GradePass {
 			rep.Passed++
@@ -138,6 +156,26 @@ start:
 		}
 	}
 	return rep, nil
+}
+
+// unstartable is the error every run of every row met when the command
+// could not be started at all (a file that is not a program): bad usage,
+// not a grade.
+func unstartable(rep *export.ConformReport) error {
+	var first string
+	for _, row := range rep.Rows {
+		for _, run := range row.Runs {
+			msg, ok := strings.CutPrefix(run.Stderr, "could not start: ")
+			if !ok || (first != "" && msg != first) {
+				return nil
+			}
+			first = msg
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	return fmt.Errorf("the client command %q could not be started: %s", rep.Command[0], first)
 }
 
 // rowRun is one run of the command within a row.
@@ -152,18 +190,20 @@ type rowRun struct {
 // then the judgement.
 func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRow {
 	began := time.Now()
-	row := export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Intents: []export.ConformIntent{}, Runs: []export.ConformRun{}}
+	row := export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Intents: blankIntents(sc), Runs: []export.ConformRun{}}
 	notRun := func(why string) export.ConformRow {
 		row.Grade, row.Why, row.Millis = export.GradeNotRun, why, time.Since(began).Milliseconds()
 		return row
 	}
 
 	retention := RetentionTicks * cfg.Tick
-	retentionMs := retention.Milliseconds()
 	if sc.Expires {
 		retention = (RequestTimeoutTicks / 2) * cfg.Tick
-		retentionMs = retention.Milliseconds()
 	}
+	// The provider counts a key's life in whole ticks from the tick its
+	// first request arrived in; the client is told a tick less, so that a
+	// window it counts from before its send never outlives the key.
+	retentionMs := (retention - cfg.Tick).Milliseconds()
 	if sc.NoContract() {
 		retentionMs = 0
 	}
@@ -181,8 +221,15 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	// closes, the client dies, as a process that crashed after sending.
 	srv.OnCrash = func(string) {
 		mu.Lock()
-		victims := append([]*rowRun{}, live...)
-		crashed = true
+		var victims []*rowRun
+		for _, r := range live {
+			if r.child.running() {
+				victims = append(victims, r)
+			}
+		}
+		// Set before the kill, which lets the batch end: the restart
+		// must already be due when launch returns.
+		crashed = crashed || len(victims) > 0
 		mu.Unlock()
 		for _, r := range victims {
 			r.child.kill("when its refund committed (crash_after_send)")
@@ -210,8 +257,12 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 		stopServer()
 		return notRun("no state directory: " + err.Error())
 	}
-	defer os.RemoveAll(state)
+	defer removeAll(state)
 
+	// The token marks every process of this row, for the sweep at its end.
+	var raw [12]byte
+	_, _ = rand.Read(raw[:])
+	token := "REPLAYLAB_CONFORM_RUN=" + hex.EncodeToString(raw[:])
 	base := contractEnv(cfg.Env, map[string]string{
 		"REPLAYLAB_API_BASE":           "http://" + ln.Addr().String(),
 		"REPLAYLAB_API_KEY":            APIKey,
@@ -220,24 +271,25 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 		"REPLAYLAB_REQUEST_TIMEOUT_MS": strconv.FormatInt(cfg.RequestTimeout().Milliseconds(), 10),
 		"REPLAYLAB_KEY_RETENTION_MS":   strconv.FormatInt(retentionMs, 10),
 	})
+	base = append(base, token)
 	rctx, cancel := context.WithTimeoutCause(ctx, cfg.Timeout, killReason(fmt.Sprintf("at the scenario's timeout (%v)", cfg.Timeout)))
 	defer cancel()
 
 	launch := func(batch []*rowRun) {
+		// The batch is started under mu, so that a crash the first of
+		// them provokes finds every one of them to kill.
 		mu.Lock()
 		live = nil
-		mu.Unlock()
 		for _, r := range batch {
 			intentsJSON, _ := json.Marshal(r.intents)
 			env := append(append([]string{}, base...), "REPLAYLAB_INTENTS="+string(intentsJSON))
 			r.child, r.startErr = start(rctx, cfg.Command, env, "")
-			mu.Lock()
 			runs = append(runs, r)
 			if r.child != nil {
 				live = append(live, r)
 			}
-			mu.Unlock()
 		}
+		mu.Unlock()
 		for _, r := range batch {
 			if r.child != nil {
 				<-r.child.done
@@ -266,6 +318,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 		launch([]*rowRun{{why: "again, with " + changeWords(sc), intents: sc.Changed}})
 	}
 	interrupted := ctx.Err() != nil
+	sweep(token)
 	// What the client left behind, before the clock is settled: a pending
 	// belief is judged against this.
 	before := srv.Session()
@@ -293,26 +346,45 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 		if strings.HasPrefix(run.Killed, "at the scenario's timeout") {
 			hung = append(hung, strconv.Itoa(i+1))
 		}
-		got.read(i+1, c.out.allLines())
+		lines, overflow := c.out.beliefLines()
+		got.read(i+1, lines, overflow)
 		row.Runs = append(row.Runs, run)
 	}
 	row.Problems = append(row.Problems, got.problems...)
 	if interrupted {
-		row.Grade, row.Why = export.GradeNotRun, "interrupted before the row ended"
+		row.Grade, row.Why = export.GradeNotRun, "Interrupted before the row ended."
 		row.Intents = intentsOf(sc, before, after, got)
 		return row
 	}
 	row.Intents = intentsOf(sc, before, after, got)
-	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs)
-	if row.Grade == export.GradePass || row.Grade == export.GradeUnsettled {
-		if len(hung) > 0 {
+	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs, len(hung) > 0)
+	if row.Grade != export.GradeUnsafe {
+		// A client that misbehaved as a program does not pass, and the
+		// misbehaviour is the reason a person needs first.
+		switch {
+		case len(hung) > 0:
 			row.Grade = export.GradeUnsettled
-			row.Why = fmt.Sprintf("the client did not finish within %v (run %s); its process group was killed", cfg.Timeout, strings.Join(hung, ", "))
-		} else if row.Grade == export.GradePass && len(row.Problems) > 0 {
-			row.Grade, row.Why = export.GradeUnsettled, row.Problems[0]
+			row.Why = fmt.Sprintf("The client did not finish within %v (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
+		case len(row.Problems) > 0:
+			row.Grade, row.Why = export.GradeUnsettled, sentence(row.Problems[0])
 		}
 	}
 	return row
+}
+
+// removeAll removes a state directory, even one in which the client took
+// away its own write permission.
+func removeAll(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
 }
 
 // contractEnv is env without any REPLAYLAB_ variable, then vars.
@@ -338,6 +410,15 @@ func changeWords(sc *Scenario) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// blankIntents are the scenario's intents with nothing known of them yet.
+func blankIntents(sc *Scenario) []export.ConformIntent {
+	out := make([]export.ConformIntent, len(sc.Intents))
+	for i, in := range sc.Intents {
+		out[i] = export.ConformIntent{Intent: in.Intent, Beliefs: []export.ConformBelief{}}
+	}
+	return out
 }
 
 // liveObjects are the refunds standing for intent in a ledger: those that

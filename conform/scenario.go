@@ -13,6 +13,7 @@
 package conform
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -153,7 +154,10 @@ func cents(s string) (int64, error) {
 	frac += strings.Repeat("0", 2-len(frac))
 	u, err1 := strconv.ParseUint(whole, 10, 63)
 	f, err2 := strconv.ParseUint(frac, 10, 8)
-	if err1 != nil || err2 != nil || u > math.MaxInt64/100-1 {
+	if err1 == nil && err2 == nil && u > math.MaxInt64/100-1 || errors.Is(err1, strconv.ErrRange) {
+		return 0, fmt.Errorf("too large for a refund; give at most %d.99", math.MaxInt64/100-2)
+	}
+	if err1 != nil || err2 != nil {
 		return 0, fmt.Errorf("not a positive amount; give units with at most two decimals, e.g. 45.00")
 	}
 	n := int64(u)*100 + int64(f)

@@ -399,7 +399,7 @@ func ConformMarkdown(r *ConformReport) []byte {
 		}
 		for _, run := range row.Runs {
 			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, mdText(run.Why), exitWords(run))
-			out := run.Stdout + run.Stderr
+			out := Clean(run.Stdout + run.Stderr)
 			if out == "" {
 				b.WriteString("(no output)\n\n")
 				continue
@@ -408,7 +408,7 @@ func ConformMarkdown(r *ConformReport) []byte {
 			for strings.Contains(out, fence) {
 				fence += "`"
 			}
-			fmt.Fprintf(&b, "%stext\n%s", fence, Clean(out))
+			fmt.Fprintf(&b, "%stext\n%s", fence, out)
 			if !strings.HasSuffix(out, "\n") {
 				b.WriteString("\n")
 			}

@@ -452,7 +452,8 @@ func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
 
 // History is the session as a history for replaylab check: each create an
 // attempt, with what the client saw as ok (a refund came back), fail (a
-// 4xx: not executed) or info (no answer, a 5xx: it cannot tell); each
+// 4xx: not executed) or info (no answer, a 5xx, a refund still pending:
+// it cannot tell; a pending refund the reply showed is also a read); each
 // refund a delivered read showed, a read; and each refund the provider
 // holds, a record.
 func (s *Session) History() []HistoryLine {
@@ -488,8 +489,16 @@ func (s *Session) History() []HistoryLine {
 		}
 		l := HistoryLine{Type: LineAttempt, Intent: r.Intent, Key: r.Key, Digest: r.Digest, Start: at(r.Tick), End: at(r.Tick), Outcome: OutcomeInfo,
 			Note: fmt.Sprintf("request %d met %s; the reply was %s", r.Seq, orFault(r.Fixture), r.Wire)}
+		var seen *HistoryLine
 		if r.Wire == WireDelivered {
 			switch {
+			case r.Status == 200 && len(r.Shown) > 0 && r.Shown[0].Status == ledger.Pending:
+				// Recorded, not terminal: it may yet fail, so the client
+				// cannot tell whether it took effect; what it saw is the
+				// refund, pending.
+				l.Object = r.Shown[0].Object.String()
+				seen = &HistoryLine{Type: LineRead, Intent: r.Intent, Object: l.Object, Status: ledger.Pending.String(), Start: at(r.Tick),
+					Note: fmt.Sprintf("request %d's reply showed it pending", r.Seq)}
 			case r.Status == 200:
 				l.Outcome = OutcomeOK
 				if len(r.Shown) > 0 {
@@ -500,6 +509,9 @@ func (s *Session) History() []HistoryLine {
 			}
 		}
 		out = append(out, l)
+		if seen != nil {
+			out = append(out, *seen)
+		}
 	}
 	for _, o := range s.Ledger.Objects {
 		out = append(out, HistoryLine{Type: LineRecord, Intent: o.Intent, Key: o.Key, Object: o.ID.String(), Status: o.Status.String()})

@@ -248,7 +248,7 @@ func (x *executor) reconcile(in intent) (belief, bool) {
 
 // poll reads a pending refund until it is terminal.
 func (x *executor) poll(in intent, id string) belief {
-	deadline := time.Now().Add(20 * x.timeout)
+	deadline := time.Now().Add(5 * x.timeout)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
 		r, err := x.sc.V1Refunds.Retrieve(ctx, id, nil)
