@@ -2,16 +2,16 @@ package conform
 
 import (
 	"context"
-	"io/fs"
-	"path/filepath"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
