@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -56,7 +57,7 @@ line does not read (with its line number).`,
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), string(export.EscapeHidden(b)))
 			} else {
-				fmt.Fprint(cmd.OutOrStdout(), export.HistoryText(path, rep))
+				fmt.Fprint(cmd.OutOrStdout(), check.Text(path, rep))
 			}
 			if n := len(rep.Anomalies); n > 0 {
 				return &exitError{code: exitVerdict, err: fmt.Errorf("%s: the history shows %d %s", path, n, map[bool]string{true: "anomaly", false: "anomalies"}[n == 1])}
@@ -70,7 +71,7 @@ line does not read (with its line number).`,
 
 // checkFile checks a history file, or the history of a session file;
 // session says which it was.
-func checkFile(path string) (rep *export.HistoryReport, session bool, err error) {
+func checkFile(path string) (rep *check.Report, session bool, err error) {
 	if err := refuseSpecial(path); err != nil {
 		return nil, false, err
 	}
@@ -103,7 +104,7 @@ func checkFile(path string) (rep *export.HistoryReport, session bool, err error)
 			if err != nil {
 				return nil, false, err
 			}
-			rep, err := export.CheckHistory(path, bytes.NewReader(b))
+			rep, err := check.History(path, bytes.NewReader(b))
 			if err != nil {
 				return nil, false, badInput(err)
 			}
@@ -113,7 +114,7 @@ func checkFile(path string) (rep *export.HistoryReport, session bool, err error)
 		}
 		br = bufio.NewReader(bytes.NewReader(data))
 	}
-	rep, err = export.CheckHistory(path, br)
+	rep, err = check.History(path, br)
 	var he *export.HistoryError
 	if errors.As(err, &he) {
 		return nil, false, badInput(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -180,7 +181,7 @@ func anomalies(t *testing.T, r export.ConformRow) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := export.CheckHistory(r.Scenario, bytes.NewReader(data))
+	h, err := check.History(r.Scenario, bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("%s: %v", r.Scenario, err)
 	}
@@ -232,7 +233,7 @@ func TestNaiveExampleIsUnsafeWhereTheCatalogSays(t *testing.T) {
 			t.Errorf("%s: %s (%s); the catalog's naive caller is safe there\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		}
 		// check sees the duplicates conform graded unsafe.
-		if dup := slices.Contains(anomalies(t, r), export.AnomalyDuplicate); dup != (r.Grade == export.GradeUnsafe) {
+		if dup := slices.Contains(anomalies(t, r), check.Duplicate); dup != (r.Grade == export.GradeUnsafe) {
 			t.Errorf("%s: graded %s, and check finds a duplicate_effect: %v", r.Scenario, r.Grade, dup)
 		}
 	}

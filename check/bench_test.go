@@ -1,4 +1,4 @@
-package export_test
+package check_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
 )
 
@@ -112,7 +113,7 @@ func peakHeap(f func()) uint64 {
 // The check benchmark, beside a baseline that only decodes each line into
 // the same struct, on the same generated history:
 //
-//	go test -run '^$' -bench 'History' -benchtime 1x ./export/
+//	go test -run '^$' -bench 'History' -benchtime 1x ./check/
 //
 // check reports the peak heap in use for 1 M and 2 M lines over the same
 // 10,000 intents: it grows with intents, not lines.
@@ -142,7 +143,7 @@ func BenchmarkHistory(b *testing.B) {
 			var peak uint64
 			for i := 0; i < b.N; i++ {
 				peak = max(peak, peakHeap(func() {
-					rep, err := export.CheckHistory("gen.jsonl", &genHistory{lines: lines, intents: intents})
+					rep, err := check.History("gen.jsonl", &genHistory{lines: lines, intents: intents})
 					if err != nil {
 						b.Fatal(err)
 					}

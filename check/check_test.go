@@ -1,4 +1,4 @@
-package export_test
+package check_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
 )
 
@@ -34,9 +35,9 @@ func historySchema(t testing.TB) *jsonschema.Schema {
 }
 
 // checkLines checks a history given as lines.
-func checkLines(t *testing.T, lines ...string) (*export.HistoryReport, error) {
+func checkLines(t *testing.T, lines ...string) (*check.Report, error) {
 	t.Helper()
-	return export.CheckHistory("h.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"))
+	return check.History("h.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"))
 }
 
 // Each anomaly is found, with the lines that show it, and nothing else is.
@@ -136,7 +137,7 @@ func TestHistoryExampleAndSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := export.CheckHistory("history.jsonl", f)
+	rep, err := check.History("history.jsonl", f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestHistoryExampleAndSchema(t *testing.T) {
 	for _, a := range rep.Anomalies {
 		kinds[a.Kind] = true
 	}
-	for _, k := range export.AnomalyKinds {
+	for _, k := range check.Kinds {
 		if !kinds[k] {
 			t.Errorf("the example shows no %s", k)
 		}
@@ -178,15 +179,15 @@ func TestHistoryExampleAndSchema(t *testing.T) {
 // A byte-order mark is not a line's problem; an empty history is.
 func TestCheckHistoryEdges(t *testing.T) {
 	bom := "\ufeff" + `{"type":"attempt","intent":"i","key":"k","outcome":"fail"}` + "\n"
-	if _, err := export.CheckHistory("bom.jsonl", strings.NewReader(bom)); err != nil {
+	if _, err := check.History("bom.jsonl", strings.NewReader(bom)); err != nil {
 		t.Errorf("a history with a byte-order mark: %v", err)
 	}
 	for _, empty := range []string{"", "\n\n", `{"schema":"replaylab.history/v1"}` + "\n"} {
-		if _, err := export.CheckHistory("e.jsonl", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "nothing to check") {
+		if _, err := check.History("e.jsonl", strings.NewReader(empty)); err == nil || !strings.Contains(err.Error(), "nothing to check") {
 			t.Errorf("%q: %v", empty, err)
 		}
 	}
-	if _, err := export.CheckHistory("v9.jsonl", strings.NewReader(`{"schema":"replaylab.history/v9"}`+"\n")); err == nil || !strings.Contains(err.Error(), "this build reads") {
+	if _, err := check.History("v9.jsonl", strings.NewReader(`{"schema":"replaylab.history/v9"}`+"\n")); err == nil || !strings.Contains(err.Error(), "this build reads") {
 		t.Errorf("a future header: %v", err)
 	}
 }
@@ -201,11 +202,11 @@ func TestCheckHistoryManyRecordsAndRepeatedFields(t *testing.T) {
 		fmt.Fprintf(&b, `{"type":"record","intent":"i","key":"k","object":"re_%d","status":"succeeded"}`+"\n", i)
 	}
 	fmt.Fprintf(&b, `{"type":"record","intent":"i","key":"k","object":"re_0","status":"succeeded"}`+"\n")
-	rep, err := export.CheckHistory("many.jsonl", strings.NewReader(b.String()))
+	rep, err := check.History("many.jsonl", strings.NewReader(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Anomalies) != 2 || rep.Anomalies[0].Kind != export.AnomalyUnlearned || len(rep.Anomalies[1].Lines) != n {
+	if len(rep.Anomalies) != 2 || rep.Anomalies[0].Kind != check.Unlearned || len(rep.Anomalies[1].Lines) != n {
 		t.Fatalf("anomalies: %d, first %s, duplicate over %d lines", len(rep.Anomalies), rep.Anomalies[0].Kind, len(rep.Anomalies[len(rep.Anomalies)-1].Lines))
 	}
 	if _, err := checkLines(t, `{"type":"attempt","intent":"a","intent":"b","outcome":"ok"}`); err == nil || !strings.Contains(err.Error(), `field "intent" appears twice`) {

@@ -1,0 +1,736 @@
+// Package check finds anomalies in a history from a user's own system: the
+// attempts a client made, the reads in which it saw the provider's
+// objects, and the records the provider holds (the format, JSON Lines,
+// lives in package export). Each anomaly is reported with the lines that
+// show it.
+//
+// A history is read one line at a time and what is kept grows with the
+// intents, keys and objects it names, not with its lines. Order: an
+// object's records are its status history, and its last record is its
+// final status. "Last" and "after" go by the lines' times where both lines
+// carry one (an attempt's, a read's or a record's "start"), and by line
+// order where they do not, so the same lines shuffled, when all carry
+// times, give the same report.
+package check
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// Anomaly kinds.
+const (
+	Duplicate    = "duplicate_effect"
+	Unlearned    = "effect_never_learned"
+	KeyChanged   = "key_changed"
+	KeyReused    = "key_reused_with_other_payload"
+	KeyShared    = "key_shared_by_intents"
+	OrphanRecord = "record_without_attempt"
+	OKNoEffect   = "ok_without_effect"
+	KeyNotSent   = "record_under_unsent_key"
+	ObjectShared = "object_shared_by_intents"
+)
+
+// Kinds lists every anomaly check reports, in the order it explains them.
+var Kinds = []string{Duplicate, Unlearned, KeyChanged, KeyReused, KeyShared, OrphanRecord, OKNoEffect, KeyNotSent, ObjectShared}
+
+// Anomaly is one thing the history shows that should not be, with the
+// lines that show it. Others, Objects and Keys name, sorted, the other
+// intents, the objects and the keys it is about.
+type Anomaly struct {
+	Kind    string   `json:"kind"`
+	Intent  string   `json:"intent"`
+	Message string   `json:"message"`
+	Lines   []int    `json:"lines"`
+	Others  []string `json:"other_intents,omitempty"`
+	Objects []string `json:"objects,omitempty"`
+	Keys    []string `json:"keys,omitempty"`
+}
+
+// Report is what check found.
+type Report struct {
+	Lines     int       `json:"lines"`
+	Attempts  int       `json:"attempts"`
+	Reads     int       `json:"reads"`
+	Records   int       `json:"records"`
+	Intents   int       `json:"intents"`
+	Anomalies []Anomaly `json:"anomalies"`
+}
+
+// pos is where a line stands in the order of events: its time, when it
+// carries one, and its line number.
+type pos struct {
+	t    int64 // Unix nanoseconds; meaningful when timed
+	line int32
+	// timed: the line carries a time.
+	timed bool
+}
+
+// before says whether a came before b: by time where both carry one, by
+// line otherwise.
+func (a pos) before(b pos) bool {
+	if a.timed && b.timed && a.t != b.t {
+		return a.t < b.t
+	}
+	return a.line < b.line
+}
+
+// earliest keeps the earlier of *p and q, where *p may be unset.
+func earliest(p *pos, q pos) {
+	if p.line == 0 || q.before(*p) {
+		*p = q
+	}
+}
+
+// latest keeps the later of *p and q, where *p may be unset.
+func latest(p *pos, q pos) {
+	if p.line == 0 || p.before(q) {
+		*p = q
+	}
+}
+
+const none = -1
+
+// intentState is what check keeps per intent.
+type intentState struct {
+	first    pos   // the earliest attempt
+	ok       pos   // the earliest ok
+	unsure   pos   // the earliest fail or info
+	key0     int32 // the key of its first attempt read
+	attempts int32
+	records  int32
+	// objects heads the list of objects recorded for the intent, through
+	// objectState.next.
+	objects int32
+	// more: the intent was sent under more than one key; its keys are
+	// in checker.intentKeys.
+	more bool
+	// okNamed: an ok of the intent named an object.
+	okNamed bool
+}
+
+// intentKey is one key an intent was sent under, beyond the first.
+type intentKey struct {
+	key           int32
+	first, unsure pos
+}
+
+// keyState is what check keeps per key that is not empty.
+type keyState struct {
+	first  pos // the earliest attempt that sent it
+	intent int32
+	digest int32
+	sent   bool
+	// more: it was sent with other digests or for other intents; see
+	// checker.keyUses.
+	more bool
+	// rec is the earliest record under the key, recIntent its intent;
+	// recMore: records under it name other intents too.
+	rec       pos
+	recIntent int32
+	recMore   bool
+}
+
+// keyUse is one (intent, digest) a key was sent with, or one intent a
+// record under it names, at its earliest.
+type keyUse struct {
+	intent, digest int32
+	at             pos
+	record         bool
+}
+
+// objectState is what check keeps per object named by a record or a read.
+type objectState struct {
+	final    pos // its last record
+	intent   int32
+	key      int32
+	status   uint8
+	records  int32
+	readLive pos // the last read that showed it pending or succeeded
+	next     int32
+	// firstRec is its earliest record; other intents named by its
+	// records are in checker.objectIntents.
+	firstRec pos
+	shared   bool
+}
+
+var statuses = []string{"pending", "succeeded", "failed", "canceled"}
+
+func statusOf(s string) uint8 { return uint8(slices.Index(statuses, s)) }
+
+// live: the status is an effect (pending or succeeded).
+func live(st uint8) bool { return st <= 1 }
+
+// okRef is an ok that named an object.
+type okRef struct {
+	intent, object int32
+	at             pos
+}
+
+type checker struct {
+	intentIDs map[string]int32
+	intents   []intentState
+	names     []string
+	keyIDs    map[string]int32
+	keys      []keyState
+	keyNames  []string
+	objIDs    map[string]int32
+	objects   []objectState
+	objNames  []string
+	digestIDs map[string]int32
+	digests   []string
+
+	intentKeys    map[int32][]intentKey
+	keyUses       map[int32][]keyUse
+	objectIntents map[int32][]keyUse
+	oks           []okRef
+}
+
+func (c *checker) intern(ids map[string]int32, names *[]string, s string) (int32, bool) {
+	if id, ok := ids[s]; ok {
+		return id, false
+	}
+	id := int32(len(*names))
+	ids[s] = id
+	*names = append(*names, s)
+	return id, true
+}
+
+func (c *checker) intent(s string) int32 {
+	id, isNew := c.intern(c.intentIDs, &c.names, s)
+	if isNew {
+		c.intents = append(c.intents, intentState{key0: none, objects: none})
+	}
+	return id
+}
+
+func (c *checker) key(s string) int32 {
+	id, isNew := c.intern(c.keyIDs, &c.keyNames, s)
+	if isNew {
+		c.keys = append(c.keys, keyState{intent: none, digest: none, recIntent: none})
+	}
+	return id
+}
+
+func (c *checker) object(s string) int32 {
+	id, isNew := c.intern(c.objIDs, &c.objNames, s)
+	if isNew {
+		c.objects = append(c.objects, objectState{intent: none, key: none, status: 255, next: none})
+	}
+	return id
+}
+
+func (c *checker) digest(s string) int32 {
+	if s == "" {
+		return none
+	}
+	id, _ := c.intern(c.digestIDs, &c.digests, s)
+	return id
+}
+
+// History reads a history from r (named name in messages) and reports its
+// anomalies. A line that does not read stops it with an
+// *export.HistoryError naming the line.
+func History(name string, r io.Reader) (*Report, error) {
+	c := &checker{
+		intentIDs: map[string]int32{}, keyIDs: map[string]int32{}, objIDs: map[string]int32{}, digestIDs: map[string]int32{},
+		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
+	}
+	rep := &Report{Anomalies: []Anomaly{}}
+	hr := export.NewHistoryReader(name, r)
+	var l export.HistoryLine
+	for {
+		n, err := hr.Next(&l)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		p := pos{line: int32(n)}
+		if t, ok := l.Time(); ok {
+			p.t, p.timed = t.UnixNano(), true
+		}
+		switch l.Type {
+		case export.LineAttempt:
+			rep.Attempts++
+			c.attempt(&l, p)
+		case export.LineRead:
+			rep.Reads++
+			c.read(&l, p)
+		case export.LineRecord:
+			rep.Records++
+			c.record(&l, p)
+		}
+	}
+	rep.Lines = hr.Lines()
+	rep.Intents = len(c.intents)
+	if rep.Attempts+rep.Reads+rep.Records == 0 {
+		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: errors.New("the history holds no attempt, read or record: nothing to check")}
+	}
+	rep.Anomalies = c.anomalies()
+	slices.SortStableFunc(rep.Anomalies, func(a, b Anomaly) int { return cmp.Compare(a.Lines[0], b.Lines[0]) })
+	return rep, nil
+}
+
+func (c *checker) attempt(l *export.HistoryLine, p pos) {
+	i := c.intent(l.Intent)
+	in := &c.intents[i]
+	in.attempts++
+	unsure := l.Outcome != export.OutcomeOK
+	k := c.key(l.Key)
+	switch {
+	case in.attempts == 1:
+		in.key0 = k
+	case !in.more && k != in.key0:
+		// A second key: from now on the intent keeps a list, starting
+		// with what its first key's attempts showed.
+		in.more = true
+		c.intentKeys[i] = []intentKey{{key: in.key0, first: in.first, unsure: in.unsure}}
+	}
+	if in.more {
+		ks := c.intentKeys[i]
+		j := slices.IndexFunc(ks, func(x intentKey) bool { return x.key == k })
+		if j < 0 {
+			ks = append(ks, intentKey{key: k})
+			j = len(ks) - 1
+		}
+		earliest(&ks[j].first, p)
+		if unsure {
+			earliest(&ks[j].unsure, p)
+		}
+		c.intentKeys[i] = ks
+	}
+	earliest(&in.first, p)
+	if unsure {
+		earliest(&in.unsure, p)
+	} else {
+		earliest(&in.ok, p)
+		if l.Object != "" {
+			in.okNamed = true
+			c.oks = append(c.oks, okRef{intent: i, object: c.object(l.Object), at: p})
+		}
+	}
+	if l.Key == "" {
+		return
+	}
+	ks := &c.keys[k]
+	d := c.digest(l.Digest)
+	if !ks.sent {
+		ks.sent, ks.first, ks.intent, ks.digest = true, p, i, d
+		return
+	}
+	if (d != ks.digest && d != none && ks.digest != none) || i != ks.intent || ks.more {
+		ks.more = true
+		c.use(c.keyUses, k, keyUse{intent: i, digest: d, at: p})
+		c.use(c.keyUses, k, keyUse{intent: ks.intent, digest: ks.digest, at: ks.first})
+	}
+	if p.before(ks.first) {
+		ks.first, ks.intent, ks.digest = p, i, d
+	}
+}
+
+// use notes a use, keeping the earliest of each (intent, digest, kind).
+func (c *checker) use(m map[int32][]keyUse, k int32, u keyUse) {
+	us := m[k]
+	for j := range us {
+		if us[j].intent == u.intent && us[j].digest == u.digest && us[j].record == u.record {
+			earliest(&us[j].at, u.at)
+			return
+		}
+	}
+	m[k] = append(us, u)
+}
+
+func (c *checker) read(l *export.HistoryLine, p pos) {
+	c.intent(l.Intent)
+	o := &c.objects[c.object(l.Object)]
+	if st := statusOf(l.Status); live(st) {
+		latest(&o.readLive, p)
+	}
+}
+
+func (c *checker) record(l *export.HistoryLine, p pos) {
+	i := c.intent(l.Intent)
+	in := &c.intents[i]
+	in.records++
+	oi := c.object(l.Object)
+	o := &c.objects[oi]
+	k := int32(none)
+	if l.Key != "" {
+		k = c.key(l.Key)
+	}
+	if o.records == 0 {
+		o.intent, o.firstRec = i, p
+		o.next, in.objects = in.objects, oi
+	} else if o.intent != i || o.shared {
+		if !o.shared {
+			c.use(c.objectIntents, oi, keyUse{intent: o.intent, digest: none, at: o.firstRec, record: true})
+		}
+		o.shared = true
+		c.use(c.objectIntents, oi, keyUse{intent: i, digest: none, at: p, record: true})
+	}
+	o.records++
+	earliest(&o.firstRec, p)
+	if o.final.line == 0 || o.final.before(p) {
+		// The last record is the object's final status.
+		o.final, o.status, o.key = p, statusOf(l.Status), k
+	}
+	if k == none {
+		return
+	}
+	ks := &c.keys[k]
+	switch {
+	case ks.rec.line == 0:
+		ks.rec, ks.recIntent = p, i
+	case ks.recIntent != i || ks.recMore:
+		if !ks.recMore {
+			c.use(c.keyUses, k, keyUse{intent: ks.recIntent, digest: none, at: ks.rec, record: true})
+		}
+		ks.recMore = true
+		c.use(c.keyUses, k, keyUse{intent: i, digest: none, at: p, record: true})
+		if p.before(ks.rec) {
+			ks.rec, ks.recIntent = p, i
+		}
+	default:
+		earliest(&ks.rec, p)
+	}
+}
+
+// lines are the line numbers of ps, ascending, each once.
+func lines(ps ...pos) []int {
+	out := make([]int, 0, len(ps))
+	for _, p := range ps {
+		if p.line != 0 {
+			out = append(out, int(p.line))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func keyWords(k string) string {
+	if k == "" {
+		return "(no key)"
+	}
+	return strconv.Quote(k)
+}
+
+// Text is a report for people: one line per anomaly with the lines that
+// show it, then a summary.
+func Text(name string, rep *Report) string {
+	var b strings.Builder
+	for _, a := range rep.Anomalies {
+		ls := make([]string, len(a.Lines))
+		for i, l := range a.Lines {
+			ls[i] = strconv.Itoa(l)
+		}
+		fmt.Fprintf(&b, "%s:%s: %s: %s: %s\n", export.CleanLine(name), strings.Join(ls, ","), a.Kind, export.CleanLine(a.Intent), export.CleanLine(a.Message))
+	}
+	verdict := "no anomaly"
+	switch n := len(rep.Anomalies); {
+	case n == 1:
+		verdict = "1 anomaly"
+	case n > 1:
+		verdict = strconv.Itoa(n) + " anomalies"
+	}
+	fmt.Fprintf(&b, "%s: %s, %s, %s, %s, %s: %s\n", export.CleanLine(name), export.Plural(rep.Lines, "line"), export.Plural(rep.Intents, "intent"),
+		export.Plural(rep.Attempts, "attempt"), export.Plural(rep.Reads, "read"), export.Plural(rep.Records, "record"), verdict)
+	return b.String()
+}
+
+// unsureUnder is the earliest fail or info attempt of intent i under key
+// k, else its earliest of any key.
+func (c *checker) unsureUnder(i, k int32) pos {
+	in := &c.intents[i]
+	for _, ik := range c.intentKeys[i] {
+		if ik.key == k && ik.unsure.line != 0 {
+			return ik.unsure
+		}
+	}
+	return in.unsure
+}
+
+// firstUnder is the earliest attempt of intent i under key k, else its
+// earliest of any key.
+func (c *checker) firstUnder(i, k int32) pos {
+	for _, ik := range c.intentKeys[i] {
+		if ik.key == k && ik.first.line != 0 {
+			return ik.first
+		}
+	}
+	return c.intents[i].first
+}
+
+// anomalies are what the facts show, per intent, per key and per object.
+func (c *checker) anomalies() []Anomaly {
+	var out []Anomaly
+	liveOf := func(i int32) []int32 {
+		var ls []int32
+		for o := c.intents[i].objects; o != none; o = c.objects[o].next {
+			if ob := &c.objects[o]; ob.intent == i && live(ob.status) {
+				ls = append(ls, o)
+			}
+		}
+		slices.SortFunc(ls, func(a, b int32) int {
+			if c.objects[a].final.before(c.objects[b].final) {
+				return -1
+			}
+			return 1
+		})
+		return ls
+	}
+	for i := range c.intents {
+		i := int32(i)
+		in := &c.intents[i]
+		id := c.names[i]
+		ls := liveOf(i)
+		if len(ls) > 1 {
+			a := Anomaly{Kind: Duplicate, Intent: id}
+			var at []pos
+			var objs []string
+			for _, o := range ls {
+				at = append(at, c.objects[o].final)
+				objs = append(objs, c.objNames[o])
+			}
+			a.Lines, a.Objects = lines(at...), sorted(objs)
+			a.Message = fmt.Sprintf("%d effects for one intent: %s", len(ls), listed(objs))
+			out = append(out, a)
+		}
+		if in.attempts == 0 {
+			for o := in.objects; o != none; o = c.objects[o].next {
+				ob := &c.objects[o]
+				if ob.intent != i {
+					continue
+				}
+				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{c.objNames[o]},
+					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", c.objNames[o], statuses[ob.status])})
+			}
+			continue
+		}
+		if in.ok.line == 0 && in.unsure.line != 0 {
+			// Each effect no read after its attempt showed; one anomaly
+			// for the intent names them all.
+			var at []pos
+			var objs, names []string
+			for _, o := range ls {
+				ob := &c.objects[o]
+				if ob.readLive.line != 0 && !ob.readLive.before(c.firstUnder(i, ob.key)) {
+					continue // a read after the attempt began showed it
+				}
+				if len(at) == 0 {
+					at = append(at, c.unsureUnder(i, ob.key))
+				}
+				at = append(at, ob.final)
+				objs = append(objs, c.objNames[o]+" ("+statuses[ob.status]+")")
+				names = append(names, c.objNames[o])
+			}
+			if len(objs) > 0 {
+				out = append(out, Anomaly{Kind: Unlearned, Intent: id, Lines: lines(at...), Objects: sorted(names),
+					Message: fmt.Sprintf("the client heard only failures or no answer (fail, info), and no read after its attempt showed it, yet %s took effect", listed(objs))})
+			}
+		}
+		if in.ok.line != 0 && len(ls) == 0 && !in.okNamed {
+			out = append(out, Anomaly{Kind: OKNoEffect, Intent: id, Lines: lines(in.ok),
+				Message: "the client was told it took effect (ok), but the provider holds no effect for this intent"})
+		}
+		if in.more {
+			ks := slices.Clone(c.intentKeys[i])
+			slices.SortFunc(ks, func(a, b intentKey) int {
+				if a.first.before(b.first) {
+					return -1
+				}
+				return 1
+			})
+			var at []pos
+			var words, names []string
+			for _, k := range ks {
+				at = append(at, k.first)
+				words = append(words, keyWords(c.keyNames[k.key]))
+				names = append(names, c.keyNames[k.key])
+			}
+			out = append(out, Anomaly{Kind: KeyChanged, Intent: id, Lines: lines(at...), Keys: sorted(names),
+				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), strings.Join(words, ", "))})
+		}
+	}
+	out = append(out, c.okAnomalies(liveOf)...)
+	out = append(out, c.keyAnomalies()...)
+	out = append(out, c.objectAnomalies()...)
+	return out
+}
+
+// okAnomalies: every ok that named an object the provider does not hold
+// as an effect of the ok's intent, each (intent, object) once.
+func (c *checker) okAnomalies(liveOf func(int32) []int32) []Anomaly {
+	var out []Anomaly
+	slices.SortStableFunc(c.oks, func(a, b okRef) int {
+		return cmp.Or(cmp.Compare(a.intent, b.intent), cmp.Compare(a.object, b.object))
+	})
+	for j := 0; j < len(c.oks); {
+		r := c.oks[j]
+		at := r.at
+		for j++; j < len(c.oks) && c.oks[j].intent == r.intent && c.oks[j].object == r.object; j++ {
+			earliest(&at, c.oks[j].at)
+		}
+		ls := liveOf(r.intent)
+		if slices.Contains(ls, r.object) {
+			continue // its own
+		}
+		id, obj := c.names[r.intent], c.objNames[r.object]
+		a := Anomaly{Kind: OKNoEffect, Intent: id, Lines: lines(at), Objects: []string{obj}}
+		own := "it holds no effect for this intent"
+		if len(ls) > 0 {
+			a.Lines = lines(at, c.objects[ls[0]].final)
+			a.Objects = sorted([]string{obj, c.objNames[ls[0]]})
+			own = "this intent's own is " + c.objNames[ls[0]]
+		}
+		switch o := &c.objects[r.object]; {
+		case o.records > 0 && o.intent != r.intent:
+			a.Others = []string{c.names[o.intent]}
+			a.Lines = lines(append([]pos{o.final}, posOf(a.Lines)...)...)
+			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names[o.intent]), own)
+		case len(ls) > 0:
+			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames[ls[0]])
+		default:
+			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no effect for this intent", obj)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// keyAnomalies: a key sent with two payloads, a key sent or recorded for
+// two intents, a record under a key no attempt sent.
+func (c *checker) keyAnomalies() []Anomaly {
+	var out []Anomaly
+	for k := range c.keys {
+		k := int32(k)
+		ks := &c.keys[k]
+		name := c.keyNames[k]
+		if name == "" {
+			continue
+		}
+		var sent, recs []keyUse
+		for _, u := range c.keyUses[k] {
+			if u.record {
+				recs = append(recs, u)
+			} else {
+				sent = append(sent, u)
+			}
+		}
+		byTime := func(us []keyUse) {
+			slices.SortStableFunc(us, func(a, b keyUse) int {
+				if a.at.before(b.at) {
+					return -1
+				}
+				return 1
+			})
+		}
+		byTime(sent)
+		byTime(recs)
+		if ks.more {
+			// The earliest digest, then the earliest other.
+			first := sent[0]
+			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != first.digest && u.digest != none }); j >= 0 && first.digest != none {
+				out = append(out, Anomaly{Kind: KeyReused, Intent: c.names[first.intent], Lines: lines(first.at, sent[j].at), Keys: []string{name},
+					Others: others(c, sent, first.intent),
+					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), c.digests[first.digest], c.digests[sent[j].digest])})
+			}
+			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
+				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names[first.intent], Lines: lines(first.at, sent[j].at), Keys: []string{name},
+					Others:  others(c, sent, first.intent),
+					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[sent[j].intent]))})
+			}
+		}
+		if ks.recMore && !(ks.more && slices.ContainsFunc(sent, func(u keyUse) bool { return u.intent != sent[0].intent })) {
+			first := recs[0]
+			if j := slices.IndexFunc(recs, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
+				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names[first.intent], Lines: lines(first.at, recs[j].at), Keys: []string{name},
+					Others:  others(c, recs, first.intent),
+					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[recs[j].intent]))})
+			}
+		}
+		if ks.rec.line != 0 && !ks.sent {
+			// Each intent that has attempts, and a record under a key
+			// none of them sent; an intent without attempts is an
+			// orphan record already.
+			holders := recs
+			if !ks.recMore {
+				holders = []keyUse{{intent: ks.recIntent, at: ks.rec}}
+			}
+			for _, u := range holders {
+				if c.intents[u.intent].attempts > 0 {
+					out = append(out, Anomaly{Kind: KeyNotSent, Intent: c.names[u.intent], Lines: lines(u.at), Keys: []string{name},
+						Message: fmt.Sprintf("the provider holds a record under key %s, which no attempt in the client's history sent", keyWords(name))})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// objectAnomalies: one object recorded for two intents.
+func (c *checker) objectAnomalies() []Anomaly {
+	var out []Anomaly
+	for o := range c.objects {
+		us := c.objectIntents[int32(o)]
+		if len(us) < 2 {
+			continue
+		}
+		slices.SortStableFunc(us, func(a, b keyUse) int {
+			if a.at.before(b.at) {
+				return -1
+			}
+			return 1
+		})
+		first := us[0]
+		j := slices.IndexFunc(us, func(u keyUse) bool { return u.intent != first.intent })
+		if j < 0 {
+			continue
+		}
+		out = append(out, Anomaly{Kind: ObjectShared, Intent: c.names[first.intent], Lines: lines(first.at, us[j].at), Objects: []string{c.objNames[o]},
+			Others:  others(c, us, first.intent),
+			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames[o], export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[us[j].intent]))})
+	}
+	return out
+}
+
+// posOf turns line numbers back into positions, for lines().
+func posOf(ls []int) []pos {
+	out := make([]pos, len(ls))
+	for i, l := range ls {
+		out[i] = pos{line: int32(l)}
+	}
+	return out
+}
+
+// others are the intents of us other than i, sorted, each once.
+func others(c *checker, us []keyUse, i int32) []string {
+	var out []string
+	for _, u := range us {
+		if n := c.names[u.intent]; u.intent != i && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return sorted(out)
+}
+
+// listed names items, the first few in full: "a, b, c and 12 more".
+func listed(items []string) string {
+	if len(items) <= 5 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:4], ", ") + fmt.Sprintf(" and %d more", len(items)-4)
+}
+
+func sorted(s []string) []string {
+	slices.Sort(s)
+	return s
+}
