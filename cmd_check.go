@@ -29,12 +29,20 @@ show it:
 
   duplicate_effect               more than one effect for one intent
   effect_never_learned           it took effect, but the client heard only
-                                 fail or info and read nothing back
+                                 fail or info, and no read after its attempt
+                                 showed that effect
   key_changed                    one intent sent under more than one key
   key_reused_with_other_payload  one key sent with two payload digests
-  key_shared_by_intents          one key sent for two intents
+  key_shared_by_intents          one key sent, or recorded, for two intents
   record_without_attempt         a record no attempt accounts for
-  ok_without_effect              an ok the provider holds no effect for
+  ok_without_effect              an ok the provider holds no effect for, or
+                                 one that named another intent's refund
+  record_under_unsent_key        a record under a key no attempt sent
+  object_shared_by_intents       one object recorded for two intents
+
+An object's records are its status history: its last record is its final
+status. Where lines carry times ("start"), last and after go by the times;
+where they do not, by the order of the lines.
 
 A serve session file (serve --record) is read as its history too.
 Exit code 0 when the history is clean, 1 when it shows an anomaly, 2 when a

@@ -26,7 +26,7 @@ func TestCheckExitCodes(t *testing.T) {
 		want string
 	}{
 		{[]string{"check", clean}, 0, "no anomaly"},
-		{[]string{"check", "testdata/history.jsonl"}, exitVerdict, "7 anomalies"},
+		{[]string{"check", "testdata/history.jsonl"}, exitVerdict, "9 anomalies"},
 		{[]string{"check", bad}, exitBadInput, "bad.jsonl:2: outcome \"perhaps\""},
 		{[]string{"check", caseFile}, exitBadInput, "not a history"},
 		{[]string{"check", dir}, exitBadInput, "is a directory"},
@@ -58,5 +58,25 @@ func TestCheckServeRecords(t *testing.T) {
 	code, out, errOut = cli("check", session)
 	if code != 0 || !strings.Contains(out, "is a serve session") || !strings.Contains(out, "no anomaly") {
 		t.Fatalf("check of a stable-key session: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// docs/check.md shows the example history and what check says of it: both
+// are held to the files and the program.
+func TestCheckDocsShowTheExample(t *testing.T) {
+	doc, err := os.ReadFile("docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	history, err := os.ReadFile("testdata/history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```\n"+string(history)+"```") {
+		t.Error("docs/check.md does not show testdata/history.jsonl as it is")
+	}
+	_, out, errOut := cli("check", "testdata/history.jsonl")
+	if !strings.Contains(string(doc), "$ replaylab check testdata/history.jsonl\n"+out+errOut+"```") {
+		t.Errorf("docs/check.md does not show what check prints now:\n%s%s", out, errOut)
 	}
 }

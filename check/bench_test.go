@@ -110,6 +110,104 @@ func peakHeap(f func()) uint64 {
 	return peak.Load()
 }
 
+// wideHistory is lines lines, each for an intent of its own under a key of
+// its own: what is kept grows with every line, the most check keeps for a
+// history of that length. Every third is a record, of an intent whose
+// attempt is not in the history (an orphan, to keep objects in play too).
+type wideHistory struct {
+	lines, n int
+	buf      bytes.Buffer
+}
+
+func (g *wideHistory) Read(p []byte) (int, error) {
+	var line []byte
+	for g.buf.Len() < len(p) && g.n < g.lines {
+		g.n++
+		line = line[:0]
+		i := g.n
+		if g.n%3 == 0 {
+			line = append(line, `{"type":"record","intent":"refund-`...)
+			line = pad7(line, i)
+			line = append(line, `","key":"key-`...)
+			line = pad7(line, i)
+			line = append(line, `","object":"re_`...)
+			line = pad7(line, i)
+			line = append(line, `","status":"succeeded","start":"2026-12-01T10:00:02Z"}`+"\n"...)
+		} else {
+			outcome := "ok"
+			if g.n%5 == 0 {
+				outcome = "info"
+			}
+			line = append(line, `{"type":"attempt","intent":"refund-`...)
+			line = pad7(line, i)
+			line = append(line, `","key":"key-`...)
+			line = pad7(line, i)
+			line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
+			line = append(line, outcome...)
+			line = append(line, `"}`+"\n"...)
+		}
+		g.buf.Write(line)
+	}
+	if g.buf.Len() == 0 {
+		return 0, io.EOF
+	}
+	return g.buf.Read(p)
+}
+
+func pad7(b []byte, n int) []byte {
+	s := strconv.Itoa(n)
+	for i := len(s); i < 7; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+// BenchmarkHistoryWide is check on 1 M lines over 1 M intents (and
+// 670,000 keys, 330,000 objects), beside decoding the same lines alone: the goal is at
+// most 300 MB of heap at its peak and at most twice the decoding time.
+//
+//	go test -run '^$' -bench 'HistoryWide' -benchtime 1x ./check/
+func BenchmarkHistoryWide(b *testing.B) {
+	const lines = 1_000_000
+	b.Run("decode-only", func(b *testing.B) {
+		var peak uint64
+		for b.Loop() {
+			peak = max(peak, peakHeap(func() {
+				dec := json.NewDecoder(&wideHistory{lines: lines})
+				n := 0
+				for {
+					var l export.HistoryLine
+					if err := dec.Decode(&l); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n != lines {
+					b.Fatalf("%d lines", n)
+				}
+			}))
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("check", func(b *testing.B) {
+		var peak uint64
+		for b.Loop() {
+			peak = max(peak, peakHeap(func() {
+				rep, err := check.History("wide.jsonl", &wideHistory{lines: lines})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep.Lines != lines || rep.Intents != lines {
+					b.Fatalf("%d lines, %d intents", rep.Lines, rep.Intents)
+				}
+			}))
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+}
+
 // The check benchmark, beside a baseline that only decodes each line into
 // the same struct, on the same generated history:
 //
@@ -118,9 +216,13 @@ func peakHeap(f func()) uint64 {
 // check reports the peak heap in use for 1 M and 2 M lines over the same
 // 10,000 intents: it grows with intents, not lines.
 func BenchmarkHistory(b *testing.B) {
-	const intents = 10000
-	for _, lines := range []int{1_000_000, 2_000_000} {
-		b.Run(fmt.Sprintf("decode-only/%dM", lines/1_000_000), func(b *testing.B) {
+	for _, size := range []struct{ lines, intents int }{{1_000_000, 10000}, {2_000_000, 10000}, {1_000_000, 1_000_000}} {
+		lines, intents := size.lines, size.intents
+		name := fmt.Sprintf("%dM", lines/1_000_000)
+		if intents == lines {
+			name += "-each-its-own-intent"
+		}
+		b.Run("decode-only/"+name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				dec := json.NewDecoder(&genHistory{lines: lines, intents: intents})
 				n := 0
@@ -139,11 +241,12 @@ func BenchmarkHistory(b *testing.B) {
 			}
 			b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
-		b.Run(fmt.Sprintf("check/%dM", lines/1_000_000), func(b *testing.B) {
+		b.Run("check/"+name, func(b *testing.B) {
 			var peak uint64
 			for i := 0; i < b.N; i++ {
 				peak = max(peak, peakHeap(func() {
 					rep, err := check.History("gen.jsonl", &genHistory{lines: lines, intents: intents})
+					runtime.KeepAlive(rep)
 					if err != nil {
 						b.Fatal(err)
 					}

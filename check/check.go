@@ -64,6 +64,30 @@ type Report struct {
 	Anomalies []Anomaly `json:"anomalies"`
 }
 
+// chunked is a growing list kept in fixed-size chunks: growing it never
+// copies what it holds, so no old array is left for the collector at the
+// size of everything read so far.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+const chunkSize = 1 << 14
+
+func (c *chunked[T]) add(v T) int32 {
+	if c.n%chunkSize == 0 {
+		c.chunks = append(c.chunks, make([]T, 0, chunkSize))
+	}
+	last := len(c.chunks) - 1
+	c.chunks[last] = append(c.chunks[last], v)
+	c.n++
+	return int32(c.n - 1)
+}
+
+func (c *chunked[T]) at(i int32) *T { return &c.chunks[i/chunkSize][i%chunkSize] }
+
+func (c *chunked[T]) len() int { return c.n }
+
 // pos is where a line stands in the order of events: its time, when it
 // carries one, and its line number.
 type pos struct {
@@ -176,16 +200,16 @@ type okRef struct {
 
 type checker struct {
 	intentIDs map[string]int32
-	intents   []intentState
-	names     []string
+	intents   chunked[intentState]
+	names     chunked[string]
 	keyIDs    map[string]int32
-	keys      []keyState
-	keyNames  []string
+	keys      chunked[keyState]
+	keyNames  chunked[string]
 	objIDs    map[string]int32
-	objects   []objectState
-	objNames  []string
+	objects   chunked[objectState]
+	objNames  chunked[string]
 	digestIDs map[string]int32
-	digests   []string
+	digests   chunked[string]
 
 	intentKeys    map[int32][]intentKey
 	keyUses       map[int32][]keyUse
@@ -193,20 +217,20 @@ type checker struct {
 	oks           []okRef
 }
 
-func (c *checker) intern(ids map[string]int32, names *[]string, s string) (int32, bool) {
+func (c *checker) intern(ids map[string]int32, names *chunked[string], s string) (int32, bool) {
 	if id, ok := ids[s]; ok {
 		return id, false
 	}
-	id := int32(len(*names))
+	s = strings.Clone(s) // the line's strings are borrowed
+	id := names.add(s)
 	ids[s] = id
-	*names = append(*names, s)
 	return id, true
 }
 
 func (c *checker) intent(s string) int32 {
 	id, isNew := c.intern(c.intentIDs, &c.names, s)
 	if isNew {
-		c.intents = append(c.intents, intentState{key0: none, objects: none})
+		c.intents.add(intentState{key0: none, objects: none})
 	}
 	return id
 }
@@ -214,7 +238,7 @@ func (c *checker) intent(s string) int32 {
 func (c *checker) key(s string) int32 {
 	id, isNew := c.intern(c.keyIDs, &c.keyNames, s)
 	if isNew {
-		c.keys = append(c.keys, keyState{intent: none, digest: none, recIntent: none})
+		c.keys.add(keyState{intent: none, digest: none, recIntent: none})
 	}
 	return id
 }
@@ -222,7 +246,7 @@ func (c *checker) key(s string) int32 {
 func (c *checker) object(s string) int32 {
 	id, isNew := c.intern(c.objIDs, &c.objNames, s)
 	if isNew {
-		c.objects = append(c.objects, objectState{intent: none, key: none, status: 255, next: none})
+		c.objects.add(objectState{intent: none, key: none, status: 255, next: none})
 	}
 	return id
 }
@@ -247,7 +271,7 @@ func History(name string, r io.Reader) (*Report, error) {
 	hr := export.NewHistoryReader(name, r)
 	var l export.HistoryLine
 	for {
-		n, err := hr.Next(&l)
+		n, err := hr.NextBorrowed(&l)
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -271,10 +295,12 @@ func History(name string, r io.Reader) (*Report, error) {
 		}
 	}
 	rep.Lines = hr.Lines()
-	rep.Intents = len(c.intents)
+	rep.Intents = c.intents.len()
 	if rep.Attempts+rep.Reads+rep.Records == 0 {
 		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: errors.New("the history holds no attempt, read or record: nothing to check")}
 	}
+	// The names are all looked up; what is left is by number.
+	c.intentIDs, c.keyIDs, c.objIDs, c.digestIDs = nil, nil, nil, nil
 	rep.Anomalies = c.anomalies()
 	slices.SortStableFunc(rep.Anomalies, func(a, b Anomaly) int { return cmp.Compare(a.Lines[0], b.Lines[0]) })
 	return rep, nil
@@ -282,7 +308,7 @@ func History(name string, r io.Reader) (*Report, error) {
 
 func (c *checker) attempt(l *export.HistoryLine, p pos) {
 	i := c.intent(l.Intent)
-	in := &c.intents[i]
+	in := c.intents.at(i)
 	in.attempts++
 	unsure := l.Outcome != export.OutcomeOK
 	k := c.key(l.Key)
@@ -321,7 +347,7 @@ func (c *checker) attempt(l *export.HistoryLine, p pos) {
 	if l.Key == "" {
 		return
 	}
-	ks := &c.keys[k]
+	ks := c.keys.at(k)
 	d := c.digest(l.Digest)
 	if !ks.sent {
 		ks.sent, ks.first, ks.intent, ks.digest = true, p, i, d
@@ -351,7 +377,7 @@ func (c *checker) use(m map[int32][]keyUse, k int32, u keyUse) {
 
 func (c *checker) read(l *export.HistoryLine, p pos) {
 	c.intent(l.Intent)
-	o := &c.objects[c.object(l.Object)]
+	o := c.objects.at(c.object(l.Object))
 	if st := statusOf(l.Status); live(st) {
 		latest(&o.readLive, p)
 	}
@@ -359,10 +385,10 @@ func (c *checker) read(l *export.HistoryLine, p pos) {
 
 func (c *checker) record(l *export.HistoryLine, p pos) {
 	i := c.intent(l.Intent)
-	in := &c.intents[i]
+	in := c.intents.at(i)
 	in.records++
 	oi := c.object(l.Object)
-	o := &c.objects[oi]
+	o := c.objects.at(oi)
 	k := int32(none)
 	if l.Key != "" {
 		k = c.key(l.Key)
@@ -386,7 +412,7 @@ func (c *checker) record(l *export.HistoryLine, p pos) {
 	if k == none {
 		return
 	}
-	ks := &c.keys[k]
+	ks := c.keys.at(k)
 	switch {
 	case ks.rec.line == 0:
 		ks.rec, ks.recIntent = p, i
@@ -449,7 +475,7 @@ func Text(name string, rep *Report) string {
 // unsureUnder is the earliest fail or info attempt of intent i under key
 // k, else its earliest of any key.
 func (c *checker) unsureUnder(i, k int32) pos {
-	in := &c.intents[i]
+	in := c.intents.at(i)
 	for _, ik := range c.intentKeys[i] {
 		if ik.key == k && ik.unsure.line != 0 {
 			return ik.unsure
@@ -466,7 +492,7 @@ func (c *checker) firstUnder(i, k int32) pos {
 			return ik.first
 		}
 	}
-	return c.intents[i].first
+	return c.intents.at(i).first
 }
 
 // anomalies are what the facts show, per intent, per key and per object.
@@ -474,44 +500,43 @@ func (c *checker) anomalies() []Anomaly {
 	var out []Anomaly
 	liveOf := func(i int32) []int32 {
 		var ls []int32
-		for o := c.intents[i].objects; o != none; o = c.objects[o].next {
-			if ob := &c.objects[o]; ob.intent == i && live(ob.status) {
+		for o := c.intents.at(i).objects; o != none; o = c.objects.at(o).next {
+			if ob := c.objects.at(o); ob.intent == i && live(ob.status) {
 				ls = append(ls, o)
 			}
 		}
 		slices.SortFunc(ls, func(a, b int32) int {
-			if c.objects[a].final.before(c.objects[b].final) {
+			if c.objects.at(a).final.before(c.objects.at(b).final) {
 				return -1
 			}
 			return 1
 		})
 		return ls
 	}
-	for i := range c.intents {
-		i := int32(i)
-		in := &c.intents[i]
-		id := c.names[i]
+	for i := range int32(c.intents.len()) {
+		in := c.intents.at(i)
+		id := *c.names.at(i)
 		ls := liveOf(i)
 		if len(ls) > 1 {
 			a := Anomaly{Kind: Duplicate, Intent: id}
 			var at []pos
 			var objs []string
 			for _, o := range ls {
-				at = append(at, c.objects[o].final)
-				objs = append(objs, c.objNames[o])
+				at = append(at, c.objects.at(o).final)
+				objs = append(objs, *c.objNames.at(o))
 			}
 			a.Lines, a.Objects = lines(at...), sorted(objs)
 			a.Message = fmt.Sprintf("%d effects for one intent: %s", len(ls), listed(objs))
 			out = append(out, a)
 		}
 		if in.attempts == 0 {
-			for o := in.objects; o != none; o = c.objects[o].next {
-				ob := &c.objects[o]
+			for o := in.objects; o != none; o = c.objects.at(o).next {
+				ob := c.objects.at(o)
 				if ob.intent != i {
 					continue
 				}
-				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{c.objNames[o]},
-					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", c.objNames[o], statuses[ob.status])})
+				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{*c.objNames.at(o)},
+					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", *c.objNames.at(o), statuses[ob.status])})
 			}
 			continue
 		}
@@ -521,7 +546,7 @@ func (c *checker) anomalies() []Anomaly {
 			var at []pos
 			var objs, names []string
 			for _, o := range ls {
-				ob := &c.objects[o]
+				ob := c.objects.at(o)
 				if ob.readLive.line != 0 && !ob.readLive.before(c.firstUnder(i, ob.key)) {
 					continue // a read after the attempt began showed it
 				}
@@ -529,8 +554,8 @@ func (c *checker) anomalies() []Anomaly {
 					at = append(at, c.unsureUnder(i, ob.key))
 				}
 				at = append(at, ob.final)
-				objs = append(objs, c.objNames[o]+" ("+statuses[ob.status]+")")
-				names = append(names, c.objNames[o])
+				objs = append(objs, *c.objNames.at(o)+" ("+statuses[ob.status]+")")
+				names = append(names, *c.objNames.at(o))
 			}
 			if len(objs) > 0 {
 				out = append(out, Anomaly{Kind: Unlearned, Intent: id, Lines: lines(at...), Objects: sorted(names),
@@ -553,8 +578,8 @@ func (c *checker) anomalies() []Anomaly {
 			var words, names []string
 			for _, k := range ks {
 				at = append(at, k.first)
-				words = append(words, keyWords(c.keyNames[k.key]))
-				names = append(names, c.keyNames[k.key])
+				words = append(words, keyWords(*c.keyNames.at(k.key)))
+				names = append(names, *c.keyNames.at(k.key))
 			}
 			out = append(out, Anomaly{Kind: KeyChanged, Intent: id, Lines: lines(at...), Keys: sorted(names),
 				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), strings.Join(words, ", "))})
@@ -583,21 +608,21 @@ func (c *checker) okAnomalies(liveOf func(int32) []int32) []Anomaly {
 		if slices.Contains(ls, r.object) {
 			continue // its own
 		}
-		id, obj := c.names[r.intent], c.objNames[r.object]
+		id, obj := *c.names.at(r.intent), *c.objNames.at(r.object)
 		a := Anomaly{Kind: OKNoEffect, Intent: id, Lines: lines(at), Objects: []string{obj}}
 		own := "it holds no effect for this intent"
 		if len(ls) > 0 {
-			a.Lines = lines(at, c.objects[ls[0]].final)
-			a.Objects = sorted([]string{obj, c.objNames[ls[0]]})
-			own = "this intent's own is " + c.objNames[ls[0]]
+			a.Lines = lines(at, c.objects.at(ls[0]).final)
+			a.Objects = sorted([]string{obj, *c.objNames.at(ls[0])})
+			own = "this intent's own is " + *c.objNames.at(ls[0])
 		}
-		switch o := &c.objects[r.object]; {
+		switch o := c.objects.at(r.object); {
 		case o.records > 0 && o.intent != r.intent:
-			a.Others = []string{c.names[o.intent]}
+			a.Others = []string{*c.names.at(o.intent)}
 			a.Lines = lines(append([]pos{o.final}, posOf(a.Lines)...)...)
-			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names[o.intent]), own)
+			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(*c.names.at(o.intent)), own)
 		case len(ls) > 0:
-			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames[ls[0]])
+			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, *c.objNames.at(ls[0]))
 		default:
 			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no effect for this intent", obj)
 		}
@@ -610,10 +635,9 @@ func (c *checker) okAnomalies(liveOf func(int32) []int32) []Anomaly {
 // two intents, a record under a key no attempt sent.
 func (c *checker) keyAnomalies() []Anomaly {
 	var out []Anomaly
-	for k := range c.keys {
-		k := int32(k)
-		ks := &c.keys[k]
-		name := c.keyNames[k]
+	for k := range int32(c.keys.len()) {
+		ks := c.keys.at(k)
+		name := *c.keyNames.at(k)
 		if name == "" {
 			continue
 		}
@@ -639,22 +663,22 @@ func (c *checker) keyAnomalies() []Anomaly {
 			// The earliest digest, then the earliest other.
 			first := sent[0]
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != first.digest && u.digest != none }); j >= 0 && first.digest != none {
-				out = append(out, Anomaly{Kind: KeyReused, Intent: c.names[first.intent], Lines: lines(first.at, sent[j].at), Keys: []string{name},
-					Others: others(c, sent, first.intent),
-					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), c.digests[first.digest], c.digests[sent[j].digest])})
+				out = append(out, Anomaly{Kind: KeyReused, Intent: *c.names.at(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
+					Others:  others(c, sent, first.intent),
+					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), *c.digests.at(first.digest), *c.digests.at(sent[j].digest))})
 			}
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
-				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names[first.intent], Lines: lines(first.at, sent[j].at), Keys: []string{name},
+				out = append(out, Anomaly{Kind: KeyShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, first.intent),
-					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[sent[j].intent]))})
+					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(sent[j].intent)))})
 			}
 		}
 		if ks.recMore && !(ks.more && slices.ContainsFunc(sent, func(u keyUse) bool { return u.intent != sent[0].intent })) {
 			first := recs[0]
 			if j := slices.IndexFunc(recs, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
-				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names[first.intent], Lines: lines(first.at, recs[j].at), Keys: []string{name},
+				out = append(out, Anomaly{Kind: KeyShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, recs[j].at), Keys: []string{name},
 					Others:  others(c, recs, first.intent),
-					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[recs[j].intent]))})
+					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(recs[j].intent)))})
 			}
 		}
 		if ks.rec.line != 0 && !ks.sent {
@@ -666,8 +690,8 @@ func (c *checker) keyAnomalies() []Anomaly {
 				holders = []keyUse{{intent: ks.recIntent, at: ks.rec}}
 			}
 			for _, u := range holders {
-				if c.intents[u.intent].attempts > 0 {
-					out = append(out, Anomaly{Kind: KeyNotSent, Intent: c.names[u.intent], Lines: lines(u.at), Keys: []string{name},
+				if c.intents.at(u.intent).attempts > 0 {
+					out = append(out, Anomaly{Kind: KeyNotSent, Intent: *c.names.at(u.intent), Lines: lines(u.at), Keys: []string{name},
 						Message: fmt.Sprintf("the provider holds a record under key %s, which no attempt in the client's history sent", keyWords(name))})
 				}
 			}
@@ -679,8 +703,8 @@ func (c *checker) keyAnomalies() []Anomaly {
 // objectAnomalies: one object recorded for two intents.
 func (c *checker) objectAnomalies() []Anomaly {
 	var out []Anomaly
-	for o := range c.objects {
-		us := c.objectIntents[int32(o)]
+	for o := range int32(c.objects.len()) {
+		us := c.objectIntents[o]
 		if len(us) < 2 {
 			continue
 		}
@@ -695,9 +719,9 @@ func (c *checker) objectAnomalies() []Anomaly {
 		if j < 0 {
 			continue
 		}
-		out = append(out, Anomaly{Kind: ObjectShared, Intent: c.names[first.intent], Lines: lines(first.at, us[j].at), Objects: []string{c.objNames[o]},
+		out = append(out, Anomaly{Kind: ObjectShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, us[j].at), Objects: []string{*c.objNames.at(o)},
 			Others:  others(c, us, first.intent),
-			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames[o], export.CleanLine(c.names[first.intent]), export.CleanLine(c.names[us[j].intent]))})
+			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", *c.objNames.at(o), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(us[j].intent)))})
 	}
 	return out
 }
@@ -715,7 +739,7 @@ func posOf(ls []int) []pos {
 func others(c *checker, us []keyUse, i int32) []string {
 	var out []string
 	for _, u := range us {
-		if n := c.names[u.intent]; u.intent != i && !slices.Contains(out, n) {
+		if n := *c.names.at(u.intent); u.intent != i && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}

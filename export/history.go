@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // HistorySchemaID names the history format: JSON Lines of what a client
@@ -46,6 +47,10 @@ type HistoryLine struct {
 
 	// Note is free text for people.
 	Note string `json:"note,omitempty"`
+
+	// start is Start read, when the line was decoded by a reader.
+	start    time.Time
+	hasStart bool
 }
 
 // Line types and attempt outcomes.
@@ -99,6 +104,19 @@ func (h *HistoryReader) Lines() int { return h.n }
 // Next reads the next attempt, read or record into l and returns its line
 // number; io.EOF after the last.
 func (h *HistoryReader) Next(l *HistoryLine) (int, error) {
+	n, err := h.NextBorrowed(l)
+	if err == nil {
+		l.Intent, l.Key, l.Digest = strings.Clone(l.Intent), strings.Clone(l.Key), strings.Clone(l.Digest)
+		l.Start, l.End, l.Object, l.Note = strings.Clone(l.Start), strings.Clone(l.End), strings.Clone(l.Object), strings.Clone(l.Note)
+	}
+	return n, err
+}
+
+// NextBorrowed is Next without copying: the strings of l may share the
+// reader's buffer, and are valid only until the next call. A caller that
+// keeps one keeps a copy (strings.Clone). It lets a reader of millions of
+// lines allocate nothing for the lines it only looks at.
+func (h *HistoryReader) NextBorrowed(l *HistoryLine) (int, error) {
 	for !h.done {
 		raw, err := readLine(h.br)
 		if len(raw) == 0 && errors.Is(err, io.EOF) {
@@ -130,8 +148,8 @@ func (h *HistoryReader) Next(l *HistoryLine) (int, error) {
 // Time is the line's time, when it carries one: an attempt's or a read's
 // start, a record's start (when the provider recorded that status).
 func (l *HistoryLine) Time() (time.Time, bool) {
-	if l.Start == "" {
-		return time.Time{}, false
+	if l.hasStart || l.Start == "" {
+		return l.start, l.hasStart
 	}
 	t, err := time.Parse(time.RFC3339Nano, l.Start)
 	return t, err == nil
@@ -178,6 +196,9 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 	if raw[0] != '{' {
 		return false, fmt.Errorf("expected a JSON object ({...}), found %s", shortText(raw))
 	}
+	if fastLine(raw, l) {
+		return false, checkLine(l)
+	}
 	keys, nulls, err := topKeys(raw)
 	if err != nil {
 		return false, err
@@ -218,6 +239,23 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 		}
 		return false, historyJSONError(err)
 	}
+	return false, checkLine(l)
+}
+
+// checkLine checks what a decoded line's type requires of it, and reads
+// its start.
+func checkLine(l *HistoryLine) error {
+	_, err := checkFields(l)
+	if err == nil && l.Start != "" {
+		l.start, err = time.Parse(time.RFC3339Nano, l.Start)
+		l.hasStart = err == nil
+		err = nil
+	}
+	return err
+}
+
+// checkFields checks what a decoded line's type requires of it.
+func checkFields(l *HistoryLine) (header bool, err error) {
 	if l.Intent == "" {
 		return false, errors.New(`the line has no "intent" (every attempt, read and record names the intent it belongs to)`)
 	}
@@ -267,6 +305,99 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 		return false, fmt.Errorf("type %q: accepted are attempt, read and record", l.Type)
 	}
 	return false, nil
+}
+
+// fastLine decodes the common line, a flat JSON object of known fields
+// whose values are strings without escapes, into l without copying: the
+// strings borrow raw. It reports false, having decided nothing, for any
+// other line, which the full decoder then reads and words the errors of.
+func fastLine(raw []byte, l *HistoryLine) bool {
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return false
+	}
+	var seen uint16
+	i := skipSpace(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		return false // empty: the full decoder says what is missing
+	}
+	for {
+		key, next, ok := fastString(raw, i)
+		if !ok {
+			return false
+		}
+		i = skipSpace(raw, next)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		val, next, ok := fastString(raw, skipSpace(raw, i+1))
+		if !ok {
+			return false
+		}
+		f := slices.Index(historyFields, unsafe.String(unsafe.SliceData(key), len(key)))
+		if f < 0 || seen&(1<<f) != 0 {
+			return false
+		}
+		seen |= 1 << f
+		v := unsafe.String(unsafe.SliceData(val), len(val))
+		switch historyFields[f] {
+		case "type":
+			l.Type = v
+		case "intent":
+			l.Intent = v
+		case "key":
+			l.Key = v
+		case "digest":
+			l.Digest = v
+		case "start":
+			l.Start = v
+		case "end":
+			l.End = v
+		case "outcome":
+			l.Outcome = v
+		case "object":
+			l.Object = v
+		case "status":
+			l.Status = v
+		case "note":
+			l.Note = v
+		}
+		i = skipSpace(raw, next)
+		switch {
+		case i < len(raw) && raw[i] == ',':
+			i = skipSpace(raw, i+1)
+		case i < len(raw) && raw[i] == '}':
+			return skipSpace(raw, i+1) == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// fastString reads a JSON string without escapes or control characters
+// at raw[i], returning its bytes and where it ends.
+func fastString(raw []byte, i int) ([]byte, int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			if j == i+1 {
+				return raw[j:j], j + 1, true
+			}
+			return raw[i+1 : j], j + 1, true
+		case c < 0x20:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // lineTime reads a line's time field, empty or RFC 3339.
