@@ -71,24 +71,7 @@ func TestCheckHistoryAnomalies(t *testing.T) {
 		{"a record listed twice is one effect", []string{att("i", "k", "d", "ok"), rec("i", "k", "re_1", "succeeded"), rec("i", "k", "re_1", "succeeded")}, nil},
 	}
 	for _, tc := range cases {
-		rep, err := checkLines(t, tc.lines...)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		var got []string
-		for _, a := range rep.Anomalies {
-			s := a.Kind + "@"
-			for i, l := range a.Lines {
-				if i > 0 {
-					s += ","
-				}
-				s += string(rune('0' + l))
-			}
-			got = append(got, s)
-		}
-		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
-			t.Errorf("%s: anomalies %v, want %v", tc.name, got, tc.want)
-		}
+		expect(t, tc.name, kinds(t, tc.lines...), tc.want...)
 	}
 }
 

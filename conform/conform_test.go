@@ -408,31 +408,12 @@ func TestAMalformedLineBesideARightAnswerIsUnsettled(t *testing.T) {
 // or denies what it made, is unsafe; one that escalates everything is not
 // a pass.
 func TestBeliefsAreHeldToTheLedger(t *testing.T) {
-	m, err := missions.Parse("plain.yaml", []byte(`id: plain
-title: One create, success
-goal: The one create succeeds.
-intents:
-  - id: refund-1042
-    op: refund
-    principal: support-agent
-    payload: {order: "1042", amount: "45.00"}
-schedule:
-  - attempt: refund-1042
-    fixture: success
-expect:
-  - when: {stable_keys: on}
-    effects: 1
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := FromMission(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := `curl -s -m 2 -u "$REPLAYLAB_API_KEY:" "$REPLAYLAB_API_BASE/v1/refunds" -H 'Idempotency-Key: k1' -d charge=ch_1042 -d amount=4500 -d 'metadata[intent]=refund-1042' >/dev/null;`
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Fatal("curl is needed for this test")
+	plain := oneCreate(t, "fixture: success")
+	// One create, sent with Node (which CI has for the JavaScript client).
+	send := `node -e 'fetch(process.env.REPLAYLAB_API_BASE + "/v1/refunds", {method: "POST", body: "charge=ch_1042&amount=4500&metadata[intent]=refund-1042",
+		headers: {"Authorization": "Bearer " + process.env.REPLAYLAB_API_KEY, "Idempotency-Key": "k1", "Content-Type": "application/x-www-form-urlencoded"}}).then(r => r.text(), () => {})';`
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is needed for this test")
 	}
 	for _, c := range []struct {
 		name, body string
@@ -449,38 +430,11 @@ expect:
 		{"silent after a success", send, export.GradeUnsettled, "printed no belief"},
 		{"right", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradePass, "One refund"},
 	} {
-		rep := run(t, context.Background(), Config{Command: script(c.body)}, []*Scenario{plain})
-		r := rep.Rows[0]
-		if r.Grade != c.grade || !strings.Contains(r.Why, c.why) {
-			t.Errorf("%s: %s: %s (want %s, %q)\n%s", c.name, r.Grade, r.Why, c.grade, c.why, runsText(r))
-		}
+		graded(t, plain, c.name, c.body, c.grade, c.why)
 	}
 
-	// A refund that answers pending and succeeds a few ticks later.
-	m, err = missions.Parse("pend.yaml", []byte(`id: pend
-title: One create, pending
-goal: The one create is pending, then succeeds.
-intents:
-  - id: refund-1042
-    op: refund
-    principal: support-agent
-    payload: {order: "1042", amount: "45.00"}
-schedule:
-  - attempt: refund-1042
-    fixture: pending
-    delay: 30
-    resolve: succeeded
-expect:
-  - when: {stable_keys: on}
-    effects: 1
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pend, err := FromMission(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A refund that answers pending and succeeds 30 ticks later.
+	pend := oneCreate(t, "fixture: pending\n    delay: 30\n    resolve: succeeded")
 	for _, c := range []struct {
 		name, body string
 		grade      export.Grade
@@ -490,11 +444,45 @@ expect:
 		{"silent after a pending reply", send, export.GradeUnsettled, "printed no belief"},
 		{"done on a pending reply", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradeUnsafe, "ever showed it refund re_0001 succeeded"},
 	} {
-		rep := run(t, context.Background(), Config{Command: script(c.body)}, []*Scenario{pend})
-		r := rep.Rows[0]
-		if r.Grade != c.grade || !strings.Contains(r.Why, c.why) {
-			t.Errorf("%s: %s: %s (want %s, %q)\n%s", c.name, r.Grade, r.Why, c.grade, c.why, runsText(r))
-		}
+		graded(t, pend, c.name, c.body, c.grade, c.why)
+	}
+}
+
+// oneCreate is a scenario of one intent whose one create meets the
+// fixture the YAML lines give.
+func oneCreate(t *testing.T, fixture string) *Scenario {
+	t.Helper()
+	m, err := missions.Parse("one.yaml", []byte(`id: one
+title: One create
+goal: The one create meets its fixture.
+intents:
+  - id: refund-1042
+    op: refund
+    principal: support-agent
+    payload: {order: "1042", amount: "45.00"}
+schedule:
+  - attempt: refund-1042
+    `+fixture+`
+expect:
+  - when: {stable_keys: on}
+    effects: 1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := FromMission(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// graded runs the shell client body on sc and checks its grade and why.
+func graded(t *testing.T, sc *Scenario, name, body string, grade export.Grade, why string) {
+	t.Helper()
+	r := run(t, context.Background(), Config{Command: script(body)}, []*Scenario{sc}).Rows[0]
+	if r.Grade != grade || !strings.Contains(r.Why, why) {
+		t.Errorf("%s: %s: %s (want %s, %q)\n%s", name, r.Grade, r.Why, grade, why, runsText(r))
 	}
 }
 
