@@ -172,13 +172,17 @@ type keyUse struct {
 
 // objectState is what check keeps per object named by a record or a read.
 type objectState struct {
-	final    pos // its last record
-	intent   int32
-	key      int32
-	status   uint8
-	records  int32
-	readLive pos // the last read that showed it pending or succeeded
-	next     int32
+	final   pos // its last record
+	intent  int32
+	key     int32
+	status  uint8
+	records int32
+	// owner is the intent of its last record.
+	owner int32
+	// readT is the last read, by time, that showed it pending or
+	// succeeded and carried a time; readL the last such read by line.
+	readT, readL pos
+	next         int32
 	// firstRec is its earliest record; other intents named by its
 	// records are in checker.objectIntents.
 	firstRec pos
@@ -191,6 +195,15 @@ func statusOf(s string) uint8 { return uint8(slices.Index(statuses, s)) }
 
 // live: the status is an effect (pending or succeeded).
 func live(st uint8) bool { return st <= 1 }
+
+// shownAfter: a read that showed the object live came after began: by
+// time where both carry one, by line where either does not.
+func (o *objectState) shownAfter(began pos) bool {
+	if o.readT.line != 0 && began.timed && !o.readT.before(began) {
+		return true
+	}
+	return o.readL.line != 0 && (!o.readL.timed || !began.timed) && o.readL.line > began.line
+}
 
 // okRef is an ok that named an object.
 type okRef struct {
@@ -214,7 +227,11 @@ type checker struct {
 	intentKeys    map[int32][]intentKey
 	keyUses       map[int32][]keyUse
 	objectIntents map[int32][]keyUse
-	oks           []okRef
+	// useAt and keyAt find an entry of those lists without a search.
+	useAt map[useID]int32
+	keyAt map[[2]int32]int32
+	okAt  map[[2]int32]int32
+	oks   []okRef
 }
 
 func (c *checker) intern(ids map[string]int32, names *chunked[string], s string) (int32, bool) {
@@ -266,6 +283,7 @@ func History(name string, r io.Reader) (*Report, error) {
 	c := &checker{
 		intentIDs: map[string]int32{}, keyIDs: map[string]int32{}, objIDs: map[string]int32{}, digestIDs: map[string]int32{},
 		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
+		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{},
 	}
 	rep := &Report{Anomalies: []Anomaly{}}
 	hr := export.NewHistoryReader(name, r)
@@ -300,7 +318,7 @@ func History(name string, r io.Reader) (*Report, error) {
 		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: errors.New("the history holds no attempt, read or record: nothing to check")}
 	}
 	// The names are all looked up; what is left is by number.
-	c.intentIDs, c.keyIDs, c.objIDs, c.digestIDs = nil, nil, nil, nil
+	c.intentIDs, c.keyIDs, c.objIDs, c.digestIDs, c.okAt, c.useAt, c.keyAt = nil, nil, nil, nil, nil, nil, nil
 	rep.Anomalies = c.anomalies()
 	slices.SortStableFunc(rep.Anomalies, func(a, b Anomaly) int { return cmp.Compare(a.Lines[0], b.Lines[0]) })
 	return rep, nil
@@ -320,13 +338,15 @@ func (c *checker) attempt(l *export.HistoryLine, p pos) {
 		// with what its first key's attempts showed.
 		in.more = true
 		c.intentKeys[i] = []intentKey{{key: in.key0, first: in.first, unsure: in.unsure}}
+		c.keyAt[[2]int32{i, in.key0}] = 0
 	}
 	if in.more {
 		ks := c.intentKeys[i]
-		j := slices.IndexFunc(ks, func(x intentKey) bool { return x.key == k })
-		if j < 0 {
+		j, ok := c.keyAt[[2]int32{i, k}]
+		if !ok {
 			ks = append(ks, intentKey{key: k})
-			j = len(ks) - 1
+			j = int32(len(ks) - 1)
+			c.keyAt[[2]int32{i, k}] = j
 		}
 		earliest(&ks[j].first, p)
 		if unsure {
@@ -340,8 +360,16 @@ func (c *checker) attempt(l *export.HistoryLine, p pos) {
 	} else {
 		earliest(&in.ok, p)
 		if l.Object != "" {
+			// Each (intent, object) once: the list grows with what the
+			// oks name, not with the oks.
+			o := c.object(l.Object)
+			if j, ok := c.okAt[[2]int32{i, o}]; ok {
+				earliest(&c.oks[j].at, p)
+			} else {
+				c.okAt[[2]int32{i, o}] = int32(len(c.oks))
+				c.oks = append(c.oks, okRef{intent: i, object: o, at: p})
+			}
 			in.okNamed = true
-			c.oks = append(c.oks, okRef{intent: i, object: c.object(l.Object), at: p})
 		}
 	}
 	if l.Key == "" {
@@ -353,10 +381,13 @@ func (c *checker) attempt(l *export.HistoryLine, p pos) {
 		ks.sent, ks.first, ks.intent, ks.digest = true, p, i, d
 		return
 	}
+	if ks.digest == none && d != none && i == ks.intent && !ks.more {
+		ks.digest = d // the first digest given stands for the key
+	}
 	if (d != ks.digest && d != none && ks.digest != none) || i != ks.intent || ks.more {
 		ks.more = true
-		c.use(c.keyUses, k, keyUse{intent: i, digest: d, at: p})
-		c.use(c.keyUses, k, keyUse{intent: ks.intent, digest: ks.digest, at: ks.first})
+		c.use(false, k, keyUse{intent: i, digest: d, at: p})
+		c.use(false, k, keyUse{intent: ks.intent, digest: ks.digest, at: ks.first})
 	}
 	if p.before(ks.first) {
 		ks.first, ks.intent, ks.digest = p, i, d
@@ -364,22 +395,36 @@ func (c *checker) attempt(l *export.HistoryLine, p pos) {
 }
 
 // use notes a use, keeping the earliest of each (intent, digest, kind).
-func (c *checker) use(m map[int32][]keyUse, k int32, u keyUse) {
-	us := m[k]
-	for j := range us {
-		if us[j].intent == u.intent && us[j].digest == u.digest && us[j].record == u.record {
-			earliest(&us[j].at, u.at)
-			return
-		}
+func (c *checker) use(objects bool, k int32, u keyUse) {
+	m := c.keyUses
+	if objects {
+		m = c.objectIntents
 	}
-	m[k] = append(us, u)
+	id := useID{of: k, intent: u.intent, digest: u.digest, record: u.record, objects: objects}
+	if j, ok := c.useAt[id]; ok {
+		earliest(&m[k][j].at, u.at)
+		return
+	}
+	c.useAt[id] = int32(len(m[k]))
+	m[k] = append(m[k], u)
+}
+
+// useID names one use, to find it again without a search.
+type useID struct {
+	of, intent, digest int32
+	record, objects    bool
 }
 
 func (c *checker) read(l *export.HistoryLine, p pos) {
 	c.intent(l.Intent)
 	o := c.objects.at(c.object(l.Object))
 	if st := statusOf(l.Status); live(st) {
-		latest(&o.readLive, p)
+		if p.timed && (o.readT.line == 0 || o.readT.before(p)) {
+			o.readT = p
+		}
+		if p.line > o.readL.line {
+			o.readL = p
+		}
 	}
 }
 
@@ -395,19 +440,19 @@ func (c *checker) record(l *export.HistoryLine, p pos) {
 	}
 	if o.records == 0 {
 		o.intent, o.firstRec = i, p
-		o.next, in.objects = in.objects, oi
 	} else if o.intent != i || o.shared {
 		if !o.shared {
-			c.use(c.objectIntents, oi, keyUse{intent: o.intent, digest: none, at: o.firstRec, record: true})
+			c.use(true, oi, keyUse{intent: o.intent, digest: none, at: o.firstRec, record: true})
 		}
 		o.shared = true
-		c.use(c.objectIntents, oi, keyUse{intent: i, digest: none, at: p, record: true})
+		c.use(true, oi, keyUse{intent: i, digest: none, at: p, record: true})
 	}
 	o.records++
 	earliest(&o.firstRec, p)
 	if o.final.line == 0 || o.final.before(p) {
-		// The last record is the object's final status.
-		o.final, o.status, o.key = p, statusOf(l.Status), k
+		// The last record is the object's final status, and its intent
+		// the object's owner.
+		o.final, o.status, o.key, o.owner = p, statusOf(l.Status), k, i
 	}
 	if k == none {
 		return
@@ -418,10 +463,10 @@ func (c *checker) record(l *export.HistoryLine, p pos) {
 		ks.rec, ks.recIntent = p, i
 	case ks.recIntent != i || ks.recMore:
 		if !ks.recMore {
-			c.use(c.keyUses, k, keyUse{intent: ks.recIntent, digest: none, at: ks.rec, record: true})
+			c.use(false, k, keyUse{intent: ks.recIntent, digest: none, at: ks.rec, record: true})
 		}
 		ks.recMore = true
-		c.use(c.keyUses, k, keyUse{intent: i, digest: none, at: p, record: true})
+		c.use(false, k, keyUse{intent: i, digest: none, at: p, record: true})
 		if p.before(ks.rec) {
 			ks.rec, ks.recIntent = p, i
 		}
@@ -497,7 +542,14 @@ func (c *checker) firstUnder(i, k int32) pos {
 
 // anomalies are what the facts show, per intent, per key and per object.
 func (c *checker) anomalies() []Anomaly {
-	var out []Anomaly
+	out := []Anomaly{}
+	// Each recorded object is its last record's intent's.
+	for o := range int32(c.objects.len()) {
+		if ob := c.objects.at(o); ob.records > 0 {
+			in := c.intents.at(ob.owner)
+			ob.intent, ob.next, in.objects = ob.owner, in.objects, o
+		}
+	}
 	liveOf := func(i int32) []int32 {
 		var ls []int32
 		for o := c.intents.at(i).objects; o != none; o = c.objects.at(o).next {
@@ -547,7 +599,7 @@ func (c *checker) anomalies() []Anomaly {
 			var objs, names []string
 			for _, o := range ls {
 				ob := c.objects.at(o)
-				if ob.readLive.line != 0 && !ob.readLive.before(c.firstUnder(i, ob.key)) {
+				if ob.shownAfter(c.firstUnder(i, ob.key)) {
 					continue // a read after the attempt began showed it
 				}
 				if len(at) == 0 {
@@ -582,7 +634,7 @@ func (c *checker) anomalies() []Anomaly {
 				names = append(names, *c.keyNames.at(k.key))
 			}
 			out = append(out, Anomaly{Kind: KeyChanged, Intent: id, Lines: lines(at...), Keys: sorted(names),
-				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), strings.Join(words, ", "))})
+				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), listed(words))})
 		}
 	}
 	out = append(out, c.okAnomalies(liveOf)...)
@@ -660,12 +712,15 @@ func (c *checker) keyAnomalies() []Anomaly {
 		byTime(sent)
 		byTime(recs)
 		if ks.more {
-			// The earliest digest, then the earliest other.
-			first := sent[0]
-			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != first.digest && u.digest != none }); j >= 0 && first.digest != none {
-				out = append(out, Anomaly{Kind: KeyReused, Intent: *c.names.at(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
-					Others:  others(c, sent, first.intent),
-					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), *c.digests.at(first.digest), *c.digests.at(sent[j].digest))})
+			// The earliest digest given, then the earliest other.
+			first, given := sent[0], sent[0]
+			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != none }); j >= 0 {
+				given = sent[j]
+			}
+			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != given.digest && u.digest != none }); j >= 0 && given.digest != none {
+				out = append(out, Anomaly{Kind: KeyReused, Intent: *c.names.at(given.intent), Lines: lines(given.at, sent[j].at), Keys: []string{name},
+					Others:  others(c, sent, given.intent),
+					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), *c.digests.at(given.digest), *c.digests.at(sent[j].digest))})
 			}
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
 				out = append(out, Anomaly{Kind: KeyShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
@@ -739,11 +794,11 @@ func posOf(ls []int) []pos {
 func others(c *checker, us []keyUse, i int32) []string {
 	var out []string
 	for _, u := range us {
-		if n := *c.names.at(u.intent); u.intent != i && !slices.Contains(out, n) {
-			out = append(out, n)
+		if u.intent != i {
+			out = append(out, *c.names.at(u.intent))
 		}
 	}
-	return sorted(out)
+	return slices.Compact(sorted(out))
 }
 
 // listed names items, the first few in full: "a, b, c and 12 more".

@@ -108,6 +108,7 @@ func (h *HistoryReader) Next(l *HistoryLine) (int, error) {
 	if err == nil {
 		l.Intent, l.Key, l.Digest = strings.Clone(l.Intent), strings.Clone(l.Key), strings.Clone(l.Digest)
 		l.Start, l.End, l.Object, l.Note = strings.Clone(l.Start), strings.Clone(l.End), strings.Clone(l.Object), strings.Clone(l.Note)
+		l.Type, l.Outcome, l.Status = strings.Clone(l.Type), strings.Clone(l.Outcome), strings.Clone(l.Status)
 	}
 	return n, err
 }
@@ -238,6 +239,13 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 			return false, errors.New("more than one JSON value on the line; a history has one object per line")
 		}
 		return false, historyJSONError(err)
+	}
+	// An escape that is no character (a lone surrogate, \ud800) reads as
+	// U+FFFD, as would another: two ids would read as one.
+	for _, v := range []string{l.Intent, l.Key, l.Object, l.Digest} {
+		if strings.ContainsRune(v, utf8.RuneError) && !bytes.Contains(raw, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
+			return false, fmt.Errorf("%q holds an escape that is no character (a lone surrogate such as \\ud800); write the character itself", v)
+		}
 	}
 	return false, checkLine(l)
 }
@@ -408,6 +416,10 @@ func lineTime(name, v string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
 		return t, fmt.Errorf("%s %q is not a time; write RFC 3339, e.g. 2026-12-01T10:00:00Z", name, v)
+	}
+	if y := t.UTC().Year(); y < 1678 || y > 2261 {
+		// Times are compared in nanoseconds since 1970, which hold these.
+		return t, fmt.Errorf("%s %q: give a time from the years 1678 to 2261", name, v)
 	}
 	return t, nil
 }
