@@ -34,7 +34,8 @@ show it:
   key_changed                    one intent sent under more than one key
   key_reused_with_other_payload  one key sent with two payload digests
   key_shared_by_intents          one key sent, or recorded, for two intents
-  record_without_attempt         a record no attempt accounts for
+  record_without_attempt         a record whose intent the client never
+                                 attempted
   ok_without_effect              an ok the provider holds no effect for, or
                                  one that named another intent's refund
   record_under_unsent_key        a record under a key no attempt sent
@@ -46,7 +47,7 @@ where they do not, by the order of the lines.
 
 A serve session file (serve --record) is read as its history too.
 Exit code 0 when the history is clean, 1 when it shows an anomaly, 2 when a
-line does not read (with its line number).`,
+line does not read (with its line number) or the history holds nothing.`,
 		Example: "  replaylab check testdata/history.jsonl\n  replaylab check session.json --json",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -50,13 +50,14 @@ REPLAYLAB_KEY_RETENTION_MS, and prints one JSON line per intent:
   {"intent":"refund-1042","belief":"done","refund":"re_1"}
 with belief done, failed, pending or escalated.
 
-Grades: pass (nothing unsafe, every belief agrees with the ledger), unsafe
-(a duplicate, a hidden refund, another intent's refund, or a belief the
-ledger contradicts), unsettled (an escalation or no answer where the row
-can be settled, a hang, a malformed belief line).
+Grades: pass (nothing unsafe, every belief agrees with the ledger and with
+what the client was told), unsafe (a duplicate, a hidden refund, another
+intent's refund, or a belief the ledger contradicts), unsettled (an
+escalation or no answer where the row can be settled, "failed" when
+nothing told the client so, a hang, a malformed belief line).
 
 Exit codes: 0 every scenario passes, 1 one does not, 2 bad usage, 130
-stopped by Ctrl-C (after the partial report).`,
+stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 		Example: `  replaylab conform --list
   replaylab conform -- ./guarded-refund
   replaylab conform --junit conform.xml -- node client.js

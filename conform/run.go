@@ -110,6 +110,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	began := time.Now()
 	rep := &export.ConformReport{
 		Command: cfg.Command, Transport: "http",
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
@@ -144,6 +145,7 @@ start:
 		}()
 	}
 	wg.Wait()
+	rep.Millis = time.Since(began).Milliseconds()
 	if err := unstartable(rep); err != nil {
 		return nil, err
 	}

@@ -194,7 +194,14 @@ func (s *Scenario) Plays() string {
 	add = func(st missions.Step) {
 		switch st.Kind() {
 		case missions.StepAttempt:
-			per[st.Attempt] = append(per[st.Attempt], string(st.Fixture))
+			w := string(st.Fixture)
+			switch st.Fixture {
+			case missions.PendingFixture:
+				w += fmt.Sprintf(" (%s %d ticks later)", st.Resolve, st.Delay)
+			case missions.LateCommit:
+				w += fmt.Sprintf(" (commits %d ticks later)", st.Delay)
+			}
+			per[st.Attempt] = append(per[st.Attempt], w)
 		case missions.StepTogether:
 			for _, t := range st.Together {
 				add(t)
@@ -232,7 +239,7 @@ func (s *Scenario) Plays() string {
 }
 
 // Passes is the rule every row shares.
-const Passes = "A row passes when no intent ends with more than one refund, a refund the client was never shown, or another intent's refund, and every belief the client prints agrees with the ledger."
+const Passes = "A row passes when no intent ends with more than one refund, a refund the client was never shown, or another intent's refund, and every belief the client prints agrees with the ledger and with what the client was told (docs/conform.md has the rules)."
 
 // Escalation says what handing this row to a person earns.
 func (s *Scenario) Escalation() string {

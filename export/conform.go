@@ -67,6 +67,8 @@ type ConformReport struct {
 	Rows []ConformRow `json:"rows"`
 	// Passed counts the rows graded pass.
 	Passed int `json:"passed"`
+	// Millis is how long the whole run took, wall time.
+	Millis int64 `json:"duration_ms"`
 	// Interrupted: the run was stopped (Ctrl-C) before every row ended;
 	// the rows that did not end are graded not_run.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -193,7 +195,7 @@ func ConformBeliefs(r *ConformRow) string {
 				seen = append(seen, b.Belief)
 			}
 		}
-		w := "nothing"
+		w := "unknown (no belief line)"
 		if len(seen) > 0 {
 			w = strings.Join(seen, ", then ")
 		}
@@ -346,7 +348,7 @@ func ConformJUnit(r *ConformReport) ([]byte, error) {
 		c.SystemOut, c.SystemErr = out.String(), errs.String()
 		set.Cases = append(set.Cases, c)
 	}
-	set.Time = seconds(total)
+	set.Time = seconds(r.Millis) // the rows run at once: the run's own time
 	doc := junitSuites{Name: "replaylab conform", Tests: set.Tests, Fails: set.Fails, Skipped: set.Skipped, Time: set.Time, Suites: []junitSet{set}}
 	body, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {

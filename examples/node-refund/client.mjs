@@ -17,8 +17,8 @@ const STATE_DIR = env.REPLAYLAB_STATE_DIR || '';
 const TIMEOUT_MS = Number(env.REPLAYLAB_REQUEST_TIMEOUT_MS || 5000);
 const RETENTION_MS = Number(env.REPLAYLAB_KEY_RETENTION_MS || 0);
 
-// A short wait: the docs say the request timeout is 5 ticks, so one tick.
-const SHORT_WAIT_MS = Math.max(20, Math.floor(TIMEOUT_MS / 5));
+// A short wait: the docs say the request timeout is 10 ticks, so one tick.
+const SHORT_WAIT_MS = Math.max(20, Math.floor(TIMEOUT_MS / 10));
 const MAX_SENDS = 20;                       // hard cap on creates per intent per run
 const POLL_BUDGET_MS = 20 * TIMEOUT_MS;     // after this a pending refund is reported pending
 const LIST_TRIES = 3;
