@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -59,16 +58,16 @@ line does not read (with its line number) or the history holds nothing.`,
 			if session && !asJSON {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s is a serve session: it is checked as the history serve --record FILE.jsonl writes of it, and the line numbers below are that history's\n", export.CleanLine(path))
 			}
+			// The report is written an anomaly at a time: a history with a
+			// million of them is never a million messages in memory.
+			write := func() error { return rep.WriteText(cmd.OutOrStdout(), path) }
 			if asJSON {
-				b, err := json.MarshalIndent(rep, "", "  ")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), string(export.EscapeHidden(b)))
-			} else {
-				fmt.Fprint(cmd.OutOrStdout(), check.Text(path, rep))
+				write = func() error { return rep.WriteJSON(cmd.OutOrStdout()) }
 			}
-			if n := len(rep.Anomalies); n > 0 {
+			if err := write(); err != nil {
+				return fmt.Errorf("writing the report: %w", cause(err))
+			}
+			if n := rep.Len(); n > 0 {
 				return &exitError{code: exitVerdict, err: fmt.Errorf("%s: the history shows %d %s", path, n, map[bool]string{true: "anomaly", false: "anomalies"}[n == 1])}
 			}
 			return nil
@@ -80,7 +79,7 @@ line does not read (with its line number) or the history holds nothing.`,
 
 // checkFile checks a history file, or the history of a session file;
 // session says which it was.
-func checkFile(path string) (rep *check.Report, session bool, err error) {
+func checkFile(path string) (rep *check.Result, session bool, err error) {
 	if err := refuseSpecial(path); err != nil {
 		return nil, false, err
 	}
@@ -113,7 +112,7 @@ func checkFile(path string) (rep *check.Report, session bool, err error) {
 			if err != nil {
 				return nil, false, err
 			}
-			rep, err := check.History(path, bytes.NewReader(b))
+			rep, err := check.Check(path, bytes.NewReader(b))
 			if err != nil {
 				return nil, false, badInput(err)
 			}
@@ -123,7 +122,7 @@ func checkFile(path string) (rep *check.Report, session bool, err error) {
 		}
 		br = bufio.NewReader(bytes.NewReader(data))
 	}
-	rep, err = check.History(path, br)
+	rep, err = check.Check(path, br)
 	var he *export.HistoryError
 	if errors.As(err, &he) {
 		return nil, false, badInput(err)

@@ -14,7 +14,9 @@
 package check
 
 import (
+	"bufio"
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -212,17 +214,13 @@ type okRef struct {
 }
 
 type checker struct {
-	intentIDs map[string]int32
-	intents   chunked[intentState]
-	names     chunked[string]
-	keyIDs    map[string]int32
-	keys      chunked[keyState]
-	keyNames  chunked[string]
-	objIDs    map[string]int32
-	objects   chunked[objectState]
-	objNames  chunked[string]
-	digestIDs map[string]int32
-	digests   chunked[string]
+	intents  chunked[intentState]
+	names    *nameSet
+	keys     chunked[keyState]
+	keyNames *nameSet
+	objects  chunked[objectState]
+	objNames *nameSet
+	digests  *nameSet
 
 	intentKeys    map[int32][]intentKey
 	keyUses       map[int32][]keyUse
@@ -234,18 +232,8 @@ type checker struct {
 	oks   []okRef
 }
 
-func (c *checker) intern(ids map[string]int32, names *chunked[string], s string) (int32, bool) {
-	if id, ok := ids[s]; ok {
-		return id, false
-	}
-	s = strings.Clone(s) // the line's strings are borrowed
-	id := names.add(s)
-	ids[s] = id
-	return id, true
-}
-
 func (c *checker) intent(s string) int32 {
-	id, isNew := c.intern(c.intentIDs, &c.names, s)
+	id, isNew := c.names.id(s)
 	if isNew {
 		c.intents.add(intentState{key0: none, objects: none})
 	}
@@ -253,7 +241,7 @@ func (c *checker) intent(s string) int32 {
 }
 
 func (c *checker) key(s string) int32 {
-	id, isNew := c.intern(c.keyIDs, &c.keyNames, s)
+	id, isNew := c.keyNames.id(s)
 	if isNew {
 		c.keys.add(keyState{intent: none, digest: none, recIntent: none})
 	}
@@ -261,7 +249,7 @@ func (c *checker) key(s string) int32 {
 }
 
 func (c *checker) object(s string) int32 {
-	id, isNew := c.intern(c.objIDs, &c.objNames, s)
+	id, isNew := c.objNames.id(s)
 	if isNew {
 		c.objects.add(objectState{intent: none, key: none, status: 255, next: none})
 	}
@@ -272,7 +260,7 @@ func (c *checker) digest(s string) int32 {
 	if s == "" {
 		return none
 	}
-	id, _ := c.intern(c.digestIDs, &c.digests, s)
+	id, _ := c.digests.id(s)
 	return id
 }
 
@@ -280,12 +268,65 @@ func (c *checker) digest(s string) int32 {
 // anomalies. A line that does not read stops it with an
 // *export.HistoryError naming the line.
 func History(name string, r io.Reader) (*Report, error) {
+	res, err := Check(name, r)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Lines: res.Lines, Attempts: res.Attempts, Reads: res.Reads, Records: res.Records, Intents: res.Intents, Anomalies: make([]Anomaly, 0, res.Len())}
+	res.Each(func(a Anomaly) bool {
+		rep.Anomalies = append(rep.Anomalies, a)
+		return true
+	})
+	return rep, nil
+}
+
+// Result is a finished check: the counts, and the anomalies in the order
+// of their first lines, each put into words when it is asked for from
+// what the check kept, so that a history with a million anomalies is
+// never a million messages in memory at once.
+type Result struct {
+	Lines, Attempts, Reads, Records, Intents int
+
+	c    *checker
+	refs []ref
+}
+
+// ref is one anomaly found: its subject (a kind and a number), which of
+// the subject's anomalies it is, and its first line.
+type ref struct {
+	line, idx, nth int32
+	kind           uint8
+}
+
+// Len is how many anomalies the history shows.
+func (r *Result) Len() int { return len(r.refs) }
+
+// Each calls fn with each anomaly, in the order of their first lines,
+// until fn returns false.
+func (r *Result) Each(fn func(Anomaly) bool) {
+	var last *ref
+	var as []Anomaly
+	for j := range r.refs {
+		f := &r.refs[j]
+		if last == nil || last.kind != f.kind || last.idx != f.idx {
+			as, last = r.c.of(f.kind, f.idx), f
+		}
+		if !fn(as[f.nth]) {
+			return
+		}
+	}
+}
+
+// Check reads a history from r (named name in messages) and finds its
+// anomalies. A line that does not read stops it with an
+// *export.HistoryError naming the line.
+func Check(name string, r io.Reader) (*Result, error) {
 	c := &checker{
-		intentIDs: map[string]int32{}, keyIDs: map[string]int32{}, objIDs: map[string]int32{}, digestIDs: map[string]int32{},
+		names: newNameSet(), keyNames: newNameSet(), objNames: newNameSet(), digests: newNameSet(),
 		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
 		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{},
 	}
-	rep := &Report{Anomalies: []Anomaly{}}
+	rep := &Result{c: c}
 	hr := export.NewHistoryReader(name, r)
 	var l export.HistoryLine
 	for {
@@ -318,9 +359,19 @@ func History(name string, r io.Reader) (*Report, error) {
 		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: errors.New("the history holds no attempt, read or record: nothing to check")}
 	}
 	// The names are all looked up; what is left is by number.
-	c.intentIDs, c.keyIDs, c.objIDs, c.digestIDs, c.okAt, c.useAt, c.keyAt = nil, nil, nil, nil, nil, nil, nil
-	rep.Anomalies = c.anomalies()
-	slices.SortStableFunc(rep.Anomalies, func(a, b Anomaly) int { return cmp.Compare(a.Lines[0], b.Lines[0]) })
+	c.okAt, c.useAt, c.keyAt = nil, nil, nil
+	for _, ns := range []*nameSet{c.names, c.keyNames, c.objNames, c.digests} {
+		ns.table = nil
+	}
+	c.link()
+	for kind := range subjects {
+		for i := range int32(c.count(kind)) {
+			for n, a := range c.of(kind, i) {
+				rep.refs = append(rep.refs, ref{line: int32(a.Lines[0]), idx: i, nth: int32(n), kind: kind})
+			}
+		}
+	}
+	slices.SortStableFunc(rep.refs, func(a, b ref) int { return cmp.Compare(a.line, b.line) })
 	return rep, nil
 }
 
@@ -499,22 +550,72 @@ func keyWords(k string) string {
 func Text(name string, rep *Report) string {
 	var b strings.Builder
 	for _, a := range rep.Anomalies {
-		ls := make([]string, len(a.Lines))
-		for i, l := range a.Lines {
-			ls[i] = strconv.Itoa(l)
-		}
-		fmt.Fprintf(&b, "%s:%s: %s: %s: %s\n", export.CleanLine(name), strings.Join(ls, ","), a.Kind, export.CleanLine(a.Intent), export.CleanLine(a.Message))
+		writeAnomaly(&b, name, a)
 	}
+	writeSummary(&b, name, rep.Lines, rep.Intents, rep.Attempts, rep.Reads, rep.Records, len(rep.Anomalies))
+	return b.String()
+}
+
+// WriteText writes what Text says of a result, a line at a time.
+func (r *Result) WriteText(w io.Writer, name string) error {
+	bw := bufio.NewWriter(w)
+	r.Each(func(a Anomaly) bool {
+		writeAnomaly(bw, name, a)
+		return true
+	})
+	writeSummary(bw, name, r.Lines, r.Intents, r.Attempts, r.Reads, r.Records, r.Len())
+	return bw.Flush()
+}
+
+// WriteJSON writes the result as the JSON Report marshals to, indented,
+// an anomaly at a time.
+func (r *Result) WriteJSON(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "{\n  \"lines\": %d,\n  \"attempts\": %d,\n  \"reads\": %d,\n  \"records\": %d,\n  \"intents\": %d,\n  \"anomalies\": [",
+		r.Lines, r.Attempts, r.Reads, r.Records, r.Intents)
+	var err error
+	first := true
+	r.Each(func(a Anomaly) bool {
+		var b []byte
+		if b, err = json.MarshalIndent(a, "    ", "  "); err != nil {
+			return false
+		}
+		if !first {
+			bw.WriteString(",")
+		}
+		first = false
+		bw.WriteString("\n    ")
+		bw.Write(export.EscapeHidden(b))
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if !first {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
+}
+
+func writeAnomaly(w io.Writer, name string, a Anomaly) {
+	ls := make([]string, len(a.Lines))
+	for i, l := range a.Lines {
+		ls[i] = strconv.Itoa(l)
+	}
+	fmt.Fprintf(w, "%s:%s: %s: %s: %s\n", export.CleanLine(name), strings.Join(ls, ","), a.Kind, export.CleanLine(a.Intent), export.CleanLine(a.Message))
+}
+
+func writeSummary(w io.Writer, name string, lines, intents, attempts, reads, records, n int) {
 	verdict := "no anomaly"
-	switch n := len(rep.Anomalies); {
+	switch {
 	case n == 1:
 		verdict = "1 anomaly"
 	case n > 1:
 		verdict = strconv.Itoa(n) + " anomalies"
 	}
-	fmt.Fprintf(&b, "%s: %s, %s, %s, %s, %s: %s\n", export.CleanLine(name), export.Plural(rep.Lines, "line"), export.Plural(rep.Intents, "intent"),
-		export.Plural(rep.Attempts, "attempt"), export.Plural(rep.Reads, "read"), export.Plural(rep.Records, "record"), verdict)
-	return b.String()
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s, %s: %s\n", export.CleanLine(name), export.Plural(lines, "line"), export.Plural(intents, "intent"),
+		export.Plural(attempts, "attempt"), export.Plural(reads, "read"), export.Plural(records, "record"), verdict)
 }
 
 // unsureUnder is the earliest fail or info attempt of intent i under key
@@ -541,41 +642,85 @@ func (c *checker) firstUnder(i, k int32) pos {
 }
 
 // anomalies are what the facts show, per intent, per key and per object.
-func (c *checker) anomalies() []Anomaly {
-	out := []Anomaly{}
-	// Each recorded object is its last record's intent's.
+// link gives each recorded object to its last record's intent.
+func (c *checker) link() {
 	for o := range int32(c.objects.len()) {
 		if ob := c.objects.at(o); ob.records > 0 {
 			in := c.intents.at(ob.owner)
 			ob.intent, ob.next, in.objects = ob.owner, in.objects, o
 		}
 	}
-	liveOf := func(i int32) []int32 {
-		var ls []int32
-		for o := c.intents.at(i).objects; o != none; o = c.objects.at(o).next {
-			if ob := c.objects.at(o); ob.intent == i && live(ob.status) {
-				ls = append(ls, o)
-			}
+	slices.SortStableFunc(c.oks, func(a, b okRef) int {
+		return cmp.Or(cmp.Compare(a.intent, b.intent), cmp.Compare(a.object, b.object))
+	})
+}
+
+// liveOf lists intent i's effects, in the order of their last records.
+func (c *checker) liveOf(i int32) []int32 {
+	var ls []int32
+	for o := c.intents.at(i).objects; o != none; o = c.objects.at(o).next {
+		if ob := c.objects.at(o); ob.intent == i && live(ob.status) {
+			ls = append(ls, o)
 		}
-		slices.SortFunc(ls, func(a, b int32) int {
-			if c.objects.at(a).final.before(c.objects.at(b).final) {
-				return -1
-			}
-			return 1
-		})
-		return ls
 	}
-	for i := range int32(c.intents.len()) {
+	slices.SortFunc(ls, func(a, b int32) int {
+		if c.objects.at(a).final.before(c.objects.at(b).final) {
+			return -1
+		}
+		return 1
+	})
+	return ls
+}
+
+// Subjects of anomalies: what each is about, numbered within its kind.
+const (
+	subjectIntent uint8 = iota
+	subjectOK
+	subjectKey
+	subjectObject
+	subjects
+)
+
+// of is the anomalies subject number i of kind shows.
+func (c *checker) of(kind uint8, i int32) []Anomaly {
+	switch kind {
+	case subjectIntent:
+		return c.intentAnomalies(i)
+	case subjectOK:
+		return c.okAnomaly(i)
+	case subjectKey:
+		return c.keyAnomalies(i)
+	}
+	return c.objectAnomalies(i)
+}
+
+// count is how many subjects of kind there are.
+func (c *checker) count(kind uint8) int {
+	switch kind {
+	case subjectIntent:
+		return c.intents.len()
+	case subjectOK:
+		return len(c.oks)
+	case subjectKey:
+		return c.keys.len()
+	}
+	return c.objects.len()
+}
+
+// intentAnomalies are what one intent's facts show.
+func (c *checker) intentAnomalies(i int32) []Anomaly {
+	var out []Anomaly
+	{
 		in := c.intents.at(i)
-		id := *c.names.at(i)
-		ls := liveOf(i)
+		id := c.names.name(i)
+		ls := c.liveOf(i)
 		if len(ls) > 1 {
 			a := Anomaly{Kind: Duplicate, Intent: id}
 			var at []pos
 			var objs []string
 			for _, o := range ls {
 				at = append(at, c.objects.at(o).final)
-				objs = append(objs, *c.objNames.at(o))
+				objs = append(objs, c.objNames.name(o))
 			}
 			a.Lines, a.Objects = lines(at...), sorted(objs)
 			a.Message = fmt.Sprintf("%d effects for one intent: %s", len(ls), listed(objs))
@@ -587,10 +732,10 @@ func (c *checker) anomalies() []Anomaly {
 				if ob.intent != i {
 					continue
 				}
-				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{*c.objNames.at(o)},
-					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", *c.objNames.at(o), statuses[ob.status])})
+				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{c.objNames.name(o)},
+					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", c.objNames.name(o), statuses[ob.status])})
 			}
-			continue
+			return out
 		}
 		if in.ok.line == 0 && in.unsure.line != 0 {
 			// Each effect no read after its attempt showed; one anomaly
@@ -606,8 +751,8 @@ func (c *checker) anomalies() []Anomaly {
 					at = append(at, c.unsureUnder(i, ob.key))
 				}
 				at = append(at, ob.final)
-				objs = append(objs, *c.objNames.at(o)+" ("+statuses[ob.status]+")")
-				names = append(names, *c.objNames.at(o))
+				objs = append(objs, c.objNames.name(o)+" ("+statuses[ob.status]+")")
+				names = append(names, c.objNames.name(o))
 			}
 			if len(objs) > 0 {
 				out = append(out, Anomaly{Kind: Unlearned, Intent: id, Lines: lines(at...), Objects: sorted(names),
@@ -630,68 +775,57 @@ func (c *checker) anomalies() []Anomaly {
 			var words, names []string
 			for _, k := range ks {
 				at = append(at, k.first)
-				words = append(words, keyWords(*c.keyNames.at(k.key)))
-				names = append(names, *c.keyNames.at(k.key))
+				words = append(words, keyWords(c.keyNames.name(k.key)))
+				names = append(names, c.keyNames.name(k.key))
 			}
 			out = append(out, Anomaly{Kind: KeyChanged, Intent: id, Lines: lines(at...), Keys: sorted(names),
 				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), listed(words))})
 		}
 	}
-	out = append(out, c.okAnomalies(liveOf)...)
-	out = append(out, c.keyAnomalies()...)
-	out = append(out, c.objectAnomalies()...)
 	return out
 }
 
-// okAnomalies: every ok that named an object the provider does not hold
-// as an effect of the ok's intent, each (intent, object) once.
-func (c *checker) okAnomalies(liveOf func(int32) []int32) []Anomaly {
-	var out []Anomaly
-	slices.SortStableFunc(c.oks, func(a, b okRef) int {
-		return cmp.Or(cmp.Compare(a.intent, b.intent), cmp.Compare(a.object, b.object))
-	})
-	for j := 0; j < len(c.oks); {
-		r := c.oks[j]
-		at := r.at
-		for j++; j < len(c.oks) && c.oks[j].intent == r.intent && c.oks[j].object == r.object; j++ {
-			earliest(&at, c.oks[j].at)
-		}
-		ls := liveOf(r.intent)
+// okAnomaly: an ok that named an object the provider does not hold as an
+// effect of the ok's intent (each (intent, object) is one ok reference).
+func (c *checker) okAnomaly(j int32) []Anomaly {
+	r := c.oks[j]
+	at := r.at
+	{
+		ls := c.liveOf(r.intent)
 		if slices.Contains(ls, r.object) {
-			continue // its own
+			return nil // its own
 		}
-		id, obj := *c.names.at(r.intent), *c.objNames.at(r.object)
+		id, obj := c.names.name(r.intent), c.objNames.name(r.object)
 		a := Anomaly{Kind: OKNoEffect, Intent: id, Lines: lines(at), Objects: []string{obj}}
 		own := "it holds no effect for this intent"
 		if len(ls) > 0 {
 			a.Lines = lines(at, c.objects.at(ls[0]).final)
-			a.Objects = sorted([]string{obj, *c.objNames.at(ls[0])})
-			own = "this intent's own is " + *c.objNames.at(ls[0])
+			a.Objects = sorted([]string{obj, c.objNames.name(ls[0])})
+			own = "this intent's own is " + c.objNames.name(ls[0])
 		}
 		switch o := c.objects.at(r.object); {
 		case o.records > 0 && o.intent != r.intent:
-			a.Others = []string{*c.names.at(o.intent)}
+			a.Others = []string{c.names.name(o.intent)}
 			a.Lines = lines(append([]pos{o.final}, posOf(a.Lines)...)...)
-			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(*c.names.at(o.intent)), own)
+			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names.name(o.intent)), own)
 		case len(ls) > 0:
-			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, *c.objNames.at(ls[0]))
+			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames.name(ls[0]))
 		default:
 			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no effect for this intent", obj)
 		}
-		out = append(out, a)
+		return []Anomaly{a}
 	}
-	return out
 }
 
 // keyAnomalies: a key sent with two payloads, a key sent or recorded for
 // two intents, a record under a key no attempt sent.
-func (c *checker) keyAnomalies() []Anomaly {
+func (c *checker) keyAnomalies(k int32) []Anomaly {
 	var out []Anomaly
-	for k := range int32(c.keys.len()) {
+	{
 		ks := c.keys.at(k)
-		name := *c.keyNames.at(k)
+		name := c.keyNames.name(k)
 		if name == "" {
-			continue
+			return nil
 		}
 		var sent, recs []keyUse
 		for _, u := range c.keyUses[k] {
@@ -718,22 +852,22 @@ func (c *checker) keyAnomalies() []Anomaly {
 				given = sent[j]
 			}
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != given.digest && u.digest != none }); j >= 0 && given.digest != none {
-				out = append(out, Anomaly{Kind: KeyReused, Intent: *c.names.at(given.intent), Lines: lines(given.at, sent[j].at), Keys: []string{name},
+				out = append(out, Anomaly{Kind: KeyReused, Intent: c.names.name(given.intent), Lines: lines(given.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, given.intent),
-					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), *c.digests.at(given.digest), *c.digests.at(sent[j].digest))})
+					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), c.digests.name(given.digest), c.digests.name(sent[j].digest))})
 			}
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
-				out = append(out, Anomaly{Kind: KeyShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
+				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, first.intent),
-					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(sent[j].intent)))})
+					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(sent[j].intent)))})
 			}
 		}
 		if ks.recMore && !(ks.more && slices.ContainsFunc(sent, func(u keyUse) bool { return u.intent != sent[0].intent })) {
 			first := recs[0]
 			if j := slices.IndexFunc(recs, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
-				out = append(out, Anomaly{Kind: KeyShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, recs[j].at), Keys: []string{name},
+				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, recs[j].at), Keys: []string{name},
 					Others:  others(c, recs, first.intent),
-					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(recs[j].intent)))})
+					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(recs[j].intent)))})
 			}
 		}
 		if ks.rec.line != 0 && !ks.sent {
@@ -746,7 +880,7 @@ func (c *checker) keyAnomalies() []Anomaly {
 			}
 			for _, u := range holders {
 				if c.intents.at(u.intent).attempts > 0 {
-					out = append(out, Anomaly{Kind: KeyNotSent, Intent: *c.names.at(u.intent), Lines: lines(u.at), Keys: []string{name},
+					out = append(out, Anomaly{Kind: KeyNotSent, Intent: c.names.name(u.intent), Lines: lines(u.at), Keys: []string{name},
 						Message: fmt.Sprintf("the provider holds a record under key %s, which no attempt in the client's history sent", keyWords(name))})
 				}
 			}
@@ -756,12 +890,12 @@ func (c *checker) keyAnomalies() []Anomaly {
 }
 
 // objectAnomalies: one object recorded for two intents.
-func (c *checker) objectAnomalies() []Anomaly {
+func (c *checker) objectAnomalies(o int32) []Anomaly {
 	var out []Anomaly
-	for o := range int32(c.objects.len()) {
+	{
 		us := c.objectIntents[o]
 		if len(us) < 2 {
-			continue
+			return nil
 		}
 		slices.SortStableFunc(us, func(a, b keyUse) int {
 			if a.at.before(b.at) {
@@ -772,11 +906,11 @@ func (c *checker) objectAnomalies() []Anomaly {
 		first := us[0]
 		j := slices.IndexFunc(us, func(u keyUse) bool { return u.intent != first.intent })
 		if j < 0 {
-			continue
+			return nil
 		}
-		out = append(out, Anomaly{Kind: ObjectShared, Intent: *c.names.at(first.intent), Lines: lines(first.at, us[j].at), Objects: []string{*c.objNames.at(o)},
+		out = append(out, Anomaly{Kind: ObjectShared, Intent: c.names.name(first.intent), Lines: lines(first.at, us[j].at), Objects: []string{c.objNames.name(o)},
 			Others:  others(c, us, first.intent),
-			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", *c.objNames.at(o), export.CleanLine(*c.names.at(first.intent)), export.CleanLine(*c.names.at(us[j].intent)))})
+			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames.name(o), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(us[j].intent)))})
 	}
 	return out
 }
@@ -795,7 +929,7 @@ func others(c *checker, us []keyUse, i int32) []string {
 	var out []string
 	for _, u := range us {
 		if u.intent != i {
-			out = append(out, *c.names.at(u.intent))
+			out = append(out, c.names.name(u.intent))
 		}
 	}
 	return slices.Compact(sorted(out))
