@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,19 +92,25 @@ func (c *chunked[T]) at(i int32) *T { return &c.chunks[i/chunkSize][i%chunkSize]
 func (c *chunked[T]) len() int { return c.n }
 
 // pos is where a line stands in the order of events: its time, when it
-// carries one, and its line number.
+// carries one (Unix nanoseconds in two halves, so that a pos is 12 bytes),
+// and its line number.
 type pos struct {
-	t    int64 // Unix nanoseconds; meaningful when timed
+	th   int32 // untimed when the line carries no time
+	tl   uint32
 	line int32
-	// timed: the line carries a time.
-	timed bool
 }
+
+// untimed marks a pos without a time: no time check reads is that early.
+const untimed = math.MinInt32
+
+func (p pos) timed() bool  { return p.th != untimed }
+func (p pos) nanos() int64 { return int64(p.th)<<32 | int64(p.tl) }
 
 // before says whether a came before b: by time where both carry one, by
 // line otherwise.
 func (a pos) before(b pos) bool {
-	if a.timed && b.timed && a.t != b.t {
-		return a.t < b.t
+	if a.timed() && b.timed() && a.nanos() != b.nanos() {
+		return a.nanos() < b.nanos()
 	}
 	return a.line < b.line
 }
@@ -131,7 +138,6 @@ type intentState struct {
 	unsure   pos   // the earliest fail or info
 	key0     int32 // the key of its first attempt read
 	attempts int32
-	records  int32
 	// objects heads the list of objects recorded for the intent, through
 	// objectState.next.
 	objects int32
@@ -181,14 +187,11 @@ type objectState struct {
 	records int32
 	// owner is the intent of its last record.
 	owner int32
-	// readT is the last read, by time, that showed it pending or
-	// succeeded and carried a time; readL the last such read by line.
-	readT, readL pos
-	next         int32
-	// firstRec is its earliest record; other intents named by its
-	// records are in checker.objectIntents.
-	firstRec pos
-	shared   bool
+
+	next int32
+	// shared: its records name more than one intent; see
+	// checker.objectIntents.
+	shared bool
 }
 
 var statuses = []string{"pending", "succeeded", "failed", "canceled"}
@@ -198,13 +201,21 @@ func statusOf(s string) uint8 { return uint8(slices.Index(statuses, s)) }
 // live: the status is an effect (pending or succeeded).
 func live(st uint8) bool { return st <= 1 }
 
-// shownAfter: a read that showed the object live came after began: by
-// time where both carry one, by line where either does not.
-func (o *objectState) shownAfter(began pos) bool {
-	if o.readT.line != 0 && began.timed && !o.readT.before(began) {
+// reads are, for an object a read showed pending or succeeded, the last
+// such read by time among those that carry one, and the last by line.
+type reads struct{ byTime, byLine pos }
+
+// shownAfter: a read that showed object o live came after began: by time
+// where both carry one, by line where either does not.
+func (c *checker) shownAfter(o int32, began pos) bool {
+	r, ok := c.reads[o]
+	if !ok {
+		return false
+	}
+	if r.byTime.line != 0 && began.timed() && !r.byTime.before(began) {
 		return true
 	}
-	return o.readL.line != 0 && (!o.readL.timed || !began.timed) && o.readL.line > began.line
+	return r.byLine.line != 0 && (!r.byLine.timed() || !began.timed()) && r.byLine.line > began.line
 }
 
 // okRef is an ok that named an object.
@@ -229,6 +240,9 @@ type checker struct {
 	useAt map[useID]int32
 	keyAt map[[2]int32]int32
 	okAt  map[[2]int32]int32
+	reads map[int32]reads
+	// quiet: anomalies are being found, not yet put into words.
+	quiet bool
 	oks   []okRef
 }
 
@@ -317,6 +331,12 @@ func (r *Result) Each(fn func(Anomaly) bool) {
 	}
 }
 
+// MemoryLimit is the soft limit on the Go heap that replaylab check sets
+// (unless GOMEMLIMIT is set): a history of a million intents keeps about
+// 220 MiB, and without a limit the collector lets the heap grow to twice
+// what is kept before it runs.
+const MemoryLimit = 256 << 20
+
 // Check reads a history from r (named name in messages) and finds its
 // anomalies. A line that does not read stops it with an
 // *export.HistoryError naming the line.
@@ -324,7 +344,7 @@ func Check(name string, r io.Reader) (*Result, error) {
 	c := &checker{
 		names: newNameSet(), keyNames: newNameSet(), objNames: newNameSet(), digests: newNameSet(),
 		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
-		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{},
+		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{}, reads: map[int32]reads{},
 	}
 	rep := &Result{c: c}
 	hr := export.NewHistoryReader(name, r)
@@ -337,9 +357,10 @@ func Check(name string, r io.Reader) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := pos{line: int32(n)}
+		p := pos{line: int32(n), th: untimed}
 		if t, ok := l.Time(); ok {
-			p.t, p.timed = t.UnixNano(), true
+			ns := t.UnixNano()
+			p.th, p.tl = int32(ns>>32), uint32(ns)
 		}
 		switch l.Type {
 		case export.LineAttempt:
@@ -364,6 +385,8 @@ func Check(name string, r io.Reader) (*Result, error) {
 		ns.table = nil
 	}
 	c.link()
+	c.quiet = true
+	defer func() { c.quiet = false }()
 	for kind := range subjects {
 		for i := range int32(c.count(kind)) {
 			for n, a := range c.of(kind, i) {
@@ -468,21 +491,21 @@ type useID struct {
 
 func (c *checker) read(l *export.HistoryLine, p pos) {
 	c.intent(l.Intent)
-	o := c.objects.at(c.object(l.Object))
+	o := c.object(l.Object)
 	if st := statusOf(l.Status); live(st) {
-		if p.timed && (o.readT.line == 0 || o.readT.before(p)) {
-			o.readT = p
+		r := c.reads[o]
+		if p.timed() && (r.byTime.line == 0 || r.byTime.before(p)) {
+			r.byTime = p
 		}
-		if p.line > o.readL.line {
-			o.readL = p
+		if p.line > r.byLine.line {
+			r.byLine = p
 		}
+		c.reads[o] = r
 	}
 }
 
 func (c *checker) record(l *export.HistoryLine, p pos) {
 	i := c.intent(l.Intent)
-	in := c.intents.at(i)
-	in.records++
 	oi := c.object(l.Object)
 	o := c.objects.at(oi)
 	k := int32(none)
@@ -490,16 +513,15 @@ func (c *checker) record(l *export.HistoryLine, p pos) {
 		k = c.key(l.Key)
 	}
 	if o.records == 0 {
-		o.intent, o.firstRec = i, p
+		o.intent = i
 	} else if o.intent != i || o.shared {
 		if !o.shared {
-			c.use(true, oi, keyUse{intent: o.intent, digest: none, at: o.firstRec, record: true})
+			c.use(true, oi, keyUse{intent: o.intent, digest: none, at: o.final, record: true})
 		}
 		o.shared = true
 		c.use(true, oi, keyUse{intent: i, digest: none, at: p, record: true})
 	}
 	o.records++
-	earliest(&o.firstRec, p)
 	if o.final.line == 0 || o.final.before(p) {
 		// The last record is the object's final status, and its intent
 		// the object's owner.
@@ -672,6 +694,15 @@ func (c *checker) liveOf(i int32) []int32 {
 	return ls
 }
 
+// say words a message, unless the check is only finding where its
+// anomalies are (quiet), when the words are not wanted yet.
+func (c *checker) say(format string, args ...any) string {
+	if c.quiet {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
 // Subjects of anomalies: what each is about, numbered within its kind.
 const (
 	subjectIntent uint8 = iota
@@ -723,7 +754,7 @@ func (c *checker) intentAnomalies(i int32) []Anomaly {
 				objs = append(objs, c.objNames.name(o))
 			}
 			a.Lines, a.Objects = lines(at...), sorted(objs)
-			a.Message = fmt.Sprintf("%d effects for one intent: %s", len(ls), listed(objs))
+			a.Message = c.say("%d effects for one intent: %s", len(ls), listed(objs))
 			out = append(out, a)
 		}
 		if in.attempts == 0 {
@@ -733,7 +764,7 @@ func (c *checker) intentAnomalies(i int32) []Anomaly {
 					continue
 				}
 				out = append(out, Anomaly{Kind: OrphanRecord, Intent: id, Lines: lines(ob.final), Objects: []string{c.objNames.name(o)},
-					Message: fmt.Sprintf("the provider holds %s (%s), but the client's history has no attempt for this intent", c.objNames.name(o), statuses[ob.status])})
+					Message: c.say("the provider holds %s (%s), but the client's history has no attempt for this intent", c.objNames.name(o), statuses[ob.status])})
 			}
 			return out
 		}
@@ -744,7 +775,7 @@ func (c *checker) intentAnomalies(i int32) []Anomaly {
 			var objs, names []string
 			for _, o := range ls {
 				ob := c.objects.at(o)
-				if ob.shownAfter(c.firstUnder(i, ob.key)) {
+				if c.shownAfter(o, c.firstUnder(i, ob.key)) {
 					continue // a read after the attempt began showed it
 				}
 				if len(at) == 0 {
@@ -756,7 +787,7 @@ func (c *checker) intentAnomalies(i int32) []Anomaly {
 			}
 			if len(objs) > 0 {
 				out = append(out, Anomaly{Kind: Unlearned, Intent: id, Lines: lines(at...), Objects: sorted(names),
-					Message: fmt.Sprintf("the client heard only failures or no answer (fail, info), and no read after its attempt showed it, yet %s took effect", listed(objs))})
+					Message: c.say("the client heard only failures or no answer (fail, info), and no read after its attempt showed it, yet %s took effect", listed(objs))})
 			}
 		}
 		if in.ok.line != 0 && len(ls) == 0 && !in.okNamed {
@@ -779,7 +810,7 @@ func (c *checker) intentAnomalies(i int32) []Anomaly {
 				names = append(names, c.keyNames.name(k.key))
 			}
 			out = append(out, Anomaly{Kind: KeyChanged, Intent: id, Lines: lines(at...), Keys: sorted(names),
-				Message: fmt.Sprintf("one intent sent under %d keys: %s", len(ks), listed(words))})
+				Message: c.say("one intent sent under %d keys: %s", len(ks), listed(words))})
 		}
 	}
 	return out
@@ -807,11 +838,11 @@ func (c *checker) okAnomaly(j int32) []Anomaly {
 		case o.records > 0 && o.intent != r.intent:
 			a.Others = []string{c.names.name(o.intent)}
 			a.Lines = lines(append([]pos{o.final}, posOf(a.Lines)...)...)
-			a.Message = fmt.Sprintf("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names.name(o.intent)), own)
+			a.Message = c.say("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names.name(o.intent)), own)
 		case len(ls) > 0:
-			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames.name(ls[0]))
+			a.Message = c.say("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames.name(ls[0]))
 		default:
-			a.Message = fmt.Sprintf("the client was told of %s (ok), but the provider holds no effect for this intent", obj)
+			a.Message = c.say("the client was told of %s (ok), but the provider holds no effect for this intent", obj)
 		}
 		return []Anomaly{a}
 	}
@@ -854,12 +885,12 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.digest != given.digest && u.digest != none }); j >= 0 && given.digest != none {
 				out = append(out, Anomaly{Kind: KeyReused, Intent: c.names.name(given.intent), Lines: lines(given.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, given.intent),
-					Message: fmt.Sprintf("key %s sent with payload %s, then with %s", keyWords(name), c.digests.name(given.digest), c.digests.name(sent[j].digest))})
+					Message: c.say("key %s sent with payload %s, then with %s", keyWords(name), c.digests.name(given.digest), c.digests.name(sent[j].digest))})
 			}
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
 				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, first.intent),
-					Message: fmt.Sprintf("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(sent[j].intent)))})
+					Message: c.say("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(sent[j].intent)))})
 			}
 		}
 		if ks.recMore && !(ks.more && slices.ContainsFunc(sent, func(u keyUse) bool { return u.intent != sent[0].intent })) {
@@ -867,7 +898,7 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 			if j := slices.IndexFunc(recs, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
 				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, recs[j].at), Keys: []string{name},
 					Others:  others(c, recs, first.intent),
-					Message: fmt.Sprintf("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(recs[j].intent)))})
+					Message: c.say("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(recs[j].intent)))})
 			}
 		}
 		if ks.rec.line != 0 && !ks.sent {
@@ -881,7 +912,7 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 			for _, u := range holders {
 				if c.intents.at(u.intent).attempts > 0 {
 					out = append(out, Anomaly{Kind: KeyNotSent, Intent: c.names.name(u.intent), Lines: lines(u.at), Keys: []string{name},
-						Message: fmt.Sprintf("the provider holds a record under key %s, which no attempt in the client's history sent", keyWords(name))})
+						Message: c.say("the provider holds a record under key %s, which no attempt in the client's history sent", keyWords(name))})
 				}
 			}
 		}
@@ -910,7 +941,7 @@ func (c *checker) objectAnomalies(o int32) []Anomaly {
 		}
 		out = append(out, Anomaly{Kind: ObjectShared, Intent: c.names.name(first.intent), Lines: lines(first.at, us[j].at), Objects: []string{c.objNames.name(o)},
 			Others:  others(c, us, first.intent),
-			Message: fmt.Sprintf("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames.name(o), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(us[j].intent)))})
+			Message: c.say("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames.name(o), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(us[j].intent)))})
 	}
 	return out
 }

@@ -7,13 +7,16 @@ import (
 
 // nameSet numbers strings in the order first seen. The bytes live in
 // arena chunks that never move, and an open-addressing table of numbers
-// finds a string again: about 30 bytes a name, where a Go map from string
+// finds a string again: about 35 bytes a name, where a Go map from string
 // to number and a list of the names take about 70.
 type nameSet struct {
 	seed   maphash.Seed
 	chunks [][]byte
 	refs   chunked[nameRef]
-	table  []int32 // number+1; 0 is empty
+	// table holds, per slot, the number+1 (0: empty) in the low half and
+	// the top half of the name's hash in the high half, so that most
+	// probes that miss are told apart without comparing names.
+	table []uint64
 }
 
 // nameRef is where a name's bytes are.
@@ -21,7 +24,7 @@ type nameRef struct{ chunk, off, n uint32 }
 
 const arenaChunk = 1 << 20
 
-func newNameSet() *nameSet { return &nameSet{seed: maphash.MakeSeed(), table: make([]int32, 1024)} }
+func newNameSet() *nameSet { return &nameSet{seed: maphash.MakeSeed(), table: make([]uint64, 1024)} }
 
 // len is how many names the set holds.
 func (s *nameSet) len() int { return s.refs.len() }
@@ -38,19 +41,23 @@ func (s *nameSet) name(i int32) string {
 
 // id is v's number, given now if v is new.
 func (s *nameSet) id(v string) (int32, bool) {
+	h := maphash.String(s.seed, v)
+	tag := h &^ (1<<32 - 1)
 	mask := uint64(len(s.table) - 1)
-	for slot := maphash.String(s.seed, v) & mask; ; slot = (slot + 1) & mask {
-		n := s.table[slot]
-		if n == 0 {
+	for slot := h & mask; ; slot = (slot + 1) & mask {
+		e := s.table[slot]
+		if e == 0 {
 			id := s.add(v)
-			s.table[slot] = id + 1
+			s.table[slot] = tag | uint64(id+1)
 			if s.len()*4 > len(s.table)*3 {
 				s.grow()
 			}
 			return id, true
 		}
-		if s.name(n-1) == v {
-			return n - 1, false
+		if e&^(1<<32-1) == tag {
+			if n := int32(uint32(e)) - 1; s.name(n) == v {
+				return n, false
+			}
 		}
 	}
 }
@@ -69,14 +76,15 @@ func (s *nameSet) add(v string) int32 {
 
 // grow doubles the table and places every number again.
 func (s *nameSet) grow() {
-	table := make([]int32, 2*len(s.table))
+	table := make([]uint64, 2*len(s.table))
 	mask := uint64(len(table) - 1)
 	for i := range int32(s.len()) {
-		slot := maphash.String(s.seed, s.name(i)) & mask
+		h := maphash.String(s.seed, s.name(i))
+		slot := h & mask
 		for table[slot] != 0 {
 			slot = (slot + 1) & mask
 		}
-		table[slot] = i + 1
+		table[slot] = h&^(1<<32-1) | uint64(i+1)
 	}
 	s.table = table
 }

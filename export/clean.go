@@ -20,6 +20,9 @@ import (
 // escape such as \u200b, so "45.0\u200b0" never reads as 45.00. Newlines
 // are kept.
 func Clean(s string) string {
+	if plain(s) {
+		return s
+	}
 	s = ansi.Strip(s)
 	if !hasHidden(s) {
 		return s
@@ -106,6 +109,16 @@ func EscapeHidden(data []byte) []byte {
 		out = fmt.Appendf(out, "\\u%04x", r)
 	}
 	return out
+}
+
+// plain: s is printable ASCII only, which Clean leaves as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // CleanLine is Clean for text shown on one line: newlines become spaces.
