@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -52,9 +51,7 @@ line does not read (with its line number) or the history holds nothing.`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			if os.Getenv("GOMEMLIMIT") == "" {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(check.MemoryLimit))
-			}
+			defer check.LimitMemory()()
 			rep, session, err := checkFile(path)
 			if err != nil {
 				return err

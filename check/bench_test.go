@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -193,7 +192,7 @@ func BenchmarkHistoryWide(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 	})
 	b.Run("check", func(b *testing.B) {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(check.MemoryLimit))
+		defer check.LimitMemory()() // as the command does
 		var peak uint64
 		for b.Loop() {
 			peak = max(peak, peakHeap(func() {
@@ -247,8 +246,7 @@ func BenchmarkHistory(b *testing.B) {
 			b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 		})
 		b.Run("check/"+name, func(b *testing.B) {
-			// The soft limit the command sets.
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(check.MemoryLimit))
+			defer check.LimitMemory()() // as the command does
 			var peak uint64
 			for i := 0; i < b.N; i++ {
 				peak = max(peak, peakHeap(func() {

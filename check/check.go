@@ -21,9 +21,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/replaylab/replaylab/export"
 )
@@ -189,8 +193,8 @@ type objectState struct {
 	owner int32
 
 	next int32
-	// shared: its records name more than one intent; see
-	// checker.objectIntents.
+	// shared: its records name more than one intent (see
+	// checker.objectIntents).
 	shared bool
 }
 
@@ -241,6 +245,8 @@ type checker struct {
 	keyAt map[[2]int32]int32
 	okAt  map[[2]int32]int32
 	reads map[int32]reads
+	// firstRec is, for an object with more than one record, its earliest.
+	firstRec map[int32]pos
 	// quiet: anomalies are being found, not yet put into words.
 	quiet bool
 	oks   []okRef
@@ -331,11 +337,45 @@ func (r *Result) Each(fn func(Anomaly) bool) {
 	}
 }
 
-// MemoryLimit is the soft limit on the Go heap that replaylab check sets
-// (unless GOMEMLIMIT is set): a history of a million intents keeps about
-// 220 MiB, and without a limit the collector lets the heap grow to twice
-// what is kept before it runs.
+// MemoryLimit is the soft limit on the Go heap that LimitMemory sets: a
+// history of a million intents keeps about 220 MiB, and without a limit
+// the collector lets the heap grow to twice what is kept before it runs.
 const MemoryLimit = 256 << 20
+
+// guarding: LimitMemory is in force, and Check raises the limit as what
+// it keeps grows.
+var guarding atomic.Bool
+
+var liveHeap = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// LimitMemory sets the soft limit MemoryLimit on the Go heap for the
+// checks that follow, raised, once what a check keeps is well past it, to
+// an eighth above that: the collector neither lets the heap double nor, once what is kept
+// passes the limit, runs without pause. It returns what puts the old
+// limit back. With GOMEMLIMIT set it does nothing: the user chose.
+func LimitMemory() (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	old := debug.SetMemoryLimit(MemoryLimit)
+	guarding.Store(true)
+	return func() {
+		guarding.Store(false)
+		debug.SetMemoryLimit(old)
+	}
+}
+
+// raiseLimit puts the limit an eighth above the live heap, once that is
+// well past MemoryLimit (a quarter).
+func raiseLimit() {
+	if !guarding.Load() {
+		return
+	}
+	metrics.Read(liveHeap)
+	if live := int64(liveHeap[0].Value.Uint64()); live > MemoryLimit*5/4 {
+		debug.SetMemoryLimit(live * 9 / 8)
+	}
+}
 
 // Check reads a history from r (named name in messages) and finds its
 // anomalies. A line that does not read stops it with an
@@ -344,13 +384,16 @@ func Check(name string, r io.Reader) (*Result, error) {
 	c := &checker{
 		names: newNameSet(), keyNames: newNameSet(), objNames: newNameSet(), digests: newNameSet(),
 		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
-		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{}, reads: map[int32]reads{},
+		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{}, reads: map[int32]reads{}, firstRec: map[int32]pos{},
 	}
 	rep := &Result{c: c}
 	hr := export.NewHistoryReader(name, r)
 	var l export.HistoryLine
 	for {
 		n, err := hr.NextBorrowed(&l)
+		if n&(1<<16-1) == 0 {
+			raiseLimit()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -384,6 +427,7 @@ func Check(name string, r io.Reader) (*Result, error) {
 	for _, ns := range []*nameSet{c.names, c.keyNames, c.objNames, c.digests} {
 		ns.table = nil
 	}
+	raiseLimit()
 	c.link()
 	c.quiet = true
 	defer func() { c.quiet = false }()
@@ -512,16 +556,27 @@ func (c *checker) record(l *export.HistoryLine, p pos) {
 	if l.Key != "" {
 		k = c.key(l.Key)
 	}
-	if o.records == 0 {
+	switch {
+	case o.records == 0:
 		o.intent = i
-	} else if o.intent != i || o.shared {
+	case o.records == 1:
+		// A second record: from now on its earliest is kept aside (most
+		// objects have one record, and keep none).
+		c.firstRec[oi] = o.final
+	}
+	if o.records > 0 && (o.intent != i || o.shared) {
 		if !o.shared {
-			c.use(true, oi, keyUse{intent: o.intent, digest: none, at: o.final, record: true})
+			c.use(true, oi, keyUse{intent: o.intent, digest: none, at: c.firstRec[oi], record: true})
 		}
 		o.shared = true
 		c.use(true, oi, keyUse{intent: i, digest: none, at: p, record: true})
 	}
 	o.records++
+	if o.records > 1 {
+		first := c.firstRec[oi]
+		earliest(&first, p)
+		c.firstRec[oi] = first
+	}
 	if o.final.line == 0 || o.final.before(p) {
 		// The last record is the object's final status, and its intent
 		// the object's owner.
@@ -924,7 +979,8 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 func (c *checker) objectAnomalies(o int32) []Anomaly {
 	var out []Anomaly
 	{
-		us := c.objectIntents[o]
+		// A copy is sorted: every call sees the uses as they were kept.
+		us := slices.Clone(c.objectIntents[o])
 		if len(us) < 2 {
 			return nil
 		}
