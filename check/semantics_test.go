@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +166,47 @@ func TestReviewedCases(t *testing.T) {
 		if l.Type != "read" || l.Status != "pending" || l.Object != "re_1" {
 			t.Fatalf("a line Next handed out changed: %+v", l)
 		}
+	}
+}
+
+// From a second review: an object recorded for two intents names its
+// earliest record, in any line order; and a result says the same each
+// time it is written, even where timed and untimed records of one object
+// mix.
+func TestSharedObjectsAndRepeatedRendering(t *testing.T) {
+	a1 := rec("A", "ka", "X", "pending", at("01"))
+	a2 := rec("A", "ka", "X", "succeeded", at("03"))
+	b := rec("B", "kb", "X", "succeeded", at("02"))
+	for _, order := range [][]string{{a1, a2, b}, {b, a1, a2}, {a2, b, a1}} {
+		rep, err := check.History("h.jsonl", strings.NewReader(strings.Join(order, "\n")+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rep.Anomalies, func(a check.Anomaly) bool { return a.Kind == check.ObjectShared })
+		if i < 0 || rep.Anomalies[i].Intent != "A" || !strings.Contains(rep.Anomalies[i].Message, "for intent A and for intent B") {
+			t.Errorf("order %v: %+v", order, rep.Anomalies)
+		}
+	}
+	var lines []string
+	for j := range 40 {
+		stamp := ""
+		if j%2 == 0 {
+			stamp = at(fmt.Sprintf("%02d", 59-j))
+		}
+		lines = append(lines, rec(fmt.Sprintf("i%02d", j), "k", "X", "succeeded", stamp))
+	}
+	res, err := check.Check("m.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, second strings.Builder
+	if err := res.WriteJSON(&first); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteJSON(&second); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != second.String() {
+		t.Error("a result written twice says two things")
 	}
 }
