@@ -68,7 +68,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.scenarios, "scenario", nil, "play only these scenarios, comma-separated `IDs` (default: every one; see --list)")
 	fl.DurationVar(&f.tick, "tick", conform.DefaultTick, "how long one ledger tick lasts; the client's request timeout is 10 ticks")
-	fl.DurationVar(&f.timeout, "timeout", conform.DefaultTimeout, "the longest a scenario may take; a client still running then is killed with its process group")
+	fl.DurationVar(&f.timeout, "timeout", 0, "the longest a scenario may take; a client still running then is killed with its process group (default: 200 ticks, 20s at the default tick)")
 	fl.Var(newWholeFlag(&f.parallel, 0, 0, 1<<10, "a whole number from 0 (every scenario at once) to 1024"), "parallel", "run at most `N` scenarios at once (0: all)")
 	fl.StringVar(&f.junit, "junit", "", "also write the scorecard as JUnit XML to `FILE`, a testcase per scenario")
 	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON ("+export.ConformSchemaID+") instead of the scorecard")

@@ -24,8 +24,10 @@ import (
 
 // Defaults.
 const (
-	DefaultTick    = 100 * time.Millisecond
-	DefaultTimeout = 20 * time.Second
+	DefaultTick = 100 * time.Millisecond
+	// DefaultTimeoutTicks bounds a scenario when no timeout is given:
+	// 20 s at the default tick, and as long in ticks at any other.
+	DefaultTimeoutTicks = 200
 	// RequestTimeoutTicks is the per-request timeout the client is told
 	// to use, in ticks: long enough for a late commit of a few ticks to
 	// land while the client waits, and for a client that starts slowly
@@ -66,7 +68,7 @@ func (c Config) withDefaults() Config {
 		c.Tick = DefaultTick
 	}
 	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
+		c.Timeout = DefaultTimeoutTicks * c.Tick
 	}
 	if c.Env == nil {
 		c.Env = os.Environ()
