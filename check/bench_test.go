@@ -32,11 +32,11 @@ func (g *genHistory) Read(p []byte) (int, error) {
 		if g.n > g.lines-g.intents {
 			i := g.n - (g.lines - g.intents) - 1
 			line = append(line, `{"type":"record","intent":"refund-`...)
-			line = pad6(line, i)
+			line = pad(line, i, 6)
 			line = append(line, `","key":"key-`...)
-			line = pad6(line, i)
+			line = pad(line, i, 6)
 			line = append(line, `","object":"re_`...)
-			line = pad6(line, i)
+			line = pad(line, i, 6)
 			line = append(line, `","status":"succeeded"}`+"\n"...)
 			g.buf.Write(line)
 			continue
@@ -50,9 +50,9 @@ func (g *genHistory) Read(p []byte) (int, error) {
 			outcome = "ok"
 		}
 		line = append(line, `{"type":"attempt","intent":"refund-`...)
-		line = pad6(line, i)
+		line = pad(line, i, 6)
 		line = append(line, `","key":"key-`...)
-		line = pad6(line, i)
+		line = pad(line, i, 6)
 		line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
 		line = append(line, outcome...)
 		line = append(line, `"}`+"\n"...)
@@ -64,9 +64,10 @@ func (g *genHistory) Read(p []byte) (int, error) {
 	return g.buf.Read(p)
 }
 
-func pad6(b []byte, n int) []byte {
+// pad appends n with leading zeros to width digits.
+func pad(b []byte, n, width int) []byte {
 	s := strconv.Itoa(n)
-	for i := len(s); i < 6; i++ {
+	for i := len(s); i < width; i++ {
 		b = append(b, '0')
 	}
 	return append(b, s...)
@@ -127,11 +128,11 @@ func (g *wideHistory) Read(p []byte) (int, error) {
 		i := g.n
 		if g.n%3 == 0 {
 			line = append(line, `{"type":"record","intent":"refund-`...)
-			line = pad7(line, i)
+			line = pad(line, i, 7)
 			line = append(line, `","key":"key-`...)
-			line = pad7(line, i)
+			line = pad(line, i, 7)
 			line = append(line, `","object":"re_`...)
-			line = pad7(line, i)
+			line = pad(line, i, 7)
 			line = append(line, `","status":"succeeded","start":"2026-12-01T10:00:02Z"}`+"\n"...)
 		} else {
 			outcome := "ok"
@@ -139,9 +140,9 @@ func (g *wideHistory) Read(p []byte) (int, error) {
 				outcome = "info"
 			}
 			line = append(line, `{"type":"attempt","intent":"refund-`...)
-			line = pad7(line, i)
+			line = pad(line, i, 7)
 			line = append(line, `","key":"key-`...)
-			line = pad7(line, i)
+			line = pad(line, i, 7)
 			line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
 			line = append(line, outcome...)
 			line = append(line, `"}`+"\n"...)
@@ -152,14 +153,6 @@ func (g *wideHistory) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	return g.buf.Read(p)
-}
-
-func pad7(b []byte, n int) []byte {
-	s := strconv.Itoa(n)
-	for i := len(s); i < 7; i++ {
-		b = append(b, '0')
-	}
-	return append(b, s...)
 }
 
 // BenchmarkHistoryWide is check on 1 M lines over 1 M intents (and

@@ -126,13 +126,6 @@ func earliest(p *pos, q pos) {
 	}
 }
 
-// latest keeps the later of *p and q, where *p may be unset.
-func latest(p *pos, q pos) {
-	if p.line == 0 || p.before(q) {
-		*p = q
-	}
-}
-
 const none = -1
 
 // intentState is what check keeps per intent.
@@ -1006,7 +999,7 @@ func (c *checker) objectAnomalies(o int32) []Anomaly {
 func posOf(ls []int) []pos {
 	out := make([]pos, len(ls))
 	for i, l := range ls {
-		out[i] = pos{line: int32(l)}
+		out[i] = pos{line: int32(l), th: untimed}
 	}
 	return out
 }

@@ -100,7 +100,7 @@ func shorten(s string, n int) string {
 
 // intentsOf is each intent of the row: the provider's verdict and the
 // refunds standing once settled, and the client's beliefs.
-func intentsOf(sc *Scenario, _, after *export.Session, got *beliefs) []export.ConformIntent {
+func intentsOf(sc *Scenario, after *export.Session, got *beliefs) []export.ConformIntent {
 	var out []export.ConformIntent
 	for _, in := range sc.Intents {
 		ci := export.ConformIntent{Intent: in.Intent, Effects: len(liveObjects(after.Ledger, in.Intent)), Beliefs: got.byIntent[in.Intent]}

@@ -162,6 +162,10 @@ start:
 	return rep, nil
 }
 
+// couldNotStart opens the standard error of a run whose command could not
+// be started, followed by why.
+const couldNotStart = "could not start: "
+
 // unstartable is the error every run of every row met when the command
 // could not be started at all (a file that is not a program): bad usage,
 // not a grade.
@@ -169,7 +173,7 @@ func unstartable(rep *export.ConformReport) error {
 	var first string
 	for _, row := range rep.Rows {
 		for _, run := range row.Runs {
-			msg, ok := strings.CutPrefix(run.Stderr, "could not start: ")
+			msg, ok := strings.CutPrefix(run.Stderr, couldNotStart)
 			if !ok || (first != "" && msg != first) {
 				return nil
 			}
@@ -336,7 +340,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	for i, r := range runs {
 		run := export.ConformRun{Run: i + 1, Why: r.why, Exit: -1}
 		if r.startErr != nil {
-			run.Stderr = "could not start: " + r.startErr.Error()
+			run.Stderr = couldNotStart + r.startErr.Error()
 			row.Problems = append(row.Problems, fmt.Sprintf("run %d could not start: %v", i+1, r.startErr))
 			row.Runs = append(row.Runs, run)
 			continue
@@ -357,10 +361,10 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	row.Problems = append(row.Problems, got.problems...)
 	if interrupted {
 		row.Grade, row.Why = export.GradeNotRun, "Interrupted before the row ended."
-		row.Intents = intentsOf(sc, before, after, got)
+		row.Intents = intentsOf(sc, after, got)
 		return row
 	}
-	row.Intents = intentsOf(sc, before, after, got)
+	row.Intents = intentsOf(sc, after, got)
 	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs, len(hung) > 0)
 	if row.Grade != export.GradeUnsafe {
 		// A client that misbehaved as a program does not pass, and the

@@ -250,69 +250,61 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 	return false, checkLine(l)
 }
 
-// checkLine checks what a decoded line's type requires of it, and reads
-// its start.
+// checkLine checks what a decoded line's type requires of it, and keeps
+// its start read.
 func checkLine(l *HistoryLine) error {
-	_, err := checkFields(l)
-	if err == nil && l.Start != "" {
-		l.start, err = time.Parse(time.RFC3339Nano, l.Start)
-		l.hasStart = err == nil
-		err = nil
-	}
-	return err
-}
-
-// checkFields checks what a decoded line's type requires of it.
-func checkFields(l *HistoryLine) (header bool, err error) {
 	if l.Intent == "" {
-		return false, errors.New(`the line has no "intent" (every attempt, read and record names the intent it belongs to)`)
+		return errors.New(`the line has no "intent" (every attempt, read and record names the intent it belongs to)`)
 	}
 	switch l.Type {
 	case LineAttempt:
 		switch l.Outcome {
 		case OutcomeOK, OutcomeFail, OutcomeInfo:
 		case "":
-			return false, errors.New(`the attempt has no "outcome" (accepted: ok, fail, info)`)
+			return errors.New(`the attempt has no "outcome" (accepted: ok, fail, info)`)
 		default:
-			return false, fmt.Errorf("outcome %q: accepted are ok (it took effect), fail (it did not) and info (the client cannot tell: a timeout, a 5xx)", l.Outcome)
+			return fmt.Errorf("outcome %q: accepted are ok (it took effect), fail (it did not) and info (the client cannot tell: a timeout, a 5xx)", l.Outcome)
 		}
 		start, err := lineTime("start", l.Start)
 		if err != nil {
-			return false, err
+			return err
 		}
+		l.start, l.hasStart = start, l.Start != ""
 		end, err := lineTime("end", l.End)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if !start.IsZero() && !end.IsZero() && end.Before(start) {
-			return false, fmt.Errorf("end %s is before start %s", l.End, l.Start)
+			return fmt.Errorf("end %s is before start %s", l.End, l.Start)
 		}
 		if l.Status != "" {
-			return false, errors.New(`an attempt has no "status"; what the client saw is its "outcome"`)
+			return errors.New(`an attempt has no "status"; what the client saw is its "outcome"`)
 		}
 	case LineRead, LineRecord:
 		what := map[string]string{LineRead: "read", LineRecord: "record"}[l.Type]
 		if l.Object == "" {
-			return false, fmt.Errorf(`the %s has no "object" (the provider's id for the effect)`, what)
+			return fmt.Errorf(`the %s has no "object" (the provider's id for the effect)`, what)
 		}
 		switch {
 		case l.Status == "":
-			return false, fmt.Errorf(`the %s has no "status" (accepted: %s)`, what, strings.Join(recordStatuses, ", "))
+			return fmt.Errorf(`the %s has no "status" (accepted: %s)`, what, strings.Join(recordStatuses, ", "))
 		case !slices.Contains(recordStatuses, l.Status):
-			return false, fmt.Errorf("status %q: accepted are %s", l.Status, strings.Join(recordStatuses, ", "))
+			return fmt.Errorf("status %q: accepted are %s", l.Status, strings.Join(recordStatuses, ", "))
 		}
 		if l.Outcome != "" || l.Digest != "" || l.End != "" {
-			return false, fmt.Errorf(`a %s has no "outcome", "digest" or "end"; those belong to attempts`, what)
+			return fmt.Errorf(`a %s has no "outcome", "digest" or "end"; those belong to attempts`, what)
 		}
-		if _, err := lineTime("start", l.Start); err != nil {
-			return false, err
+		start, err := lineTime("start", l.Start)
+		if err != nil {
+			return err
 		}
+		l.start, l.hasStart = start, l.Start != ""
 	case "":
-		return false, errors.New(`the line has no "type" (accepted: attempt, read, record)`)
+		return errors.New(`the line has no "type" (accepted: attempt, read, record)`)
 	default:
-		return false, fmt.Errorf("type %q: accepted are attempt, read and record", l.Type)
+		return fmt.Errorf("type %q: accepted are attempt, read and record", l.Type)
 	}
-	return false, nil
+	return nil
 }
 
 // fastLine decodes the common line, a flat JSON object of known fields
@@ -346,29 +338,7 @@ func fastLine(raw []byte, l *HistoryLine) bool {
 			return false
 		}
 		seen |= 1 << f
-		v := unsafe.String(unsafe.SliceData(val), len(val))
-		switch historyFields[f] {
-		case "type":
-			l.Type = v
-		case "intent":
-			l.Intent = v
-		case "key":
-			l.Key = v
-		case "digest":
-			l.Digest = v
-		case "start":
-			l.Start = v
-		case "end":
-			l.End = v
-		case "outcome":
-			l.Outcome = v
-		case "object":
-			l.Object = v
-		case "status":
-			l.Status = v
-		case "note":
-			l.Note = v
-		}
+		*l.fields()[f] = unsafe.String(unsafe.SliceData(val), len(val))
 		i = skipSpace(raw, next)
 		switch {
 		case i < len(raw) && raw[i] == ',':
@@ -379,6 +349,11 @@ func fastLine(raw []byte, l *HistoryLine) bool {
 			return false
 		}
 	}
+}
+
+// fields are l's fields in the order of historyFields.
+func (l *HistoryLine) fields() [10]*string {
+	return [10]*string{&l.Type, &l.Intent, &l.Key, &l.Digest, &l.Start, &l.End, &l.Outcome, &l.Object, &l.Status, &l.Note}
 }
 
 // fastString reads a JSON string without escapes or control characters

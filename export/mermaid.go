@@ -45,11 +45,7 @@ func SequenceDiagram(c *missions.Case) string {
 			fmt.Fprintf(&b, "    C->>P: read back %s\n", mmText(ev.Intent))
 			fmt.Fprintf(&b, "    P-->>C: %s\n", mmText(ev.Note))
 		case missions.EventCommit, missions.EventResolve, missions.EventPrune:
-			note := ev.Note
-			if !strings.Contains(strings.ToLower(note), "on its own") {
-				note = "on its own, " + note
-			}
-			fmt.Fprintf(&b, "    Note over P: %s\n", mmText(note))
+			fmt.Fprintf(&b, "    Note over P: on its own, %s\n", mmText(ev.Note))
 		case missions.EventWait:
 			fmt.Fprintf(&b, "    Note over C,P: %s\n", mmText(ev.Note))
 		case missions.EventRestart:

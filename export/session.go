@@ -294,7 +294,7 @@ func (s *Session) AsCase() *missions.Case {
 				effects--
 			}
 			c.Events = append(c.Events, missions.Event{Tick: ch.Tick, Kind: kind, Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind),
-				Effects: effects, Note: changeWords(ch)})
+				Effects: effects, Note: missions.ChangeNote(ch.Kind, ch.Object, ch.Key, ch.Status)})
 		}
 	}
 	for _, r := range s.Requests {
@@ -319,19 +319,6 @@ func (s *Session) AsCase() *missions.Case {
 		c.Events[i].Seq = i + 1
 	}
 	return c
-}
-
-// changeWords says what the provider did on its own as the clock moved.
-func changeWords(ch SessionChange) string {
-	switch ch.Kind {
-	case ledger.LateCommit:
-		return fmt.Sprintf("The provider, on its own: the late request committed %s.", ch.Object)
-	case ledger.Resolved:
-		return fmt.Sprintf("The provider, on its own: %s turned %s.", ch.Object, ch.Status)
-	case ledger.Pruned:
-		return fmt.Sprintf("The provider, on its own: key %s passed its retention and was pruned.", orNone(ch.Key))
-	}
-	return fmt.Sprintf("The provider, on its own: %s %s.", ch.Kind, ch.Object)
 }
 
 func orNone(s string) string {

@@ -257,16 +257,16 @@ func (r *Runner) tick(n int) {
 			}
 			continue
 		}
-		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind), Tick: ch.Tick}
+		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind), Tick: ch.Tick, Why: changeWhy(ch.Kind, ch.Object, ch.Key, ch.Status)}
 		switch ch.Kind {
 		case ledger.LateCommit:
-			ev.Kind, ev.Why = EventCommit, Why{Code: whyLateCommit, Obj: ch.Object}
+			ev.Kind = EventCommit
 			r.tally.created(r.index[ch.Intent], ch.Status)
 		case ledger.Resolved:
-			ev.Kind, ev.Why = EventResolve, Why{Code: whyResolved, Obj: ch.Object, Status: ch.Status}
+			ev.Kind = EventResolve
 			r.tally.resolved(r.index[ch.Intent], ch.Status)
 		case ledger.Pruned:
-			ev.Kind, ev.Why = EventPrune, Why{Code: whyPruned, A: ch.Key}
+			ev.Kind = EventPrune
 		}
 		r.emitAt(ev, ch.Effects)
 	}

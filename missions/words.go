@@ -174,6 +174,25 @@ func (w Words) note(ev *Event) string {
 	return w.reason(y)
 }
 
+// changeWhy is why the provider did something on its own as the clock
+// moved: a late commit landing, a pending object resolving, a key pruned.
+func changeWhy(kind ledger.ChangeKind, obj ledger.ObjectID, key string, st ledger.Status) Why {
+	switch kind {
+	case ledger.LateCommit:
+		return Why{Code: whyLateCommit, Obj: obj}
+	case ledger.Resolved:
+		return Why{Code: whyResolved, Obj: obj, Status: st}
+	}
+	return Why{Code: whyPruned, A: key}
+}
+
+// ChangeNote is the note of a change the provider made on its own, in the
+// words the runner's own events use: for cases made from elsewhere (a
+// serve session).
+func ChangeNote(kind ledger.ChangeKind, obj ledger.ObjectID, key string, st ledger.Status) string {
+	return Words{}.reason(changeWhy(kind, obj, key, st))
+}
+
 // reason is a Why as a clause.
 func (w Words) reason(y Why) string {
 	switch y.Code {
