@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,10 +26,11 @@ import (
 // serveFlags are serve's settings as given.
 type serveFlags struct {
 	addr, contract, mission, intentField, record, resolve, db string
+	shouldRetry                                               string
 	faults, failOn                                            []string
 	tick, retention, hold                                     time.Duration
 	delay, until                                              int
-	force                                                     bool
+	force, compareMetadata                                    bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -46,7 +48,7 @@ Each create meets a fault from the fixture table, as a mission's attempts do:
 plays a mission's schedule, each intent's creates meeting that intent's
 fixtures in order. On the wire:
   timeout_after_commit       commits, holds the reply until the client gives
-                             up (at most --hold), then closes without one
+                             up, then closes without one (--hold caps it)
   timeout_before_commit      never executes; held and closed the same way
   server_error_after_commit  commits and saves a 500
   late_commit                holds the request; it commits --delay ticks later
@@ -57,6 +59,13 @@ fixtures in order. On the wire:
 A create is linked to its intent by --intent-field (default metadata[intent]).
 A create without it is refused with a 400 that names the field, before it
 executes: the provider cannot judge a refund it cannot link.
+
+As Stripe does, a repeated key must come with the same parameters,
+metadata included (--compare-metadata=false leaves metadata out); every reply
+carries Request-Id, Stripe-Version and, on errors, Stripe-Should-Retry
+(--should-retry forces it); a pending refund can be canceled
+(POST /v1/refunds/{id}/cancel), and a refund's metadata updated
+(POST /v1/refunds/{id}).
 
 The control endpoint under /_replaylab/ sets faults (POST faults), moves the
 clock (POST advance), reads the state (GET state, GET session) and starts
@@ -81,7 +90,9 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.intentField, "intent-field", serve.DefaultIntentField, "the form field that links a create to its intent: metadata[NAME], charge or payment_intent")
 	fl.DurationVar(&f.tick, "tick", serve.DefaultTick, "how long one ledger tick lasts")
 	fl.DurationVar(&f.retention, "retention", 0, "how long keys are kept (default: the mission's retention in ticks, else 24h)")
-	fl.DurationVar(&f.hold, "hold", serve.DefaultHold, "the longest a reply is held for a fault that times the client out")
+	fl.DurationVar(&f.hold, "hold", serve.DefaultHold, "safety cap on a lost reply, held until the client gives up (stripe-node and stripe-go wait 80s)")
+	fl.StringVar(&f.shouldRetry, "should-retry", serve.ShouldRetryAuto, "the Stripe-Should-Retry header: auto (what Stripe sends), true, false or omit")
+	fl.BoolVar(&f.compareMetadata, "compare-metadata", true, "a repeated key must come with the same metadata too, as at Stripe; false leaves metadata out of the comparison")
 	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, 1<<20, "a whole number of ticks from 1 to 1048576"), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
@@ -95,12 +106,15 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 
 // options turns the flags into the provider's options.
 func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
-	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField}
+	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField,
+		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata}
 	switch {
+	case !slices.Contains(serve.ShouldRetryModes(), f.shouldRetry):
+		return o, badInput(fmt.Errorf("--should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", f.shouldRetry))
 	case f.tick < time.Millisecond || f.tick > 24*time.Hour:
 		return o, badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", f.tick))
 	case f.hold < time.Millisecond:
-		return o, badInput(fmt.Errorf("--hold %v: give a duration of at least 1ms, e.g. 30s: a reply a fault times out is held until the client gives up, at most this long", f.hold))
+		return o, badInput(fmt.Errorf("--hold %v: give a duration of at least 1ms, e.g. 10m: a reply a fault times out is held until the client gives up, at most this long", f.hold))
 	case cmd.Flags().Changed("retention") && f.retention < f.tick:
 		return o, badInput(fmt.Errorf("--retention %v: give at least one tick (--tick %v), e.g. 24h", f.retention, f.tick))
 	}
@@ -207,7 +221,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	errw := cmd.ErrOrStderr()
-	fmt.Fprint(errw, serveBanner(ln.Addr(), srv))
+	fmt.Fprint(errw, serveBanner(ln.Addr(), srv, f.until))
 	if f.db != "" {
 		fmt.Fprintln(errw, "  "+dbWords(f.db, rec))
 	}
@@ -260,7 +274,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	var hit []string
 	for _, v := range sess.Outcome.Verdicts {
 		if fail[v.Verdict] {
-			hit = append(hit, fmt.Sprintf("%s ended %s", export.CleanLine(v.Intent), v.Verdict))
+			hit = append(hit, fmt.Sprintf("%s ended %s", export.Escaped(v.Intent), v.Verdict))
 		}
 	}
 	if len(hit) > 0 {
@@ -285,7 +299,7 @@ func listenError(addr string, err error) error {
 }
 
 // serveBanner says where serve listens and what it will do.
-func serveBanner(addr net.Addr, srv *serve.Server) string {
+func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 	o, left := srv.Options(), srv.FaultsLeft()
 	var b strings.Builder
 	fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
@@ -304,14 +318,18 @@ func serveBanner(addr net.Addr, srv *serve.Server) string {
 	case o.Mission != nil:
 		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, o.IntentField)
 		for _, in := range o.Mission.Intents {
-			fmt.Fprintf(&b, "    %s: %s; then success\n", export.CleanLine(in.ID), words(left[in.ID]))
+			fmt.Fprintf(&b, "    %s: %s; then success\n", export.Escaped(in.ID), words(left[in.ID]))
 		}
 	case len(left[""]) > 0:
 		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), o.IntentField)
 	default:
 		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", o.IntentField)
 	}
-	b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
+	if until > 0 {
+		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", export.Plural(until, "API request"))
+	} else {
+		b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
+	}
 	return b.String()
 }
 

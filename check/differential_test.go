@@ -218,7 +218,10 @@ func TestCheckAgreesWithTheSimulator(t *testing.T) {
 func TestCheckAgreesWithServeSessions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		faults := rapid.SliceOfN(rapid.SampledFrom(missions.Fixtures), 0, 5).Draw(t, "faults")
-		srv, err := serve.New(serve.Options{Faults: faults, Tick: 2 * time.Millisecond, Hold: 20 * time.Millisecond, Delay: 2,
+		// The facts below know nothing of payloads: every create sends
+		// the same parameters but for its intent, so metadata is left out
+		// of the digest and a key shared by the intents replays.
+		srv, err := serve.New(serve.Options{Faults: faults, Tick: 2 * time.Millisecond, Hold: 20 * time.Millisecond, Delay: 2, MetadataOutsideDigest: true,
 			Contract: rapid.SampledFrom([]ledger.Contract{ledger.V1, ledger.V2, ledger.None}).Draw(t, "contract")})
 		if err != nil {
 			t.Fatal(err)

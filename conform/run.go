@@ -434,7 +434,7 @@ func blankIntents(sc *Scenario) []export.ConformIntent {
 func liveObjects(l ledger.Snapshot, intent string) []ledger.Object {
 	var out []ledger.Object
 	for _, o := range l.Objects {
-		if o.Intent == intent && o.Status != ledger.Failed {
+		if o.Intent == intent && o.Status.Stands() {
 			out = append(out, o)
 		}
 	}

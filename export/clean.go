@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -124,6 +125,18 @@ func plain(s string) bool {
 // CleanLine is Clean for text shown on one line: newlines become spaces.
 func CleanLine(s string) string {
 	return strings.ReplaceAll(Clean(s), "\n", " ")
+}
+
+// Escaped is a name (an intent, a key) shown on one line so that two
+// different names never look the same: printable text as it is, and
+// every other character (a newline, an escape sequence's ESC, a
+// zero-width or bidi character) as its Go escape, \n, \x1b or \u200b.
+func Escaped(s string) string {
+	if plain(s) {
+		return s
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // Plural renders a count with its noun, e.g. "1 effect", "2 effects".

@@ -50,7 +50,7 @@ func HeldAfter(c *missions.Case, most, few int) []Held {
 	// resolves pending objects tick by tick, in the order they were made.
 	var failedOrder []int
 	for i, o := range objs {
-		if o.Status == ledger.Failed {
+		if !o.Status.Stands() {
 			failedOrder = append(failedOrder, i)
 		}
 	}

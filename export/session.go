@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -58,6 +60,9 @@ type SessionSettings struct {
 	Resolve ledger.Status `json:"resolve,omitempty"`
 	// IntentField is the form field that linked a request to its intent.
 	IntentField string `json:"intent_field"`
+	// MetadataOutsideDigest: the payload digest left metadata out, so a
+	// key reused with other metadata replayed (Stripe compares it).
+	MetadataOutsideDigest bool `json:"metadata_outside_digest,omitempty"`
 }
 
 // Request kinds.
@@ -74,6 +79,11 @@ const (
 	// RequestFaults is POST /_replaylab/faults: from here on, creates
 	// meet the faults in its payload (faults=a,b,c).
 	RequestFaults = "faults"
+	// RequestUpdate is POST /v1/refunds/{id}: its payload is the id, then
+	// the metadata sent (id?metadata[k]=v).
+	RequestUpdate = "update"
+	// RequestCancel is POST /v1/refunds/{id}/cancel: its payload is the id.
+	RequestCancel = "cancel"
 )
 
 // What the transport did with a reply.
@@ -123,6 +133,9 @@ type SessionRequest struct {
 	Error  string `json:"error,omitempty"`
 	// Shown lists the refunds the reply showed, with the status shown.
 	Shown []missions.EvidenceObject `json:"shown,omitempty"`
+	// Cut marks a read whose query was longer than the session keeps:
+	// Payload holds its start, and replay takes Shown as recorded.
+	Cut bool `json:"cut,omitempty"`
 }
 
 // SessionChange is something the provider did on its own as the clock
@@ -251,9 +264,9 @@ func (s *Session) check() error {
 			if r.Intent == "" {
 				return fmt.Errorf("%s: a create has an intent", where)
 			}
-		case RequestRefused, RequestRetrieve, RequestList, RequestFaults:
+		case RequestRefused, RequestRetrieve, RequestList, RequestFaults, RequestUpdate, RequestCancel:
 		default:
-			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, faults)", where, r.Kind)
+			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, update, cancel, faults)", where, r.Kind)
 		}
 		switch r.Wire {
 		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
@@ -312,6 +325,16 @@ func (s *Session) AsCase() *missions.Case {
 		case RequestRetrieve, RequestList:
 			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
 				Note: fmt.Sprintf("Request %d read %s back.", r.Seq, orNone(r.Payload))})
+		case RequestUpdate, RequestCancel:
+			what := "updated the metadata of"
+			if r.Kind == RequestCancel {
+				what = "canceled"
+				if r.Status == 200 {
+					effects--
+				}
+			}
+			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
+				Note: fmt.Sprintf("Request %d %s %s; the reply was %s.", r.Seq, what, orNone(strings.SplitN(r.Payload, "?", 2)[0]), wireWords(r))})
 		}
 	}
 	flush(int(^uint(0) >> 1))
@@ -319,6 +342,14 @@ func (s *Session) AsCase() *missions.Case {
 		c.Events[i].Seq = i + 1
 	}
 	return c
+}
+
+// wireWords is what became of a reply: its status, or the wire.
+func wireWords(r SessionRequest) string {
+	if r.Wire == WireDelivered {
+		return strconv.Itoa(r.Status)
+	}
+	return r.Wire
 }
 
 func orNone(s string) string {
@@ -405,11 +436,12 @@ func SessionText(s *Session) string {
 	}
 	idW := 0
 	for _, v := range s.Outcome.Verdicts {
-		idW = max(idW, len(CleanLine(v.Intent)))
+		idW = max(idW, ansi.StringWidth(Escaped(v.Intent)))
 	}
 	for _, v := range s.Outcome.Verdicts {
-		id := CleanLine(v.Intent)
-		fmt.Fprintf(&b, "  %-*s  %-14s  %s\n", idW, id, v.Verdict, sessionVerdictWords(s, v))
+		id := Escaped(v.Intent)
+		id += strings.Repeat(" ", idW-ansi.StringWidth(id))
+		fmt.Fprintf(&b, "  %s  %-14s  %s\n", id, v.Verdict, sessionVerdictWords(s, v))
 	}
 	if s.Mission != nil {
 		judged := map[string]bool{}
@@ -418,7 +450,7 @@ func SessionText(s *Session) string {
 		}
 		for _, in := range s.Mission.Intents {
 			if !judged[in.ID] {
-				fmt.Fprintf(&b, "  %s: not attempted (no create named it), so no verdict\n", CleanLine(in.ID))
+				fmt.Fprintf(&b, "  %s: not attempted (no create named it), so no verdict\n", Escaped(in.ID))
 			}
 		}
 	}
@@ -427,18 +459,46 @@ func SessionText(s *Session) string {
 
 // sessionVerdictWords says what the provider saw that makes verdict v.
 func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
-	sends, keys := 0, map[string]bool{}
+	keyed, keyless, keys := 0, 0, map[string]bool{}
+	owner := map[ledger.ObjectID]string{}
+	for _, o := range s.Ledger.Objects {
+		owner[o.ID] = o.Intent
+	}
+	var heard []string
 	for _, r := range s.Requests {
 		if r.Kind == RequestCreate && r.Intent == v.Intent {
-			sends++
-			keys[r.Key] = true
+			if r.Key == "" {
+				keyless++
+			} else {
+				keyed++
+				keys[r.Key] = true
+			}
+		}
+		if r.Wire != WireDelivered {
+			continue
+		}
+		for _, o := range r.Shown {
+			if owner[o.Object] == v.Intent && (len(heard) == 0 || heard[len(heard)-1] != o.Status.String()) {
+				heard = append(heard, o.Status.String())
+			}
 		}
 	}
-	sent := fmt.Sprintf("%s under %s", Plural(sends, "create"), Plural(len(keys), "key"))
+	var sent string
+	switch {
+	case keyless == 0:
+		sent = fmt.Sprintf("%s under %s", Plural(keyed, "create"), Plural(len(keys), "key"))
+	case keyed == 0:
+		sent = Plural(keyless, "create") + " without a key"
+	default:
+		sent = fmt.Sprintf("%s: %d under %s, %d without a key", Plural(keyed+keyless, "create"), keyed, Plural(len(keys), "key"), keyless)
+	}
 	switch v.Verdict {
 	case missions.ExactlyOnce:
 		return sent + "; one refund, and a reply told the client it succeeded"
 	case missions.FailedCleanly:
+		if len(heard) > 0 {
+			return sent + "; no refund stands, and the client was shown its refund " + strings.Join(heard, ", then ")
+		}
 		return sent + "; no refund stands, and the client heard only errors or nothing"
 	case missions.Duplicate:
 		return fmt.Sprintf("%s; %s stand for one intent", sent, Plural(v.Effects, "refund"))
@@ -474,7 +534,7 @@ func (s *Session) History() []HistoryLine {
 	}
 	var out []HistoryLine
 	for _, r := range s.Requests {
-		if (r.Kind == RequestRetrieve || r.Kind == RequestList) && r.Wire == WireDelivered {
+		if (r.Kind == RequestRetrieve || r.Kind == RequestList || r.Kind == RequestUpdate || r.Kind == RequestCancel) && r.Wire == WireDelivered {
 			for _, o := range r.Shown {
 				out = append(out, HistoryLine{Type: LineRead, Intent: owner[o.Object], Object: o.Object.String(), Status: o.Status.String(), Start: at(r.Tick),
 					Note: fmt.Sprintf("request %d read it back", r.Seq)})

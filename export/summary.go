@@ -84,10 +84,13 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 	}
 
 	o := c.Outcome
-	failed := 0
+	failed, canceled := 0, 0
 	for _, obj := range c.Ledger.Objects {
-		if obj.Status == ledger.Failed {
+		switch obj.Status {
+		case ledger.Failed:
 			failed++
+		case ledger.Canceled:
+			canceled++
 		}
 	}
 	effects := fmt.Sprint(o.Effects)
@@ -95,6 +98,9 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 		// Objects that ended failed are not effects: their mutation never
 		// took hold. Say they exist all the same.
 		effects += fmt.Sprintf(" · %s ended failed", Plural(failed, "object"))
+	}
+	if canceled > 0 {
+		effects += fmt.Sprintf(" · %s canceled", Plural(canceled, "object"))
 	}
 	fmt.Fprintln(w)
 	para(fmt.Sprintf("effects %s · intended %d · succeeded %d", effects, o.Intended, o.Succeeded))

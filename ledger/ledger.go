@@ -113,15 +113,17 @@ func (id *ObjectID) UnmarshalText(b []byte) error {
 // Status is the documented state of an object (assumption E).
 type Status uint8
 
-// Object statuses. Succeeded and Failed are terminal. The zero Status means
-// no object.
+// Object statuses. Succeeded and Failed are the terminal states a pending
+// object resolves to; Canceled ends a pending object the client canceled
+// before it resolved. The zero Status means no object.
 const (
 	Pending Status = iota + 1
 	Succeeded
 	Failed
+	Canceled
 )
 
-var statusNames = [...]string{"", "pending", "succeeded", "failed"}
+var statusNames = [...]string{"", "pending", "succeeded", "failed", "canceled"}
 
 // String is the status as the provider documents it.
 func (s Status) String() string {
@@ -138,7 +140,7 @@ func ParseStatus(name string) (Status, error) {
 			return Status(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown status %q (accepted: pending, succeeded, failed)", name)
+	return 0, fmt.Errorf("unknown status %q (accepted: pending, succeeded, failed, canceled)", name)
 }
 
 // MarshalText renders the status for JSON.
@@ -158,8 +160,13 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Terminal reports whether the status is a documented terminal state.
+// Terminal reports whether the status is a documented terminal state a
+// pending object resolves to.
 func (s Status) Terminal() bool { return s == Succeeded || s == Failed }
+
+// Stands reports whether an object in this status is an effect: its
+// mutation took hold, or may yet (pending).
+func (s Status) Stands() bool { return s == Pending || s == Succeeded }
 
 // Request is one send that reached the provider.
 type Request struct {
@@ -410,8 +417,8 @@ type Ledger struct {
 	late     []lateCommit
 	inFlight int
 	pending  int
-	// failed counts objects that reached the terminal state failed: they
-	// were created, but their mutation did not stand.
+	// failed counts objects that ended failed or canceled: they were
+	// created, but their mutation did not stand.
 	failed int
 	// The work the clock will make due: within nearTicks ticks in near,
 	// unordered, with mask marking the ticks (modulo nearTicks) it falls
@@ -574,8 +581,8 @@ func (l *Ledger) Config() Config { return l.cfg }
 func (l *Ledger) Now() int { return l.now }
 
 // Effects is the number of committed effects that stand: every object
-// created, less those that reached the terminal state failed (their
-// mutation never took hold). A pending object counts: it may yet succeed.
+// created, less those that ended failed or canceled (their mutation never
+// took hold). A pending object counts: it may yet succeed.
 func (l *Ledger) Effects() int { return len(l.objects) - l.failed }
 
 // Busy reports whether anything is still in motion: a request executing
@@ -939,12 +946,42 @@ func (l *Ledger) landLate(dst []Change, i int) []Change {
 
 func (l *Ledger) resolve(dst []Change, i int) []Change {
 	o := &l.objects[i]
+	if o.Status != Pending {
+		return dst // canceled before it resolved
+	}
 	o.Status, o.ResolvesTo = o.ResolvesTo, 0
 	l.pending--
 	if o.Status == Failed {
 		l.failed++
 	}
 	return append(dst, Change{Tick: l.now, Effects: l.Effects(), Kind: Resolved, Object: o.ID, Key: o.Key, Intent: o.Intent, Status: o.Status})
+}
+
+// Cancel ends a pending object before it resolves, at the current tick:
+// the client's cancel, which Stripe offers for a refund not yet final. It
+// reports false, changing nothing, for an object that is not pending. A
+// canceled object is not an effect, and its saved response is left as it
+// was: a replay shows the object as the contract shows it.
+func (l *Ledger) Cancel(id ObjectID) bool {
+	if id < 1 || int(id) > len(l.objects) || l.objects[id-1].Status != Pending {
+		return false
+	}
+	o := &l.objects[id-1]
+	o.Status, o.ResolvesTo = Canceled, 0
+	l.pending--
+	l.failed++
+	return true
+}
+
+// Amend replaces an object's payload: an update of what describes it
+// (Stripe's metadata), which is neither an effect nor a change to what
+// the object does. It reports false for an unknown object.
+func (l *Ledger) Amend(id ObjectID, payload string) bool {
+	if id < 1 || int(id) > len(l.objects) {
+		return false
+	}
+	l.objects[id-1].Payload = payload
+	return true
 }
 
 // Snapshot is a copy of the ledger's whole state, safe to keep, to export
@@ -1036,7 +1073,7 @@ func (l *Ledger) Restore(s Snapshot) error {
 		switch o.Status {
 		case Pending:
 			n.pending++
-		case Failed:
+		case Failed, Canceled:
 			n.failed++
 		}
 	}
@@ -1058,7 +1095,7 @@ func (s Snapshot) check() error {
 		case o.ID != ObjectID(i+1):
 			return fmt.Errorf("snapshot object %d has id %s: ids run re_0001, re_0002, … in order", i+1, o.ID)
 		case o.Status == 0:
-			return fmt.Errorf("snapshot object %s has no status (accepted: pending, succeeded, failed)", o.ID)
+			return fmt.Errorf("snapshot object %s has no status (accepted: pending, succeeded, failed, canceled)", o.ID)
 		case o.Status == Pending && !o.ResolvesTo.Terminal():
 			return fmt.Errorf("snapshot object %s is pending with no terminal status to reach (accepted: succeeded, failed)", o.ID)
 		case o.Status != Pending && o.ResolvesTo != 0:

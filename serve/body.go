@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"strconv"
 
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -73,20 +72,36 @@ func providerError(res ledger.Result) *apiError {
 }
 
 // refundJSON is a refund object as Stripe renders one, made from the
-// ledger's object and the status the reply gives.
+// ledger's object and the status the reply gives: every field of
+// stripe-node's Refund type, null where this provider has nothing to say
+// (it holds no charges, customers or balance transactions), so that a
+// client reading any of them finds the key it would find at Stripe.
 type refundJSON struct {
-	ID                 string            `json:"id"`
-	Object             string            `json:"object"`
-	Amount             int64             `json:"amount"`
-	BalanceTransaction *string           `json:"balance_transaction"`
-	Charge             *string           `json:"charge"`
-	Created            int64             `json:"created"`
-	Currency           string            `json:"currency"`
-	FailureReason      *string           `json:"failure_reason,omitempty"`
-	Metadata           map[string]string `json:"metadata"`
-	PaymentIntent      *string           `json:"payment_intent"`
-	Reason             *string           `json:"reason"`
-	Status             string            `json:"status"`
+	ID                        string            `json:"id"`
+	Object                    string            `json:"object"`
+	Amount                    int64             `json:"amount"`
+	BalanceTransaction        *string           `json:"balance_transaction"`
+	Charge                    *string           `json:"charge"`
+	Created                   int64             `json:"created"`
+	Currency                  string            `json:"currency"`
+	Customer                  *string           `json:"customer"`
+	CustomerAccount           *string           `json:"customer_account"`
+	Description               *string           `json:"description"`
+	DestinationDetails        *struct{}         `json:"destination_details"`
+	FailureBalanceTransaction *string           `json:"failure_balance_transaction"`
+	FailureReason             *string           `json:"failure_reason"`
+	InstructionsEmail         *string           `json:"instructions_email"`
+	Metadata                  map[string]string `json:"metadata"`
+	NextAction                *struct{}         `json:"next_action"`
+	PaymentIntent             *string           `json:"payment_intent"`
+	PaymentMethod             *string           `json:"payment_method"`
+	PendingReason             *string           `json:"pending_reason"`
+	PresentmentDetails        *struct{}         `json:"presentment_details"`
+	Reason                    *string           `json:"reason"`
+	ReceiptNumber             *string           `json:"receipt_number"`
+	SourceTransferReversal    *string           `json:"source_transfer_reversal"`
+	Status                    string            `json:"status"`
+	TransferReversal          *string           `json:"transfer_reversal"`
 }
 
 func optional(s string) *string {
@@ -100,21 +115,26 @@ func optional(s string) *string {
 func refundOf(o ledger.Object, st ledger.Status, created int64) refundJSON {
 	p := parsePayload(o.Payload)
 	r := refundJSON{
-		ID:            o.ID.String(),
-		Object:        "refund",
-		Amount:        p.Amount,
-		Charge:        optional(p.Charge),
-		Created:       created,
-		Currency:      p.Currency,
-		Metadata:      p.Metadata,
-		PaymentIntent: optional(p.PaymentIntent),
-		Reason:        optional(p.Reason),
-		Status:        st.String(),
+		ID:                o.ID.String(),
+		Object:            "refund",
+		Amount:            p.Amount,
+		Charge:            optional(p.Charge),
+		Created:           created,
+		Currency:          p.Currency,
+		Customer:          optional(p.Other["customer"]),
+		InstructionsEmail: optional(p.Other["instructions_email"]),
+		Metadata:          p.Metadata,
+		PaymentIntent:     optional(p.PaymentIntent),
+		Reason:            optional(p.Reason),
+		Status:            st.String(),
 	}
 	if r.Currency == "" {
 		r.Currency = "usd"
 	}
-	if st == ledger.Failed {
+	switch st {
+	case ledger.Pending:
+		r.PendingReason = optional("processing")
+	case ledger.Failed:
 		r.FailureReason = optional("unknown")
 	}
 	return r
@@ -131,5 +151,5 @@ type listJSON struct {
 // notFound answers a retrieve of a refund that does not exist.
 func notFound(id string) *apiError {
 	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: "id",
-		Message: "No such refund: " + strconv.Quote(id) + "."}
+		Message: "No such refund: '" + truncate(id, 200) + "'"}
 }

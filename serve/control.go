@@ -158,6 +158,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			s.confirmed = nil
 		}
 		c.session.Started = start.UTC().Format(time.RFC3339Nano)
+		c.start = start
 		s.c, s.start, s.offset = c, start, 0
 		s.persisted = mark{}
 		reply(out, http.StatusOK, marshal(map[string]int{"tick": 0}))

@@ -16,8 +16,15 @@ const MaxBodyBytes = 64 << 10
 // MaxKeyLength is the longest idempotency key accepted, as Stripe documents.
 const MaxKeyLength = 255
 
-// MaxMetadata bounds the metadata fields of one refund, as Stripe does.
-const MaxMetadata = 50
+// Stripe's limits on what a refund may carry, answered with its 400s: at
+// most 50 metadata fields, keys of at most 40 characters, values of at
+// most 500, and other strings of at most 5000.
+const (
+	MaxMetadata      = 50
+	MaxMetadataKey   = 40
+	MaxMetadataValue = 500
+	MaxString        = 5000
+)
 
 // refundParams are the parameters of POST /v1/refunds that the stub reads.
 type refundParams struct {
@@ -58,22 +65,14 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			return p, e
 		}
 		if field, ok := metadataField(name); ok {
-			if field == "" || len(field) > 40 || strings.ContainsAny(field, "[]") {
-				return p, invalidParam(name, "Metadata keys must be from 1 to 40 characters long, without brackets, as in metadata[intent].")
-			}
-			if len(values) != 1 {
-				return p, invalidParam(name, "Send each metadata field once.")
-			}
-			if len(values[0]) > 500 {
-				return p, invalidParam(name, "Metadata values can be at most 500 characters long.")
+			if e := checkMetadata(name, field, values); e != nil {
+				return p, e
 			}
 			p.Metadata[field] = values[0]
 			continue
 		}
-		if name == "expand[]" || name == "expand" || isIndexed(name, "expand") {
-			// What to expand changes the reply's shape, not the refund;
-			// the stub has nothing to expand.
-			continue
+		if isExpand(name) {
+			return p, refuseExpand(name, values)
 		}
 		if !createParams[name] {
 			return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
@@ -83,6 +82,9 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			return p, invalidParam(name, "Send "+name+" once.")
 		}
 		v := values[0]
+		if e := checkString(name, v); e != nil {
+			return p, e
+		}
 		switch name {
 		case "charge":
 			p.Charge = v
@@ -110,6 +112,8 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 		}
 	}
 	switch {
+	case p.Charge != "" && p.PaymentIntent != "":
+		return p, invalidParam("payment_intent", "You passed both charge and payment_intent; a refund refunds one of them. Send charge or payment_intent, not both.")
 	case p.Charge == "" && p.PaymentIntent == "":
 		return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "charge",
 			Message: "Missing charge: give the charge or the payment_intent to refund."}
@@ -118,9 +122,52 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			Message: "Missing amount: this stub holds no charges to take a full refund's amount from, so give amount, e.g. amount=4500."}
 	}
 	if len(p.Metadata) > MaxMetadata {
-		return p, invalidParam("metadata", "A refund can have at most 50 metadata fields.")
+		return p, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
 	}
 	return p, nil
+}
+
+// checkMetadata refuses a metadata field over Stripe's limits: a key of 1
+// to 40 characters without brackets, sent once, with a value of at most
+// 500 characters.
+func checkMetadata(name, field string, values []string) *apiError {
+	switch n := utf8.RuneCountInString(field); {
+	case n == 0 || strings.ContainsAny(field, "[]"):
+		return invalidParam("metadata", "Invalid key: "+strconv.Quote(truncate(field, 60))+": metadata keys are 1 to 40 characters, without brackets, as in metadata[intent].")
+	case n > MaxMetadataKey:
+		return invalidParam("metadata", "Invalid key: "+strconv.Quote(truncate(field, 60))+" must be a string of at most 40 characters; it has "+strconv.Itoa(n)+".")
+	case len(values) != 1:
+		return invalidParam(truncate(name, 60), "Send each metadata field once.")
+	}
+	if n := utf8.RuneCountInString(values[0]); n > MaxMetadataValue {
+		return invalidParam("metadata", "Invalid val: "+strconv.Quote(truncate(values[0], 60))+" (metadata["+truncate(field, 40)+"]) must be a string of at most 500 characters; it has "+strconv.Itoa(n)+".")
+	}
+	return nil
+}
+
+// checkString refuses a string parameter over Stripe's 5000 characters.
+func checkString(name, v string) *apiError {
+	if n := utf8.RuneCountInString(v); n > MaxString {
+		return invalidParam(truncate(name, 60), "Invalid string: "+strconv.Quote(truncate(v, 40))+" ("+truncate(name, 60)+"): must be at most 5000 characters; it has "+strconv.Itoa(n)+".")
+	}
+	return nil
+}
+
+// isExpand reports whether name is the expand parameter, in any of the
+// forms encoders write it.
+func isExpand(name string) bool {
+	return name == "expand[]" || name == "expand" || isIndexed(name, "expand")
+}
+
+// refuseExpand answers a request that asks to expand a field. The
+// refund's expandable fields (charge, payment_intent, balance_transaction
+// and the transfer reversals) name objects this provider does not hold,
+// so it cannot expand them; it says so rather than answer in another
+// shape than the client asked for.
+func refuseExpand(name string, values []string) *apiError {
+	what := strings.Join(values, ", ")
+	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: name,
+		Message: "This property cannot be expanded (" + what + "): replaylab serve holds refunds only, not the charges, payment intents, balance transactions or transfers a refund's fields name. Leave out expand."}
 }
 
 // checkUTF8 refuses a parameter whose name or value is not UTF-8: two
@@ -159,10 +206,25 @@ func invalidParam(param, msg string) *apiError {
 	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
 }
 
-// bound is what the payload digest binds: every parameter that changes
-// what the refund does. Metadata describes the refund and is left out, so
-// a key reused for another intent with the same parameters is a replay
-// (and, told to the wrong intent, a phantom), not a mismatch.
+// digested is what the payload digest binds. Stripe compares every
+// parameter of a repeated request, metadata included, so by default a key
+// reused with other metadata (another intent) is refused as a mismatch.
+// Without metadata (--compare-metadata=false) only the parameters that
+// change what the refund does are bound, and a key reused for another
+// intent with the same amount is a replay: told to the wrong intent, a
+// phantom, as the lab's payload-hash keys show.
+func (p refundParams) digested(metadata bool) map[string]string {
+	m := p.bound()
+	if metadata {
+		for k, v := range p.Metadata {
+			m["metadata["+k+"]"] = v
+		}
+	}
+	return m
+}
+
+// bound is every parameter that changes what the refund does: all but
+// metadata.
 func (p refundParams) bound() map[string]string {
 	m := make(map[string]string, 5+len(p.Other))
 	for k, v := range p.Other {
@@ -230,4 +292,68 @@ func parsePayload(s string) refundParams {
 // a form parameter ("metadata[intent]", "charge").
 func intentOf(form url.Values, field string) string {
 	return strings.TrimSpace(form.Get(field))
+}
+
+// decodeUpdate reads the form of a refund update: metadata[k]=v sets a
+// field, metadata[k]= clears it, and metadata= clears them all (the
+// field "" in the map it returns). Stripe's update takes metadata alone.
+func decodeUpdate(form url.Values) (map[string]string, *apiError) {
+	changes := map[string]string{}
+	for name, values := range form {
+		if e := checkUTF8(name, values); e != nil {
+			return nil, e
+		}
+		if name == "metadata" {
+			if len(values) != 1 || values[0] != "" {
+				return nil, invalidParam(name, "Send metadata= (empty) to clear every field, or metadata[NAME]=VALUE to set one.")
+			}
+			changes[""] = ""
+			continue
+		}
+		if field, ok := metadataField(name); ok {
+			if e := checkMetadata(name, field, values); e != nil {
+				return nil, e
+			}
+			changes[field] = values[0]
+			continue
+		}
+		if isExpand(name) {
+			return nil, refuseExpand(name, values)
+		}
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
+			Message: "Received unknown parameter: " + truncate(name, 200) + ". Updating a refund takes metadata[...] alone."}
+	}
+	if len(changes) > MaxMetadata+1 {
+		return nil, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(changes))+".")
+	}
+	return changes, nil
+}
+
+// updatePayload is how the session records an update: the refund's id,
+// then the changes as a form (metadata= first when every field is
+// cleared).
+func updatePayload(id string, changes map[string]string) string {
+	v := url.Values{}
+	for k, x := range changes {
+		if k == "" {
+			v.Set("metadata", "")
+			continue
+		}
+		v.Set("metadata["+k+"]", x)
+	}
+	return id + "?" + v.Encode()
+}
+
+// parseUpdatePayload reads what updatePayload wrote.
+func parseUpdatePayload(s string) (string, map[string]string, error) {
+	id, query, _ := strings.Cut(s, "?")
+	v, err := url.ParseQuery(query)
+	if err != nil {
+		return "", nil, err
+	}
+	changes, e := decodeUpdate(v)
+	if e != nil {
+		return "", nil, e
+	}
+	return id, changes, nil
 }

@@ -13,6 +13,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -25,10 +26,15 @@ import (
 
 // Defaults.
 const (
-	DefaultAddr        = "127.0.0.1:12111"
-	DefaultTick        = time.Second
-	DefaultRetention   = 24 * time.Hour
-	DefaultHold        = 30 * time.Second
+	DefaultAddr      = "127.0.0.1:12111"
+	DefaultTick      = time.Second
+	DefaultRetention = 24 * time.Hour
+	// DefaultHold is the safety cap on a held reply. A lost reply is held
+	// until the client gives up: stripe-node and stripe-go time out after
+	// 80 s, and a connection closed any sooner would read as a reset,
+	// which stripe-node retries on its own. The cap only ends a hold no
+	// client will ever end.
+	DefaultHold        = 10 * time.Minute
 	DefaultIntentField = "metadata[intent]"
 	// DefaultDelay is how many ticks a listed late_commit or pending
 	// takes to land or resolve.
@@ -56,6 +62,14 @@ type Options struct {
 	Resolve ledger.Status
 	// IntentField is the form field that links a create to its intent.
 	IntentField string
+	// MetadataOutsideDigest leaves metadata out of the payload digest, so
+	// that a key reused with other metadata replays instead of being
+	// refused. Stripe compares metadata; the default does too.
+	MetadataOutsideDigest bool
+	// ShouldRetry is what the Stripe-Should-Retry header says: ShouldRetryAuto
+	// (the default, what Stripe sends), "true" or "false" on every reply,
+	// or "omit" for none.
+	ShouldRetry string
 	// Now is the wall clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -82,6 +96,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IntentField == "" {
 		o.IntentField = DefaultIntentField
+	}
+	if o.ShouldRetry == "" {
+		o.ShouldRetry = ShouldRetryAuto
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -123,6 +140,9 @@ func (o Options) Validate() error {
 	}
 	if !o.Resolve.Terminal() {
 		return fmt.Errorf("resolve %s: a pending refund ends succeeded or failed", o.Resolve)
+	}
+	if _, ok := shouldRetryModes[o.ShouldRetry]; !ok {
+		return fmt.Errorf("should-retry %q: give auto (what Stripe sends), true, false or omit", o.ShouldRetry)
 	}
 	if o.Mission != nil && len(o.Faults) > 0 {
 		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
@@ -238,6 +258,15 @@ type core struct {
 	// told marks, per intent, the refunds a delivered reply showed
 	// succeeded, and the last status a reply showed for the intent.
 	told map[string]*told
+	// origin maps each live key to the request that executed under it,
+	// whose reply a replay repeats (Original-Request).
+	origin map[string]int
+	// start is the wall-clock time of tick 0, from which a refund's
+	// created time is told.
+	start time.Time
+	// payloads holds one copy of each create string the session keeps
+	// (intent, key, digest, payload), so that retries keep it once.
+	payloads map[string]string
 }
 
 type told struct {
@@ -255,13 +284,13 @@ func newCore(o Options) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}}
+	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, start: o.Now()}
 	c.session = export.Session{
 		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
 		Settings: export.SessionSettings{
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
-			Faults: o.Faults, IntentField: o.IntentField,
+			Faults: o.Faults, IntentField: o.IntentField, MetadataOutsideDigest: o.MetadataOutsideDigest,
 		},
 		Requests: []export.SessionRequest{},
 		Changes:  []export.SessionChange{},
@@ -278,6 +307,9 @@ func (c *core) advanceTo(t int) {
 		return
 	}
 	for _, ch := range c.led.Advance(t - c.led.Now()) {
+		if ch.Kind == ledger.Pruned {
+			delete(c.origin, ch.Key)
+		}
 		c.session.Changes = append(c.session.Changes, export.SessionChange{Tick: ch.Tick, Kind: ch.Kind, Object: ch.Object, Key: ch.Key, Intent: ch.Intent, Status: ch.Status})
 	}
 }
@@ -323,7 +355,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 	w := missions.Worlds[s.fixture]
 	req := export.SessionRequest{
 		Seq: len(c.session.Requests) + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
-		Intent: intent, Key: key, Digest: digest, Payload: payload, Fixture: s.fixture, Wire: export.WireOpen,
+		Intent: c.intern(intent), Key: c.intern(key), Digest: c.intern(digest), Payload: c.intern(payload), Fixture: s.fixture, Wire: export.WireOpen,
 	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay
@@ -335,13 +367,99 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 	if !w.Reaches {
 		req.Provider = "not_reached"
 	} else {
-		res = c.led.Submit(ledger.Request{Intent: intent, Key: key, Digest: digest, Payload: payload}, s.execution())
+		res = c.led.Submit(ledger.Request{Intent: intent, Key: req.Key, Digest: req.Digest, Payload: req.Payload}, s.execution())
 		req.Provider = string(res.Action)
 		resp := res.Response
 		req.Response = &resp
+		if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Executing) && c.opts.Contract != ledger.None {
+			c.origin[key] = req.Seq
+		}
 	}
 	c.session.Requests = append(c.session.Requests, req)
 	return len(c.session.Requests) - 1, w, res
+}
+
+// intern returns the session's copy of a create's string (its intent,
+// key, digest or payload), so that the retries of one request, the
+// ledger's record and its object share one copy.
+func (c *core) intern(v string) string {
+	if p, ok := c.payloads[v]; ok {
+		return p
+	}
+	c.payloads[v] = v
+	return v
+}
+
+// created is the Unix time a refund was created, on the session's clock.
+func (c *core) created(o ledger.Object) int64 {
+	return c.start.Add(time.Duration(o.Tick) * c.opts.Tick).Unix()
+}
+
+// MaxReadPayload is the most of a read's query (a refund id, a list's
+// filters) the session keeps. A longer id names no refund, and a longer
+// query is kept cut, marked so; replay takes what the reply showed as
+// recorded. It bounds what a session keeps per read.
+const MaxReadPayload = 256
+
+// logRead logs a read (a retrieve, a list) with its query, cut to
+// MaxReadPayload.
+func (c *core) logRead(kind, intent, query string) int {
+	r := export.SessionRequest{Kind: kind, Intent: intent, Payload: query}
+	if len(query) > MaxReadPayload {
+		r.Payload, r.Cut = truncate(query, MaxReadPayload), true
+	}
+	return c.log(r)
+}
+
+// retrieveLogged finds the refund a retrieve names and logs the read.
+func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool) {
+	o, found := c.retrieve(raw)
+	return c.logRead(export.RequestRetrieve, o.Intent, raw), o, found
+}
+
+// update sets or clears metadata fields of the refund raw names and logs
+// the request; changes maps a field to its new value, "" to clear it, and
+// the field "" clears them all first.
+func (c *core) update(raw string, changes map[string]string) (int, ledger.Object, *apiError) {
+	o, found := c.retrieve(raw)
+	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: updatePayload(truncate(raw, MaxReadPayload), changes)})
+	if !found {
+		return i, o, notFound(raw)
+	}
+	p := parsePayload(o.Payload)
+	if _, all := changes[""]; all {
+		clear(p.Metadata)
+	}
+	for k, v := range changes {
+		switch {
+		case k == "":
+		case v == "":
+			delete(p.Metadata, k)
+		default:
+			p.Metadata[k] = v
+		}
+	}
+	if len(p.Metadata) > MaxMetadata {
+		return i, o, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
+	}
+	c.led.Amend(o.ID, p.encode())
+	o, _ = c.led.Object(o.ID)
+	return i, o, nil
+}
+
+// cancel cancels the pending refund raw names and logs the request.
+func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
+	o, found := c.retrieve(raw)
+	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: truncate(raw, MaxReadPayload)})
+	if !found {
+		return i, o, notFound(raw)
+	}
+	if !c.led.Cancel(o.ID) {
+		return i, o, &apiError{Status: 400, Type: ledger.ErrorInvalidRequest, Param: "refund",
+			Message: "Refund " + o.ID.String() + " is " + o.Status.String() + ", so it cannot be canceled: only a refund still pending can be. Read it to see how it ended."}
+	}
+	o, _ = c.led.Object(o.ID)
+	return i, o, nil
 }
 
 // setFaults makes faults the ones the next creates meet, and logs the
@@ -466,7 +584,7 @@ func (c *core) outcome() missions.Outcome {
 		if obj.Status == ledger.Succeeded {
 			o.Succeeded++
 		}
-		if obj.Status != ledger.Failed {
+		if obj.Status.Stands() {
 			live[obj.Intent] = append(live[obj.Intent], obj.ID)
 		}
 	}
@@ -512,20 +630,36 @@ type listQuery struct {
 	charge, paymentIntent, intent string
 	limit                         int
 	after, before                 string
+	// created bounds the refunds' created times (Unix seconds), from
+	// created[gt|gte|lt|lte] or created=T: the list keeps those with
+	// from <= created <= to.
+	from, to int64
 }
 
 // parseList reads a list request's query; intentField is the field that
 // may filter by intent, when it is a metadata field.
 func parseList(q url.Values, intentField string) (listQuery, *apiError) {
-	lq := listQuery{limit: 10}
+	lq := listQuery{limit: 10, from: math.MinInt64, to: math.MaxInt64}
 	for name, vs := range q {
 		if e := checkUTF8(name, vs); e != nil {
 			return lq, e
 		}
+		if isExpand(name) {
+			return lq, refuseExpand(name, vs)
+		}
 		if len(vs) != 1 {
-			return lq, invalidParam(name, "Send "+name+" once.")
+			return lq, invalidParam(truncate(name, 200), "Send "+truncate(name, 200)+" once.")
 		}
 		v := vs[0]
+		if e := checkString(name, v); e != nil {
+			return lq, e
+		}
+		if name == "created" || strings.HasPrefix(name, "created[") {
+			if e := lq.created(name, v); e != nil {
+				return lq, e
+			}
+			continue
+		}
 		switch {
 		case name == "charge":
 			lq.charge = v
@@ -544,16 +678,44 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 			lq.before = v
 		case name == intentField && strings.HasPrefix(name, "metadata["):
 			lq.intent = v
-		case name == "expand[]" || name == "expand" || isIndexed(name, "expand"):
 		default:
-			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
-				Message: "Received unknown parameter: " + name + ". Listing refunds takes charge, payment_intent, " + intentField + ", limit, starting_after and ending_before."}
+			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
+				Message: "Received unknown parameter: " + truncate(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
 		}
 	}
-	if lq.after != "" && lq.before != "" {
+	switch {
+	case lq.after != "" && lq.before != "":
 		return lq, invalidParam("starting_after", "Give starting_after or ending_before, not both.")
+	case lq.charge != "" && lq.paymentIntent != "":
+		return lq, invalidParam("payment_intent", "Give charge or payment_intent to filter by, not both.")
 	}
 	return lq, nil
+}
+
+// created reads one created filter: created=T, or created[gt|gte|lt|lte]=T,
+// with T a Unix time in seconds.
+func (lq *listQuery) created(name, v string) *apiError {
+	t, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || t < 0 || strings.Trim(v, "0123456789") != "" {
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: name,
+			Message: "Invalid integer: " + strconv.Quote(truncate(v, 200)) + ". " + name + " takes a Unix time in seconds, e.g. " + name + "=1767225600."}
+	}
+	switch name {
+	case "created":
+		lq.from, lq.to = max(lq.from, t), min(lq.to, t)
+	case "created[gt]":
+		lq.from = max(lq.from, t+1)
+	case "created[gte]":
+		lq.from = max(lq.from, t)
+	case "created[lt]":
+		lq.to = min(lq.to, t-1)
+	case "created[lte]":
+		lq.to = min(lq.to, t)
+	default:
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
+			Message: "Received unknown parameter: " + truncate(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
+	}
+	return nil
 }
 
 // list is the page of refunds a list request selects, newest first, and
@@ -564,9 +726,11 @@ func (c *core) list(lq listQuery) ([]ledger.Object, bool, *apiError) {
 	for i := len(v.Objects) - 1; i >= 0; i-- {
 		o := v.Objects[i]
 		p := parsePayload(o.Payload)
+		created := c.created(o)
 		if (lq.charge == "" || p.Charge == lq.charge) &&
 			(lq.paymentIntent == "" || p.PaymentIntent == lq.paymentIntent) &&
-			(lq.intent == "" || o.Intent == lq.intent) {
+			(lq.intent == "" || o.Intent == lq.intent) &&
+			lq.from <= created && created <= lq.to {
 			all = append(all, o)
 		}
 	}

@@ -25,6 +25,9 @@ func Replay(s *export.Session) (*export.Session, error) {
 		return nil, err
 	}
 	c.session.Started = s.Started
+	if t, err := time.Parse(time.RFC3339Nano, s.Started); err == nil {
+		c.start = t
+	}
 	for _, r := range s.Requests {
 		if err := c.apply(r); err != nil {
 			return nil, err
@@ -94,7 +97,7 @@ func (c *core) apply(r export.SessionRequest) error {
 		c.session.Requests[i].Wire, c.session.Requests[i].Status, c.session.Requests[i].Error = r.Wire, r.Status, r.Error
 	case export.RequestRetrieve:
 		obj, found := c.retrieve(r.Payload)
-		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload})
+		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload, Cut: r.Cut})
 		switch {
 		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)
@@ -104,6 +107,13 @@ func (c *core) apply(r export.SessionRequest) error {
 			c.replied(i, r.Wire, 200, nil, []missions.EvidenceObject{{Object: obj.ID, Status: obj.Status}})
 		}
 	case export.RequestList:
+		if r.Cut {
+			// Only the query's start was kept: what the reply showed is
+			// taken as recorded.
+			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Payload: r.Payload, Cut: true})
+			c.replied(i, r.Wire, r.Status, nil, r.Shown)
+			break
+		}
 		q, err := url.ParseQuery(r.Payload)
 		if err != nil {
 			return fmt.Errorf("request %d: the list's query %q: %w", r.Seq, r.Payload, err)
@@ -126,8 +136,32 @@ func (c *core) apply(r export.SessionRequest) error {
 		} else {
 			c.replied(i, r.Wire, 200, nil, shown)
 		}
+	case export.RequestUpdate:
+		id, changes, err := parseUpdatePayload(r.Payload)
+		if err != nil {
+			return fmt.Errorf("request %d: the update %q does not read: %v", r.Seq, r.Payload, err)
+		}
+		i, o, e := c.update(id, changes)
+		c.session.Requests[i].Payload = r.Payload
+		c.repliedObject(i, r.Wire, o, e)
+	case export.RequestCancel:
+		i, o, e := c.cancel(r.Payload)
+		c.repliedObject(i, r.Wire, o, e)
 	}
 	return nil
+}
+
+// repliedObject records the reply to an update or a cancel: the refund as
+// it stands, or the error.
+func (c *core) repliedObject(i int, wire string, o ledger.Object, e *apiError) {
+	switch {
+	case wire != export.WireDelivered:
+		c.replied(i, wire, 0, nil, nil)
+	case e != nil:
+		c.replied(i, wire, e.Status, e, nil)
+	default:
+		c.replied(i, wire, 200, nil, []missions.EvidenceObject{{Object: o.ID, Status: o.Status}})
+	}
 }
 
 // Reproduce replays a session and returns the first difference between

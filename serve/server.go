@@ -72,6 +72,9 @@ type planned struct {
 	status int
 	err    *apiError
 	shown  []missions.EvidenceObject
+	// touch is an object the request changed in place (an update, a
+	// cancel), to be written with it.
+	touch ledger.ObjectID
 }
 
 // mark is what the ledger held before a step, to tell what the step
@@ -94,15 +97,15 @@ func (s *Server) record(m mark, i int, p planned) error {
 	}
 	r := s.c.session.Requests[i]
 	r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
-	return s.write(logEntry{Request: &r}, m, r.Key)
+	return s.write(logEntry{Request: &r}, m, r.Key, p.touch)
 }
 
 // write appends e to the durable log with the confirmations due and what
 // changed since m (objects, and the keys among key and the clock's
 // changes). The caller holds mu.
-func (s *Server) write(e logEntry, _ mark, key string) error {
+func (s *Server) write(e logEntry, _ mark, key string, objs ...ledger.ObjectID) error {
 	m := s.persisted
-	t := touched{}
+	t := touched{objects: objs}
 	for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
 		t.objects = append(t.objects, ledger.ObjectID(id))
 	}
@@ -148,11 +151,23 @@ func (s *Server) Err() error {
 	return s.failed
 }
 
-// unrecorded answers a request the provider could not record durably.
-func unrecorded(w http.ResponseWriter, err error) {
-	replyError(w, &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI,
-		Message: "The provider could not record this request durably (" + err.Error() + "); nothing about it is promised. The server is stopping; a restart recovers from what is on disk."})
+// errUnrecorded is the reply to a request the provider could not record
+// durably.
+func errUnrecorded(err error) *apiError {
+	return &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI,
+		Message: "The provider could not record this request durably (" + err.Error() + "); nothing about it is promised. The server is stopping; a restart recovers from what is on disk."}
 }
+
+// unrecorded answers API request seq (0: not in the session), which the
+// provider could not record durably.
+func (s *Server) unrecorded(w http.ResponseWriter, r *http.Request, seq int, err error) {
+	e := errUnrecorded(err)
+	s.stamp(w, r, seq, e.Status, e)
+	replyError(w, e)
+}
+
+// unrecorded answers a control request the provider could not record.
+func unrecorded(w http.ResponseWriter, err error) { replyError(w, errUnrecorded(err)) }
 
 // New returns a provider ready to serve.
 func New(o Options) (*Server, error) {
@@ -163,10 +178,12 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{})}
 	c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
+	c.start = s.start
 	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/refunds", s.refunds)
 	mux.HandleFunc("/v1/refunds/{id}", s.refund)
+	mux.HandleFunc("/v1/refunds/{id}/cancel", s.cancel)
 	mux.HandleFunc(ControlPrefix, s.control)
 	mux.HandleFunc("/", s.unknown)
 	s.mux = mux
@@ -280,7 +297,9 @@ func principalOf(r *http.Request) (string, *apiError) {
 		Message: "You did not provide an API key. Send any key, e.g. with the header Authorization: Bearer sk_test_123 (curl -u sk_test_123:). The key is the principal the idempotency digest binds."}
 }
 
-// keyOf is the request's Idempotency-Key, checked.
+// keyOf is the request's Idempotency-Key, checked. A header sent empty
+// or blank is refused: it is not the absence of a key, and taking it as
+// none would turn a client's bug into a request with no protection.
 func keyOf(r *http.Request) (string, *apiError) {
 	vs := r.Header.Values("Idempotency-Key")
 	switch {
@@ -291,6 +310,10 @@ func keyOf(r *http.Request) (string, *apiError) {
 			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
 	}
 	k := strings.TrimSpace(vs[0])
+	if k == "" {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
+			Message: "The Idempotency-Key header is empty; send a key (a UUID, or one derived from the intent), or leave the header out to send no key."}
+	}
 	if !utf8.ValidString(k) {
 		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
 			Message: "The Idempotency-Key is not UTF-8 text; send a UUID or another printable string."}
@@ -306,7 +329,7 @@ func keyOf(r *http.Request) (string, *apiError) {
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 	if r.URL.RawQuery != "" {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "POST /v1/refunds takes its parameters in the form body, not the URL's query string (" + strconv.Quote(r.URL.RawQuery) + ")."}
+			Message: "POST " + r.URL.Path + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(truncate(r.URL.RawQuery, 200)) + ")."}
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
@@ -359,14 +382,27 @@ func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// refund serves /v1/refunds/{id}: retrieve (GET).
+// refund serves /v1/refunds/{id}: retrieve (GET) and update (POST).
 func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
-	if r.Method != http.MethodGet {
-		s.badMethod(w, r, "GET")
+	switch r.Method {
+	case http.MethodGet:
+		s.retrieve(w, r)
+	case http.MethodPost:
+		s.update(w, r)
+	default:
+		s.badMethod(w, r, "GET, POST")
+	}
+}
+
+// cancel serves /v1/refunds/{id}/cancel (POST).
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	defer s.busy()()
+	if r.Method != http.MethodPost {
+		s.badMethod(w, r, "POST")
 		return
 	}
-	s.retrieve(w, r)
+	s.cancelRefund(w, r)
 }
 
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
@@ -377,17 +413,18 @@ func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string)
 		replyError(w, e)
 		return
 	}
-	s.refuse(w, "", "", e)
+	s.refuse(w, r, "", "", e)
 }
 
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
-	s.refuse(w, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
-		Message: "Unrecognized request URL (" + r.Method + ": " + r.URL.Path + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET /v1/refunds/{id}, and its control endpoint under " + ControlPrefix + "."})
+	s.refuse(w, r, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
+		Message: "Unrecognized request URL (" + r.Method + ": " + truncate(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
 }
 
-// refuse answers a create refused before the fault table, and logs it.
-func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) {
+// refuse answers a request refused before it reached the ledger, and
+// logs it.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
 	s.mu.Lock()
 	m := s.mark()
 	s.syncClock()
@@ -396,9 +433,10 @@ func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) 
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
-		unrecorded(w, err)
+		s.unrecorded(w, r, i+1, err)
 		return
 	}
+	s.stamp(w, r, i+1, e.Status, e)
 	replyError(w, e)
 	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
 }
@@ -406,23 +444,23 @@ func (s *Server) refuse(w http.ResponseWriter, intent, key string, e *apiError) 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	principal, e := principalOf(r)
 	if e != nil {
-		s.refuse(w, "", "", e)
+		s.refuse(w, r, "", "", e)
 		return
 	}
 	key, e := keyOf(r)
 	if e != nil {
-		s.refuse(w, "", "", e)
+		s.refuse(w, r, "", "", e)
 		return
 	}
 	form, e := readForm(w, r)
 	if e != nil {
-		s.refuse(w, "", key, e)
+		s.refuse(w, r, "", key, e)
 		return
 	}
 	params, e := decodeRefund(form)
 	intent := intentOf(form, s.opts.IntentField)
 	if e != nil {
-		s.refuse(w, intent, key, e)
+		s.refuse(w, r, intent, key, e)
 		return
 	}
 	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
@@ -434,12 +472,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		if best := missions.Closest(intent, ids); best != "" {
 			msg += "; did you mean " + best + "?"
 		}
-		s.refuse(w, intent, key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
+		s.refuse(w, r, intent, key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
 			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."})
 		return
 	}
 	if intent == "" {
-		s.refuse(w, "", key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
+		s.refuse(w, r, "", key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
 			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
 				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."})
 		return
@@ -447,13 +485,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	if s.failed != nil {
+		err := s.failed
 		s.mu.Unlock()
-		unrecorded(w, s.failed)
+		s.unrecorded(w, r, 0, err)
 		return
 	}
 	m := s.mark()
 	s.syncClock()
-	i, world, res := s.c.create(intent, key, missions.Digest("refund", principal, params.bound()), params.encode(), s.c.plan.take(intent))
+	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
+	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent))
+	// Original-Request names the request whose reply a keyed create gets:
+	// its own, or, on a replay, the one that executed under the key.
+	origin := 0
+	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
+		origin = s.c.origin[key]
+	}
 	var (
 		status int
 		body   []byte
@@ -467,7 +513,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			body = aerr.body()
 		} else {
 			o, _ := s.c.led.Object(res.Response.Object)
-			body = marshal(refundOf(o, res.Response.Status, s.created(o)))
+			body = marshal(refundOf(o, res.Response.Status, s.c.created(o)))
 		}
 	}
 	seq := i + 1
@@ -482,7 +528,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
-		unrecorded(w, err)
+		s.unrecorded(w, r, seq, err)
 		return
 	}
 
@@ -504,10 +550,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.finish(c, i, export.WireGone, 0, nil, nil)
 		return
 	}
+	s.stamp(w, r, seq, status, aerr)
 	h := w.Header()
-	h.Set("Request-Id", "req_"+strconv.Itoa(seq))
 	if key != "" {
 		h.Set("Idempotency-Key", key)
+	}
+	if origin > 0 {
+		h.Set("Original-Request", requestID(origin))
 	}
 	if res.Action == ledger.Replayed {
 		h.Set("Idempotent-Replayed", "true")
@@ -537,8 +586,8 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 	s.done()
 }
 
-// hold keeps a reply back until the client gives up, the hold runs out or
-// the server stops.
+// hold keeps a reply back until the client gives up, the safety cap
+// (Options.Hold) runs out or the server stops.
 func (s *Server) hold(r *http.Request) string {
 	t := time.NewTimer(s.opts.Hold)
 	defer t.Stop()
@@ -559,52 +608,83 @@ func closeConn(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// created is the Unix time a refund was created, on the session's clock.
-func (s *Server) created(o ledger.Object) int64 {
-	return s.start.Add(time.Duration(o.Tick) * s.opts.Tick).Unix()
-}
-
 func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	if _, e := principalOf(r); e != nil {
-		s.refuse(w, "", "", e)
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	q, e := readQuery(r)
+	if e == nil {
+		e = onlyExpand(q, "Retrieving a refund takes no parameters.")
+	}
+	if e != nil {
+		s.refuse(w, r, "", "", e)
 		return
 	}
 	raw := r.PathValue("id")
 	s.mu.Lock()
 	m := s.mark()
 	s.syncClock()
-	o, found := s.c.retrieve(raw)
-	i := s.c.log(export.SessionRequest{Kind: export.RequestRetrieve, Intent: o.Intent, Payload: raw})
+	i, o, found := s.c.retrieveLogged(raw)
 	var status int
 	var body []byte
-	var e *apiError
 	var shown []missions.EvidenceObject
 	if found {
-		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.created(o)))
+		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
 		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
 	} else {
 		e = notFound(raw)
 		status, body = e.Status, e.body()
 	}
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
+	s.answerLocked(w, r, m, i, status, body, e, shown, 0)
+}
+
+// answerLocked records request i with its reply, unlocks, and writes the
+// reply: the end of every request but a create. touch names an object
+// the request changed (an update, a cancel), for the durable store. The
+// caller holds mu.
+func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, m mark, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
-		unrecorded(w, err)
+		s.unrecorded(w, r, i+1, err)
 		return
 	}
+	s.stamp(w, r, i+1, status, e)
 	reply(w, status, body)
 	s.finish(c, i, export.WireDelivered, status, e, shown)
 }
 
+// onlyExpand refuses every query parameter of a request that takes none
+// but expand, and expand itself, which this provider cannot honour.
+func onlyExpand(q url.Values, takes string) *apiError {
+	for name, vs := range q {
+		if e := checkUTF8(name, vs); e != nil {
+			return e
+		}
+		if isExpand(name) {
+			return refuseExpand(name, vs)
+		}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
+			Message: "Received unknown parameter: " + truncate(name, 200) + ". " + takes}
+	}
+	return nil
+}
+
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	if _, e := principalOf(r); e != nil {
-		s.refuse(w, "", "", e)
+		s.refuse(w, r, "", "", e)
 		return
 	}
-	lq, e := parseList(r.URL.Query(), s.opts.IntentField)
+	q, e := readQuery(r)
 	if e != nil {
-		s.refuse(w, "", "", e)
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	lq, e := parseList(q, s.opts.IntentField)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
 		return
 	}
 	s.mu.Lock()
@@ -613,25 +693,76 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
-		s.refuse(w, lq.intent, "", e)
+		s.refuse(w, r, lq.intent, "", e)
 		return
 	}
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
 	var shown []missions.EvidenceObject
 	for _, o := range page {
-		out.Data = append(out.Data, refundOf(o, o.Status, s.created(o)))
+		out.Data = append(out.Data, refundOf(o, o.Status, s.c.created(o)))
 		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
 	}
-	i := s.c.log(export.SessionRequest{Kind: export.RequestList, Intent: lq.intent, Payload: r.URL.Query().Encode()})
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: http.StatusOK, shown: shown})
-	c := s.c
-	s.mu.Unlock()
-	if err != nil {
-		unrecorded(w, err)
+	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
+	s.answerLocked(w, r, m, i, http.StatusOK, marshal(out), nil, shown, 0)
+}
+
+// update serves POST /v1/refunds/{id}: it sets or clears the refund's
+// metadata, which is all Stripe lets a refund's update change.
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
 		return
 	}
-	reply(w, http.StatusOK, marshal(out))
-	s.finish(c, i, export.WireDelivered, http.StatusOK, nil, shown)
+	form, e := readForm(w, r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	changes, e := decodeUpdate(form)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	raw := r.PathValue("id")
+	s.mu.Lock()
+	m := s.mark()
+	s.syncClock()
+	i, o, e := s.c.update(raw, changes)
+	s.answerObject(w, r, m, i, o, e)
+}
+
+// cancelRefund serves POST /v1/refunds/{id}/cancel: a pending refund is
+// canceled before it resolves; any other is refused as it stands.
+func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	form, e := readForm(w, r)
+	if e == nil {
+		e = onlyExpand(form, "Canceling a refund takes no parameters.")
+	}
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	raw := r.PathValue("id")
+	s.mu.Lock()
+	m := s.mark()
+	s.syncClock()
+	i, o, e := s.c.cancel(raw)
+	s.answerObject(w, r, m, i, o, e)
+}
+
+// answerObject ends an update or a cancel: the refund as it now stands,
+// or the error. The caller holds mu.
+func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, m mark, i int, o ledger.Object, e *apiError) {
+	if e != nil {
+		s.answerLocked(w, r, m, i, e.Status, e.body(), e, nil, 0)
+		return
+	}
+	shown := []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+	s.answerLocked(w, r, m, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
 }
 
 func missionHas(m *missions.Mission, intent string) bool {

@@ -386,11 +386,11 @@ func TestMissionSchedule(t *testing.T) {
 	}
 }
 
-// One key reused for a second intent with the same parameters is a
-// replay, told to the wrong intent: a phantom, as the lab's payload-hash
-// keys make.
+// With metadata left out of the digest, one key reused for a second
+// intent with the same parameters is a replay, told to the wrong intent:
+// a phantom, as the lab's payload-hash keys make.
 func TestPhantom(t *testing.T) {
-	g := newRig(t, Options{})
+	g := newRig(t, Options{MetadataOutsideDigest: true})
 	a := url.Values{"charge": {"ch_1"}, "amount": {"1500"}, "metadata[intent]": {"refund-a"}}
 	b := url.Values{"charge": {"ch_1"}, "amount": {"1500"}, "metadata[intent]": {"refund-b"}}
 	g.do(g.quick, http.MethodPost, "/v1/refunds", "hash-of-params", a)

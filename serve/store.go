@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,10 +112,16 @@ func openBolt(path string) (db *bolt.DB, err error) {
 }
 
 // preflight reads the two meta pages of an existing bbolt file, as bbolt
-// lays them out (a 16-byte page header, then magic, version, page size, …,
-// the page count at byte 56), and refuses a file shorter than the pages
-// they promise: bbolt maps the file, and reading a page past its end
-// would end the process, not return an error.
+// lays them out (a 16-byte page header, then magic, version, page size,
+// flags, root, freelist, the page count at byte 56, the transaction id at
+// 64 and a checksum of all that at 72), before bbolt opens it:
+//   - an empty file is refused like any cut file: only a missing file is
+//     new, so a database emptied by accident never starts over quietly;
+//   - a meta page that does not check is refused: bbolt would open the
+//     other one, an older transaction, and drop what the newest write
+//     committed without a word, acknowledged refunds included;
+//   - a file shorter than the pages its meta promises is refused: bbolt
+//     maps the file, and reading past its end would end the process.
 func preflight(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -121,30 +129,79 @@ func preflight(path string) error {
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || info.Size() == 0 || !info.Mode().IsRegular() {
+	if err != nil || !info.Mode().IsRegular() {
 		return nil
 	}
-	head := make([]byte, 64<<10)
+	if info.Size() == 0 {
+		return errors.New("the file is empty (0 bytes): a database cut to nothing, not a new one; restore it from a copy, or remove it (or give a path that does not exist) to start a new database")
+	}
+	head := make([]byte, 128<<10)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	const magic = 0xED0CDAED
-	meta := func(off int) (pageSize, pages uint64, ok bool) {
-		if off+64 > len(head) || binary.LittleEndian.Uint32(head[off+16:]) != magic {
-			return 0, 0, false
+	m0, ok := readMeta(head, 0)
+	size := int(m0.pageSize)
+	if !ok || !m0.valid || size < 512 || size > 64<<10 {
+		// The first page's own size may be what is damaged: look for
+		// the second page where bbolt's usual sizes put it.
+		size = 0
+		for _, guess := range []int{os.Getpagesize(), 4096, 16 << 10, 64 << 10} {
+			if m1, ok := readMeta(head, guess); ok && m1.valid {
+				size = guess
+				break
+			}
 		}
-		return uint64(binary.LittleEndian.Uint32(head[off+24:])), binary.LittleEndian.Uint64(head[off+56:]), true
+		switch {
+		case size == 0 && !ok:
+			return errors.New("it is not a bbolt database, so not one serve made; give a new file")
+		case size == 0:
+			return errors.New("neither of its two meta pages checks, so no transaction in it can be trusted; restore it from a copy, or give a new file")
+		}
 	}
-	size, pages, ok := meta(0)
-	if !ok || size < 512 || size > 1<<20 {
-		return errors.New("it is not a bbolt database, so not one serve made; give a new file")
+	m1, ok1 := readMeta(head, size)
+	switch {
+	case !ok1:
+		return fmt.Errorf("the file is cut short: it is %d bytes, too short to hold its second meta page; restore it from a copy, or give a new file", info.Size())
+	case !m0.valid || !m1.valid:
+		good, bad := m1, m0
+		if !m1.valid {
+			good, bad = m0, m1
+		}
+		return fmt.Errorf("its meta page %d does not check (its checksum does not match what it holds), so bbolt would open meta page %d, transaction %d, and drop whatever a later write committed, acknowledged refunds included; restore the file from a copy, or give a new file",
+			bad.page, good.page, good.txid)
 	}
-	if _, p1, ok := meta(int(size)); ok {
-		pages = max(pages, p1)
-	}
-	if uint64(info.Size()) < pages*size {
-		return fmt.Errorf("the file is cut short: it is %d bytes, but its header promises %d; restore it from a copy, or give a new file", info.Size(), pages*size)
+	pages := max(m0.pages, m1.pages)
+	if uint64(info.Size()) < pages*uint64(size) {
+		return fmt.Errorf("the file is cut short: it is %d bytes, but its header promises %d; restore it from a copy, or give a new file", info.Size(), pages*uint64(size))
 	}
 	return nil
+}
+
+// boltMeta is what preflight reads of a bbolt meta page.
+type boltMeta struct {
+	page        int
+	pageSize    uint32
+	pages, txid uint64
+	valid       bool
+}
+
+// readMeta reads the meta page at byte off of head: ok when the page is
+// there and starts with bbolt's magic; valid when its version is bbolt's
+// and its checksum (FNV-1a over the fields before it) matches.
+func readMeta(head []byte, off int) (boltMeta, bool) {
+	const magic, version = 0xED0CDAED, 2
+	if off+80 > len(head) || binary.LittleEndian.Uint32(head[off+16:]) != magic {
+		return boltMeta{}, false
+	}
+	m := head[off+16 : off+80]
+	h := fnv.New64a()
+	h.Write(m[:56])
+	return boltMeta{
+		page:     min(off, 1),
+		pageSize: binary.LittleEndian.Uint32(m[8:]),
+		pages:    binary.LittleEndian.Uint64(m[40:]),
+		txid:     binary.LittleEndian.Uint64(m[48:]),
+		valid:    binary.LittleEndian.Uint32(m[4:]) == version && binary.LittleEndian.Uint64(m[56:]) == h.Sum64(),
+	}, true
 }
 
 // checkFile refuses a database that is cut short or damaged, before any
@@ -412,8 +469,7 @@ type Recovered struct {
 // it was made with; other settings are refused, so that the log replays
 // as it was written. Only one process may hold the database.
 func Open(o Options, path string) (*Server, *Recovered, error) {
-	s, err := New(o)
-	if err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
 	st, err := openStore(path)
@@ -425,6 +481,15 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		return nil, nil, err
 	}
 	meta, entries, err := st.load()
+	if err != nil {
+		return fail(err)
+	}
+	if meta != nil && len(o.Faults) == 0 && o.Mission == nil {
+		// A restart that names no faults goes on with the database's:
+		// its log says which are used up.
+		o.Faults, o.Mission = meta.Settings.Faults, meta.Mission
+	}
+	s, err := New(o)
 	if err != nil {
 		return fail(err)
 	}
@@ -440,6 +505,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		return fail(fmt.Errorf("--db %s was made with other settings: %s; start serve with the settings the database was made with, or give a new --db", path, d))
 	}
 	s.start = time.Unix(0, meta.Start)
+	s.c.start = s.start
 	s.c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
 	rec := &Recovered{Entries: len(entries)}
 	confirmed := map[int]bool{}
@@ -489,7 +555,8 @@ func settingsDiff(made, now *storeMeta) string {
 	add("--contract", string(a.Contract), string(b.Contract))
 	add("--tick", tick(a).String(), tick(b).String())
 	add("--retention", (time.Duration(a.Retention) * tick(a)).String(), (time.Duration(b.Retention) * tick(b)).String())
-	add("--faults", fmt.Sprint(a.Faults), fmt.Sprint(b.Faults))
+	add("--faults", faultWords(a.Faults), faultWords(b.Faults))
+	add("--compare-metadata", strconv.FormatBool(!a.MetadataOutsideDigest), strconv.FormatBool(!b.MetadataOutsideDigest))
 	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
 	add("--intent-field", a.IntentField, b.IntentField)
@@ -500,8 +567,17 @@ func settingsDiff(made, now *storeMeta) string {
 	return strings.Join(d, "; ")
 }
 
+// faultWords is a fault list as --faults takes it: a,b,c.
+func faultWords(fs []missions.Fixture) string {
+	w := make([]string, len(fs))
+	for i, f := range fs {
+		w[i] = string(f)
+	}
+	return strings.Join(w, ",")
+}
+
 func orNothing(s string) string {
-	if s == "" || s == "[]" {
+	if s == "" {
 		return "(none)"
 	}
 	return s

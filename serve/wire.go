@@ -1,0 +1,131 @@
+package serve
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// StripeVersion is the API version serve answers in when a request names
+// none: the version stripe-node 23.1.0 pins. A request that sends
+// Stripe-Version (as stripe-node and stripe-go do, each with its own pin)
+// gets its own version back, as Stripe's replies carry the version they
+// were rendered in.
+const StripeVersion = "2026-10-28.endive"
+
+// What Stripe-Should-Retry says (Options.ShouldRetry).
+const (
+	// ShouldRetryAuto sends what Stripe sends for each reply.
+	ShouldRetryAuto = "auto"
+	// ShouldRetryOmit sends no Stripe-Should-Retry header at all, as an
+	// older or other provider would.
+	ShouldRetryOmit = "omit"
+)
+
+var shouldRetryModes = map[string]bool{ShouldRetryAuto: true, "true": true, "false": true, ShouldRetryOmit: true}
+
+// ShouldRetryModes lists the values Options.ShouldRetry accepts.
+func ShouldRetryModes() []string { return []string{ShouldRetryAuto, "true", "false", ShouldRetryOmit} }
+
+// shouldRetry is the Stripe-Should-Retry header for a reply of status
+// with error e under mode, or "" for none. Stripe sends it when it knows
+// more than the status says, and in auto serve sends what Stripe does:
+//   - a success to a POST: false (a retry would have no further effect);
+//   - a 409 idempotency_key_in_use (another request with the key is still
+//     executing): true; a retry with the same key is answered once the
+//     first finishes;
+//   - a 500 saved under the key: false; a retry with the key replays the
+//     same saved 500 (contract v1), and one with a new key may refund twice;
+//   - a 400 idempotency_error (the key came with other parameters): false;
+//   - a 503 the provider could not record: true; nothing was executed;
+//   - any other reply (a read, a 400 for a malformed request, 401, 404,
+//     405, 413): none; the status says it all.
+//
+// stripe-node decides on the header first: false stops a retry of a 409
+// or a 5xx it would otherwise make, and true makes it retry any reply, a
+// success or a 400 included. stripe-go reads it only for replies that are
+// not errors; it retries an error only for a 429 lock_timeout.
+func shouldRetry(mode, method string, status int, e *apiError) string {
+	switch mode {
+	case ShouldRetryOmit:
+		return ""
+	case "true", "false":
+		return mode
+	}
+	switch {
+	case e == nil && status < 400:
+		if method == http.MethodPost {
+			return "false"
+		}
+		return ""
+	case status == http.StatusConflict, status == http.StatusServiceUnavailable:
+		return "true"
+	case status >= 500, e != nil && e.Type == ledger.ErrorIdempotency:
+		return "false"
+	}
+	return ""
+}
+
+// unrecordedIDs numbers the replies to requests the session does not hold
+// (a durable write failed before the request was logged).
+var unrecordedIDs atomic.Int64
+
+// requestID is the Request-Id of session request seq: Stripe's req_
+// prefix and the request's number, so that a Request-Id names the
+// session's record of the request.
+func requestID(seq int) string {
+	if seq <= 0 {
+		return "req_unrecorded_" + strconv.FormatInt(unrecordedIDs.Add(1), 10)
+	}
+	return "req_" + strconv.Itoa(seq)
+}
+
+// stamp sets the headers every API reply carries: its Request-Id, the
+// Stripe-Version it answers in, and Stripe-Should-Retry for status and e.
+func (s *Server) stamp(w http.ResponseWriter, r *http.Request, seq, status int, e *apiError) {
+	h := w.Header()
+	h.Set("Request-Id", requestID(seq))
+	h.Set("Stripe-Version", versionOf(r))
+	if v := shouldRetry(s.opts.ShouldRetry, r.Method, status, e); v != "" {
+		h.Set("Stripe-Should-Retry", v)
+	}
+}
+
+// versionOf is the API version a request asks for, or StripeVersion: a
+// version is a date and an optional release name, as in
+// 2025-09-30.clover; anything else is answered in StripeVersion.
+func versionOf(r *http.Request) string {
+	v := r.Header.Get("Stripe-Version")
+	if v == "" || len(v) > 64 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789-._") != "" {
+		return StripeVersion
+	}
+	return v
+}
+
+// readQuery parses a request's query string, refusing one that does not
+// parse, which Go's own reading of it would drop quietly.
+func readQuery(r *http.Request) (url.Values, *apiError) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "The query string " + strconv.Quote(truncate(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
+	}
+	return q, nil
+}
+
+// truncate cuts s to at most n bytes, on a rune boundary, marking a cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
