@@ -223,6 +223,10 @@ func TestServeUntilAndFailOn(t *testing.T) {
 	if !strings.Contains(c.stdout.String(), "duplicate") || !strings.Contains(c.stderr.String(), "refund-1042 ended duplicate") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", c.stdout, c.stderr)
 	}
+	// With --until, the banner says when serve stops, not only Ctrl-C.
+	if !strings.Contains(c.stderr.String(), "serve stops after 2 API requests (or at Ctrl-C)") || strings.Contains(c.stderr.String(), "Ctrl-C stops serve") {
+		t.Errorf("the banner under --until 2:\n%s", c.stderr)
+	}
 }
 
 // A port in use is a clear error and exit 2; so are bad flag values.
@@ -245,6 +249,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--tick", "1us"}, "from 1ms to 24h"},
 		{[]string{"serve", "--tick", "0"}, "from 1ms to 24h"},
 		{[]string{"serve", "--hold", "0"}, "--hold 0s"},
+		{[]string{"serve", "--should-retry", "sometimes"}, "auto (what Stripe sends for each reply), true, false or omit"},
 		{[]string{"serve", "--retention", "1ns"}, "--retention 1ns"},
 		{[]string{"serve", "--intent-field", "metadata[" + strings.Repeat("x", 41) + "]"}, "1 to 40 characters"},
 		{[]string{"serve", "--record", "/proc/replaylab-probe.json"}, "cannot write in /proc"},

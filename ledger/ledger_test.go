@@ -252,3 +252,44 @@ func standing(objs []ledger.Object) int {
 	}
 	return n
 }
+
+// A pending object canceled before it resolves is no effect, and the
+// clock does not resolve it later; only a pending object can be canceled.
+// Amend changes what describes an object, not the effects.
+func TestCancelAndAmend(t *testing.T) {
+	l, err := ledger.New(ledger.Config{Contract: ledger.V1, Retention: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Submit(ledger.Request{Intent: "a", Key: "ka", Digest: "d", Payload: "p"}, ledger.Execution{Kind: ledger.CommitPending, Delay: 3, Terminal: ledger.Succeeded})
+	l.Submit(ledger.Request{Intent: "b", Key: "kb", Digest: "d", Payload: "p"}, ledger.Execution{Kind: ledger.Commit})
+	if l.Effects() != 2 || !l.Busy() {
+		t.Fatalf("before: %d effects, busy %v", l.Effects(), l.Busy())
+	}
+	if l.Cancel(2) || l.Cancel(3) || l.Cancel(0) {
+		t.Fatal("a succeeded or missing object was canceled")
+	}
+	if !l.Cancel(1) {
+		t.Fatal("the pending object was not canceled")
+	}
+	if l.Effects() != 1 || l.Busy() {
+		t.Fatalf("after the cancel: %d effects, busy %v", l.Effects(), l.Busy())
+	}
+	if ch := l.Advance(10); len(ch) != 0 {
+		t.Fatalf("the clock did %+v to a canceled object", ch)
+	}
+	if o, _ := l.Object(1); o.Status != ledger.Canceled || o.ResolvesTo != 0 {
+		t.Fatalf("the canceled object: %+v", o)
+	}
+	if !l.Amend(2, "q") || l.Amend(9, "q") {
+		t.Fatal("Amend took a missing object or refused a present one")
+	}
+	if o, _ := l.Object(2); o.Payload != "q" || l.Effects() != 1 {
+		t.Fatalf("after Amend: %+v, %d effects", o, l.Effects())
+	}
+	// A snapshot with a canceled object restores to the same counts.
+	r, _ := ledger.New(ledger.Config{Contract: ledger.V1, Retention: 100})
+	if err := r.Restore(l.Snapshot()); err != nil || r.Effects() != 1 || r.Busy() {
+		t.Fatalf("restored: %v, %d effects", err, r.Effects())
+	}
+}

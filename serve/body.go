@@ -1,7 +1,6 @@
 package serve
 
 import (
-
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
