@@ -196,6 +196,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return badInput(err)
 	}
 	defer srv.Close()
+	defer serve.LimitMemory()()
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return badInput(listenError(f.addr, err))
@@ -217,7 +218,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	// A client that sends its body slowly is cut off: no request takes
 	// longer than ReadTimeout to arrive.
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
+	// A request's line and headers are at most MaxHeaderBytes: a refund id
+	// or a list's query longer than that is answered 431 by net/http.
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	errw := cmd.ErrOrStderr()

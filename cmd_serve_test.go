@@ -45,7 +45,7 @@ func init() {
 
 var listening = regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
 
-func startServe(t *testing.T, args ...string) *serveChild {
+func startServe(t testing.TB, args ...string) *serveChild {
 	t.Helper()
 	return startServeEnv(t, nil, args...)
 }
@@ -53,7 +53,7 @@ func startServe(t *testing.T, args ...string) *serveChild {
 const sigterm = syscall.SIGTERM
 
 // startServeEnv is startServe with env added to the process's environment.
-func startServeEnv(t *testing.T, env []string, args ...string) *serveChild {
+func startServeEnv(t testing.TB, env []string, args ...string) *serveChild {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -103,7 +103,7 @@ func startServeEnv(t *testing.T, env []string, args ...string) *serveChild {
 	return c
 }
 
-func (c *serveChild) wait(t *testing.T) int {
+func (c *serveChild) wait(t testing.TB) int {
 	t.Helper()
 	select {
 	case err := <-c.done:

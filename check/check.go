@@ -21,15 +21,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"runtime/debug"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/memlimit"
 )
 
 // Anomaly kinds.
@@ -335,40 +332,12 @@ func (r *Result) Each(fn func(Anomaly) bool) {
 // the collector lets the heap grow to twice what is kept before it runs.
 const MemoryLimit = 256 << 20
 
-// guarding: LimitMemory is in force, and Check raises the limit as what
-// it keeps grows.
-var guarding atomic.Bool
-
-var liveHeap = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-
 // LimitMemory sets the soft limit MemoryLimit on the Go heap for the
 // checks that follow, raised, once what a check keeps is well past it, to
 // an eighth above that: the collector neither lets the heap double nor, once what is kept
 // passes the limit, runs without pause. It returns what puts the old
 // limit back. With GOMEMLIMIT set it does nothing: the user chose.
-func LimitMemory() (restore func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	old := debug.SetMemoryLimit(MemoryLimit)
-	guarding.Store(true)
-	return func() {
-		guarding.Store(false)
-		debug.SetMemoryLimit(old)
-	}
-}
-
-// raiseLimit puts the limit an eighth above the live heap, once that is
-// well past MemoryLimit (a quarter).
-func raiseLimit() {
-	if !guarding.Load() {
-		return
-	}
-	metrics.Read(liveHeap)
-	if live := int64(liveHeap[0].Value.Uint64()); live > MemoryLimit*5/4 {
-		debug.SetMemoryLimit(live * 9 / 8)
-	}
-}
+func LimitMemory() (restore func()) { return memlimit.Set(MemoryLimit) }
 
 // Check reads a history from r (named name in messages) and finds its
 // anomalies. A line that does not read stops it with an
@@ -385,7 +354,7 @@ func Check(name string, r io.Reader) (*Result, error) {
 	for {
 		n, err := hr.NextBorrowed(&l)
 		if n&(1<<16-1) == 0 {
-			raiseLimit()
+			memlimit.Raise()
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -420,7 +389,7 @@ func Check(name string, r io.Reader) (*Result, error) {
 	for _, ns := range []*nameSet{c.names, c.keyNames, c.objNames, c.digests} {
 		ns.table = nil
 	}
-	raiseLimit()
+	memlimit.Raise()
 	c.link()
 	c.quiet = true
 	defer func() { c.quiet = false }()

@@ -159,13 +159,10 @@ type sessionDocument struct {
 // newline; the same session gives the same bytes.
 func MarshalSession(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sessionDocument{Schema: SessionSchemaID, Session: s}); err != nil {
+	if err := WriteSession(&buf, s); err != nil {
 		return nil, err
 	}
-	return EscapeHidden(buf.Bytes()), nil
+	return buf.Bytes(), nil
 }
 
 // SchemaOf is the "schema" field of a JSON document, or "" when it has

@@ -54,6 +54,10 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 		}
 		form = r.Form
 	}
+	if what == "session" {
+		s.writeSession(w)
+		return
+	}
 	// The reply is made under the lock and written after it, so that a
 	// client slow to read it holds up no one else.
 	out := &heldReply{header: http.Header{}}
@@ -84,13 +88,6 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
 			FaultsLeft: s.c.plan.left(), Verdicts: sess.Outcome.Verdicts,
 		}))
-	case "session":
-		data, err := export.MarshalSession(s.c.snapshot())
-		if err != nil {
-			replyError(out, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
-			return
-		}
-		reply(out, http.StatusOK, data)
 	case "faults":
 		vs, given := form["faults"]
 		if e := onlyFields(form, "faults"); e != nil || !given {
@@ -107,7 +104,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		s.c.setFaults(faults)
 		if s.st != nil {
-			r := s.c.session.Requests[len(s.c.session.Requests)-1]
+			r := *s.c.reqs.at(s.c.reqs.len() - 1)
 			if err := s.write(logEntry{Request: &r}, m, ""); err != nil {
 				unrecorded(out, err)
 				return
@@ -163,6 +160,27 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		s.persisted = mark{}
 		reply(out, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}
+}
+
+// sessionWriteTimeout bounds how long GET /_replaylab/session may take to
+// write: the provider waits for it, so a client that stops reading must
+// not hold it up for longer.
+const sessionWriteTimeout = 30 * time.Second
+
+// writeSession answers GET /_replaylab/session: the session so far,
+// written as it stands, under the lock, a request at a time, rather than
+// copied and rendered whole first. A session of 100,000 requests is tens
+// of megabytes of JSON; this way it costs a buffer.
+func (s *Server) writeSession(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(sessionWriteTimeout))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.syncClock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	sess, n, reqs := s.c.view()
+	_ = export.WriteSessionOf(w, sess, n, reqs)
 }
 
 // maxClock bounds how far the control endpoint moves the clock.

@@ -13,6 +13,11 @@ import (
 // bytes, so anything near this is not a refund.
 const MaxBodyBytes = 64 << 10
 
+// MaxHeaderBytes bounds a request's line and headers, as serve's HTTP
+// server takes them: a refund's id, a list's query and the headers fit
+// in far less, and a longer request line is answered 431.
+const MaxHeaderBytes = 64 << 10
+
 // MaxKeyLength is the longest idempotency key accepted, as Stripe documents.
 const MaxKeyLength = 255
 

@@ -13,10 +13,12 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/replaylab/replaylab/export"
@@ -254,7 +256,9 @@ type core struct {
 	opts    Options
 	led     *ledger.Ledger
 	plan    *plan
+	// session is the session but its requests, which reqs holds.
 	session export.Session
+	reqs    requestLog
 	// told marks, per intent, the refunds a delivered reply showed
 	// succeeded, and the last status a reply showed for the intent.
 	told map[string]*told
@@ -292,8 +296,7 @@ func newCore(o Options) (*core, error) {
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
 			Faults: o.Faults, IntentField: o.IntentField, MetadataOutsideDigest: o.MetadataOutsideDigest,
 		},
-		Requests: []export.SessionRequest{},
-		Changes:  []export.SessionChange{},
+		Changes: []export.SessionChange{},
 	}
 	// What a listed late_commit or pending does, for the list and for
 	// lists the control endpoint sets later.
@@ -320,7 +323,7 @@ func (c *core) advanceTo(t int) {
 func (c *core) settled() *export.Session {
 	cp := *c
 	cp.led = c.led.Clone()
-	cp.session.Requests = append([]export.SessionRequest{}, c.session.Requests...)
+	cp.reqs = c.reqs.clone()
 	cp.session.Changes = append([]export.SessionChange{}, c.session.Changes...)
 	cp.settle()
 	out := cp.snapshot()
@@ -354,7 +357,7 @@ func (c *core) settle() {
 func (c *core) create(intent, key, digest, payload string, s scheduled) (int, missions.World, ledger.Result) {
 	w := missions.Worlds[s.fixture]
 	req := export.SessionRequest{
-		Seq: len(c.session.Requests) + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
+		Seq: c.reqs.len() + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
 		Intent: c.intern(intent), Key: c.intern(key), Digest: c.intern(digest), Payload: c.intern(payload), Fixture: s.fixture, Wire: export.WireOpen,
 	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
@@ -375,8 +378,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled) (int, mi
 			c.origin[key] = req.Seq
 		}
 	}
-	c.session.Requests = append(c.session.Requests, req)
-	return len(c.session.Requests) - 1, w, res
+	return c.reqs.add(req), w, res
 }
 
 // intern returns the session's copy of a create's string (its intent,
@@ -399,7 +401,7 @@ func (c *core) created(o ledger.Object) int64 {
 // filters) the session keeps. A longer id names no refund, and a longer
 // query is kept cut, marked so; replay takes what the reply showed as
 // recorded. It bounds what a session keeps per read.
-const MaxReadPayload = 256
+const MaxReadPayload = 64
 
 // logRead logs a read (a retrieve, a list) with its query, cut to
 // MaxReadPayload.
@@ -467,39 +469,48 @@ func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
 func (c *core) setFaults(faults []missions.Fixture) {
 	c.plan = newPlan(Options{Faults: faults, Delay: c.opts.Delay, Resolve: c.opts.Resolve})
 	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
-	c.session.Requests[i].Wire, c.session.Requests[i].Status = export.WireDelivered, 200
+	r := c.reqs.at(i)
+	r.Wire, r.Status = export.WireDelivered, 200
 }
 
 // log adds a request that did not reach the fault table (a read, a
 // refused create) and returns its index.
 func (c *core) log(r export.SessionRequest) int {
-	r.Seq = len(c.session.Requests) + 1
+	r.Seq = c.reqs.len() + 1
 	r.Tick = c.led.Now()
 	r.Wire = export.WireOpen
-	c.session.Requests = append(c.session.Requests, r)
-	return len(c.session.Requests) - 1
+	return c.reqs.add(r)
 }
 
 // replied records what the transport did with request i's reply: the wire,
 // the HTTP status and error, and the refunds it showed.
 func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
-	r := &c.session.Requests[i]
+	r := c.reqs.at(i)
 	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, errorWords(apiErr)
 	if wire == export.WireDelivered {
 		c.hear(r)
 	}
 }
 
-// errorWords is how the session records an error reply: type/code.
+// errorWords is how the session records an error reply: type/code, one
+// copy of each for every request that met it.
 func errorWords(e *apiError) string {
 	if e == nil {
 		return ""
 	}
-	if e.Code != "" {
-		return e.Type + "/" + e.Code
+	if e.Code == "" {
+		return e.Type
 	}
-	return e.Type
+	k := [2]string{e.Type, e.Code}
+	if w, ok := errorWordsSeen.Load(k); ok {
+		return w.(string)
+	}
+	w, _ := errorWordsSeen.LoadOrStore(k, e.Type+"/"+e.Code)
+	return w.(string)
 }
+
+// errorWordsSeen holds the type/code pairs met so far: a handful.
+var errorWordsSeen sync.Map
 
 // hear notes what a delivered reply told the client about an intent.
 func (c *core) hear(r *export.SessionRequest) {
@@ -545,7 +556,7 @@ func (c *core) toldOf(intent string) *told {
 func (c *core) intents() []string {
 	sent := map[string]bool{}
 	var came []string
-	for _, r := range c.session.Requests {
+	for r := range c.reqs.all() {
 		if r.Kind == export.RequestCreate && !sent[r.Intent] {
 			sent[r.Intent] = true
 			came = append(came, r.Intent)
@@ -614,15 +625,85 @@ func (c *core) outcome() missions.Outcome {
 	return o
 }
 
+// view is the session as it stands, with its requests to be read from
+// the core's log, not copied: valid only until the core moves on, for a
+// writer holding the server's lock.
+func (c *core) view() (*export.Session, int, iter.Seq[export.SessionRequest]) {
+	s := c.session
+	s.Tick = c.led.Now()
+	s.Ledger = c.led.View()
+	s.Outcome = c.outcome()
+	return &s, c.reqs.len(), c.reqs.all()
+}
+
 // snapshot is the session as it stands, with its ledger and outcome.
 func (c *core) snapshot() *export.Session {
 	s := c.session
-	s.Requests = append([]export.SessionRequest{}, s.Requests...)
+	s.Requests = c.reqs.slice()
 	s.Changes = append([]export.SessionChange{}, s.Changes...)
 	s.Tick = c.led.Now()
 	s.Ledger = c.led.Snapshot()
 	s.Outcome = c.outcome()
 	return &s
+}
+
+// requestLog holds a session's requests in chunks of a fixed size, so
+// that it grows without copying what it holds: a session of 100,000
+// requests never needs room for two copies of itself.
+type requestLog struct {
+	chunks [][]export.SessionRequest
+	n      int
+}
+
+const requestChunk = 1024
+
+// add appends r and returns its index.
+func (l *requestLog) add(r export.SessionRequest) int {
+	if l.n%requestChunk == 0 {
+		l.chunks = append(l.chunks, make([]export.SessionRequest, 0, requestChunk))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, r)
+	l.n++
+	return l.n - 1
+}
+
+func (l *requestLog) len() int { return l.n }
+
+// at is request i, to be changed in place.
+func (l *requestLog) at(i int) *export.SessionRequest {
+	return &l.chunks[i/requestChunk][i%requestChunk]
+}
+
+// all yields the requests in order.
+func (l *requestLog) all() iter.Seq[export.SessionRequest] {
+	return func(yield func(export.SessionRequest) bool) {
+		for _, ch := range l.chunks {
+			for _, r := range ch {
+				if !yield(r) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// slice is a copy of the requests as one slice.
+func (l *requestLog) slice() []export.SessionRequest {
+	out := make([]export.SessionRequest, 0, l.n)
+	for _, ch := range l.chunks {
+		out = append(out, ch...)
+	}
+	return out
+}
+
+// clone is a copy of the log.
+func (l *requestLog) clone() requestLog {
+	cp := requestLog{n: l.n, chunks: make([][]export.SessionRequest, len(l.chunks))}
+	for i, ch := range l.chunks {
+		cp.chunks[i] = append(make([]export.SessionRequest, 0, requestChunk), ch...)
+	}
+	return cp
 }
 
 // listQuery is a list request's filters.
@@ -772,7 +853,7 @@ func cursorMissing(param, id string) *apiError {
 // retrieve is the refund a retrieve request names, if there is one.
 func (c *core) retrieve(raw string) (ledger.Object, bool) {
 	var id ledger.ObjectID
-	if id.UnmarshalText([]byte(raw)) != nil || id.String() != raw {
+	if len(raw) > 24 || id.UnmarshalText([]byte(raw)) != nil || id.String() != raw {
 		// Only the id as the provider writes it names a refund.
 		return ledger.Object{}, false
 	}

@@ -91,10 +91,11 @@ func (c *core) apply(r export.SessionRequest) error {
 			return fmt.Errorf("request %d: the faults %q do not read as a fault list", r.Seq, r.Payload)
 		}
 		c.setFaults(faults)
-		c.session.Requests[len(c.session.Requests)-1].Wire = r.Wire
+		c.reqs.at(c.reqs.len() - 1).Wire = r.Wire
 	case export.RequestRefused:
 		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Key: r.Key})
-		c.session.Requests[i].Wire, c.session.Requests[i].Status, c.session.Requests[i].Error = r.Wire, r.Status, r.Error
+		q := c.reqs.at(i)
+		q.Wire, q.Status, q.Error = r.Wire, r.Status, r.Error
 	case export.RequestRetrieve:
 		obj, found := c.retrieve(r.Payload)
 		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload, Cut: r.Cut})
@@ -142,7 +143,7 @@ func (c *core) apply(r export.SessionRequest) error {
 			return fmt.Errorf("request %d: the update %q does not read: %v", r.Seq, r.Payload, err)
 		}
 		i, o, e := c.update(id, changes)
-		c.session.Requests[i].Payload = r.Payload
+		c.reqs.at(i).Payload = r.Payload
 		c.repliedObject(i, r.Wire, o, e)
 	case export.RequestCancel:
 		i, o, e := c.cancel(r.Payload)

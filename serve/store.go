@@ -534,7 +534,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 	if err := st.verify(s.c.led); err != nil {
 		return fail(fmt.Errorf("--db %s does not agree with itself: %w", path, err))
 	}
-	rec.Requests, rec.Refunds = len(s.c.session.Requests), s.c.led.Objects()
+	rec.Requests, rec.Refunds = s.c.reqs.len(), s.c.led.Objects()
 	rec.InFlight = len(s.c.led.View().InFlight)
 	s.st = st
 	s.persisted = s.mark()
