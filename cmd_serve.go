@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -254,14 +255,18 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
 	if f.record != "" {
-		data, err := export.MarshalSession(sess)
+		write := func(w io.Writer) error { return export.WriteSession(w, sess) }
 		if historyFile(f.record) {
-			data, err = export.MarshalHistory(sess.History())
+			data, err := export.MarshalHistory(sess.History())
+			if err != nil {
+				return err
+			}
+			write = func(w io.Writer) error {
+				_, err := w.Write(data)
+				return err
+			}
 		}
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(f.record, data, f.force); err != nil {
+		if err := writeFileAtomicWith(f.record, write, f.force); err != nil {
 			var ee *exitError
 			if errors.As(err, &ee) {
 				return err

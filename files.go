@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
@@ -70,7 +71,16 @@ func cause(err error) error { return export.Cause(err) }
 // writeFileAtomic writes a file whole or not at all (export.WriteFile),
 // with the command line's advice when a file is in the way.
 func writeFileAtomic(path string, data []byte, force bool) error {
-	err := heldSignals(func() error { return export.WriteFile(path, data, force) })
+	return writeFileAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, force)
+}
+
+// writeFileAtomicWith is writeFileAtomic with the contents written by
+// write, for a file too large to hold whole first.
+func writeFileAtomicWith(path string, write func(io.Writer) error, force bool) error {
+	err := heldSignals(func() error { return export.WriteFileWith(path, write, force) })
 	if errors.Is(err, export.ErrExists) {
 		return existsError(path)
 	}

@@ -3,6 +3,7 @@ package export
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +57,12 @@ func FileName(missionID string, s missions.Settings) string {
 // shell creates does; a file --force replaces keeps its own mode, and a
 // read-only one is not replaced.
 func WriteFile(path string, data []byte, force bool) error {
+	return WriteFileWith(path, bytesOf(data), force)
+}
+
+// WriteFileWith is WriteFile with the file's contents written by write,
+// for a file too large to hold whole first, as a long session is.
+func WriteFileWith(path string, write func(io.Writer) error, force bool) error {
 	if err := NotAFile(path); err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func WriteFile(path string, data []byte, force bool) error {
 		}
 		mode = info.Mode().Perm()
 	}
-	tmp, err := writeTemp(filepath.Dir(path), data, mode)
+	tmp, err := writeTemp(filepath.Dir(path), write, mode)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -190,7 +197,15 @@ func newFileMode() os.FileMode { return 0o666 &^ umask }
 
 // writeTemp writes data to a new temporary file in dir with mode, synced
 // and closed, and returns its name.
-func writeTemp(dir string, data []byte, mode os.FileMode) (name string, err error) {
+// bytesOf writes data.
+func bytesOf(data []byte) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}
+}
+
+func writeTemp(dir string, write func(io.Writer) error, mode os.FileMode) (name string, err error) {
 	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -208,7 +223,7 @@ func writeTemp(dir string, data []byte, mode os.FileMode) (name string, err erro
 			err = fmt.Errorf("cannot write in the directory %s: %w", dir, cause(err))
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return "", err
 	}
 	if err = f.Chmod(mode); err != nil {
@@ -280,7 +295,7 @@ func WriteAll(files []File, force bool) (err error) {
 			}
 			mode = info.Mode().Perm()
 		}
-		tmp, e := writeTemp(filepath.Dir(f.Path), f.Data, mode)
+		tmp, e := writeTemp(filepath.Dir(f.Path), bytesOf(f.Data), mode)
 		if e != nil {
 			return fmt.Errorf("%s: %w (nothing was written)", f.Path, e)
 		}
@@ -371,7 +386,7 @@ func WriteAllNew(dir string, files []File) (paths []string, err error) {
 		}
 	}()
 	for _, f := range files {
-		tmp, e := writeTemp(dir, f.Data, newFileMode())
+		tmp, e := writeTemp(dir, bytesOf(f.Data), newFileMode())
 		if e != nil {
 			return nil, fmt.Errorf("%w (nothing was written)", e)
 		}

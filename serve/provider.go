@@ -403,12 +403,15 @@ func (c *core) created(o ledger.Object) int64 {
 // recorded. It bounds what a session keeps per read.
 const MaxReadPayload = 64
 
-// logRead logs a read (a retrieve, a list) with its query, cut to
-// MaxReadPayload.
+// logRead logs a read (a retrieve, a list) with its query and the intent
+// it names, each cut to MaxReadPayload.
 func (c *core) logRead(kind, intent, query string) int {
 	r := export.SessionRequest{Kind: kind, Intent: intent, Payload: query}
 	if len(query) > MaxReadPayload {
 		r.Payload, r.Cut = truncate(query, MaxReadPayload), true
+	}
+	if len(intent) > MaxReadPayload {
+		r.Intent, r.Cut = truncate(intent, MaxReadPayload), true
 	}
 	return c.log(r)
 }
