@@ -77,16 +77,15 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	s.syncClock()
 	switch what {
 	case "state":
-		sess := s.c.snapshot()
 		api := 0
-		for _, r := range sess.Requests {
+		for r := range s.c.reqs.all() {
 			if r.Kind != export.RequestFaults {
 				api++
 			}
 		}
 		reply(out, http.StatusOK, marshal(State{
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
-			FaultsLeft: s.c.plan.left(), Verdicts: sess.Outcome.Verdicts,
+			FaultsLeft: s.c.plan.left(), Verdicts: s.c.outcome().Verdicts,
 		}))
 	case "faults":
 		vs, given := form["faults"]

@@ -200,3 +200,53 @@ func TestStripeGoReadBack(t *testing.T) {
 		t.Errorf("verdict %s, want exactly_once once the read told the client", v.Verdict)
 	}
 }
+
+// stripe-go's update, cancel and created filter reach the same routes
+// stripe-node's do: a pending refund is canceled (no effect stands), a
+// refund's metadata updated, the list filtered by created; an expand is
+// refused with Stripe's words, and every error carries its Request-Id.
+func TestStripeGoUpdateCancelAndCreated(t *testing.T) {
+	g := newRig(t, Options{Faults: []missions.Fixture{missions.PendingFixture, missions.Success}, Delay: 1000})
+	sc := g.stripeClient(2*time.Second, 0)
+	ctx := context.Background()
+	pending, err := sc.V1Refunds.Create(ctx, refundParams1042())
+	if err != nil || pending.Status != stripe.RefundStatusPending || pending.PendingReason != stripe.RefundPendingReasonProcessing {
+		t.Fatalf("the pending create: %+v %v", pending, err)
+	}
+	canceled, err := sc.V1Refunds.Cancel(ctx, pending.ID, nil)
+	if err != nil || canceled.Status != stripe.RefundStatusCanceled {
+		t.Fatalf("cancel: %+v %v", canceled, err)
+	}
+	other := &stripe.RefundCreateParams{Charge: stripe.String("ch_2"), Amount: stripe.Int64(100)}
+	other.AddMetadata("intent", "refund-2")
+	r2, err := sc.V1Refunds.Create(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &stripe.RefundUpdateParams{}
+	up.AddMetadata("ticket", "T-9")
+	if u, err := sc.V1Refunds.Update(ctx, r2.ID, up); err != nil || u.Metadata["ticket"] != "T-9" || u.Metadata["intent"] != "refund-2" {
+		t.Fatalf("update: %+v %v", u, err)
+	}
+	var listed []string
+	for r, err := range sc.V1Refunds.List(ctx, &stripe.RefundListParams{CreatedRange: &stripe.RangeQueryParams{GreaterThanOrEqual: pending.Created}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, r.ID)
+	}
+	if len(listed) != 2 {
+		t.Fatalf("created[gte] listed %v", listed)
+	}
+	rp := &stripe.RefundRetrieveParams{}
+	rp.AddExpand("charge")
+	_, err = sc.V1Refunds.Retrieve(ctx, r2.ID, rp)
+	var se *stripe.Error
+	if !errors.As(err, &se) || se.HTTPStatusCode != 400 || se.RequestID == "" {
+		t.Fatalf("expand: %v, want a 400 with its Request-Id", err)
+	}
+	s := g.srv.Finish()
+	if s.Ledger.Effects != 1 || verdictOf(t, s, "refund-1042").Verdict != missions.FailedCleanly {
+		t.Fatalf("%d effects, refund-1042 %s", s.Ledger.Effects, verdictOf(t, s, "refund-1042").Verdict)
+	}
+}
