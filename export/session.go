@@ -435,10 +435,11 @@ func SessionText(s *Session) string {
 	for _, v := range s.Outcome.Verdicts {
 		idW = max(idW, ansi.StringWidth(Escaped(v.Intent)))
 	}
+	seen := sentByIntent(s)
 	for _, v := range s.Outcome.Verdicts {
 		id := Escaped(v.Intent)
 		id += strings.Repeat(" ", idW-ansi.StringWidth(id))
-		fmt.Fprintf(&b, "  %s  %-14s  %s\n", id, v.Verdict, sessionVerdictWords(s, v))
+		fmt.Fprintf(&b, "  %s  %-14s  %s\n", id, v.Verdict, sessionVerdictWords(seen[v.Intent], v))
 	}
 	if s.Mission != nil {
 		judged := map[string]bool{}
@@ -454,57 +455,88 @@ func SessionText(s *Session) string {
 	return b.String()
 }
 
-// sessionVerdictWords says what the provider saw that makes verdict v.
-func sessionVerdictWords(s *Session, v missions.IntentVerdict) string {
-	keyed, keyless, keys := 0, 0, map[string]bool{}
-	owner := map[ledger.ObjectID]string{}
+// sent is what the provider saw of one intent: its creates with and
+// without a key, its keys, and the statuses replies showed of its refunds
+// in turn.
+type sent struct {
+	keyed, keyless int
+	keys           map[string]bool
+	heard          []string
+}
+
+// sentByIntent gathers what the provider saw of every intent, in one pass
+// over the session.
+func sentByIntent(s *Session) map[string]*sent {
+	owner := make(map[ledger.ObjectID]string, len(s.Ledger.Objects))
 	for _, o := range s.Ledger.Objects {
 		owner[o.ID] = o.Intent
 	}
-	var heard []string
+	out := map[string]*sent{}
+	of := func(intent string) *sent {
+		x := out[intent]
+		if x == nil {
+			x = &sent{keys: map[string]bool{}}
+			out[intent] = x
+		}
+		return x
+	}
 	for _, r := range s.Requests {
-		if r.Kind == RequestCreate && r.Intent == v.Intent {
+		if r.Kind == RequestCreate {
+			x := of(r.Intent)
 			if r.Key == "" {
-				keyless++
+				x.keyless++
 			} else {
-				keyed++
-				keys[r.Key] = true
+				x.keyed++
+				x.keys[r.Key] = true
 			}
 		}
 		if r.Wire != WireDelivered {
 			continue
 		}
 		for _, o := range r.Shown {
-			if owner[o.Object] == v.Intent && (len(heard) == 0 || heard[len(heard)-1] != o.Status.String()) {
-				heard = append(heard, o.Status.String())
+			intent, ok := owner[o.Object]
+			if !ok {
+				continue
+			}
+			x, st := of(intent), o.Status.String()
+			if len(x.heard) == 0 || x.heard[len(x.heard)-1] != st {
+				x.heard = append(x.heard, st)
 			}
 		}
 	}
-	var sent string
+	return out
+}
+
+// sessionVerdictWords says what the provider saw (x) that makes verdict v.
+func sessionVerdictWords(x *sent, v missions.IntentVerdict) string {
+	if x == nil {
+		x = &sent{}
+	}
+	var words string
 	switch {
-	case keyless == 0:
-		sent = fmt.Sprintf("%s under %s", Plural(keyed, "create"), Plural(len(keys), "key"))
-	case keyed == 0:
-		sent = Plural(keyless, "create") + " without a key"
+	case x.keyless == 0:
+		words = fmt.Sprintf("%s under %s", Plural(x.keyed, "create"), Plural(len(x.keys), "key"))
+	case x.keyed == 0:
+		words = Plural(x.keyless, "create") + " without a key"
 	default:
-		sent = fmt.Sprintf("%s: %d under %s, %d without a key", Plural(keyed+keyless, "create"), keyed, Plural(len(keys), "key"), keyless)
+		words = fmt.Sprintf("%s: %d under %s, %d without a key", Plural(x.keyed+x.keyless, "create"), x.keyed, Plural(len(x.keys), "key"), x.keyless)
 	}
 	switch v.Verdict {
 	case missions.ExactlyOnce:
-		return sent + "; one refund, and a reply told the client it succeeded"
+		return words + "; one refund, and a reply told the client it succeeded"
 	case missions.FailedCleanly:
-		if len(heard) > 0 {
-			return sent + "; no refund stands, and the client was shown its refund " + strings.Join(heard, ", then ")
+		if len(x.heard) > 0 {
+			return words + "; no refund stands, and the client was shown its refund " + strings.Join(x.heard, ", then ")
 		}
-		return sent + "; no refund stands, and the client heard only errors or nothing"
+		return words + "; no refund stands, and the client heard only errors or nothing"
 	case missions.Duplicate:
-		return fmt.Sprintf("%s; %s stand for one intent", sent, Plural(v.Effects, "refund"))
+		return fmt.Sprintf("%s; %s stand for one intent", words, Plural(v.Effects, "refund"))
 	case missions.HiddenEffect:
-		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", sent, Plural(v.Effects, "refund"))
+		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", words, Plural(v.Effects, "refund"))
 	case missions.Phantom:
-		return sent + "; the client was told of another intent's refund as its own, and none of its own stands"
+		return words + "; the client was told of another intent's refund as its own, and none of its own stands"
 	}
-	return sent
+	return words
 }
 
 // History is the session as a history for replaylab check: each create an

@@ -103,7 +103,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		s.c.setFaults(faults)
 		if s.st != nil {
-			r := *s.c.reqs.at(s.c.reqs.len() - 1)
+			r := s.c.reqs.get(s.c.reqs.len() - 1)
 			if err := s.write(logEntry{Request: &r}, m, ""); err != nil {
 				unrecorded(out, err)
 				return

@@ -472,8 +472,9 @@ func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
 func (c *core) setFaults(faults []missions.Fixture) {
 	c.plan = newPlan(Options{Faults: faults, Delay: c.opts.Delay, Resolve: c.opts.Resolve})
 	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
-	r := c.reqs.at(i)
+	r := c.reqs.get(i)
 	r.Wire, r.Status = export.WireDelivered, 200
+	c.reqs.set(i, r)
 }
 
 // log adds a request that did not reach the fault table (a read, a
@@ -488,10 +489,11 @@ func (c *core) log(r export.SessionRequest) int {
 // replied records what the transport did with request i's reply: the wire,
 // the HTTP status and error, and the refunds it showed.
 func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
-	r := c.reqs.at(i)
+	r := c.reqs.get(i)
 	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, errorWords(apiErr)
+	c.reqs.set(i, r)
 	if wire == export.WireDelivered {
-		c.hear(r)
+		c.hear(&r)
 	}
 }
 
@@ -648,65 +650,6 @@ func (c *core) snapshot() *export.Session {
 	s.Ledger = c.led.Snapshot()
 	s.Outcome = c.outcome()
 	return &s
-}
-
-// requestLog holds a session's requests in chunks of a fixed size, so
-// that it grows without copying what it holds: a session of 100,000
-// requests never needs room for two copies of itself.
-type requestLog struct {
-	chunks [][]export.SessionRequest
-	n      int
-}
-
-const requestChunk = 1024
-
-// add appends r and returns its index.
-func (l *requestLog) add(r export.SessionRequest) int {
-	if l.n%requestChunk == 0 {
-		l.chunks = append(l.chunks, make([]export.SessionRequest, 0, requestChunk))
-	}
-	last := &l.chunks[len(l.chunks)-1]
-	*last = append(*last, r)
-	l.n++
-	return l.n - 1
-}
-
-func (l *requestLog) len() int { return l.n }
-
-// at is request i, to be changed in place.
-func (l *requestLog) at(i int) *export.SessionRequest {
-	return &l.chunks[i/requestChunk][i%requestChunk]
-}
-
-// all yields the requests in order.
-func (l *requestLog) all() iter.Seq[export.SessionRequest] {
-	return func(yield func(export.SessionRequest) bool) {
-		for _, ch := range l.chunks {
-			for _, r := range ch {
-				if !yield(r) {
-					return
-				}
-			}
-		}
-	}
-}
-
-// slice is a copy of the requests as one slice.
-func (l *requestLog) slice() []export.SessionRequest {
-	out := make([]export.SessionRequest, 0, l.n)
-	for _, ch := range l.chunks {
-		out = append(out, ch...)
-	}
-	return out
-}
-
-// clone is a copy of the log.
-func (l *requestLog) clone() requestLog {
-	cp := requestLog{n: l.n, chunks: make([][]export.SessionRequest, len(l.chunks))}
-	for i, ch := range l.chunks {
-		cp.chunks[i] = append(make([]export.SessionRequest, 0, requestChunk), ch...)
-	}
-	return cp
 }
 
 // listQuery is a list request's filters.

@@ -91,11 +91,14 @@ func (c *core) apply(r export.SessionRequest) error {
 			return fmt.Errorf("request %d: the faults %q do not read as a fault list", r.Seq, r.Payload)
 		}
 		c.setFaults(faults)
-		c.reqs.at(c.reqs.len() - 1).Wire = r.Wire
+		last := c.reqs.get(c.reqs.len() - 1)
+		last.Wire = r.Wire
+		c.reqs.set(c.reqs.len()-1, last)
 	case export.RequestRefused:
 		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Key: r.Key})
-		q := c.reqs.at(i)
+		q := c.reqs.get(i)
 		q.Wire, q.Status, q.Error = r.Wire, r.Status, r.Error
+		c.reqs.set(i, q)
 	case export.RequestRetrieve:
 		obj, found := c.retrieve(r.Payload)
 		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload, Cut: r.Cut})
@@ -143,7 +146,9 @@ func (c *core) apply(r export.SessionRequest) error {
 			return fmt.Errorf("request %d: the update %q does not read: %v", r.Seq, r.Payload, err)
 		}
 		i, o, e := c.update(id, changes)
-		c.reqs.at(i).Payload = r.Payload
+		q := c.reqs.get(i)
+		q.Payload = r.Payload
+		c.reqs.set(i, q)
 		c.repliedObject(i, r.Wire, o, e)
 	case export.RequestCancel:
 		i, o, e := c.cancel(r.Payload)

@@ -96,7 +96,7 @@ func (s *Server) record(m mark, i int, p planned) error {
 	if s.failed != nil {
 		return s.failed
 	}
-	r := *s.c.reqs.at(i)
+	r := s.c.reqs.get(i)
 	r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
 	return s.write(logEntry{Request: &r}, m, r.Key, p.touch)
 }

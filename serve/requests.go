@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"iter"
+	"slices"
+	"sync"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// requestLog holds a session's requests, compactly and in chunks of a
+// fixed size: it grows without copying what it holds, so a session of
+// 100,000 requests never needs room for two copies of itself, and each
+// request keeps its words (kind, wire, fault, what the provider did, the
+// error) as small numbers into one table rather than strings of its own.
+type requestLog struct {
+	chunks [][]storedRequest
+	n      int
+	// lastShown is the refunds the last list showed: a client polling a
+	// list is shown the same ones again, and they are kept once.
+	lastShown []missions.EvidenceObject
+}
+
+// storedRequest is an export.SessionRequest as the log keeps it: 128
+// bytes where the exported form takes 240.
+type storedRequest struct {
+	tick                         int
+	intent, key, digest, payload string
+	response                     *ledger.Response
+	shown                        []missions.EvidenceObject
+	seq, delay                   int32
+	status                       int16
+	kind, wire, fixture          word
+	provider, err                word
+	resolve                      ledger.Status
+	cut                          bool
+}
+
+// word is an index into words: one of the few strings a request's
+// fields take (kinds, wires, fixtures, ledger actions, error words).
+type word uint16
+
+var words = struct {
+	sync.Mutex
+	list  []string
+	index map[string]word
+}{list: []string{""}, index: map[string]word{"": 0}}
+
+func wordOf(s string) word {
+	words.Lock()
+	defer words.Unlock()
+	if w, ok := words.index[s]; ok {
+		return w
+	}
+	w := word(len(words.list))
+	words.list = append(words.list, s)
+	words.index[s] = w
+	return w
+}
+
+func (w word) String() string {
+	words.Lock()
+	defer words.Unlock()
+	return words.list[w]
+}
+
+const requestChunk = 1024
+
+func (l *requestLog) pack(r export.SessionRequest) storedRequest {
+	shown := r.Shown
+	if len(shown) > 1 {
+		if slices.Equal(shown, l.lastShown) {
+			shown = l.lastShown
+		} else {
+			l.lastShown = shown
+		}
+	}
+	return storedRequest{
+		tick: r.Tick, intent: r.Intent, key: r.Key, digest: r.Digest, payload: r.Payload,
+		response: r.Response, shown: shown, seq: int32(r.Seq), delay: int32(r.Delay), status: int16(r.Status),
+		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(string(r.Fixture)),
+		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut,
+	}
+}
+
+func (q *storedRequest) unpack() export.SessionRequest {
+	return export.SessionRequest{
+		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
+		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),
+		Response: q.response, Wire: q.wire.String(), Status: int(q.status), Error: q.err.String(), Shown: q.shown, Cut: q.cut,
+	}
+}
+
+// add appends r and returns its index.
+func (l *requestLog) add(r export.SessionRequest) int {
+	if l.n%requestChunk == 0 {
+		l.chunks = append(l.chunks, make([]storedRequest, 0, requestChunk))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, l.pack(r))
+	l.n++
+	return l.n - 1
+}
+
+func (l *requestLog) len() int { return l.n }
+
+// get is request i.
+func (l *requestLog) get(i int) export.SessionRequest {
+	return l.chunks[i/requestChunk][i%requestChunk].unpack()
+}
+
+// set replaces request i.
+func (l *requestLog) set(i int, r export.SessionRequest) {
+	l.chunks[i/requestChunk][i%requestChunk] = l.pack(r)
+}
+
+// all yields the requests in order.
+func (l *requestLog) all() iter.Seq[export.SessionRequest] {
+	return func(yield func(export.SessionRequest) bool) {
+		for _, ch := range l.chunks {
+			for j := range ch {
+				if !yield(ch[j].unpack()) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// slice is a copy of the requests as one slice.
+func (l *requestLog) slice() []export.SessionRequest {
+	out := make([]export.SessionRequest, 0, l.n)
+	for r := range l.all() {
+		out = append(out, r)
+	}
+	return out
+}
+
+// clone is a copy of the log.
+func (l *requestLog) clone() requestLog {
+	cp := requestLog{n: l.n, chunks: make([][]storedRequest, len(l.chunks)), lastShown: l.lastShown}
+	for i, ch := range l.chunks {
+		cp.chunks[i] = append(make([]storedRequest, 0, requestChunk), ch...)
+	}
+	return cp
+}
