@@ -63,8 +63,8 @@ executes: the provider cannot judge a refund it cannot link.
 
 As Stripe does, a repeated key must come with the same parameters,
 metadata included (--compare-metadata=false leaves metadata out); every reply
-carries Request-Id, Stripe-Version and, on errors, Stripe-Should-Retry
-(--should-retry forces it); a pending refund can be canceled
+carries Request-Id and Stripe-Version, and Stripe-Should-Retry where Stripe
+sends it (--should-retry forces it); a pending refund can be canceled
 (POST /v1/refunds/{id}/cancel), and a refund's metadata updated
 (POST /v1/refunds/{id}).
 

@@ -247,7 +247,7 @@ func heardOf(s *export.Session, intent string) heard {
 			switch o.Status {
 			case ledger.Pending:
 				h.pending = true
-			case ledger.Failed:
+			case ledger.Failed, ledger.Canceled:
 				h.failure = true
 			}
 		}

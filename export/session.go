@@ -60,9 +60,11 @@ type SessionSettings struct {
 	Resolve ledger.Status `json:"resolve,omitempty"`
 	// IntentField is the form field that linked a request to its intent.
 	IntentField string `json:"intent_field"`
-	// MetadataOutsideDigest: the payload digest left metadata out, so a
-	// key reused with other metadata replayed (Stripe compares it).
-	MetadataOutsideDigest bool `json:"metadata_outside_digest,omitempty"`
+	// MetadataInDigest: the payload digest bound metadata too, as Stripe
+	// compares it, so a key reused with other metadata was refused. A
+	// session or database from before serve compared metadata has it
+	// false, as its digests were made.
+	MetadataInDigest bool `json:"metadata_in_digest,omitempty"`
 }
 
 // Request kinds.
@@ -588,6 +590,11 @@ func (s *Session) History() []HistoryLine {
 				l.Object = r.Shown[0].Object.String()
 				seen = &HistoryLine{Type: LineRead, Intent: r.Intent, Object: l.Object, Status: ledger.Pending.String(), Start: at(r.Tick),
 					Note: fmt.Sprintf("request %d's reply showed it pending", r.Seq)}
+			case r.Status == 200 && len(r.Shown) > 0 && !r.Shown[0].Status.Stands():
+				// A replay showing the refund failed or canceled: known
+				// not to stand.
+				l.Outcome = OutcomeFail
+				l.Object = r.Shown[0].Object.String()
 			case r.Status == 200:
 				l.Outcome = OutcomeOK
 				if len(r.Shown) > 0 {

@@ -967,7 +967,7 @@ func (l *Ledger) Cancel(id ObjectID) bool {
 		return false
 	}
 	o := &l.objects[id-1]
-	o.Status, o.ResolvesTo = Canceled, 0
+	o.Status, o.ResolvesTo, o.ResolveAt = Canceled, 0, l.now
 	l.pending--
 	l.failed++
 	return true

@@ -128,7 +128,7 @@ func (r Reply) Observation() Observation {
 		return ObservedConflict
 	case r.Code == ledger.CodeMismatch && r.Error == ledger.ErrorIdempotency:
 		return ObservedMismatch
-	case r.Code != ledger.CodeOK, r.Object.Status == ledger.Failed:
+	case r.Code != ledger.CodeOK, r.Object.Status == ledger.Failed, r.Object.Status == ledger.Canceled:
 		return ObservedError
 	case r.Object.Status == ledger.Pending:
 		return ObservedPending

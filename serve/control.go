@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"io"
 	"net/http"
+	"os"
 	"net/url"
 	"slices"
 	"strconv"
@@ -161,25 +163,39 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	}
 }
 
-// sessionWriteTimeout bounds how long GET /_replaylab/session may take to
-// write: the provider waits for it, so a client that stops reading must
-// not hold it up for longer.
-const sessionWriteTimeout = 30 * time.Second
-
-// writeSession answers GET /_replaylab/session: the session so far,
-// written as it stands, under the lock, a request at a time, rather than
-// copied and rendered whole first. A session of 100,000 requests is tens
-// of megabytes of JSON; this way it costs a buffer.
+// writeSession answers GET /_replaylab/session: the session so far. It
+// is written under the lock, a request at a time, to a temporary file, and
+// sent from there once the lock is let go: a session of 100,000 requests is
+// tens of megabytes of JSON, which this way costs a buffer, and a client
+// slow to read it holds up no one else.
 func (s *Server) writeSession(w http.ResponseWriter) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(sessionWriteTimeout))
+	f, err := os.CreateTemp("", "replaylab-session-*.json")
+	if err != nil {
+		replyError(w, &apiError{Status: 500, Type: "api_error", Message: "The session could not be written out: " + err.Error() + "."})
+		return
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.syncClock()
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
 	sess, n, reqs := s.c.view()
-	_ = export.WriteSessionOf(w, sess, n, reqs)
+	err = export.WriteSessionOf(f, sess, n, reqs)
+	s.mu.Unlock()
+	var size int64
+	if err == nil {
+		size, err = f.Seek(0, io.SeekCurrent)
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		replyError(w, &apiError{Status: 500, Type: "api_error", Message: "The session could not be written out: " + err.Error() + "."})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, f)
 }
 
 // maxClock bounds how far the control endpoint moves the clock.

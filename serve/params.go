@@ -170,8 +170,8 @@ func isExpand(name string) bool {
 // so it cannot expand them; it says so rather than answer in another
 // shape than the client asked for.
 func refuseExpand(name string, values []string) *apiError {
-	what := strings.Join(values, ", ")
-	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: name,
+	what := truncate(strings.Join(values, ", "), 200)
+	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: truncate(name, 200),
 		Message: "This property cannot be expanded (" + what + "): replaylab serve holds refunds only, not the charges, payment intents, balance transactions or transfers a refund's fields name. Leave out expand."}
 }
 
@@ -335,7 +335,7 @@ func decodeUpdate(form url.Values) (map[string]string, *apiError) {
 }
 
 // updatePayload is how the session records an update: the refund's id,
-// then the changes as a form (metadata= first when every field is
+// path-escaped, then the changes as a form (metadata= when every field is
 // cleared).
 func updatePayload(id string, changes map[string]string) string {
 	v := url.Values{}
@@ -346,12 +346,16 @@ func updatePayload(id string, changes map[string]string) string {
 		}
 		v.Set("metadata["+k+"]", x)
 	}
-	return id + "?" + v.Encode()
+	return url.PathEscape(id) + "?" + v.Encode()
 }
 
 // parseUpdatePayload reads what updatePayload wrote.
 func parseUpdatePayload(s string) (string, map[string]string, error) {
-	id, query, _ := strings.Cut(s, "?")
+	escaped, query, _ := strings.Cut(s, "?")
+	id, err := url.PathUnescape(escaped)
+	if err != nil {
+		return "", nil, err
+	}
 	v, err := url.ParseQuery(query)
 	if err != nil {
 		return "", nil, err

@@ -14,8 +14,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -294,7 +296,7 @@ func newCore(o Options) (*core, error) {
 		Mission: o.Mission,
 		Settings: export.SessionSettings{
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
-			Faults: o.Faults, IntentField: o.IntentField, MetadataOutsideDigest: o.MetadataOutsideDigest,
+			Faults: o.Faults, IntentField: o.IntentField, MetadataInDigest: !o.MetadataOutsideDigest,
 		},
 		Changes: []export.SessionChange{},
 	}
@@ -323,7 +325,9 @@ func (c *core) advanceTo(t int) {
 func (c *core) settled() *export.Session {
 	cp := *c
 	cp.led = c.led.Clone()
-	cp.reqs = c.reqs.clone()
+	// Settling moves the clock only: it adds changes and prunes keys,
+	// never touches a request, so the requests are shared.
+	cp.origin = maps.Clone(c.origin)
 	cp.session.Changes = append([]export.SessionChange{}, c.session.Changes...)
 	cp.settle()
 	out := cp.snapshot()
@@ -405,7 +409,11 @@ const MaxReadPayload = 64
 
 // logRead logs a read (a retrieve, a list) with its query and the intent
 // it names, each cut to MaxReadPayload.
-func (c *core) logRead(kind, intent, query string) int {
+func (c *core) logRead(kind, intent, query string) int { return c.log(readRequest(kind, intent, query)) }
+
+// readRequest is a read as the session keeps it: its query and intent
+// each cut to MaxReadPayload, and marked cut when either was.
+func readRequest(kind, intent, query string) export.SessionRequest {
 	r := export.SessionRequest{Kind: kind, Intent: intent, Payload: query}
 	if len(query) > MaxReadPayload {
 		r.Payload, r.Cut = truncate(query, MaxReadPayload), true
@@ -413,7 +421,7 @@ func (c *core) logRead(kind, intent, query string) int {
 	if len(intent) > MaxReadPayload {
 		r.Intent, r.Cut = truncate(intent, MaxReadPayload), true
 	}
-	return c.log(r)
+	return r
 }
 
 // retrieveLogged finds the refund a retrieve names and logs the read.
@@ -427,11 +435,16 @@ func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool) {
 // the field "" clears them all first.
 func (c *core) update(raw string, changes map[string]string) (int, ledger.Object, *apiError) {
 	o, found := c.retrieve(raw)
-	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: updatePayload(truncate(raw, MaxReadPayload), changes)})
 	if !found {
-		return i, o, notFound(raw)
+		// The changes of an update that found no refund change
+		// nothing: the session keeps its id alone.
+		return c.log(export.SessionRequest{Kind: export.RequestUpdate, Payload: updatePayload(truncate(raw, MaxReadPayload), nil)}), o, notFound(raw)
 	}
+	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: c.intern(updatePayload(raw, changes))})
 	p := parsePayload(o.Payload)
+	if e := keepsIntentField(c.opts.IntentField, p.Metadata, changes); e != nil {
+		return i, o, e
+	}
 	if _, all := changes[""]; all {
 		clear(p.Metadata)
 	}
@@ -450,6 +463,25 @@ func (c *core) update(raw string, changes map[string]string) (int, ledger.Object
 	c.led.Amend(o.ID, p.encode())
 	o, _ = c.led.Object(o.ID)
 	return i, o, nil
+}
+
+// keepsIntentField refuses an update that would change or clear the
+// metadata field that links a refund to its intent (field, when it is a
+// metadata field): the provider judges each refund by the intent it was
+// created for. Sending the field again with its value is no change, and
+// clearing every field while sending it again keeps it.
+func keepsIntentField(field string, now, changes map[string]string) *apiError {
+	name, ok := metadataField(field)
+	if !ok {
+		return nil
+	}
+	v, one := changes[name]
+	_, all := changes[""]
+	same := one && v == now[name]
+	if (!one || same) && (!all || same) {
+		return nil
+	}
+	return invalidParam(field, "This update would change or clear "+field+", which links the refund to its intent; replaylab serve judges each refund by the intent it was created for, so that field keeps its value. Update the other metadata fields by name.")
 }
 
 // cancel cancels the pending refund raw names and logs the request.
@@ -722,25 +754,31 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 // created reads one created filter: created=T, or created[gt|gte|lt|lte]=T,
 // with T a Unix time in seconds.
 func (lq *listQuery) created(name, v string) *apiError {
+	short := truncate(name, 40)
+	if !slices.Contains([]string{"created", "created[gt]", "created[gte]", "created[lt]", "created[lte]"}, name) {
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
+			Message: "Received unknown parameter: " + truncate(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
+	}
 	t, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || t < 0 || strings.Trim(v, "0123456789") != "" {
 		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: name,
-			Message: "Invalid integer: " + strconv.Quote(truncate(v, 200)) + ". " + name + " takes a Unix time in seconds, e.g. " + name + "=1767225600."}
+			Message: "Invalid integer: " + strconv.Quote(truncate(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
 	}
 	switch name {
 	case "created":
 		lq.from, lq.to = max(lq.from, t), min(lq.to, t)
 	case "created[gt]":
-		lq.from = max(lq.from, t+1)
+		if t == math.MaxInt64 {
+			lq.from, lq.to = math.MaxInt64, math.MinInt64 // after the last time: none
+		} else {
+			lq.from = max(lq.from, t+1)
+		}
 	case "created[gte]":
 		lq.from = max(lq.from, t)
 	case "created[lt]":
 		lq.to = min(lq.to, t-1)
 	case "created[lte]":
 		lq.to = min(lq.to, t)
-	default:
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
-			Message: "Received unknown parameter: " + truncate(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
 	}
 	return nil
 }

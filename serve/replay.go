@@ -48,6 +48,9 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		Mission:     m,
 		Faults:      set.Faults,
 		IntentField: set.IntentField,
+		// The recorded digests are taken as they are; this only keeps
+		// the setting as recorded.
+		MetadataOutsideDigest: !set.MetadataInDigest,
 		Delay:       set.Delay,
 		Resolve:     set.Resolve,
 	}
@@ -101,7 +104,11 @@ func (c *core) apply(r export.SessionRequest) error {
 		c.reqs.set(i, q)
 	case export.RequestRetrieve:
 		obj, found := c.retrieve(r.Payload)
-		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: obj.Intent, Payload: r.Payload, Cut: r.Cut})
+		// The refund's intent is cut as it was when served; the id is
+		// as recorded, cut or not.
+		rr := readRequest(r.Kind, obj.Intent, "")
+		rr.Payload, rr.Cut = r.Payload, rr.Cut || r.Cut
+		i := c.log(rr)
 		switch {
 		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)

@@ -138,11 +138,3 @@ func (l *requestLog) slice() []export.SessionRequest {
 	return out
 }
 
-// clone is a copy of the log.
-func (l *requestLog) clone() requestLog {
-	cp := requestLog{n: l.n, chunks: make([][]storedRequest, len(l.chunks)), lastShown: l.lastShown}
-	for i, ch := range l.chunks {
-		cp.chunks[i] = append(make([]storedRequest, 0, requestChunk), ch...)
-	}
-	return cp
-}

@@ -344,7 +344,7 @@ func keyOf(r *http.Request) (string, *apiError) {
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 	if r.URL.RawQuery != "" {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "POST " + r.URL.Path + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(truncate(r.URL.RawQuery, 200)) + ")."}
+			Message: "POST " + truncate(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(truncate(r.URL.RawQuery, 200)) + ")."}
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
@@ -423,7 +423,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-		Message: "Unrecognized request: " + r.Method + " " + r.URL.Path + " (this path takes " + allow + ")."}
+		Message: "Unrecognized request: " + truncate(r.Method, 20) + " " + truncate(r.URL.Path, 200) + " (this path takes " + allow + ")."}
 	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
 		replyError(w, e)
 		return

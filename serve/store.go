@@ -117,9 +117,10 @@ func openBolt(path string) (db *bolt.DB, err error) {
 // 64 and a checksum of all that at 72), before bbolt opens it:
 //   - an empty file is refused like any cut file: only a missing file is
 //     new, so a database emptied by accident never starts over quietly;
-//   - a meta page that does not check is refused: bbolt would open the
-//     other one, an older transaction, and drop what the newest write
-//     committed without a word, acknowledged refunds included;
+//   - a meta page that does not check is refused, unless it is plainly
+//     the older of the two: bbolt would open the other one, an older
+//     transaction, and drop what the newest write committed without a
+//     word, acknowledged refunds included;
 //   - a file shorter than the pages its meta promises is refused: bbolt
 //     maps the file, and reading past its end would end the process.
 func preflight(path string) error {
@@ -166,10 +167,22 @@ func preflight(path string) error {
 		if !m1.valid {
 			good, bad = m0, m1
 		}
+		if bad.txid+1 == good.txid && bad.txid%2 == uint64(bad.page) {
+			// The older page is the damaged one, its transaction id
+			// intact: bbolt opens the newest, and its next write
+			// overwrites the damaged page. Nothing is lost.
+			break
+		}
 		return fmt.Errorf("its meta page %d does not check (its checksum does not match what it holds), so bbolt would open meta page %d, transaction %d, and drop whatever a later write committed, acknowledged refunds included; restore the file from a copy, or give a new file",
 			bad.page, good.page, good.txid)
 	}
 	pages := max(m0.pages, m1.pages)
+	if !m0.valid || !m1.valid {
+		pages = m1.pages
+		if m0.valid {
+			pages = m0.pages
+		}
+	}
 	if uint64(info.Size()) < pages*uint64(size) {
 		return fmt.Errorf("the file is cut short: it is %d bytes, but its header promises %d; restore it from a copy, or give a new file", info.Size(), pages*uint64(size))
 	}
@@ -556,7 +569,7 @@ func settingsDiff(made, now *storeMeta) string {
 	add("--tick", tick(a).String(), tick(b).String())
 	add("--retention", (time.Duration(a.Retention) * tick(a)).String(), (time.Duration(b.Retention) * tick(b)).String())
 	add("--faults", faultWords(a.Faults), faultWords(b.Faults))
-	add("--compare-metadata", strconv.FormatBool(!a.MetadataOutsideDigest), strconv.FormatBool(!b.MetadataOutsideDigest))
+	add("--compare-metadata", strconv.FormatBool(a.MetadataInDigest), strconv.FormatBool(b.MetadataInDigest))
 	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
 	add("--intent-field", a.IntentField, b.IntentField)

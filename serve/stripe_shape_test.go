@@ -277,8 +277,19 @@ func TestUpdateMetadata(t *testing.T) {
 	if a := g.send("POST", "/v1/refunds/re_0404", "metadata[a]=b"); a.status != 404 {
 		t.Errorf("update of an unknown refund: %d", a.status)
 	}
-	if a := g.send("POST", "/v1/refunds/re_0001", "metadata="); a.status != 200 || len(a.refund(t).Metadata) != 0 {
-		t.Fatalf("clearing every field: %d %q", a.status, a.body)
+	// The intent field links the refund to its intent: it is kept.
+	for _, body := range []string{"metadata=", "metadata[intent]=other", "metadata[intent]="} {
+		if a := g.send("POST", "/v1/refunds/re_0001", body); a.status != 400 || a.apiError(t).Param != "metadata[intent]" {
+			t.Fatalf("update %s: %d %q", body, a.status, a.body)
+		}
+	}
+	if a := g.send("POST", "/v1/refunds/re_0001", "metadata=&metadata[intent]=refund-1042"); a.status != 200 || len(a.refund(t).Metadata) != 1 {
+		t.Fatalf("clearing every field but the intent's: %d %q", a.status, a.body)
+	}
+	// An id with a question mark in it finds no refund, and the session
+	// still replays.
+	if a := g.send("POST", "/v1/refunds/re_0001%3Fx", "metadata[a]=b"); a.status != 404 {
+		t.Fatalf("update of re_0001?x: %d %q", a.status, a.body)
 	}
 	s := g.srv.Finish()
 	if why, err := Reproduce(s); err != nil || why != "" {
@@ -493,6 +504,20 @@ func TestStoreRefusesLessThanItHad(t *testing.T) {
 			t.Errorf("a flipped bit in the newest meta page's %s: %v", field.name, err)
 		}
 	}
+	// A flipped bit in the older meta page loses nothing: bbolt opens the
+	// newest, and the file is taken.
+	older := size - newest
+	bad := slices.Clone(data)
+	bad[older+16+56] ^= 0x04
+	olderPath := filepath.Join(dir, "older-flipped.db")
+	if err := os.WriteFile(olderPath, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g3, rec3 := openRig(t, Options{}, olderPath, clock)
+	if rec3 == nil || rec3.Refunds != 2 {
+		t.Fatalf("a flipped bit in the older meta page: recovered %+v", rec3)
+	}
+	g3.stop()
 	// The untouched file still opens, with both refunds.
 	g2, rec := openRig(t, Options{}, db, clock)
 	if rec == nil || rec.Refunds != 2 {
@@ -561,5 +586,26 @@ func TestStoreKeepsUpdatesAndCancels(t *testing.T) {
 	clock.Add(100 * time.Second)
 	if s := g2.srv.Finish(); s.Ledger.Effects != 1 {
 		t.Errorf("after a restart the ledger holds %d effects, want 1", s.Ledger.Effects)
+	}
+}
+
+// A read of a refund whose intent is longer than a read keeps replays as
+// it was served, and so does a list by a long intent.
+func TestLongIntentReadsReplay(t *testing.T) {
+	g := newRig(t, Options{})
+	long := strings.Repeat("i", 300)
+	g.do(g.quick, http.MethodPost, "/v1/refunds", "k", url.Values{"charge": {"ch_1"}, "amount": {"100"}, "metadata[intent]": {long}})
+	if a := g.send("GET", "/v1/refunds/re_0001", ""); a.status != 200 {
+		t.Fatalf("retrieve: %d", a.status)
+	}
+	if a := g.send("GET", "/v1/refunds?metadata[intent]="+long, ""); a.status != 200 {
+		t.Fatalf("list: %d", a.status)
+	}
+	s := g.srv.Finish()
+	if r := s.Requests[1]; !r.Cut || len(r.Intent) > MaxReadPayload+len("…") {
+		t.Fatalf("the retrieve was kept as %+v", r)
+	}
+	if why, err := Reproduce(s); err != nil || why != "" {
+		t.Fatalf("reads of a long intent do not replay: %v %s", err, why)
 	}
 }
