@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/replaylab/replaylab/serve"
@@ -19,7 +20,9 @@ import (
 // BenchmarkServeMemory drives `replaylab serve`, in its own process, with
 // 100,000 API requests of one kind at the largest sizes serve takes, then
 // reads its session once through GET /_replaylab/session, and reports the
-// process's peak resident memory (VmHWM) as peak-RSS-MiB. Each kind is
+// process's peak resident memory (VmHWM) as peak-RSS-MiB, and, once it
+// stopped (settled and printed its verdicts), its peak over its whole
+// life as with-stop-MiB. Each kind is
 // one sub-benchmark; run with -benchtime=1x:
 //
 //	go test -run '^$' -bench BenchmarkServeMemory -benchtime=1x .
@@ -119,7 +122,11 @@ func BenchmarkServeMemory(b *testing.B) {
 				peak := peakRSS(b, c.cmd.Process.Pid)
 				_ = c.cmd.Process.Signal(sigterm)
 				c.wait(b)
+				// Its whole life, the stop included: settling, the
+				// verdicts and the report.
+				life := float64(c.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
 				b.ReportMetric(peak, "peak-RSS-MiB")
+				b.ReportMetric(life, "with-stop-MiB")
 				b.ReportMetric(float64(size)/(1<<20), "session-MiB")
 				if k.count < n {
 					b.ReportMetric(peak/float64(k.count/1000), "MiB/1k-refunds")
