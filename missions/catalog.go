@@ -42,8 +42,11 @@ func loadFS(fsys fs.FS, dir string) (*Catalog, error) {
 	return c, err
 }
 
+// isMissionFile: a .yaml or .yml file, in any case (.YAML too): a
+// mission file is never passed over for the case of its extension.
 func isMissionFile(name string) bool {
-	return strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml")
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
 }
 
 // catalogOrder is the teaching order: the seed lab's three cases first, then

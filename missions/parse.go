@@ -396,6 +396,12 @@ func nullWords(v string) string {
 	return strconv.Quote(v) + " is YAML's null"
 }
 
+// yamlTypes names what YAML reads a plain scalar as, by its resolved tag.
+var yamlTypes = map[string]string{"!!bool": "a boolean", "!!int": "a number", "!!float": "a number", "!!timestamp": "a date"}
+
+// str reads text. A scalar YAML reads as another type (true, 12, 4.5, a
+// date) is refused, not taken as its spelling: `id: true` is a boolean,
+// and text that looks like one is written in quotes.
 func (p *parser) str(n *yaml.Node, what string) string {
 	if n.Kind != yaml.ScalarNode {
 		p.errf(n, "%s must be text", what)
@@ -404,7 +410,28 @@ func (p *parser) str(n *yaml.Node, what string) string {
 	if !p.plain(n, what, "text") {
 		return ""
 	}
+	if t, other := yamlTypes[n.ShortTag()]; other {
+		p.errf(n, "%s is %s, which YAML reads as %s, not text; write it in quotes, %q, if text is meant", what, n.Value, t, n.Value)
+		return ""
+	}
 	return n.Value
+}
+
+// boolean reads true or false, unquoted.
+func (p *parser) boolean(n *yaml.Node, what string) (bool, bool) {
+	if n.Kind != yaml.ScalarNode || !p.plain(n, what, "true or false") {
+		return false, false
+	}
+	if n.ShortTag() != "!!bool" {
+		if n.ShortTag() == "!!str" && (n.Value == "true" || n.Value == "false") {
+			p.errf(n, "%s is %q, text in quotes; write %s without quotes", what, n.Value, n.Value)
+		} else {
+			p.errf(n, "%s is %q; it must be true or false", what, n.Value)
+		}
+		return false, false
+	}
+	b, err := strconv.ParseBool(strings.ToLower(n.Value))
+	return b, err == nil
 }
 
 func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
@@ -413,6 +440,10 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
 		return 0
 	}
 	if !p.plain(n, what, fmt.Sprintf("a whole number from %d to %d", lo, hi)) {
+		return 0
+	}
+	if n.ShortTag() == "!!str" && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		p.errf(n, "%s is %q, text in quotes; write the number without quotes, %s: %s", what, n.Value, what, n.Value)
 		return 0
 	}
 	v, err := strconv.Atoi(n.Value)
@@ -445,10 +476,12 @@ func (p *parser) payload(n *yaml.Node, what string) map[string]string {
 			p.errf(v, "%s field %q must be a single value", what, k.Value)
 			continue
 		}
-		if !p.plain(v, fmt.Sprintf("%s field %q", what, k.Value), "a value, e.g. \"45.00\"") {
+		errs := len(p.errs)
+		val := p.str(v, fmt.Sprintf("%s field %q", what, k.Value))
+		if len(p.errs) > errs {
 			continue
 		}
-		out[k.Value] = v.Value
+		out[k.Value] = val
 	}
 	return out
 }
@@ -634,8 +667,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			st.Read = p.str(v, "read")
 		case "restart":
 			kinds = append(kinds, key)
-			b, err := strconv.ParseBool(p.str(v, "restart"))
-			if err != nil || !b {
+			if b, ok := p.boolean(v, "restart"); ok && !b {
 				p.errf(v, "restart must be true")
 			}
 			st.Restart = true
@@ -736,7 +768,18 @@ func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {
 func (p *parser) overrides(n *yaml.Node) Overrides {
 	var o Overrides
 	p.fields(n, "when", []string{"stable_keys", "policy", "contract", "key_source"}, func(key string, k, v *yaml.Node) {
-		s := p.str(v, key)
+		var s string
+		errs := len(p.errs)
+		if key == "stable_keys" && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && p.plain(v, key, "on or off") {
+			// true and false are booleans in YAML; the switch is on or
+			// off, and the message says so.
+			s = v.Value
+		} else {
+			s = p.str(v, key)
+		}
+		if len(p.errs) > errs {
+			return // said already
+		}
 		switch key {
 		case "stable_keys":
 			b, err := ParseOnOff(s)

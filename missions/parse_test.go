@@ -117,6 +117,15 @@ func TestParseErrors(t *testing.T) {
 		{name: "null payload value", from: "      order: \"1\"", to: "      order: null", line: 10, want: []string{`payload field "order" is empty`}},
 		{name: "empty payload name", from: "      order: \"1\"", to: "      \"\": \"1\"", line: 10, want: []string{"a field without a name"}},
 		{name: "non-scalar payload name", from: "      order: \"1\"", to: "      ? [a, b]\n      : \"1\"", line: 10, want: []string{"a field without a name"}},
+		// Every field is read as its YAML type: a boolean or a number is
+		// never taken as text, nor quoted text as a number.
+		{name: "boolean id", from: "id: small", to: "id: true", line: 1, want: []string{"id is true, which YAML reads as a boolean, not text", `write it in quotes, "true"`}},
+		{name: "number op", from: "    op: refund", to: "    op: 12", line: 6, want: []string{"op is 12, which YAML reads as a number"}},
+		{name: "number payload value", from: "      amount: \"10.00\"", to: "      amount: 10.00", line: 11, want: []string{`payload field "amount" is 10.00, which YAML reads as a number`, `"10.00"`}},
+		{name: "quoted wait", from: "wait: 3", to: "wait: \"3\"", line: 15, want: []string{`wait is "3", text in quotes`, "wait: 3"}},
+		{name: "quoted effects", from: "effects: 1", to: "effects: '1'", line: 21, want: []string{`effects is "1", text in quotes`}},
+		{name: "date label", from: "    label: refund of 10.00", to: "    label: 2026-12-01", line: 8, want: []string{"label is 2026-12-01, which YAML reads as a date"}},
+		{name: "quoted restart", from: "  - wait: 3", to: "  - restart: \"true\"", line: 15, want: []string{`restart is "true", text in quotes`}},
 		{name: "stable_keys true", from: "stable_keys: on", to: "stable_keys: true", line: 20, want: []string{`"true"; did you mean on?`, "accepted: on, off"}},
 		{name: "second document", from: "expect:", to: "---\nid: other\nexpect:", line: 20, want: []string{"a second YAML document", "one mission"}},
 		{name: "duplicate intent id", from: "schedule:", to: "  - id: refund-1\n    op: refund\n    principal: agent\n    payload: {order: \"2\"}\nschedule:", line: 12, want: []string{`intent id "refund-1" is already used on line 5`}},
@@ -238,6 +247,23 @@ func TestAddFS(t *testing.T) {
 	}
 	if _, err := cat.Get("small"); err != nil {
 		t.Fatal(err)
+	}
+	// An extension in capitals is a mission file all the same.
+	upper := t.TempDir()
+	if err := os.WriteFile(filepath.Join(upper, "SHOUT.YAML"), []byte(strings.Replace(validMission, "id: small", "id: shout", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(upper, "Other.Yml"), []byte(strings.Replace(validMission, "id: small", "id: other", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up := missions.BuiltIn()
+	if err := up.AddFS(os.DirFS(upper), upper); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"shout", "other"} {
+		if _, err := up.Get(id); err != nil {
+			t.Errorf(".YAML / .Yml file not loaded: %v", err)
+		}
 	}
 	// A clash with a built-in id and a broken file are both reported.
 	write("clash.yaml", strings.Replace(validMission, "id: small", "id: timeout-then-success", 1))
