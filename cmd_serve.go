@@ -249,7 +249,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
 	}
 
-	sess := srv.Finish()
+	sess := srv.End()
 	if err := srv.Err(); err != nil {
 		return &exitError{code: exitStorage, err: fmt.Errorf("stopped: %w; what is on disk is what was written before, and a restart recovers it", err)}
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,6 +44,20 @@ type Session struct {
 	Settled bool             `json:"settled"`
 	Ledger  ledger.Snapshot  `json:"ledger"`
 	Outcome missions.Outcome `json:"outcome"`
+	// Source, when set, yields the requests in place of Requests: a
+	// provider keeps its requests its own way, and a session it hands
+	// over to be written (WriteSession), reported (SessionText) or read as
+	// a history (History) need not copy them. Each reads it.
+	Source iter.Seq[SessionRequest] `json:"-"`
+}
+
+// Each yields the session's requests: from Source when it is set, else
+// Requests.
+func (s *Session) Each() iter.Seq[SessionRequest] {
+	if s.Source != nil {
+		return s.Source
+	}
+	return slices.Values(s.Requests)
 }
 
 // SessionSettings are what the provider ran under.
@@ -417,11 +433,13 @@ func (s *Session) madeMission() missions.Mission {
 func SessionText(s *Session) string {
 	var b bytes.Buffer
 	n := map[string]int{}
-	for _, r := range s.Requests {
+	all := 0
+	for r := range s.Each() {
 		n[r.Kind]++
+		all++
 	}
 	parts := []string{Plural(n[RequestCreate], "create")}
-	api := len(s.Requests) - n[RequestFaults]
+	api := all - n[RequestFaults]
 	if n[RequestRefused] > 0 {
 		parts = append(parts, fmt.Sprintf("%d refused", n[RequestRefused]))
 	}
@@ -482,7 +500,7 @@ func sentByIntent(s *Session) map[string]*sent {
 		}
 		return x
 	}
-	for _, r := range s.Requests {
+	for r := range s.Each() {
 		if r.Kind == RequestCreate {
 			x := of(r.Intent)
 			if r.Key == "" {
@@ -564,7 +582,7 @@ func (s *Session) History() []HistoryLine {
 		owner[o.ID] = o.Intent
 	}
 	var out []HistoryLine
-	for _, r := range s.Requests {
+	for r := range s.Each() {
 		if (r.Kind == RequestRetrieve || r.Kind == RequestList || r.Kind == RequestUpdate || r.Kind == RequestCancel) && r.Wire == WireDelivered {
 			for _, o := range r.Shown {
 				out = append(out, HistoryLine{Type: LineRead, Intent: owner[o.Object], Object: o.Object.String(), Status: o.Status.String(), Start: at(r.Tick),

@@ -14,17 +14,6 @@ import (
 // changes and the ledger's objects and records are written one at a
 // time, so a session of 100,000 requests costs a buffer, not its size.
 func WriteSession(w io.Writer, s *Session) error {
-	var reqs iter.Seq[SessionRequest]
-	if s.Requests != nil {
-		reqs = slices.Values(s.Requests)
-	}
-	return WriteSessionOf(w, s, len(s.Requests), reqs)
-}
-
-// WriteSessionOf is WriteSession with the session's n requests read from
-// reqs rather than s.Requests, for a provider that keeps them otherwise;
-// a nil reqs is written null.
-func WriteSessionOf(w io.Writer, s *Session, n int, reqs iter.Seq[SessionRequest]) error {
 	sw := &sessionWriter{w: bufio.NewWriterSize(w, 64<<10), depth: "  "}
 	sw.raw("{\n")
 	sw.field("schema", SessionSchemaID, false)
@@ -35,7 +24,11 @@ func WriteSessionOf(w io.Writer, s *Session, n int, reqs iter.Seq[SessionRequest
 		sw.field("mission", s.Mission, false)
 	}
 	sw.field("settings", s.Settings, false)
-	writeSeq(sw, "requests", n, reqs, "  ", false)
+	var reqs iter.Seq[SessionRequest]
+	if s.Source != nil || s.Requests != nil {
+		reqs = s.Each()
+	}
+	writeSeq(sw, "requests", reqs, "  ", false)
 	writeArray(sw, "changes", s.Changes, "  ", false)
 	sw.field("tick", s.Tick, false)
 	sw.field("settled", s.Settled, false)
@@ -112,28 +105,33 @@ func writeArray[T any](sw *sessionWriter, name string, xs []T, depth string, las
 	if xs != nil {
 		seq = slices.Values(xs)
 	}
-	writeSeq(sw, name, len(xs), seq, depth, last)
+	writeSeq(sw, name, seq, depth, last)
 }
 
-// writeSeq is writeArray over the n elements of seq; a nil seq is null.
-func writeSeq[T any](sw *sessionWriter, name string, n int, seq iter.Seq[T], depth string, last bool) {
+// writeSeq is writeArray over the elements seq yields; a nil seq is null.
+func writeSeq[T any](sw *sessionWriter, name string, seq iter.Seq[T], depth string, last bool) {
 	sw.raw(depth + `"` + name + `": `)
-	switch {
-	case seq == nil:
+	if seq == nil {
 		sw.raw("null")
-	case n == 0:
-		sw.raw("[]")
-	default:
-		sw.raw("[\n")
-		inner := depth + "  "
-		i := 0
-		for x := range seq {
-			sw.raw(inner)
-			sw.value(x, inner)
-			i++
-			sw.end(i == n)
+		sw.end(last)
+		return
+	}
+	inner := depth + "  "
+	n := 0
+	for x := range seq {
+		if n == 0 {
+			sw.raw("[\n")
+		} else {
+			sw.raw(",\n")
 		}
-		sw.raw(depth + "]")
+		sw.raw(inner)
+		sw.value(x, inner)
+		n++
+	}
+	if n == 0 {
+		sw.raw("[]")
+	} else {
+		sw.raw("\n" + depth + "]")
 	}
 	sw.end(last)
 }

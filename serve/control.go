@@ -178,8 +178,7 @@ func (s *Server) writeSession(w http.ResponseWriter) {
 	defer f.Close()
 	s.mu.Lock()
 	s.syncClock()
-	sess, n, reqs := s.c.view()
-	err = export.WriteSessionOf(f, sess, n, reqs)
+	err = export.WriteSession(f, s.c.view())
 	s.mu.Unlock()
 	var size int64
 	if err == nil {

@@ -13,7 +13,6 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"maps"
 	"math"
 	"net/url"
@@ -323,14 +322,23 @@ func (c *core) advanceTo(t int) {
 // the core with its clock run on until nothing is in motion. The core
 // itself does not move, so a durable provider's log stays what happened.
 func (c *core) settled() *export.Session {
+	out := c.settledView()
+	out.Requests = slices.Collect(out.Source)
+	out.Source = nil
+	return out
+}
+
+// settledView is settled with the requests read from the core's log
+// rather than copied (Source): for a provider that serves no more.
+// Settling moves the clock only: it adds changes and prunes keys, never
+// touches a request, so the requests are shared.
+func (c *core) settledView() *export.Session {
 	cp := *c
 	cp.led = c.led.Clone()
-	// Settling moves the clock only: it adds changes and prunes keys,
-	// never touches a request, so the requests are shared.
 	cp.origin = maps.Clone(c.origin)
 	cp.session.Changes = append([]export.SessionChange{}, c.session.Changes...)
 	cp.settle()
-	out := cp.snapshot()
+	out := cp.view()
 	out.Tick = c.led.Now()
 	out.Settled = true
 	return out
@@ -662,15 +670,15 @@ func (c *core) outcome() missions.Outcome {
 	return o
 }
 
-// view is the session as it stands, with its requests to be read from
-// the core's log, not copied: valid only until the core moves on, for a
-// writer holding the server's lock.
-func (c *core) view() (*export.Session, int, iter.Seq[export.SessionRequest]) {
+// view is the session as it stands, its requests read from the core's
+// log (Source), not copied: valid only until the core moves on.
+func (c *core) view() *export.Session {
 	s := c.session
 	s.Tick = c.led.Now()
 	s.Ledger = c.led.View()
 	s.Outcome = c.outcome()
-	return &s, c.reqs.len(), c.reqs.all()
+	s.Source = c.reqs.all()
+	return &s
 }
 
 // snapshot is the session as it stands, with its ledger and outcome.

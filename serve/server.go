@@ -203,6 +203,24 @@ func (s *Server) Release() { s.stopOnce.Do(func() { close(s.stop) }) }
 // land, pending refunds resolve) and returns the session with its
 // verdicts.
 func (s *Server) Finish() *export.Session {
+	s.drain()
+	defer s.mu.Unlock()
+	return s.c.settled()
+}
+
+// End is Finish for a provider that serves no more: the session's
+// requests are read from the provider (export.Session.Source) rather than
+// copied, so a session of 100,000 requests is not held twice as serve
+// stops. The session is valid while no request comes.
+func (s *Server) End() *export.Session {
+	s.drain()
+	defer s.mu.Unlock()
+	return s.c.settledView()
+}
+
+// drain waits for the requests being answered, writes the confirmations
+// due, and moves the clock to now; it returns holding mu.
+func (s *Server) drain() {
 	s.mu.Lock()
 	for s.active > 0 {
 		s.idle.Wait()
@@ -211,9 +229,7 @@ func (s *Server) Finish() *export.Session {
 		// The replies written since the last durable write.
 		_ = s.write(logEntry{}, s.mark(), "")
 	}
-	defer s.mu.Unlock()
 	s.syncClock()
-	return s.c.settled()
 }
 
 // Session is the session so far, unsettled.
