@@ -446,6 +446,12 @@ func SessionText(s *Session) string {
 	if reads := n[RequestRetrieve] + n[RequestList]; reads > 0 {
 		parts = append(parts, Plural(reads, "read"))
 	}
+	if n[RequestUpdate] > 0 {
+		parts = append(parts, Plural(n[RequestUpdate], "update"))
+	}
+	if n[RequestCancel] > 0 {
+		parts = append(parts, Plural(n[RequestCancel], "cancel"))
+	}
 	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
 		Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {

@@ -3,8 +3,8 @@ package serve
 import (
 	"io"
 	"net/http"
-	"os"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"

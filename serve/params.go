@@ -9,9 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// MaxBodyBytes bounds a request body: a refund's form is a few hundred
-// bytes, so anything near this is not a refund.
-const MaxBodyBytes = 64 << 10
+// MaxBodyBytes bounds a request body: the largest form Stripe's limits
+// allow (50 metadata fields of 500 characters, each character up to 4
+// bytes of UTF-8 and 3 of percent-encoding for each byte, and strings of
+// 5000 characters) fits; a form much larger is not a refund.
+const MaxBodyBytes = 512 << 10
 
 // MaxHeaderBytes bounds a request's line and headers, as serve's HTTP
 // server takes them: a refund's id, a list's query and the headers fit
@@ -73,7 +75,16 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			if e := checkMetadata(name, field, values); e != nil {
 				return p, e
 			}
-			p.Metadata[field] = values[0]
+			if values[0] != "" {
+				// An empty value unsets a field, as at Stripe.
+				p.Metadata[field] = values[0]
+			}
+			continue
+		}
+		if name == "metadata" {
+			if len(values) != 1 || values[0] != "" {
+				return p, invalidParam(name, "Send metadata= (empty) for no metadata, or metadata[NAME]=VALUE for a field.")
+			}
 			continue
 		}
 		if isExpand(name) {
@@ -328,8 +339,14 @@ func decodeUpdate(form url.Values) (map[string]string, *apiError) {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
 			Message: "Received unknown parameter: " + truncate(name, 200) + ". Updating a refund takes metadata[...] alone."}
 	}
-	if len(changes) > MaxMetadata+1 {
-		return nil, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(changes))+".")
+	set := 0
+	for k, v := range changes {
+		if k != "" && v != "" {
+			set++
+		}
+	}
+	if set > MaxMetadata {
+		return nil, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(set)+".")
 	}
 	return changes, nil
 }

@@ -254,9 +254,9 @@ func (p *plan) left() map[string][]missions.Fixture {
 // core is the provider without the network: the ledger, the faults and
 // the session. It is not safe for concurrent use; Server serializes it.
 type core struct {
-	opts    Options
-	led     *ledger.Ledger
-	plan    *plan
+	opts Options
+	led  *ledger.Ledger
+	plan *plan
 	// session is the session but its requests, which reqs holds.
 	session export.Session
 	reqs    requestLog
@@ -417,7 +417,9 @@ const MaxReadPayload = 64
 
 // logRead logs a read (a retrieve, a list) with its query and the intent
 // it names, each cut to MaxReadPayload.
-func (c *core) logRead(kind, intent, query string) int { return c.log(readRequest(kind, intent, query)) }
+func (c *core) logRead(kind, intent, query string) int {
+	return c.log(readRequest(kind, intent, query))
+}
 
 // readRequest is a read as the session keeps it: its query and intent
 // each cut to MaxReadPayload, and marked cut when either was.
@@ -444,14 +446,11 @@ func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool) {
 func (c *core) update(raw string, changes map[string]string) (int, ledger.Object, *apiError) {
 	o, found := c.retrieve(raw)
 	if !found {
-		// The changes of an update that found no refund change
-		// nothing: the session keeps its id alone.
-		return c.log(export.SessionRequest{Kind: export.RequestUpdate, Payload: updatePayload(truncate(raw, MaxReadPayload), nil)}), o, notFound(raw)
+		return c.refused(), o, notFound(raw)
 	}
-	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: c.intern(updatePayload(raw, changes))})
 	p := parsePayload(o.Payload)
 	if e := keepsIntentField(c.opts.IntentField, p.Metadata, changes); e != nil {
-		return i, o, e
+		return c.refused(), o, e
 	}
 	if _, all := changes[""]; all {
 		clear(p.Metadata)
@@ -466,11 +465,20 @@ func (c *core) update(raw string, changes map[string]string) (int, ledger.Object
 		}
 	}
 	if len(p.Metadata) > MaxMetadata {
-		return i, o, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
+		e := invalidParam("metadata", "Metadata can have up to 50 keys, but the refund would have "+strconv.Itoa(len(p.Metadata))+".")
+		return c.refused(), o, e
 	}
+	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: c.intern(updatePayload(raw, changes))})
 	c.led.Amend(o.ID, p.encode())
 	o, _ = c.led.Object(o.ID)
 	return i, o, nil
+}
+
+// refused logs an update the provider refused (no such refund, a field it
+// keeps, too many fields) as a refused request: it changed nothing, so
+// the session keeps its answer, not its changes.
+func (c *core) refused() int {
+	return c.log(export.SessionRequest{Kind: export.RequestRefused})
 }
 
 // keepsIntentField refuses an update that would change or clear the

@@ -51,8 +51,8 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		// The recorded digests are taken as they are; this only keeps
 		// the setting as recorded.
 		MetadataOutsideDigest: !set.MetadataInDigest,
-		Delay:       set.Delay,
-		Resolve:     set.Resolve,
+		Delay:                 set.Delay,
+		Resolve:               set.Resolve,
 	}
 	if o.Mission != nil {
 		o.Faults = nil
@@ -98,7 +98,7 @@ func (c *core) apply(r export.SessionRequest) error {
 		last.Wire = r.Wire
 		c.reqs.set(c.reqs.len()-1, last)
 	case export.RequestRefused:
-		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Key: r.Key})
+		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Key: r.Key, Cut: r.Cut})
 		q := c.reqs.get(i)
 		q.Wire, q.Status, q.Error = r.Wire, r.Status, r.Error
 		c.reqs.set(i, q)

@@ -137,4 +137,3 @@ func (l *requestLog) slice() []export.SessionRequest {
 	}
 	return out
 }
-

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -191,8 +192,17 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP routes a request.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP routes a request. A path that is not in its clean form
+// (//v1/refunds, /v1/refunds/./x) is answered 404 in Stripe's shape:
+// net/http's router would answer a bare redirect, which a client that
+// follows it would send again.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && !(strings.HasSuffix(p, "/") && path.Clean(p)+"/" == p) {
+		s.unknown(w, r)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 // Release ends every held reply now, closing its connection: for a
 // server shutting down.
@@ -377,7 +387,7 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "parameter_invalid",
-				Message: "The request body is over " + strconv.Itoa(MaxBodyBytes>>10) + " KiB; a refund's form is a few hundred bytes."}
+				Message: "The request body is over " + strconv.Itoa(MaxBodyBytes>>10) + " KiB, more than any form within Stripe's limits (50 metadata fields of 500 characters, strings of 5000) can be."}
 		}
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
 			Message: "The body is not a valid form: " + err.Error() + "."}
@@ -459,7 +469,13 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 	s.mu.Lock()
 	m := s.mark()
 	s.syncClock()
-	i := s.c.log(export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key})
+	// A refused request's intent may be anything a client sent: it is
+	// kept to its first bytes, as a read's query is.
+	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key}
+	if len(intent) > MaxReadPayload {
+		r0.Intent, r0.Cut = truncate(intent, MaxReadPayload), true
+	}
+	i := s.c.log(r0)
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
 	c := s.c
 	s.mu.Unlock()
@@ -744,6 +760,12 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
+	// A key is checked as on a create, but not applied: setting
+	// metadata again gives the same refund, so an update needs none.
+	if _, e := keyOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
 	form, e := readForm(w, r)
 	if e != nil {
 		s.refuse(w, r, "", "", e)
@@ -770,6 +792,9 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form, e := readForm(w, r)
+	if e == nil {
+		_, e = keyOf(r) // checked as on a create, not applied
+	}
 	if e == nil {
 		e = onlyExpand(form, "Canceling a refund takes no parameters.")
 	}

@@ -139,41 +139,41 @@ func preflight(path string) error {
 	head := make([]byte, 128<<10)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	m0, ok := readMeta(head, 0)
+	m0, _ := readMeta(head, 0)
 	size := int(m0.pageSize)
-	if !ok || !m0.valid || size < 512 || size > 64<<10 {
+	if !m0.valid || size < 512 || size > 64<<10 {
 		// The first page's own size may be what is damaged: look for
 		// the second page where bbolt's usual sizes put it.
 		size = 0
 		for _, guess := range []int{os.Getpagesize(), 4096, 16 << 10, 64 << 10} {
-			if m1, ok := readMeta(head, guess); ok && m1.valid {
+			if m1, _ := readMeta(head, guess); m1.valid {
 				size = guess
 				break
 			}
 		}
 		switch {
-		case size == 0 && !ok:
+		case size == 0 && !m0.magic:
 			return errors.New("it is not a bbolt database, so not one serve made; give a new file")
 		case size == 0:
 			return errors.New("neither of its two meta pages checks, so no transaction in it can be trusted; restore it from a copy, or give a new file")
 		}
 	}
-	m1, ok1 := readMeta(head, size)
+	m1, present := readMeta(head, size)
 	switch {
-	case !ok1:
+	case !present:
 		return fmt.Errorf("the file is cut short: it is %d bytes, too short to hold its second meta page; restore it from a copy, or give a new file", info.Size())
 	case !m0.valid || !m1.valid:
 		good, bad := m1, m0
 		if !m1.valid {
 			good, bad = m0, m1
 		}
-		if bad.txid+1 == good.txid && bad.txid%2 == uint64(bad.page) {
+		if bad.magic && bad.txid+1 == good.txid && bad.txid%2 == uint64(bad.page) {
 			// The older page is the damaged one, its transaction id
 			// intact: bbolt opens the newest, and its next write
 			// overwrites the damaged page. Nothing is lost.
 			break
 		}
-		return fmt.Errorf("its meta page %d does not check (its checksum does not match what it holds), so bbolt would open meta page %d, transaction %d, and drop whatever a later write committed, acknowledged refunds included; restore the file from a copy, or give a new file",
+		return fmt.Errorf("its meta page %d does not check (what it holds does not match its checksum), so bbolt would open meta page %d, transaction %d, and drop whatever a later write committed, acknowledged refunds included; restore the file from a copy, or give a new file",
 			bad.page, good.page, good.txid)
 	}
 	pages := max(m0.pages, m1.pages)
@@ -194,27 +194,30 @@ type boltMeta struct {
 	page        int
 	pageSize    uint32
 	pages, txid uint64
-	valid       bool
+	// magic: the page starts as bbolt's meta pages do; valid: and its
+	// version is bbolt's and its checksum matches.
+	magic, valid bool
 }
 
-// readMeta reads the meta page at byte off of head: ok when the page is
-// there and starts with bbolt's magic; valid when its version is bbolt's
-// and its checksum (FNV-1a over the fields before it) matches.
-func readMeta(head []byte, off int) (boltMeta, bool) {
+// readMeta reads the meta page at byte off of head; present is false when
+// head ends before it. Its checksum is FNV-1a over the fields before it.
+func readMeta(head []byte, off int) (m boltMeta, present bool) {
 	const magic, version = 0xED0CDAED, 2
-	if off+80 > len(head) || binary.LittleEndian.Uint32(head[off+16:]) != magic {
-		return boltMeta{}, false
+	if off+80 > len(head) {
+		return boltMeta{page: min(off, 1)}, false
 	}
-	m := head[off+16 : off+80]
+	b := head[off+16 : off+80]
 	h := fnv.New64a()
-	h.Write(m[:56])
-	return boltMeta{
+	h.Write(b[:56])
+	m = boltMeta{
 		page:     min(off, 1),
-		pageSize: binary.LittleEndian.Uint32(m[8:]),
-		pages:    binary.LittleEndian.Uint64(m[40:]),
-		txid:     binary.LittleEndian.Uint64(m[48:]),
-		valid:    binary.LittleEndian.Uint32(m[4:]) == version && binary.LittleEndian.Uint64(m[56:]) == h.Sum64(),
-	}, true
+		pageSize: binary.LittleEndian.Uint32(b[8:]),
+		pages:    binary.LittleEndian.Uint64(b[40:]),
+		txid:     binary.LittleEndian.Uint64(b[48:]),
+		magic:    binary.LittleEndian.Uint32(b) == magic,
+	}
+	m.valid = m.magic && binary.LittleEndian.Uint32(b[4:]) == version && binary.LittleEndian.Uint64(b[56:]) == h.Sum64()
+	return m, true
 }
 
 // checkFile refuses a database that is cut short or damaged, before any
@@ -499,8 +502,16 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 	}
 	if meta != nil && len(o.Faults) == 0 && o.Mission == nil {
 		// A restart that names no faults goes on with the database's:
-		// its log says which are used up.
+		// its log says which are used up. What a listed fault does
+		// (--delay, --resolve) comes with them, where left at its
+		// default.
 		o.Faults, o.Mission = meta.Settings.Faults, meta.Mission
+		if (o.Delay == 0 || o.Delay == DefaultDelay) && meta.Settings.Delay > 0 {
+			o.Delay = meta.Settings.Delay
+		}
+		if (o.Resolve == 0 || o.Resolve == ledger.Succeeded) && meta.Settings.Resolve != 0 {
+			o.Resolve = meta.Settings.Resolve
+		}
 	}
 	s, err := New(o)
 	if err != nil {

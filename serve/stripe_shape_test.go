@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -344,6 +345,9 @@ func TestCancelPending(t *testing.T) {
 	if why, err := Reproduce(s); err != nil || why != "" {
 		t.Fatalf("the session with a cancel does not replay: %v %s", err, why)
 	}
+	if !strings.Contains(export.SessionText(s), "3 cancels") {
+		t.Errorf("the report does not count the cancel:\n%s", export.SessionText(s))
+	}
 	if !strings.Contains(export.SessionText(s), "shown its refund pending, then canceled") {
 		t.Errorf("the report does not say what the client was shown:\n%s", export.SessionText(s))
 	}
@@ -492,7 +496,7 @@ func TestStoreRefusesLessThanItHad(t *testing.T) {
 	for _, field := range []struct {
 		name string
 		at   int
-	}{{"checksum", 16 + 56}, {"transaction id", 16 + 48}, {"root", 16 + 16}} {
+	}{{"checksum", 16 + 56}, {"transaction id", 16 + 48}, {"root", 16 + 16}, {"magic", 16}} {
 		bad := slices.Clone(data)
 		bad[newest+field.at] ^= 0x04
 		path := filepath.Join(dir, "flipped-"+strings.ReplaceAll(field.name, " ", "-")+".db")
@@ -537,10 +541,13 @@ func readU64(b []byte) uint64 { return uint64(readU32(b)) | uint64(readU32(b[4:]
 func TestStoreRestartKeepsItsFaults(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "p.db")
 	clock := newFakeClock()
-	g, _ := openRig(t, Options{Faults: []missions.Fixture{missions.FailureBeforeCommit, missions.ServerErrorAfterCommit}}, db, clock)
+	g, _ := openRig(t, Options{Faults: []missions.Fixture{missions.FailureBeforeCommit, missions.ServerErrorAfterCommit}, Delay: 7}, db, clock)
 	g.create("k1")
 	g.stop()
 	g2, _ := openRig(t, Options{}, db, clock)
+	if d := g2.srv.Options().Delay; d != 7 {
+		t.Fatalf("after a restart without --delay the delay is %d, want the database's 7", d)
+	}
 	if left := g2.srv.FaultsLeft()[""]; !slices.Equal(left, []missions.Fixture{missions.ServerErrorAfterCommit}) {
 		t.Fatalf("after a restart without --faults the faults left are %v", left)
 	}
@@ -607,5 +614,60 @@ func TestLongIntentReadsReplay(t *testing.T) {
 	}
 	if why, err := Reproduce(s); err != nil || why != "" {
 		t.Fatalf("reads of a long intent do not replay: %v %s", err, why)
+	}
+}
+
+// From an adversarial pass: what a client sends is kept bounded however
+// it is refused, legal multi-byte metadata fits the body cap, a path not
+// in its clean form is a 404 in Stripe's shape, and an update checks its
+// Idempotency-Key.
+func TestRefusalsKeepLittle(t *testing.T) {
+	g := newRig(t, Options{})
+	g.create("k1")
+	big := strings.Repeat("x", 60_000)
+	if a := g.send("POST", "/v1/refunds", "charge=ch_1&amount=x&metadata%5Bintent%5D="+big); a.status != 400 {
+		t.Fatalf("a create with a 60 KB intent: %d", a.status)
+	}
+	many := url.Values{}
+	for i := range 50 {
+		many.Set(fmt.Sprintf("metadata[k%02d]", i), strings.Repeat("v", 500))
+	}
+	for what, path := range map[string]string{"404": "/v1/refunds/re_9999", "400": "/v1/refunds/re_0001"} {
+		if a := g.send("POST", path, many.Encode()); a.status != map[string]int{"404": 404, "400": 400}[what] {
+			t.Fatalf("an update answered %s: %d %q", what, a.status, a.body)
+		}
+	}
+	// 49 fields of 500 three-byte characters: legal, and over 64 KiB
+	// once form-encoded.
+	wide := url.Values{"charge": {"ch_9"}, "amount": {"100"}, "metadata[intent]": {"wide"}}
+	for i := range 49 {
+		wide.Set(fmt.Sprintf("metadata[k%02d]", i), strings.Repeat("日", 500))
+	}
+	if a := g.do(g.quick, http.MethodPost, "/v1/refunds", "kw", wide); a.status != 200 {
+		t.Fatalf("legal multi-byte metadata (%d bytes of form): %d %q", len(wide.Encode()), a.status, a.body)
+	}
+	for _, p := range []string{"//v1/refunds", "/v1//refunds", "/v1/refunds/./re_0001", "/v1/refunds//cancel"} {
+		a := g.send("POST", p, "metadata[a]=b")
+		if a.status != 404 || a.header.Get("Request-Id") == "" || a.apiError(t).Type == "" {
+			t.Errorf("POST %s: %d, Request-Id %q", p, a.status, a.header.Get("Request-Id"))
+		}
+	}
+	if a := g.send("POST", "/v1/refunds/re_0001", "metadata[a]=b", "Idempotency-Key", " "); a.status != 400 || a.apiError(t).Param != "Idempotency-Key" {
+		t.Errorf("an update with a blank key: %d %q", a.status, a.body)
+	}
+	if a := g.send("POST", "/v1/refunds", "charge=ch_5&amount=5&metadata=&metadata%5Bintent%5D=e&metadata%5Bgone%5D="); a.status != 200 || len(a.refund(t).Metadata) != 1 {
+		t.Errorf("metadata= and an empty field on a create: %d %q", a.status, a.body)
+	}
+	s := g.srv.Finish()
+	for _, r := range s.Requests {
+		if len(r.Intent) > MaxReadPayload+len("…") || (r.Kind != export.RequestCreate && len(r.Payload) > 2*MaxReadPayload) {
+			t.Errorf("request %d (%s) keeps %d bytes of intent, %d of payload", r.Seq, r.Kind, len(r.Intent), len(r.Payload))
+		}
+	}
+	if why, err := Reproduce(s); err != nil || why != "" {
+		t.Fatalf("the session does not replay: %v %s", err, why)
+	}
+	if text := export.SessionText(s); !strings.Contains(text, "refused") {
+		t.Errorf("the report:\n%s", text)
 	}
 }
