@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -27,14 +28,21 @@ func newLearnCmd() *cobra.Command {
 		Long: `The course. Each lesson runs missions a step at a time and, before a step it
 asks about, shows what stood before it and asks what will happen: how many
 effects the ledger will hold, what the caller will observe, which verdict an
-intent will get, whether the guarded caller will send. Answer with a digit;
-the step is shown after the answer, with the reason.
+intent will get, whether the guarded caller will send. Answer with the key
+beside your answer (a count with its own digit, anything else with a
+letter); the step is shown after the answer, with the reason.
 
-Lesson 1 is the whole source exercise; each lesson after it is one row of the
-test matrix, the naive caller beside the guarded one. Progress is kept in
+Lesson 1 is the whole exercise: a refund whose reply is lost, retried with
+the same key, with a fresh key, and refused twice. Each lesson after it is
+one more way a retried write goes wrong (a pending refund, two workers, a
+changed amount, an expired key, …), a naive caller beside a guarded one.
+Progress is kept in
 $XDG_STATE_HOME/replaylab/progress.json (~/.local/state/… where that is not
-set); --status prints it, --reset starts over. Cases of finished runs are
-exported to --dir, as e does in the lab.`,
+set); --status prints it, --reset starts over. q in the middle of a lesson
+asks first, then keeps your place: learn reopens at the question you were
+on. The cases of finished runs are written beside the progress, in
+$XDG_STATE_HOME/replaylab/cases (or --dir), never into the current
+directory unasked; the screen says where.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON && !status {
@@ -59,13 +67,19 @@ exported to --dir, as e does in the lab.`,
 				}
 				return printCourseStatus(cmd, course, prog, path, asJSON)
 			}
+			if dir == "" && cmd.Flags().Changed("dir") {
+				return badInput(errors.New("--dir is empty; give a directory, or leave --dir out for cases/ beside the progress file"))
+			}
+			if dir == "" {
+				dir = filepath.Join(filepath.Dir(path), "cases")
+			}
 			return runCourse(cmd, course, path, dir)
 		},
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "print the lessons, done or not, with their scores, and exit")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "with --status: print it as JSON, for a script")
 	cmd.Flags().BoolVar(&reset, "reset", false, "forget the course's progress and start over")
-	cmd.Flags().StringVar(&dir, "dir", lab.DefaultDir, "write the cases of finished runs to `DIR`")
+	cmd.Flags().StringVar(&dir, "dir", "", "write the cases of finished runs to `DIR` (default: cases/ beside the progress file)")
 	return cmd
 }
 

@@ -24,6 +24,20 @@ const ProgressSchema = "replaylab.progress/v1"
 type Progress struct {
 	Schema  string                    `json:"schema"`
 	Lessons map[string]LessonProgress `json:"lessons"`
+	// Resume is where the learner left a lesson midway, if they did:
+	// the course reopens there, with the answers given so far.
+	Resume *Resume `json:"resume,omitempty"`
+}
+
+// Resume is a place in a lesson left midway: the run, the question the
+// learner was on (the run's questions are counted from 0; one past the
+// last is the run's end), and the score so far.
+type Resume struct {
+	Lesson   string `json:"lesson"`
+	Run      int    `json:"run"`
+	Question int    `json:"question"`
+	Right    int    `json:"right"`
+	Asked    int    `json:"asked"`
 }
 
 // LessonProgress is one lesson's record.
@@ -48,6 +62,9 @@ func (p *Progress) Finish(id string, right, asked int) {
 	lp := p.Lessons[id]
 	lp.Done, lp.Right, lp.Asked, lp.Best = true, right, asked, max(lp.Best, right)
 	p.Lessons[id] = lp
+	if p.Resume != nil && p.Resume.Lesson == id {
+		p.Resume = nil
+	}
 }
 
 // ProgressPath is where the progress file lives: under $XDG_STATE_HOME,
@@ -162,6 +179,9 @@ func progressProblem(data []byte, p *Progress) string {
 		if lp.Right < 0 || lp.Asked < 0 || lp.Right > lp.Asked || lp.Best < lp.Right || lp.Best > lp.Asked {
 			return fmt.Sprintf("lesson %q has a score that cannot be (%d right of %d, best %d)", id, lp.Right, lp.Asked, lp.Best)
 		}
+	}
+	if r := got.Resume; r != nil && (r.Lesson == "" || r.Run < 0 || r.Question < 0 || r.Right < 0 || r.Asked < 0 || r.Right > r.Asked) {
+		return fmt.Sprintf("its place to resume cannot be (lesson %q, run %d, question %d, %d right of %d)", r.Lesson, r.Run, r.Question, r.Right, r.Asked)
 	}
 	if got.Lessons == nil {
 		got.Lessons = map[string]LessonProgress{}

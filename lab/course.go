@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,9 +17,13 @@ import (
 
 // The course screen: a lesson runs its missions a step at a time and,
 // before each step it asks about, shows the state before the step and a
-// question with numbered answers. Nothing of the step, its effects, its
-// words or its ledger rows, is drawn until the question is answered; then
-// the screen says whether the answer was right, why, and what happened.
+// question with its answers, each under the key that gives it: a count
+// under its own digit, any other answer under a letter, so that no key
+// can look like another answer than the one it gives. Nothing of the
+// step, its effects, its words or its ledger rows, is drawn until the
+// question is answered, nor, for a verdict, the ledger and the agent's
+// last words, which would give it away; then the screen says whether the
+// answer was right, why, and what happened.
 
 // coursePhase is where the learner is in a lesson.
 type coursePhase int
@@ -44,12 +49,43 @@ type courseKeys struct {
 func newCourseKeys() courseKeys {
 	return courseKeys{
 		Next:    key.NewBinding(key.WithKeys("n", "enter", " "), key.WithHelp("n/enter", "go on")),
-		Answer:  key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "answer")),
+		Answer:  key.NewBinding(key.WithKeys(answerKeys...), key.WithHelp("a-f", "answer")),
 		Lessons: key.NewBinding(key.WithKeys("esc", "l"), key.WithHelp("esc", "lessons")),
 		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "pick")),
 		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
 		Open:    key.NewBinding(key.WithKeys("enter", "n"), key.WithHelp("enter", "open lesson")),
 	}
+}
+
+// answerKeys are every key that can give an answer: the digits, for
+// counts, and the letters a to i, for the rest (n, the key that goes on,
+// is not among them).
+var answerKeys = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a", "b", "c", "d", "e", "f", "g", "h", "i"}
+
+// choiceLabels are the keys of a question's choices: a count is answered
+// by its own digit (0 for 0 effects), any other answer by a letter.
+func choiceLabels(q missions.Question, choices []string) []string {
+	labels := make([]string, len(choices))
+	digits := q.Kind == missions.AskEffects && len(choices) <= 10
+	for i, c := range choices {
+		if digits && len(c) == 1 && c[0] >= '0' && c[0] <= '9' {
+			labels[i] = c
+			continue
+		}
+		labels[i] = string(rune('a' + i))
+	}
+	return labels
+}
+
+// choiceText is how a choice reads beside its key: a count as so many
+// effects.
+func choiceText(q missions.Question, c string) string {
+	if q.Kind == missions.AskEffects {
+		if n, err := strconv.Atoi(c); err == nil {
+			return export.Plural(n, "effect")
+		}
+	}
+	return c
 }
 
 // answered is the last answer given, shown until the learner goes on.
@@ -82,8 +118,10 @@ type course struct {
 	next int
 	open bool
 	last *answered
-	// choices and answer are the open question's, worked out once.
+	// choices and answer are the open question's, worked out once, and
+	// labels the key of each choice.
 	choices []string
+	labels  []string
 	answer  int
 
 	right, asked int
@@ -104,7 +142,55 @@ func newCourse(st *Styles, c *missions.Course, p export.Progress) course {
 	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st)}
 	cs.cursor = cs.firstUndone()
 	cs.startLesson(cs.cursor)
+	if p.Resume != nil && cs.resume(*p.Resume) {
+		cs.note = fmt.Sprintf("back in lesson %d where you left it, with your answers so far (%d of %d right)", cs.lesson+1, cs.right, cs.asked)
+	}
 	return cs
+}
+
+// resume reopens a lesson left midway, at the question the learner was
+// on: the runs before it are played again for the comparison (their cases
+// were written when they ended), and the run is moved to just before the
+// step the question asks about. It reports false, changing nothing, for a
+// place the course does not have (a lesson since changed).
+func (cs *course) resume(r export.Resume) bool {
+	li := slices.IndexFunc(cs.c.Lessons, func(l *missions.Lesson) bool { return l.ID == r.Lesson })
+	if li < 0 || r.Run >= len(cs.c.Lessons[li].Runs) || r.Question > len(cs.c.Lessons[li].Runs[r.Run].Questions) {
+		return false
+	}
+	cs.startLesson(li)
+	cs.cursor = li
+	for i := range r.Run {
+		run := cs.lessonNow().Runs[i]
+		runner, err := missions.NewRunner(run.Mission, run.Settings())
+		if err != nil {
+			return false
+		}
+		runner.Seek(runner.Steps())
+		cs.cases = append(cs.cases, runner.Case())
+	}
+	if err := cs.startRun(r.Run); err != nil {
+		return false
+	}
+	qs := cs.runNow().Questions
+	to := cs.runner.Steps()
+	if r.Question < len(qs) {
+		to = qs[r.Question].Step - 1
+	}
+	cs.runner.Seek(to)
+	cs.view = cs.runner.View()
+	cs.next, cs.right, cs.asked = r.Question, r.Right, r.Asked
+	cs.ask()
+	return true
+}
+
+// leaving is the place to resume the lesson at, when the learner is in
+// the middle of one.
+func (cs *course) leaving() *export.Resume {
+	if cs.phase != phaseRun {
+		return nil
+	}
+	return &export.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked}
 }
 
 // firstUndone is the first lesson not yet finished, or the first.
@@ -204,7 +290,16 @@ func (cs *course) ask() bool {
 		return false
 	}
 	cs.open, cs.choices, cs.answer = true, choices, answer
+	cs.labels = choiceLabels(q, choices)
 	return true
+}
+
+// keyRange says which keys answer the open question: "0 to 3", "a to f".
+func (cs *course) keyRange() string {
+	if len(cs.labels) == 0 {
+		return ""
+	}
+	return cs.labels[0] + " to " + cs.labels[len(cs.labels)-1]
 }
 
 // give answers the open question with choice i (0-based). The step is
@@ -287,14 +382,14 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 	case key.Matches(k, cs.keys.Lessons):
 		cs.phase, cs.cursor = phaseMenu, cs.lesson
 	case cs.open && key.Matches(k, cs.keys.Answer):
-		n, _ := strconv.Atoi(k.String())
-		if n > len(cs.choices) {
-			cs.note = fmt.Sprintf("there are %d answers: press 1 to %d", len(cs.choices), len(cs.choices))
+		i := slices.Index(cs.labels, k.String())
+		if i < 0 {
+			cs.note = fmt.Sprintf("%s is not one of the answers: press %s", k.String(), cs.keyRange())
 			return cs, nil
 		}
-		cs.give(n - 1)
+		cs.give(i)
 	case cs.open && key.Matches(k, cs.keys.Next):
-		cs.note = fmt.Sprintf("answer first: press 1 to %d", len(cs.choices))
+		cs.note = fmt.Sprintf("answer first: press %s", cs.keyRange())
 	case key.Matches(k, cs.keys.Next):
 		cs.goOn()
 	case cs.phase == phaseCompare:
@@ -311,7 +406,7 @@ func (cs course) ShortHelp() []key.Binding {
 		return []key.Binding{k.Up, k.Open}
 	case cs.phase == phaseRun && cs.open:
 		ans := k.Answer
-		ans.SetHelp(fmt.Sprintf("1-%d", len(cs.choices)), "answer")
+		ans.SetHelp(cs.labels[0]+"-"+cs.labels[len(cs.labels)-1], "answer")
 		return []key.Binding{ans, k.Lessons}
 	}
 	return []key.Binding{k.Next, k.Lessons}
@@ -398,8 +493,8 @@ func (cs *course) introView() []string {
 	for _, r := range l.Runs {
 		lines = append(lines, "  "+cs.st.Selected.Render(r.Name)+cs.st.Text.Render("  "+cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-5)))
 	}
-	lines = append(lines, "", cs.st.Subtle.Render(cut("  Before some steps you are asked what will happen. Answer with a digit;", cs.w)),
-		cs.st.Subtle.Render(cut("  the step is shown after you answer. w explains a word. Press n to begin.", cs.w)))
+	lines = append(lines, "", cs.st.Subtle.Render(cut("  Answer with the key beside your answer: a count with its own digit,", cs.w)),
+		cs.st.Subtle.Render(cut("  anything else with a letter. w explains a word. n begins.", cs.w)))
 	return lines
 }
 
@@ -416,15 +511,19 @@ func (cs *course) runView() []string {
 	lines = append(lines, cs.st.Subtle.Render(cut(settingsPhrase(s), cs.w)))
 
 	pos := cs.runner.Position()
+	hide := cs.hiding()
 	// The box below the two columns: the question, or the last answer
 	// with what the step did.
 	said := cs.saidLine(pos)
+	if hide {
+		said = []string{cs.st.Subtle.Render("  the agent's last words: hidden until you answer")}
+	}
 	// What the two columns need to show whole: the ledger before the
 	// step and the schedule.
 	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, cs.w-clamp(cs.w*2/5, 30, 44)-2, 99)))
 	var below []string
 	switch {
-	case cs.open && cs.last == nil && pos > 0:
+	case cs.open && cs.last == nil && pos > 0 && !hide:
 		// The step just run, in brief, then the question about the next,
 		// where there is room for both and the columns whole: the
 		// question comes first, then the columns, then the brief.
@@ -456,11 +555,23 @@ func (cs *course) runView() []string {
 	cs.holds.SetSize(rw, colH)
 	// While a question is open the runner stands before the step it
 	// asks about: the ledger shows what stood before it, nothing after.
+	// Before a verdict, which the count and the agent's words would give
+	// away, it shows nothing.
 	right := cs.holds.View()
+	if hide {
+		right = box([]string{panelTitle(*cs.st, "the ledger holds", "", false, rw), cs.st.Subtle.Render(cut("hidden until you answer:", rw)),
+			cs.st.Subtle.Render(cut("the count would give the verdict", rw)), cs.st.Subtle.Render(cut("away", rw))}, rw, colH)
+	}
 	lines = append(lines, "", lipgloss.JoinHorizontal(lipgloss.Top, box(left, lw, colH), "  ", right))
 	lines = append(lines, said...)
 	lines = append(lines, "")
 	return append(lines, below...)
+}
+
+// hiding: the open question asks for a verdict, which the ledger's count
+// and the agent's last words would give away, so neither is drawn.
+func (cs *course) hiding() bool {
+	return cs.open && cs.next < len(cs.runNow().Questions) && cs.runNow().Questions[cs.next].Kind == missions.AskVerdict
 }
 
 // settingsPhrase says a run's settings in words a learner reads.
@@ -575,7 +686,7 @@ func (cs *course) questionLines(room int) []string {
 	lines := []string{panelTitle(*cs.st, fmt.Sprintf("question %d of %d", cs.asked+1, n), "", true, cs.w)}
 	lines = append(lines, cs.para(q.Prompt(cs.runNow().Mission), cs.st.Title)...)
 	choice := func(i, w int) string {
-		return cs.st.Selected.Render(strconv.Itoa(i+1)) + "  " + cs.st.Text.Render(fit(cs.choices[i], w-3))
+		return cs.st.Selected.Render(cs.labels[i]) + "  " + cs.st.Text.Render(fit(choiceText(q, cs.choices[i]), w-3))
 	}
 	if len(lines)+len(cs.choices) <= room {
 		for i := range cs.choices {
@@ -588,11 +699,11 @@ func (cs *course) questionLines(room int) []string {
 	short := func(i int, w int) string {
 		// Two columns are narrow: a verdict keeps its word, its
 		// meaning is in the glossary (w).
-		c := cs.choices[i]
+		c := choiceText(q, cs.choices[i])
 		if word, _, ok := strings.Cut(c, ": "); ok && ansi.StringWidth(c) > w-3 {
 			c = word
 		}
-		return cs.st.Selected.Render(strconv.Itoa(i+1)) + "  " + cs.st.Text.Render(fit(c, w-3))
+		return cs.st.Selected.Render(cs.labels[i]) + "  " + cs.st.Text.Render(fit(c, w-3))
 	}
 	choice = short
 	for i := range half {
@@ -610,10 +721,11 @@ func (cs *course) questionLines(room int) []string {
 func (cs *course) answerLines(pos int) []string {
 	a := cs.last
 	var head string
+	q := a.question
 	if a.right() {
-		head = cs.st.CountEqual.Render("✓ Right: " + a.choices[a.answer])
+		head = cs.st.CountEqual.Render("✓ Right: " + choiceText(q, a.choices[a.answer]))
 	} else {
-		head = cs.st.CountMore.Render("✗ Not quite: you said " + a.choices[a.picked] + "; it is " + a.choices[a.answer])
+		head = cs.st.CountMore.Render("✗ Not quite: you said " + choiceText(q, a.choices[a.picked]) + "; it is " + choiceText(q, a.choices[a.answer]))
 	}
 	lines := []string{panelTitle(*cs.st, "your answer", "", false, cs.w), "  " + cut(head, cs.w-2)}
 	lines = append(lines, cs.para(a.question.Why, cs.st.Text)...)

@@ -25,7 +25,7 @@ func newCourseLab(t testing.TB, dir, progress string, w, h int) Model {
 	return newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{}, ProgressPath: progress, Dir: dir}, w, h)
 }
 
-// answerKey is the digit that answers the open question right, or, with
+// answerKey is the key that answers the open question right, or, with
 // wrong, one that answers it wrong.
 func answerKey(t testing.TB, m Model, wrong bool) string {
 	t.Helper()
@@ -36,7 +36,7 @@ func answerKey(t testing.TB, m Model, wrong bool) string {
 	if wrong {
 		i = (i + 1) % len(m.course.choices)
 	}
-	return fmt.Sprint(i + 1)
+	return m.course.labels[i]
 }
 
 // lessonOneKeys plays lesson 1 on m to its end, answering the first
@@ -189,6 +189,19 @@ func spoilers(t *testing.T, m Model) []string {
 		// The ledger's count after the step, as its panel words it.
 		out = append(out, "objects: "+export.Plural(after.Outcome.Effects, "effect"))
 	}
+	if q.Kind == missions.AskVerdict {
+		// A verdict is the ledger's count against the caller's belief:
+		// the count at the end, and the caller's last words, give it.
+		runner.Seek(runner.Steps())
+		end := runner.View()
+		out = append(out, "objects: "+export.Plural(end.Outcome.Effects, "effect"))
+		for _, ev := range slices.Backward(end.Events) {
+			if ev.Say != "" {
+				out = append(out, strings.Join(strings.Fields(ev.Say)[:min(4, len(strings.Fields(ev.Say)))], " "))
+				break
+			}
+		}
+	}
 	out = append(out, strings.Join(strings.Fields(q.Why)[:5], " "), "✓ Right", "Not quite", "is over")
 	return out
 }
@@ -202,7 +215,7 @@ func TestCourseShowsNoAnswerBeforeItIsGiven(t *testing.T) {
 		m := newCourseLab(t, t.TempDir(), "", w, h)
 		// Any lesson, not only the first ones a run of keys reaches.
 		m.course.startLesson(rapid.IntRange(0, len(m.course.c.Lessons)-1).Draw(rt, "lesson"))
-		keys := rapid.SliceOfN(rapid.SampledFrom([]string{"n", "n", "n", "1", "2", "3", "4", "esc", "enter", "down", "up", "?", "w"}), 1, 80).Draw(rt, "keys")
+		keys := rapid.SliceOfN(rapid.SampledFrom([]string{"n", "n", "n", "0", "1", "2", "3", "a", "b", "c", "d", "esc", "enter", "down", "up", "?", "w"}), 1, 80).Draw(rt, "keys")
 		for i, k := range keys {
 			m = press(t, m, k)
 			if m.screen != screenCourse || m.course.phase != phaseRun || !m.course.open || m.fullHelp {
@@ -232,11 +245,14 @@ func TestCourseQuestionAlwaysWhole(t *testing.T) {
 			if m.course.open {
 				seen++
 				view := m.View()
+				q := m.course.runNow().Questions[m.course.next]
 				for i, c := range m.course.choices {
 					// Where the choices go in two columns, a verdict
 					// keeps its word and leaves its meaning to w.
+					c = choiceText(q, c)
 					word, _, _ := strings.Cut(c, ": ")
-					if !strings.Contains(view, fmt.Sprintf("%d  %s", i+1, c)) && !strings.Contains(view, fmt.Sprintf("%d  %s ", i+1, word)) {
+					label := m.course.labels[i]
+					if !strings.Contains(view, fmt.Sprintf("%s  %s", label, c)) && !strings.Contains(view, fmt.Sprintf("%s  %s ", label, word)) {
 						t.Fatalf("lesson %d: choice %d (%s) is not on screen:\n%s", lesson+1, i+1, c, view)
 					}
 				}
@@ -248,5 +264,83 @@ func TestCourseQuestionAlwaysWhole(t *testing.T) {
 	}
 	if seen < 30 {
 		t.Fatalf("only %d questions seen", seen)
+	}
+}
+
+// A count is answered by its own digit, every other answer by a letter:
+// no key can look like another answer than the one it gives.
+func TestCourseKeysAreTheAnswers(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 100, 30)
+	m = press(t, m, "n") // run A opens on its first question
+	for range 50 {
+		if !m.course.open {
+			m = press(t, m, "n")
+			continue
+		}
+		q := m.course.runNow().Questions[m.course.next]
+		for i, c := range m.course.choices {
+			label := m.course.labels[i]
+			if q.Kind == missions.AskEffects {
+				if label != c {
+					t.Fatalf("the count %s is answered by %q", c, label)
+				}
+			} else if label < "a" || label > "i" {
+				t.Fatalf("the %s answer %q is answered by %q", q.Kind, c, label)
+			}
+		}
+		if q.Kind == missions.AskEffects {
+			// Press the digit of the right count: marked right.
+			want := m.course.choices[m.course.answer]
+			m = press(t, m, want)
+			if m.course.last == nil || !m.course.last.right() {
+				t.Fatalf("pressing %s for %s effects was not taken as that answer", want, want)
+			}
+			return
+		}
+		m = press(t, m, answerKey(t, m, false))
+	}
+	t.Fatal("lesson 1 asked no count")
+}
+
+// q in the middle of a lesson asks first; q again leaves, keeping the
+// place, and the course reopens at the question the learner was on, with
+// the score so far.
+func TestCourseLeavesAndComesBack(t *testing.T) {
+	dir := t.TempDir()
+	progress := filepath.Join(dir, "state", "progress.json")
+	m := newCourseLab(t, dir, progress, 100, 30)
+	m = press(t, m, "n")
+	m = press(t, m, answerKey(t, m, true)) // run A, question 1: wrong
+	for !m.course.open {
+		m = press(t, m, "n")
+	}
+	run, next := m.course.run, m.course.next
+	m = press(t, m, "q")
+	if !m.leaveAsked || !strings.Contains(m.View(), "q again leaves") {
+		t.Fatalf("q in a lesson did not ask first:\n%s", m.View())
+	}
+	m = press(t, m, "n") // any other key stays
+	if m.leaveAsked || !m.course.open {
+		t.Fatal("a key after q did not keep the lesson")
+	}
+	m = press(t, m, "q")
+	next2, cmd := m.Update(keyMsg("q"))
+	m = runCmd(t, next2.(Model), cmd)
+	p, note, err := export.ReadProgress(progress)
+	if err != nil || note != "" || p.Resume == nil {
+		t.Fatalf("the progress kept no place: %+v %s %v", p, note, err)
+	}
+	back := newLab(t, Options{Course: missions.BuiltInCourse(), Progress: p, ProgressPath: progress, Dir: dir}, 100, 30)
+	cs := back.course
+	if cs.phase != phaseRun || cs.run != run || cs.next != next || !cs.open || cs.asked != 1 || cs.right != 0 {
+		t.Fatalf("reopened at run %d question %d (open %v, %d of %d right), want run %d question %d with 0 of 1", cs.run, cs.next, cs.open, cs.right, cs.asked, run, next)
+	}
+	if !strings.Contains(back.View(), "back in lesson 1") {
+		t.Errorf("the reopened course does not say where it is:\n%s", back.View())
+	}
+	// Finishing the lesson forgets the place.
+	cs.prog.Finish(cs.lessonNow().ID, 1, 2)
+	if cs.prog.Resume != nil {
+		t.Error("a finished lesson kept its place to resume")
 	}
 }

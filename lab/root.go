@@ -77,6 +77,9 @@ type Model struct {
 	saving   int
 	quitting bool
 	quitNote string
+	// leaveAsked: q came in the middle of a lesson, and the lab asked
+	// whether to leave it; a second q leaves, keeping the place.
+	leaveAsked bool
 	screen   screen
 	fullHelp bool
 
@@ -121,6 +124,10 @@ func New(o Options) (Model, error) {
 		m.course.dir = o.Dir
 		m.progressPath = o.ProgressPath
 		m.screen = screenCourse
+		if m.course.note != "" {
+			m.setStatus(m.course.note)
+			m.course.note = ""
+		}
 	}
 	if o.Mission != "" {
 		ms, err := o.Catalog.Get(o.Mission)
@@ -185,6 +192,20 @@ func (m *Model) quit() tea.Cmd {
 	}, tea.Quit)
 }
 
+// keepPlace writes the course's progress with the place in the lesson the
+// learner is leaving, so that learn reopens there.
+func (m *Model) keepPlace() tea.Cmd {
+	if m.progressPath == "" {
+		return nil
+	}
+	p := m.course.prog
+	p.Lessons = maps.Clone(p.Lessons)
+	p.Resume = m.course.leaving()
+	m.exporting++
+	m.saving++
+	return saveProgress(m.progressPath, p)
+}
+
 // QuitNote is what became of the exports the lab waited for when it quit,
 // or "" when it waited for none.
 func (m Model) QuitNote() string { return m.quitNote }
@@ -235,7 +256,19 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		m.picker, cmd = m.picker.Update(k)
 		return cmd
 	}
+	asked := m.leaveAsked
+	m.leaveAsked = false
 	switch {
+	case key.Matches(k, m.global.Quit) && m.screen == screenCourse && m.course.leaving() != nil:
+		// In the middle of a lesson q asks first; ctrl+c, or q again,
+		// leaves, and the course keeps the place to come back to.
+		if k.String() == "q" && !asked {
+			m.leaveAsked = true
+			m.setStatus("q again leaves the lesson: your answers so far are kept, and learn reopens at this question · any other key stays",
+				"q again leaves: your answers are kept, learn reopens here", "q again leaves; learn reopens here")
+			return nil
+		}
+		return tea.Sequence(m.keepPlace(), m.quit())
 	case key.Matches(k, m.global.Quit):
 		return m.quit()
 	case m.screen == screenGlossary && key.Matches(k, m.glossary.keys.Back):
