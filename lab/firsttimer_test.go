@@ -225,6 +225,16 @@ func TestGlossaryHasEveryWordTheLabShows(t *testing.T) {
 		"policy naive", "policy guarded", "late_commit +N", "kept to t100", "key A", "stable keys", "retention", "effect", "intended", "◆"}
 	for _, v := range missions.Verdicts {
 		words = append(words, string(v))
+		// The counter's third line, with its number as the glossary
+		// writes it.
+		for _, n := range []int{0, 1, 2} {
+			words = append(words, strings.Map(func(r rune) rune {
+				if r >= '0' && r <= '9' {
+					return 'N'
+				}
+				return r
+			}, counterState(n, 1, v)))
+		}
 	}
 	for _, f := range missions.Fixtures {
 		words = append(words, string(f))
@@ -334,5 +344,24 @@ func TestExportKeepsTheCasesOfItsKey(t *testing.T) {
 	msg := cmd().(exportedMsg)
 	if msg.err != nil || len(msg.paths) != 1 || !strings.Contains(msg.paths[0], caseFileName(a)) {
 		t.Fatalf("the export wrote %v (%v), want %s", msg.paths, msg.err, caseFileName(a))
+	}
+}
+
+// The counter's words never say the count is well where its colour says
+// it is not: a red or amber counter never reads "= as intended", and
+// "= count only", which said nothing of why it was red, is gone.
+func TestCounterWordsAgreeWithItsColour(t *testing.T) {
+	st := DefaultStyles()
+	for _, v := range append([]missions.Verdict{""}, missions.Verdicts...) {
+		for effects := 0; effects <= 3; effects++ {
+			words := counterState(effects, 1, v)
+			style := st.outcomeStyle(effects, 1, v)
+			if words == "= count only" {
+				t.Errorf("%s with %d effects: %q", v, effects, words)
+			}
+			if strings.HasPrefix(words, "=") && style.GetForeground() != st.CountEqual.GetForeground() {
+				t.Errorf("%s with %d effects: %q drawn in another colour than the count as intended", v, effects, words)
+			}
+		}
 	}
 }

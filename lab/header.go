@@ -143,8 +143,10 @@ func worstVerdict(vs []missions.IntentVerdict) missions.Verdict {
 
 // counterState says in words what the counter's colour says: how the
 // count stands against the intended. Its colour is the verdicts', so a
-// count as intended is "as intended" only where the verdicts agree; beside
-// a hidden effect it is the count only.
+// count as intended is "as intended" only where the verdicts agree;
+// beside a verdict that is not (a hidden effect or a phantom, drawn red;
+// an intent handed to a person, drawn amber) it names that verdict: the
+// words never say all is well in red.
 func counterState(effects, intended int, worst missions.Verdict) string {
 	switch {
 	case effects > intended:
@@ -160,7 +162,7 @@ func counterState(effects, intended int, worst missions.Verdict) string {
 	case "", missions.ExactlyOnce, missions.FailedCleanly:
 		return "= as intended"
 	}
-	return "= count only"
+	return string(worst)
 }
 
 // counter renders the effect counter as three lines: the effect count in
@@ -278,7 +280,10 @@ func (h *header) View() string {
 	for _, l := range right {
 		rw = max(rw, lipgloss.Width(l))
 	}
-	lw := h.w - rw - 1
+	// Two cells between the words and the large digits, so that a long
+	// title never runs into them.
+	const gap = 2
+	lw := h.w - rw - gap
 	left := []string{
 		h.titleLine(lw),
 		h.settingsLine(lw),
@@ -292,5 +297,5 @@ func (h *header) View() string {
 	}
 	l := box(left, lw, headerHeight)
 	r := box(right[:], rw, headerHeight)
-	return lipgloss.JoinHorizontal(lipgloss.Top, l, " ", r)
+	return lipgloss.JoinHorizontal(lipgloss.Top, l, strings.Repeat(" ", gap), r)
 }
