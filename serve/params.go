@@ -305,9 +305,11 @@ func parsePayload(s string) refundParams {
 }
 
 // intentOf is the value of the intent field in form, for a field named as
-// a form parameter ("metadata[intent]", "charge").
+// a form parameter ("metadata[intent]", "charge"). It is a copy: a value
+// parsed from a form can be a piece of the whole body's text, which the
+// session would keep whole for as long as it keeps the intent.
 func intentOf(form url.Values, field string) string {
-	return strings.TrimSpace(form.Get(field))
+	return strings.Clone(strings.TrimSpace(form.Get(field)))
 }
 
 // decodeUpdate reads the form of a refund update: metadata[k]=v sets a
