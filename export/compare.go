@@ -26,6 +26,10 @@ const ComparisonSchemaID = "replaylab.comparison/v1"
 // Markdown or JSON, and the lab shows it on screen.
 type Comparison struct {
 	Cases []CaseHead `json:"cases"`
+	// Story is what the cases show together, in one sentence, before any
+	// pair: where the agent's first words are the same and the ledgers
+	// end apart, "1, 2 and 0 effects behind the same words".
+	Story string `json:"story,omitempty"`
 	// Notes say what a reader must know before trusting the alignment,
 	// such as cases that come from different missions.
 	Notes []string `json:"notes,omitempty"`
@@ -172,6 +176,7 @@ func Compare(cases []*missions.Case) Comparison {
 		}
 		cmp.Rows = append(cmp.Rows, row)
 	}
+	cmp.Story = story(cmp)
 	for a := 0; a < len(cases); a++ {
 		for b := a + 1; b < len(cases); b++ {
 			p := comparePair(cmp, a, b)
@@ -185,6 +190,89 @@ func Compare(cases []*missions.Case) Comparison {
 		}
 	}
 	return cmp
+}
+
+// story says what the cases show together: the largest set of cases whose
+// agent first says the same words (ids and keys aside) while their
+// ledgers end apart, with each one's count; else how the ledgers end.
+func story(cmp Comparison) string {
+	n := len(cmp.Cases)
+	if n < 2 {
+		return ""
+	}
+	first := make([]string, n)
+	for i := range n {
+		for _, row := range cmp.Rows {
+			if c := row.Cells[i]; c.Present {
+				first[i] = c.Said
+				break
+			}
+		}
+	}
+	var best []int
+	for i := range n {
+		var group []int
+		for j := range n {
+			if first[i] != "" && sameWords(first[i], first[j]) {
+				group = append(group, j)
+			}
+		}
+		apart := false
+		for _, j := range group {
+			apart = apart || cmp.Outcomes[j].Effects != cmp.Outcomes[group[0]].Effects
+		}
+		if apart && len(group) > len(best) {
+			best = group
+		}
+	}
+	counts := func(ids []int) string {
+		parts := make([]string, len(ids))
+		for k, i := range ids {
+			parts[k] = fmt.Sprint(cmp.Outcomes[i].Effects)
+		}
+		return andList(parts) + " effects"
+	}
+	names := func(ids []int) string {
+		parts := make([]string, len(ids))
+		for k, i := range ids {
+			parts[k] = cmp.Cases[i].Name
+		}
+		return andList(parts)
+	}
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	switch {
+	case len(best) == n:
+		return fmt.Sprintf("Same words, different ledgers: in every case the agent first says %s, yet the ledgers end with %s (%s).",
+			quote(maskedWords(first[best[0]])), counts(best), names(best))
+	case len(best) > 0:
+		return fmt.Sprintf("Same words, different ledgers: in %s the agent first says %s, yet their ledgers end with %s.",
+			names(best), quote(maskedWords(first[best[0]])), counts(best))
+	}
+	for _, i := range all {
+		if cmp.Outcomes[i].Effects != cmp.Outcomes[0].Effects {
+			return fmt.Sprintf("The ledgers end with %s (%s), and what the agent first says differs with them.", counts(all), names(all))
+		}
+	}
+	return fmt.Sprintf("Every case ends with %s.", effects(cmp.Outcomes[0].Effects))
+}
+
+// maskedWords is what the agent said with object ids and keys as
+// re_… and ik_…, for words quoted as said in several cases.
+func maskedWords(s string) string { return maskedRefs().ReplaceAllString(s, "${1}_…") }
+
+// andList joins words as a sentence lists them: "A", "A and B",
+// "A, B and C".
+func andList(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // rowIndex returns the index of the row for attempt n, which must exist.
@@ -310,8 +398,12 @@ func heads(cases []*missions.Case) []CaseHead {
 	manyMissions := len(missionIDs(cases)) > 1
 	for i, c := range cases {
 		var parts []string
-		if manyMissions {
+		if manyMissions || len(cases) == 1 {
 			parts = append(parts, CleanLine(c.Mission.ID))
+		}
+		if len(cases) == 1 {
+			// Alone, a case is told by its mission and settings.
+			parts = append(parts, words[i][:3]...)
 		}
 		for k := range words[i] {
 			if differs(k) {
@@ -364,6 +456,20 @@ func BudgetWords(s missions.Settings) []string {
 // maskedRefs matches provider object ids and idempotency keys in the
 // agent's words.
 var maskedRefs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(re|ik)_[0-9A-Za-z]+\b`) })
+
+// asideWords names what two sentences that are the same words differ in:
+// the object ids, the keys, or both.
+func asideWords(a, b string) string {
+	ids := regexp.MustCompile(`\bre_[0-9A-Za-z]+\b`)
+	keys := regexp.MustCompile(`\bik_[0-9A-Za-z]+\b`)
+	switch {
+	case ids.ReplaceAllString(a, "re_") == ids.ReplaceAllString(b, "re_"):
+		return "object ids aside"
+	case keys.ReplaceAllString(a, "ik_") == keys.ReplaceAllString(b, "ik_"):
+		return "keys aside"
+	}
+	return "object ids and keys aside"
+}
 
 func sameWords(a, b string) bool {
 	return maskedRefs().ReplaceAllString(a, "$1_") == maskedRefs().ReplaceAllString(b, "$1_")
@@ -421,7 +527,7 @@ func pairSentence(cmp Comparison, p Pair) string {
 		if ca.Said == "" {
 			words = "the agent says nothing in either"
 		} else if ca.Said != cb.Said {
-			words += ", object ids aside"
+			words += ", " + asideWords(ca.Said, cb.Said)
 		}
 		return fmt.Sprintf("%s and %s first diverge at attempt %d: %s, yet the ledger holds %s in %s and %s in %s.",
 			na, nb, p.Diverge, words, effects(ca.Effects), ha.Name, effects(cb.Effects), hb.Name)

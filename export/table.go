@@ -190,6 +190,10 @@ func wrapText(b *strings.Builder, s string, width, indent int) {
 func CompareText(cmp Comparison, width int) []byte {
 	width = max(width, MinTextWidth)
 	var b strings.Builder
+	if cmp.Story != "" {
+		wrapText(&b, cmp.Story, width, 0)
+		b.WriteByte('\n')
+	}
 	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", Plural(len(cmp.Cases), "case"))
 	for _, h := range cmp.Cases {
 		head := fmt.Sprintf("  %-3s %s (%s)", h.Name, h.Title, h.Mission)

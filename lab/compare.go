@@ -99,7 +99,7 @@ func (v *compareView) place() {
 // laid out in.
 func (v *compareView) room() (room, first, colW, gap int) {
 	first, colW, gap = v.columns()
-	room = v.h - 1 - len(v.heads(first, colW, gap)) - min(len(v.sentences()[0]), 4)
+	room = v.h - 1 - len(v.heads(first, colW, gap)) - v.footRoom()
 	return room, first, colW, gap
 }
 
@@ -165,10 +165,32 @@ func (v *compareView) sentences() [][]string {
 		}
 		out = append(out, wrap(msg, v.w))
 	}
+	if len(out) == 0 && len(v.cmp.Cases) == 1 {
+		other := "off"
+		if !v.cmp.Cases[0].Settings.StableKeys {
+			other = "on"
+		}
+		out = append(out, wrap("Pin another case to compare: esc, then k to turn stable keys "+other+" and m to pin, or a to pin a case of another mission.", v.w))
+	}
 	if len(out) == 0 {
-		out = append(out, wrap("Pin another case (m on the lab screen) to compare: try the same mission with stable keys off, or another mission.", v.w))
+		out = append(out, wrap("Pin another case (m on the lab screen) to compare.", v.w))
+	}
+	if v.cmp.Story != "" {
+		// What the cases show together comes before any pair.
+		out = append([][]string{wrap(v.cmp.Story, v.w)}, out...)
 	}
 	return out
+}
+
+// footRoom is the lines kept below the rows: the first finding whole (up
+// to 6 lines), and a line saying more are there.
+func (v *compareView) footRoom() int {
+	s := v.sentences()
+	n := min(len(s[0]), 6)
+	if len(s) > 1 {
+		n++
+	}
+	return n
 }
 
 func (v *compareView) View() string {
@@ -183,7 +205,7 @@ func (v *compareView) View() string {
 	// Bottom: what the pairs show; the first always, more where room is
 	// left once the attempts are laid out.
 	sentences := v.sentences()
-	room := v.h - len(lines) - min(len(sentences[0]), 6)
+	room := v.h - len(lines) - v.footRoom()
 	body, shown := v.rows(room, first, colW, gap)
 	if len(v.cmp.Rows) == 0 {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
@@ -309,6 +331,16 @@ func (v *compareView) Scrolls() bool {
 // no more than one layout of the rows on screen.
 func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int) {
 	body, shown = v.rowsAt(room, first, colW, gap, compareSaidH)
+	if shown < len(v.cmp.Rows) && v.offset == 0 {
+		// A row just out of sight: fewer lines of the agent's words
+		// (cut, and marked so) where that brings every row on screen,
+		// rather than blank lines above a hidden attempt.
+		for said := compareSaidH - 1; said >= 1; said-- {
+			if fewer, n := v.rowsAt(room, first, colW, gap, said); n == len(v.cmp.Rows) {
+				return fewer, n
+			}
+		}
+	}
 	if shown < len(v.cmp.Rows) || v.offset > 0 {
 		return body, shown
 	}

@@ -52,7 +52,7 @@ func fourPins(t *testing.T, w, h int) Model {
 func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	m := fourPins(t, 72, 20)
 	title := strings.Split(m.View(), "\n")[0]
-	if !strings.Contains(title, "C–D of 4 pinned") {
+	if !strings.Contains(title, "C–D of 4") {
 		t.Fatalf("title at 72 columns: %q", title)
 	}
 	if !m.compare.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
@@ -81,7 +81,7 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	}
 	// Narrowed again, the view is back on the newest.
 	narrow := press(t, resize(wide, 72, 20), "right")
-	if title := strings.Split(narrow.View(), "\n")[0]; !strings.Contains(title, "C–D of 4 pinned") {
+	if title := strings.Split(narrow.View(), "\n")[0]; !strings.Contains(title, "C–D of 4") {
 		t.Fatalf("narrowed, then →: %q", title)
 	}
 }

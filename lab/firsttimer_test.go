@@ -126,13 +126,23 @@ func TestGoalNeverCutMidWord(t *testing.T) {
 }
 
 // TestCompareKeySentenceFirst: the seed exercise's comparison opens on
-// the pair of one mission apart in stable keys, not on a pair of two
-// missions; findings with no room are said to be there.
+// what the cases show together (same words, 1, 2 and 0 effects), then the
+// pair of one mission apart in stable keys, not a pair of two missions;
+// findings with no room are said to be there.
 func TestCompareKeySentenceFirst(t *testing.T) {
 	cat := seedCatalog(t)
 	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 80, 24), cat.Missions[0])
 	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
 	view := m.View()
+	flat := strings.Join(strings.Fields(view), " ")
+	if !strings.Contains(flat, "Same words, different ledgers") || !strings.Contains(flat, "0, 2 and 1 effects") {
+		t.Fatalf("the story of the cases does not lead:\n%s", view)
+	}
+	if !strings.Contains(view, "more finding") {
+		t.Errorf("the findings with no room are not marked:\n%s", view)
+	}
+	m = resize(m, 100, 40)
+	view = m.View()
 	at := strings.Index(view, "◆ Case")
 	if at < 0 {
 		t.Fatalf("no finding on screen:\n%s", view)
@@ -141,9 +151,6 @@ func TestCompareKeySentenceFirst(t *testing.T) {
 	first = strings.ReplaceAll(first, "- ", "-") // a name wrapped at its dash
 	if !strings.HasPrefix(first, "◆ Case B (timeout-then-success, stable keys off) and case C (timeout-then-success, stable keys on)") {
 		t.Errorf("the first finding is not the pair one setting apart:\n%s", first)
-	}
-	if !strings.Contains(view, "+ 2 more findings") {
-		t.Errorf("the findings with no room are not marked:\n%s", view)
 	}
 }
 
@@ -362,6 +369,24 @@ func TestCounterWordsAgreeWithItsColour(t *testing.T) {
 			if strings.HasPrefix(words, "=") && style.GetForeground() != st.CountEqual.GetForeground() {
 				t.Errorf("%s with %d effects: %q drawn in another colour than the count as intended", v, effects, words)
 			}
+		}
+	}
+}
+
+// From the picker to the source exercise's conclusion on the compare
+// screen in ten keys, each one the screen suggests: open, run, pin, flip
+// stable keys, pin, compare, add a mission's case, pick it, open, pin.
+func TestSourceExerciseInTenKeys(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir(), FirstTime: true}, 80, 24)
+	keys := []string{"enter", "r", "m", "k", "m", "v", "a", "down", "enter", "m"}
+	m = press(t, m, keys...)
+	if m.screen != screenCompare || len(m.pinned) != 3 {
+		t.Fatalf("after %v: screen %d with %d pinned\n%s", keys, m.screen, len(m.pinned), m.View())
+	}
+	flat := strings.Join(strings.Fields(m.View()), " ")
+	for _, want := range []string{"Same words, different ledgers", "Sorry, the refund of 45.00 on order 1042 failed.", "0, 2 and 1 effects"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the compare screen does not say %q:\n%s", want, m.View())
 		}
 	}
 }

@@ -103,6 +103,7 @@ func newRunKeys() runKeys {
 // bringing the pinned cases that do not fit into view, and its own.
 type compareKeys struct {
 	scrollKeys
+	Add    key.Binding
 	Export key.Binding
 	Unpin  key.Binding
 	Leave  key.Binding
@@ -113,6 +114,7 @@ func newCompareKeys() compareKeys {
 	s.Up.SetHelp("↑/↓", "scroll")
 	return compareKeys{
 		scrollKeys: s,
+		Add:        key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "add a mission's case")),
 		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export all")),
 		Unpin:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "clear pins")),
 		Leave:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),

@@ -80,6 +80,9 @@ type Model struct {
 	// leaveAsked: q came in the middle of a lesson, and the lab asked
 	// whether to leave it; a second q leaves, keeping the place.
 	leaveAsked bool
+	// adding: a from the compare view went to the picker, so the next
+	// mission's pin goes back to compare.
+	adding bool
 	screen   screen
 	fullHelp bool
 
@@ -297,7 +300,16 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case screenPicker:
 		return m.pickerKey(k)
 	case screenLab:
+		before := len(m.pinned)
 		m.runScreen, cmd, n = m.runScreen.Update(k, &m.statusBar, m.dir)
+		if m.adding && len(m.pinned) > before {
+			// The case picked from compare's a is pinned: back to
+			// compare, with it beside the others.
+			m.adding = false
+			n.to = screenCompare
+			m.setStatus(fmt.Sprintf("pinned %s beside the others: the %d pinned cases side by side", m.cas.Mission.ID, len(m.pinned)),
+				fmt.Sprintf("pinned beside the others: %d side by side", len(m.pinned)))
+		}
 	case screenCompare:
 		m.compare, cmd, n = m.compare.Update(k, &m.statusBar, m.dir, m.pinned, m.runScreen.keys)
 	case screenEvidence:
@@ -318,6 +330,10 @@ func (m *Model) follow(n nav) {
 	m.exporting += n.writes
 	if n.unpin {
 		m.pinned = nil
+		m.adding = false
+	}
+	if n.adding {
+		m.adding = true
 	}
 	if n.to == m.screen {
 		return
@@ -340,6 +356,12 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 				return nil
 			}
 			m.setStatus("")
+			if m.adding {
+				m.setStatus(fmt.Sprintf("m pins this run beside the %d pinned and compares them", len(m.pinned)),
+					"m pins it beside the pinned and compares")
+				m.layout()
+				return nil
+			}
 			if kept := carried(m.settings, m.defaults); kept != "" {
 				// Settings chosen earlier apply to every mission; say so
 				// where they differ from this one's own.

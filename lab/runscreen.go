@@ -32,6 +32,9 @@ type nav struct {
 	writes int
 	// unpin clears the lab's pinned cases.
 	unpin bool
+	// adding: the picker opens to pick a case of another mission to pin
+	// beside the pinned ones; its pin comes back to compare.
+	adding bool
 }
 
 // runScreen is the lab screen: a mission's run, stepped against the
@@ -200,6 +203,19 @@ func (r *runScreen) pin(sb *statusBar) {
 		// how the steps not yet taken end.
 		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · v compares", name, shortSettings(c.Settings), moved),
 			fmt.Sprintf("pinned %s, the whole run%s · v compares", name, short))
+		return
+	}
+	if len(r.pinned) == 1 {
+		// One pin compares with nothing: the next thing to do is the
+		// contrasting case, stable keys the other way.
+		other := "off"
+		if !c.Settings.StableKeys {
+			other = "on"
+		}
+		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · k turns stable keys %s, then m pins that case beside it",
+			name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), other),
+			fmt.Sprintf("pinned %s → %s · k, then m pins the other case", name, export.Plural(c.Outcome.Effects, "effect")),
+			fmt.Sprintf("pinned %s · k, then m", name))
 		return
 	}
 	sb.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",

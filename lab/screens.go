@@ -52,6 +52,10 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 	case key.Matches(k, c.keys.Leave):
 		sb.leftScreen()
 		return c, nil, nav{to: screenLab}
+	case key.Matches(k, c.keys.Add):
+		sb.setStatus(fmt.Sprintf("pick a mission to pin beside the %d pinned: enter opens it, then m pins it and comes back here", len(pinned)),
+			"pick a mission: enter opens it, m pins it and comes back here")
+		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
 		sb.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(pinned), "pinned case")))
 		return c, exportCases(dir, pinned...), nav{to: screenCompare, writes: 1}
@@ -71,6 +75,7 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 
 func (c *compareScreen) updateKeys(pinned int) {
 	k := &c.keys
+	k.Add.SetEnabled(pinned > 0)
 	k.Export.SetEnabled(pinned > 0)
 	k.Unpin.SetEnabled(pinned > 0)
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown} {
@@ -82,17 +87,18 @@ func (c *compareScreen) updateKeys(pinned int) {
 
 func (c compareScreen) ShortHelp() []key.Binding {
 	k := c.keys
-	return []key.Binding{k.Up, k.Left, k.Export, k.Unpin, k.Leave}
+	return []key.Binding{k.Up, k.Left, k.Add, k.Export, k.Unpin, k.Leave}
 }
 
 func (c compareScreen) FullHelp() [][]key.Binding {
 	k := c.keys
-	return [][]key.Binding{{k.Up, k.PageUp, k.Left}, {k.Export, k.Unpin, k.Leave}}
+	return [][]key.Binding{{k.Up, k.PageUp, k.Left}, {k.Add, k.Export, k.Unpin, k.Leave}}
 }
 
 func (c *compareScreen) hint() []string {
 	if c.cmp.Diverge > 0 {
-		return []string{"◆ marks the first attempt where the words match and the ledgers do not",
+		return []string{"◆ marks the first attempt where the words match and the ledgers do not · a adds another mission's case",
+			"◆ marks the first attempt where the words match and the ledgers do not",
 			"◆ marks where the words match and the ledgers do not"}
 	}
 	return []string{"e exports every pinned case · x clears the pins · esc goes back to the run",
