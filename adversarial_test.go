@@ -203,7 +203,7 @@ func TestEmptyNames(t *testing.T) {
 	}{
 		{[]string{"run", ""}, "replaylab: the mission id is empty; give one (list them with: replaylab missions)\n"},
 		{[]string{"replay", ""}, "replaylab: the file name is empty; give the path of a file\n"},
-		{[]string{"validate", ""}, "replaylab: 1 of 1 files have problems\n"},
+		{[]string{"validate", ""}, "replaylab: 1 of 1 file has problems\n"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := cli(tt.args...)

@@ -22,9 +22,9 @@ func TestExploreCommand(t *testing.T) {
 		"explore timeout-then-success: 4 fixtures, up to 3 attempts per intent, 1 setting",
 		"stable keys off, policy naive, contract v1",
 		"84 schedules",
-		"duplicate      2 attempts: timeout_after_commit, success (refund-1042)",
-		"hidden_effect  1 attempt: timeout_after_commit (refund-1042)",
-		"phantom        none up to depth 3",
+		"duplicate       2 attempts: timeout_after_commit, success (refund-1042)",
+		"hidden_effect   1 attempt: timeout_after_commit (refund-1042)",
+		"phantom         no schedule up to depth 3 reaches it",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
@@ -32,7 +32,7 @@ func TestExploreCommand(t *testing.T) {
 	}
 	out.Reset()
 	code = executeIO([]string{"explore", "timeout-then-success", "--stable-keys", "on,off", "--policy", "naive", "--contract", "v1"}, &out, &errb)
-	if code != 0 || !strings.Contains(out.String(), "duplicate under stable keys off, policy naive, contract v1\n    stable keys on: none found up to depth 3") {
+	if code != 0 || !strings.Contains(out.String(), "duplicate under stable keys off, policy naive, contract v1\n    stable keys on: removes it (no schedule up to depth 3 reaches it)") {
 		t.Errorf("exit %d; the cheapest fix for the duplicate is stable keys on:\n%s", code, out.String())
 	}
 }
@@ -158,7 +158,7 @@ func TestExploreInterrupted(t *testing.T) {
 	if code != 130 {
 		t.Fatalf("exit %d, want 130: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "interrupted: the report holds what was found so far") || !strings.Contains(out.String(), "hidden_effect  1 attempt") {
+	if !strings.Contains(out.String(), "interrupted: the report holds what was found so far") || !strings.Contains(out.String(), "hidden_effect   1 attempt") {
 		t.Errorf("no partial report:\n%s", out.String())
 	}
 }

@@ -44,7 +44,7 @@ func newValidateCmd() *cobra.Command {
 				}
 			}
 			if bad > 0 {
-				return badInput(fmt.Errorf("%d of %d files have problems", bad, len(args)))
+				return badInput(fmt.Errorf("%d of %s %s problems", bad, export.Plural(len(args), "file"), map[bool]string{true: "has", false: "have"}[bad == 1]))
 			}
 			return nil
 		},

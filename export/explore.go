@@ -39,10 +39,10 @@ func ExploreText(x *missions.Exploration) string {
 		for _, v := range missions.BadVerdicts {
 			c, ok := r.Reached(v)
 			if !ok {
-				fmt.Fprintf(&b, "  %-14s none up to %s\n", v, depthWords(r))
+				fmt.Fprintf(&b, "  %-14s  no schedule up to %s reaches it\n", v, depthWords(r))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-14s %s: %s (%s)\n", v, Plural(len(c.Moves), "attempt"), scheduleWords(x, c), CleanLine(c.Intent))
+			fmt.Fprintf(&b, "  %-14s  %s: %s (%s)\n", v, Plural(len(c.Moves), "attempt"), scheduleWords(x, c), CleanLine(c.Intent))
 		}
 	}
 	fixes := x.Fixes()
@@ -55,7 +55,7 @@ func ExploreText(x *missions.Exploration) string {
 				fmt.Fprintf(&b, "    no setting explored removes it\n")
 			}
 			for _, j := range f.To {
-				fmt.Fprintf(&b, "    %s: none found up to %s\n", missions.Change(from, x.Reports[j].Settings), depthWords(&x.Reports[j]))
+				fmt.Fprintf(&b, "    %s: removes it (no schedule up to %s reaches it)\n", missions.Change(from, x.Reports[j].Settings), depthWords(&x.Reports[j]))
 			}
 		}
 	}

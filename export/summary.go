@@ -110,7 +110,7 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 	}
 	for _, v := range o.Verdicts {
 		id := CleanLine(v.Intent)
-		lead := fmt.Sprintf("  %s%s  %-14s ", id, strings.Repeat(" ", idW-ansi.StringWidth(id)), v.Verdict)
+		lead := fmt.Sprintf("  %s%s  %-14s  ", id, strings.Repeat(" ", idW-ansi.StringWidth(id)), v.Verdict)
 		for _, line := range hang(lead, v.Explain(), lineW) {
 			fmt.Fprintln(w, line)
 		}

@@ -73,7 +73,7 @@ func newRunKeys() runKeys {
 	s := newScrollKeys()
 	return runKeys{
 		Step:     key.NewBinding(key.WithKeys("n", " ", "right"), key.WithHelp("n/→", "step")),
-		StepBack: key.NewBinding(key.WithKeys("b", "left"), key.WithHelp("b/←", "back")),
+		StepBack: key.NewBinding(key.WithKeys("b", "left"), key.WithHelp("b/←", "step back")),
 		RunAll:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to end")),
 		Restart:  key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "restart")),
 
