@@ -76,6 +76,12 @@ func docScreen(t *testing.T, start string, w, h int, words []string) string {
 	o.Dir = t.TempDir()
 	var keys []string
 	for _, wd := range words {
+		if wd == "first" {
+			// As a first-timer sees it: no progress yet, checkpoints
+			// hidden.
+			o.FirstTime = true
+			continue
+		}
 		if v, ok := strings.CutPrefix(wd, "stable="); ok {
 			on := v == "on"
 			o.Overrides.StableKeys = &on
