@@ -86,3 +86,30 @@ func FuzzCreate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeUpdate: any update form is refused with a Stripe-shaped
+// client error, or decodes to changes that the session's record of the
+// update (updatePayload) gives back whole, for any refund id.
+func FuzzDecodeUpdate(f *testing.F) {
+	f.Add("re_0001", "metadata%5Bticket%5D=T-9")
+	f.Add("re_0001?x", "metadata=&metadata%5Bintent%5D=refund-1042")
+	f.Add("re_%2F0001", "metadata%5Ba%5D=")
+	f.Add("", "expand%5B%5D=charge")
+	f.Fuzz(func(t *testing.T, id, body string) {
+		form, err := url.ParseQuery(body)
+		if err != nil {
+			return
+		}
+		changes, e := decodeUpdate(form)
+		if e != nil {
+			if e.Status < 400 || e.Status > 499 || e.Type == "" || e.Message == "" {
+				t.Fatalf("refusal %+v is not a Stripe-shaped client error", e)
+			}
+			return
+		}
+		gotID, back, err := parseUpdatePayload(updatePayload(id, changes))
+		if err != nil || gotID != id || !maps.Equal(back, changes) {
+			t.Fatalf("update %q %v gives back %q %v (%v)", id, changes, gotID, back, err)
+		}
+	})
+}
