@@ -279,7 +279,7 @@ func (s *Server) Close() error {
 // MemoryLimit is the soft limit on the Go heap that LimitMemory sets: a
 // session of 100,000 requests keeps about 30 MiB, and without a limit the
 // collector lets the heap grow to twice what is kept before it runs.
-const MemoryLimit = 32 << 20
+const MemoryLimit = 40 << 20
 
 // LimitMemory sets the soft limit MemoryLimit on the Go heap while a
 // provider serves, raised, once what the session keeps is well past it,
