@@ -789,6 +789,11 @@ func (cs *course) closingView() []string {
 	lines := []string{cs.titleLine(), ""}
 	lines = append(lines, cs.para(l.Closing, cs.st.Title)...)
 	lines = append(lines, "", "  "+cs.st.Text.Render(fmt.Sprintf("You answered %d of %d right.", cs.right, cs.asked)))
+	if cs.dir != "" {
+		for _, l := range wrap("The cases of its runs are written as JSON in "+cs.dir+".", cs.w-2) {
+			lines = append(lines, "  "+cs.st.Subtle.Render(l))
+		}
+	}
 	if cs.lesson+1 < len(cs.c.Lessons) {
 		lines = append(lines, "", cs.st.Subtle.Render(cut(fmt.Sprintf("  n: lesson %d, %s · esc: all lessons", cs.lesson+2, cs.c.Lessons[cs.lesson+1].Title), cs.w)))
 	} else {

@@ -82,7 +82,7 @@ type Model struct {
 	leaveAsked bool
 	// adding: a from the compare view went to the picker, so the next
 	// mission's pin goes back to compare.
-	adding bool
+	adding   bool
 	screen   screen
 	fullHelp bool
 
@@ -357,8 +357,8 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 			}
 			m.setStatus("")
 			if m.adding {
-				m.setStatus(fmt.Sprintf("m pins this run beside the %d pinned and compares them", len(m.pinned)),
-					"m pins it beside the pinned and compares")
+				m.setStatus(fmt.Sprintf("m pins the whole run beside the %d pinned and compares them", len(m.pinned)),
+					"m pins the whole run beside the pinned and compares")
 				m.layout()
 				return nil
 			}

@@ -54,7 +54,7 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 		return c, nil, nav{to: screenLab}
 	case key.Matches(k, c.keys.Add):
 		sb.setStatus(fmt.Sprintf("pick a mission to pin beside the %d pinned: enter opens it, then m pins it and comes back here", len(pinned)),
-			"pick a mission: enter opens it, m pins it and comes back here")
+			"pick a mission: enter opens it; there m pins it and comes back here")
 		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
 		sb.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(pinned), "pinned case")))

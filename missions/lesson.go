@@ -377,9 +377,6 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 			if q.Why == "" {
 				return nil, fail("%s: a question needs its reason (why)", qwhere)
 			}
-			if kind == AskVerdict && step != end {
-				return nil, fail("%s: a verdict is asked at the end", qwhere)
-			}
 			if kind == AskVerdict || kind == AskBelief {
 				if q.Intent == "" && len(m.Intents) == 1 {
 					q.Intent = m.Intents[0].ID
