@@ -283,6 +283,15 @@ func (s *Session) check() error {
 		default:
 			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, update, cancel, faults)", where, r.Kind)
 		}
+		if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
+			return fmt.Errorf("%s: status %d is not an HTTP status (100 to 599, or none)", where, r.Status)
+		}
+		if r.Delay < 0 || r.Delay > 1<<20 {
+			return fmt.Errorf("%s: delay %d: must be from 0 to 1048576 ticks", where, r.Delay)
+		}
+		if len(r.Error) > 80 || strings.Trim(r.Error, "abcdefghijklmnopqrstuvwxyz_/") != "" {
+			return fmt.Errorf("%s: error %q: an error is its type and code, as invalid_request_error/resource_missing", where, truncateWords(r.Error, 40))
+		}
 		switch r.Wire {
 		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
 		default:
@@ -659,4 +668,12 @@ func MarshalHistory(lines []HistoryLine) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// truncateWords cuts s to n bytes for a message, marking a cut.
+func truncateWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }

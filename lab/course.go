@@ -179,6 +179,11 @@ func (cs *course) resume(r export.Resume) bool {
 	}
 	cs.runner.Seek(to)
 	cs.view = cs.runner.View()
+	if to == cs.runner.Steps() {
+		// Left after the run's last answer: its case was written when
+		// it ended, so it is kept for the comparison, not written again.
+		cs.cases = append(cs.cases, cs.runner.Case())
+	}
 	cs.next, cs.right, cs.asked = r.Question, r.Right, r.Asked
 	cs.ask()
 	return true
@@ -419,7 +424,11 @@ func (cs course) FullHelp() [][]key.Binding {
 	if cs.phase == phaseMenu {
 		return [][]key.Binding{{k.Up, k.Open}}
 	}
-	return [][]key.Binding{{k.Next, k.Answer, k.Lessons}}
+	ans := k.Answer
+	if cs.open && len(cs.labels) > 0 {
+		ans.SetHelp(cs.labels[0]+"-"+cs.labels[len(cs.labels)-1], "answer")
+	}
+	return [][]key.Binding{{k.Next, ans, k.Lessons}}
 }
 
 // View draws the course screen in exactly its box.

@@ -346,3 +346,29 @@ func TestCourseLeavesAndComesBack(t *testing.T) {
 		t.Error("a finished lesson kept its place to resume")
 	}
 }
+
+// From the review: q from the glossary opened mid-lesson asks too; a
+// place kept after a run's last answer does not write its case again;
+// the full key list names the open question's keys.
+func TestCourseLeavingEdges(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 100, 30)
+	m = press(t, m, "n", "w", "q")
+	if !m.leaveAsked {
+		t.Fatal("q from the glossary opened mid-lesson did not ask first")
+	}
+	m = press(t, m, "esc", "?")
+	if view := m.View(); !strings.Contains(view, m.course.labels[0]+"-") {
+		t.Errorf("the full key list does not name the answers' keys %v:\n%s", m.course.labels, view)
+	}
+	// Run A's last question answered: the place is the run's end.
+	cs := m.course
+	end := export.Resume{Lesson: cs.lessonNow().ID, Run: 0, Question: len(cs.lessonNow().Runs[0].Questions), Right: 2, Asked: 2}
+	back := newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{Resume: &end}, Dir: t.TempDir()}, 100, 30)
+	if got := len(back.course.cases); got != 1 {
+		t.Fatalf("resumed at run A's end with %d cases kept, want 1", got)
+	}
+	back = press(t, back, "n")
+	if len(back.course.exports) != 0 || back.course.run != 1 {
+		t.Fatalf("going on from run A's end wrote %d cases again (run %d)", len(back.course.exports), back.course.run)
+	}
+}

@@ -390,3 +390,17 @@ func TestSourceExerciseInTenKeys(t *testing.T) {
 		}
 	}
 }
+
+// An add begun from compare ends however compare is reached again: a
+// later pin stays on the lab screen.
+func TestAddFromCompareDoesNotLeak(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "enter", "r", "m", "k", "m", "v", "a", "enter", "v")
+	if m.screen != screenCompare || m.adding {
+		t.Fatalf("v after the add's enter: screen %d, adding %v", m.screen, m.adding)
+	}
+	m = press(t, m, "esc", "p", "m")
+	if m.screen != screenLab {
+		t.Fatalf("a later pin jumped to screen %d", m.screen)
+	}
+}

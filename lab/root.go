@@ -195,6 +195,13 @@ func (m *Model) quit() tea.Cmd {
 	}, tea.Quit)
 }
 
+// inLesson: a lesson is under way, on screen or under the glossary opened
+// from it.
+func (m *Model) inLesson() bool {
+	onCourse := m.screen == screenCourse || m.screen == screenGlossary && m.glossaryFrom == screenCourse
+	return onCourse && m.course.leaving() != nil
+}
+
 // keepPlace writes the course's progress with the place in the lesson the
 // learner is leaving, so that learn reopens there.
 func (m *Model) keepPlace() tea.Cmd {
@@ -262,7 +269,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	asked := m.leaveAsked
 	m.leaveAsked = false
 	switch {
-	case key.Matches(k, m.global.Quit) && m.screen == screenCourse && m.course.leaving() != nil:
+	case key.Matches(k, m.global.Quit) && m.inLesson():
 		// In the middle of a lesson q asks first; ctrl+c, or q again,
 		// leaves, and the course keeps the place to come back to.
 		if k.String() == "q" && !asked {
@@ -334,6 +341,10 @@ func (m *Model) follow(n nav) {
 	}
 	if n.adding {
 		m.adding = true
+	}
+	if n.to == screenCompare {
+		// However compare is reached, an add in progress has ended.
+		m.adding = false
 	}
 	if n.to == m.screen {
 		return

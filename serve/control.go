@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -64,7 +65,11 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	// client slow to read it holds up no one else.
 	out := &heldReply{header: http.Header{}}
 	s.mu.Lock()
-	s.controlLocked(out, what, method, form)
+	if s.ended {
+		replyError(out, &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI, Message: "serve is stopping: its session is handed over, and the control endpoint changes nothing now."})
+	} else {
+		s.controlLocked(out, what, method, form)
+	}
 	s.mu.Unlock()
 	out.sendTo(w)
 }

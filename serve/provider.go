@@ -323,7 +323,7 @@ func (c *core) advanceTo(t int) {
 // itself does not move, so a durable provider's log stays what happened.
 func (c *core) settled() *export.Session {
 	out := c.settledView()
-	out.Requests = slices.Collect(out.Source)
+	out.Requests = c.reqs.slice()
 	out.Source = nil
 	return out
 }

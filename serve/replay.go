@@ -155,6 +155,11 @@ func (c *core) apply(r export.SessionRequest) error {
 		i, o, e := c.update(id, changes)
 		q := c.reqs.get(i)
 		q.Payload = r.Payload
+		if e != nil {
+			// A session from before refused updates were logged as
+			// refused keeps them as updates: keep it as recorded.
+			q.Kind, q.Intent = r.Kind, r.Intent
+		}
 		c.reqs.set(i, q)
 		c.repliedObject(i, r.Wire, o, e)
 	case export.RequestCancel:

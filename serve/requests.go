@@ -23,8 +23,9 @@ type requestLog struct {
 	lastShown []missions.EvidenceObject
 }
 
-// storedRequest is an export.SessionRequest as the log keeps it: 128
-// bytes where the exported form takes 240.
+// storedRequest is an export.SessionRequest as the log keeps it: 136
+// bytes where the exported form takes 240. A session's status and delay
+// are checked to fit (export.Session's check) before they are kept.
 type storedRequest struct {
 	tick                         int
 	intent, key, digest, payload string
@@ -40,7 +41,7 @@ type storedRequest struct {
 
 // word is an index into words: one of the few strings a request's
 // fields take (kinds, wires, fixtures, ledger actions, error words).
-type word uint16
+type word uint32
 
 var words = struct {
 	sync.Mutex

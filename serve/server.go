@@ -45,6 +45,9 @@ type Server struct {
 	// falls to zero.
 	active int
 	idle   *sync.Cond
+	// ended: End handed the session over; the control endpoint changes
+	// nothing after it.
+	ended bool
 
 	// st is the durable store, nil for a provider in memory. confirmed
 	// lists the requests whose reply was written since the last durable
@@ -225,6 +228,7 @@ func (s *Server) Finish() *export.Session {
 func (s *Server) End() *export.Session {
 	s.drain()
 	defer s.mu.Unlock()
+	s.ended = true
 	return s.c.settledView()
 }
 

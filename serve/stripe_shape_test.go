@@ -671,3 +671,38 @@ func TestRefusalsKeepLittle(t *testing.T) {
 		t.Errorf("the report:\n%s", text)
 	}
 }
+
+// A provider that served nothing records its requests as [], not null.
+func TestEmptySessionHasRequests(t *testing.T) {
+	g := newRig(t, Options{})
+	s := g.srv.Finish()
+	data, err := export.MarshalSession(s)
+	if err != nil || s.Requests == nil || !strings.Contains(string(data), `"requests": []`) {
+		t.Fatalf("an empty session: %v %s", err, data)
+	}
+}
+
+// A session file's requests are checked to be what serve records: an
+// HTTP status, a delay in range, an error's type and code. A file with a
+// status of 70000 or an error of another shape is refused, not kept as
+// something else.
+func TestSessionFileFieldsChecked(t *testing.T) {
+	g := newRig(t, Options{})
+	g.send("GET", "/v1/refunds/re_9999", "")
+	data, err := export.MarshalSession(g.srv.Finish())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, edit := range map[string][2]string{
+		"status": {`"status": 404`, `"status": 70000`},
+		"error":  {`"error": "invalid_request_error/resource_missing"`, `"error": "Not Found!"`},
+	} {
+		bad := strings.Replace(string(data), edit[0], edit[1], 1)
+		if bad == string(data) {
+			t.Fatalf("%s: the session has no %s", what, edit[0])
+		}
+		if _, err := export.UnmarshalSession("s.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("a session with %s: %v", edit[1], err)
+		}
+	}
+}
