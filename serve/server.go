@@ -186,8 +186,8 @@ func New(o Options) (*Server, error) {
 	c.start = s.start
 	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/refunds", s.refunds)
-	mux.HandleFunc("/v1/refunds/{id}", s.refund)
+	mux.HandleFunc("/v1/refunds", s.getPost(s.list, s.create))
+	mux.HandleFunc("/v1/refunds/{id}", s.getPost(s.retrieve, s.update))
 	mux.HandleFunc("/v1/refunds/{id}/cancel", s.cancel)
 	mux.HandleFunc(ControlPrefix, s.control)
 	mux.HandleFunc("/", s.unknown)
@@ -414,29 +414,19 @@ func (s *Server) busy() func() {
 	}
 }
 
-// refunds serves /v1/refunds: create (POST) and list (GET).
-func (s *Server) refunds(w http.ResponseWriter, r *http.Request) {
-	defer s.busy()()
-	switch r.Method {
-	case http.MethodPost:
-		s.create(w, r)
-	case http.MethodGet:
-		s.list(w, r)
-	default:
-		s.badMethod(w, r, "GET, POST")
-	}
-}
-
-// refund serves /v1/refunds/{id}: retrieve (GET) and update (POST).
-func (s *Server) refund(w http.ResponseWriter, r *http.Request) {
-	defer s.busy()()
-	switch r.Method {
-	case http.MethodGet:
-		s.retrieve(w, r)
-	case http.MethodPost:
-		s.update(w, r)
-	default:
-		s.badMethod(w, r, "GET, POST")
+// getPost serves a path that takes GET and POST: /v1/refunds (list,
+// create) and /v1/refunds/{id} (retrieve, update).
+func (s *Server) getPost(get, post http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer s.busy()()
+		switch r.Method {
+		case http.MethodGet:
+			get(w, r)
+		case http.MethodPost:
+			post(w, r)
+		default:
+			s.badMethod(w, r, "GET, POST")
+		}
 	}
 }
 
@@ -470,9 +460,7 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request refused before it reached the ledger, and
 // logs it.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
-	s.mu.Lock()
-	m := s.mark()
-	s.syncClock()
+	m := s.lockNow()
 	// A refused request's intent may be anything a client sent: it is
 	// kept to its first bytes, as a read's query is.
 	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key}
@@ -673,9 +661,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.mu.Lock()
-	m := s.mark()
-	s.syncClock()
+	m := s.lockNow()
 	i, o, found := s.c.retrieveLogged(raw)
 	var status int
 	var body []byte
@@ -688,6 +674,16 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		status, body = e.Status, e.body()
 	}
 	s.answerLocked(w, r, m, i, status, body, e, shown, 0)
+}
+
+// lockNow takes the lock, moves the clock to now, and marks what the
+// ledger holds before the request: the start of every API request's turn
+// at the provider. The caller unlocks.
+func (s *Server) lockNow() mark {
+	s.mu.Lock()
+	m := s.mark()
+	s.syncClock()
+	return m
 }
 
 // answerLocked records request i with its reply, unlocks, and writes the
@@ -738,9 +734,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	s.mu.Lock()
-	m := s.mark()
-	s.syncClock()
+	m := s.lockNow()
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
@@ -781,9 +775,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.mu.Lock()
-	m := s.mark()
-	s.syncClock()
+	m := s.lockNow()
 	i, o, e := s.c.update(raw, changes)
 	s.answerObject(w, r, m, i, o, e)
 }
@@ -807,9 +799,7 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.mu.Lock()
-	m := s.mark()
-	s.syncClock()
+	m := s.lockNow()
 	i, o, e := s.c.cancel(raw)
 	s.answerObject(w, r, m, i, o, e)
 }
