@@ -314,7 +314,7 @@ func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
 	}
-	fmt.Fprintf(&b, "  contract %s · one tick is %v · replies held at most %v\n", o.Contract, o.Tick, o.Hold)
+	fmt.Fprintf(&b, "  contract %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", o.Contract, o.Tick, o.Hold)
 	words := func(fs []missions.Fixture) string {
 		w := make([]string, len(fs))
 		for i, f := range fs {
