@@ -67,11 +67,9 @@ directory unasked; the screen says where.`,
 				}
 				return printCourseStatus(cmd, course, prog, path, asJSON)
 			}
-			if dir == "" && cmd.Flags().Changed("dir") {
-				return badInput(errors.New("--dir is empty; give a directory, or leave --dir out for cases/ beside the progress file"))
-			}
-			if dir == "" {
-				dir = filepath.Join(filepath.Dir(path), "cases")
+			dir, err := courseCasesDir(path, dir, cmd.Flags().Changed("dir"))
+			if err != nil {
+				return err
 			}
 			return runCourse(cmd, course, path, dir)
 		},
@@ -81,6 +79,19 @@ directory unasked; the screen says where.`,
 	cmd.Flags().BoolVar(&reset, "reset", false, "forget the course's progress and start over")
 	cmd.Flags().StringVar(&dir, "dir", "", "write the cases of finished runs to `DIR` (default: cases/ beside the progress file)")
 	return cmd
+}
+
+// courseCasesDir is where the course writes the cases of finished runs:
+// --dir when given, else cases/ beside the progress file, never the
+// current directory unasked.
+func courseCasesDir(progress, dir string, given bool) (string, error) {
+	switch {
+	case dir == "" && given:
+		return "", badInput(errors.New("--dir is empty; give a directory, or leave --dir out for cases/ beside the progress file"))
+	case dir == "":
+		return filepath.Join(filepath.Dir(progress), "cases"), nil
+	}
+	return dir, nil
 }
 
 // progressPath is where the course keeps its progress on this machine.

@@ -79,3 +79,17 @@ func TestLearnNeedsATerminal(t *testing.T) {
 		t.Errorf("%d %q", code, errb.String())
 	}
 }
+
+// The course's cases go beside its progress unless --dir says otherwise,
+// never into the current directory unasked.
+func TestCourseCasesDir(t *testing.T) {
+	if got, err := courseCasesDir("/state/replaylab/progress.json", "", false); err != nil || got != "/state/replaylab/cases" {
+		t.Errorf("default: %q %v", got, err)
+	}
+	if got, err := courseCasesDir("/state/replaylab/progress.json", "mine", true); err != nil || got != "mine" {
+		t.Errorf("--dir mine: %q %v", got, err)
+	}
+	if _, err := courseCasesDir("/state/replaylab/progress.json", "", true); err == nil || !strings.Contains(err.Error(), "--dir is empty") {
+		t.Errorf("--dir=: %v", err)
+	}
+}

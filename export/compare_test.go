@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -525,5 +526,30 @@ func TestWrapCellBreaksFixturesAfterUnderscores(t *testing.T) {
 		if got := wrapCell(tt.s, tt.width); strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("wrapCell(%q, %d) = %q, want %q", tt.s, tt.width, got, tt.want)
 		}
+	}
+}
+
+// The text leads with what the cases show together, in the order they
+// were given: the same apology behind 1, 2 and 0 effects, before any
+// table or pair.
+func TestCompareTellsTheStoryFirst(t *testing.T) {
+	cmp := Compare(seedCases(t))
+	want := "Same words, different ledgers: in every case the agent first says “Sorry, the refund of 45.00 on order 1042 failed. I'll try again.”, yet the ledgers end with 1, 2 and 0 effects (A, B and C)."
+	if cmp.Story != want {
+		t.Fatalf("story %q, want %q", cmp.Story, want)
+	}
+	text := strings.Join(strings.Fields(string(CompareText(cmp, 100))), " ")
+	if !strings.HasPrefix(text, want) {
+		t.Fatalf("the text does not lead with the story:\n%s", text)
+	}
+	// Reversed, the letters follow the order given.
+	rev := seedCases(t)
+	slices.Reverse(rev)
+	if s := Compare(rev).Story; !strings.Contains(s, "0, 2 and 1 effects (A, B and C)") {
+		t.Fatalf("reversed: %q", s)
+	}
+	// One case has no story; the same count everywhere says so.
+	if s := Compare(seedCases(t)[:1]).Story; s != "" {
+		t.Fatalf("one case: %q", s)
 	}
 }
