@@ -98,6 +98,9 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 func CompareMarkdown(cmp Comparison) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Comparing %s\n\n", Plural(len(cmp.Cases), "case"))
+	if cmp.Story != "" {
+		fmt.Fprintf(&b, "%s\n\n", mdText(cmp.Story))
+	}
 	for _, h := range cmp.Cases {
 		fmt.Fprintf(&b, "- **%s** %s (%s): %s", h.Name, mdText(h.Title), mdCode(h.Mission), mdText(SettingsLine(h.Settings)))
 		if h.Source != "" {
