@@ -49,19 +49,25 @@ func (g *genHistory) Read(p []byte) (int, error) {
 		case g.n > g.lines-2*g.intents:
 			outcome = "ok"
 		}
-		line = append(line, `{"type":"attempt","intent":"refund-`...)
-		line = pad(line, i, 6)
-		line = append(line, `","key":"key-`...)
-		line = pad(line, i, 6)
-		line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
-		line = append(line, outcome...)
-		line = append(line, `"}`+"\n"...)
+		line = attempt(line, i, 6, outcome)
 		g.buf.Write(line)
 	}
 	if g.buf.Len() == 0 {
 		return 0, io.EOF
 	}
 	return g.buf.Read(p)
+}
+
+// attempt appends the attempt line of intent i (and key i), numbered to
+// width digits, with its outcome.
+func attempt(line []byte, i, width int, outcome string) []byte {
+	line = append(line, `{"type":"attempt","intent":"refund-`...)
+	line = pad(line, i, width)
+	line = append(line, `","key":"key-`...)
+	line = pad(line, i, width)
+	line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
+	line = append(line, outcome...)
+	return append(line, `"}`+"\n"...)
 }
 
 // pad appends n with leading zeros to width digits.
@@ -139,13 +145,7 @@ func (g *wideHistory) Read(p []byte) (int, error) {
 			if g.n%5 == 0 {
 				outcome = "info"
 			}
-			line = append(line, `{"type":"attempt","intent":"refund-`...)
-			line = pad(line, i, 7)
-			line = append(line, `","key":"key-`...)
-			line = pad(line, i, 7)
-			line = append(line, `","digest":"6d1f0c2a9b3e4f57","start":"2026-12-01T10:00:00Z","end":"2026-12-01T10:00:01Z","outcome":"`...)
-			line = append(line, outcome...)
-			line = append(line, `"}`+"\n"...)
+			line = attempt(line, i, 7, outcome)
 		}
 		g.buf.Write(line)
 	}

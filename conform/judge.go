@@ -41,7 +41,7 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 	for _, nl := range lines {
 		line := strings.TrimSpace(nl.text)
 		bad := func(what string) {
-			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, export.CleanLine(shorten(line, 160))))
+			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, export.CleanLine(export.Shorten(line, 160))))
 		}
 		if nl.cut {
 			bad(fmt.Sprintf("longer than %d KiB; a belief line is one short JSON object", lineLimit>>10))
@@ -63,7 +63,7 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 			}
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil {
-				problem = fmt.Sprintf("%q holds %s; expected a string", k, shorten(string(raw), 40))
+				problem = fmt.Sprintf("%q holds %s; expected a string", k, export.Shorten(string(raw), 40))
 				continue
 			}
 			got[k] = v
@@ -89,13 +89,6 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 	if overflow {
 		b.problems = append(b.problems, fmt.Sprintf("run %d printed more than %d KiB of lines that mention \"belief\"; the rest were not read", run, beliefBytesLimit>>10))
 	}
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // intentsOf is each intent of the row: the provider's verdict and the

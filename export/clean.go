@@ -139,5 +139,17 @@ func Escaped(s string) string {
 	return q[1 : len(q)-1]
 }
 
+// Shorten cuts s to at most n bytes, on a rune boundary, and marks a cut
+// with "…": for input quoted back in a message, however long it came.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // Plural renders a count with its noun, e.g. "1 effect", "2 effects".
 func Plural(n int, noun string) string { return missions.Plural(n, noun) }

@@ -290,7 +290,7 @@ func (s *Session) check() error {
 			return fmt.Errorf("%s: delay %d: must be from 0 to 1048576 ticks", where, r.Delay)
 		}
 		if len(r.Error) > 80 || strings.Trim(r.Error, "abcdefghijklmnopqrstuvwxyz_/") != "" {
-			return fmt.Errorf("%s: error %q: an error is its type and code, as invalid_request_error/resource_missing", where, truncateWords(r.Error, 40))
+			return fmt.Errorf("%s: error %q: an error is its type and code, as invalid_request_error/resource_missing", where, Shorten(r.Error, 40))
 		}
 		switch r.Wire {
 		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
@@ -668,12 +668,4 @@ func MarshalHistory(lines []HistoryLine) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
-}
-
-// truncateWords cuts s to n bytes for a message, marking a cut.
-func truncateWords(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/replaylab/replaylab/export"
@@ -144,7 +143,7 @@ func (o Options) Validate() error {
 	if !o.Resolve.Terminal() {
 		return fmt.Errorf("resolve %s: a pending refund ends succeeded or failed", o.Resolve)
 	}
-	if _, ok := shouldRetryModes[o.ShouldRetry]; !ok {
+	if !slices.Contains(ShouldRetryModes(), o.ShouldRetry) {
 		return fmt.Errorf("should-retry %q: give auto (what Stripe sends), true, false or omit", o.ShouldRetry)
 	}
 	if o.Mission != nil && len(o.Faults) > 0 {
@@ -426,10 +425,10 @@ func (c *core) logRead(kind, intent, query string) int {
 func readRequest(kind, intent, query string) export.SessionRequest {
 	r := export.SessionRequest{Kind: kind, Intent: intent, Payload: query}
 	if len(query) > MaxReadPayload {
-		r.Payload, r.Cut = truncate(query, MaxReadPayload), true
+		r.Payload, r.Cut = export.Shorten(query, MaxReadPayload), true
 	}
 	if len(intent) > MaxReadPayload {
-		r.Intent, r.Cut = truncate(intent, MaxReadPayload), true
+		r.Intent, r.Cut = export.Shorten(intent, MaxReadPayload), true
 	}
 	return r
 }
@@ -503,7 +502,7 @@ func keepsIntentField(field string, now, changes map[string]string) *apiError {
 // cancel cancels the pending refund raw names and logs the request.
 func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
 	o, found := c.retrieve(raw)
-	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: truncate(raw, MaxReadPayload)})
+	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: export.Shorten(raw, MaxReadPayload)})
 	if !found {
 		return i, o, notFound(raw)
 	}
@@ -545,25 +544,17 @@ func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown [
 	}
 }
 
-// errorWords is how the session records an error reply: type/code, one
-// copy of each for every request that met it.
+// errorWords is how the session records an error reply: type/code. The
+// session keeps each such word once (requestLog's word table).
 func errorWords(e *apiError) string {
-	if e == nil {
+	switch {
+	case e == nil:
 		return ""
-	}
-	if e.Code == "" {
+	case e.Code == "":
 		return e.Type
 	}
-	k := [2]string{e.Type, e.Code}
-	if w, ok := errorWordsSeen.Load(k); ok {
-		return w.(string)
-	}
-	w, _ := errorWordsSeen.LoadOrStore(k, e.Type+"/"+e.Code)
-	return w.(string)
+	return e.Type + "/" + e.Code
 }
-
-// errorWordsSeen holds the type/code pairs met so far: a handful.
-var errorWordsSeen sync.Map
 
 // hear notes what a delivered reply told the client about an intent.
 func (c *core) hear(r *export.SessionRequest) {
@@ -723,7 +714,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 			return lq, refuseExpand(name, vs)
 		}
 		if len(vs) != 1 {
-			return lq, invalidParam(truncate(name, 200), "Send "+truncate(name, 200)+" once.")
+			return lq, invalidParam(export.Shorten(name, 200), "Send "+export.Shorten(name, 200)+" once.")
 		}
 		v := vs[0]
 		if e := checkString(name, v); e != nil {
@@ -754,8 +745,8 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 		case name == intentField && strings.HasPrefix(name, "metadata["):
 			lq.intent = v
 		default:
-			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
-				Message: "Received unknown parameter: " + truncate(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
+			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
+				Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
 		}
 	}
 	switch {
@@ -770,15 +761,15 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 // created reads one created filter: created=T, or created[gt|gte|lt|lte]=T,
 // with T a Unix time in seconds.
 func (lq *listQuery) created(name, v string) *apiError {
-	short := truncate(name, 40)
+	short := export.Shorten(name, 40)
 	if !slices.Contains([]string{"created", "created[gt]", "created[gte]", "created[lt]", "created[lte]"}, name) {
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
-			Message: "Received unknown parameter: " + truncate(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
+			Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
 	}
 	t, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || t < 0 || strings.Trim(v, "0123456789") != "" {
 		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: name,
-			Message: "Invalid integer: " + strconv.Quote(truncate(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
+			Message: "Invalid integer: " + strconv.Quote(export.Shorten(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
 	}
 	switch name {
 	case "created":

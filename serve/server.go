@@ -374,7 +374,7 @@ func keyOf(r *http.Request) (string, *apiError) {
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 	if r.URL.RawQuery != "" {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "POST " + truncate(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(truncate(r.URL.RawQuery, 200)) + ")."}
+			Message: "POST " + export.Shorten(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(export.Shorten(r.URL.RawQuery, 200)) + ")."}
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
@@ -443,7 +443,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-		Message: "Unrecognized request: " + truncate(r.Method, 20) + " " + truncate(r.URL.Path, 200) + " (this path takes " + allow + ")."}
+		Message: "Unrecognized request: " + export.Shorten(r.Method, 20) + " " + export.Shorten(r.URL.Path, 200) + " (this path takes " + allow + ")."}
 	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
 		replyError(w, e)
 		return
@@ -454,7 +454,7 @@ func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string)
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
 	s.refuse(w, r, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
-		Message: "Unrecognized request URL (" + r.Method + ": " + truncate(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
+		Message: "Unrecognized request URL (" + r.Method + ": " + export.Shorten(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
 }
 
 // refuse answers a request refused before it reached the ledger, and
@@ -465,7 +465,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 	// kept to its first bytes, as a read's query is.
 	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key}
 	if len(intent) > MaxReadPayload {
-		r0.Intent, r0.Cut = truncate(intent, MaxReadPayload), true
+		r0.Intent, r0.Cut = export.Shorten(intent, MaxReadPayload), true
 	}
 	i := s.c.log(r0)
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
@@ -713,8 +713,8 @@ func onlyExpand(q url.Values, takes string) *apiError {
 		if isExpand(name) {
 			return refuseExpand(name, vs)
 		}
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: truncate(name, 200),
-			Message: "Received unknown parameter: " + truncate(name, 200) + ". " + takes}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
+			Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". " + takes}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -25,8 +26,6 @@ const (
 	// older or other provider would.
 	ShouldRetryOmit = "omit"
 )
-
-var shouldRetryModes = map[string]bool{ShouldRetryAuto: true, "true": true, "false": true, ShouldRetryOmit: true}
 
 // ShouldRetryModes lists the values Options.ShouldRetry accepts.
 func ShouldRetryModes() []string { return []string{ShouldRetryAuto, "true", "false", ShouldRetryOmit} }
@@ -112,20 +111,7 @@ func readQuery(r *http.Request) (url.Values, *apiError) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "The query string " + strconv.Quote(truncate(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
+			Message: "The query string " + strconv.Quote(export.Shorten(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
 	}
 	return q, nil
 }
-
-// truncate cuts s to at most n bytes, on a rune boundary, marking a cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
