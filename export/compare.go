@@ -245,8 +245,12 @@ func story(cmp Comparison) string {
 	}
 	switch {
 	case len(best) == n:
-		return fmt.Sprintf("Same words, different ledgers: in every case the agent first says %s, yet the ledgers end with %s (%s).",
-			quote(maskedWords(first[best[0]])), counts(best), names(best))
+		every := "every case"
+		if n == 2 {
+			every = "both cases"
+		}
+		return fmt.Sprintf("Same words, different ledgers: in %s the agent first says %s, yet the ledgers end with %s (%s).",
+			every, quote(maskedWords(first[best[0]])), counts(best), names(best))
 	case len(best) > 0:
 		return fmt.Sprintf("Same words, different ledgers: in %s the agent first says %s, yet their ledgers end with %s.",
 			names(best), quote(maskedWords(first[best[0]])), counts(best))

@@ -548,7 +548,11 @@ func TestCompareTellsTheStoryFirst(t *testing.T) {
 	if s := Compare(rev).Story; !strings.Contains(s, "0, 2 and 1 effects (A, B and C)") {
 		t.Fatalf("reversed: %q", s)
 	}
-	// One case has no story; the same count everywhere says so.
+	// Two cases are both cases.
+	if s := Compare(seedCases(t)[:2]).Story; !strings.Contains(s, "in both cases the agent first says") {
+		t.Fatalf("two cases: %q", s)
+	}
+	// One case has no story.
 	if s := Compare(seedCases(t)[:1]).Story; s != "" {
 		t.Fatalf("one case: %q", s)
 	}
