@@ -27,11 +27,11 @@ import (
 // serveFlags are serve's settings as given.
 type serveFlags struct {
 	addr, contract, mission, intentField, record, resolve, db string
-	shouldRetry                                               string
+	shouldRetry, toolErrors                                   string
 	faults, failOn                                            []string
 	tick, retention, hold                                     time.Duration
 	delay, until                                              int
-	force, compareMetadata                                    bool
+	force, compareMetadata, mcp, stdio                        bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -72,12 +72,24 @@ The control endpoint under /_replaylab/ sets faults (POST faults), moves the
 clock (POST advance), reads the state (GET state, GET session) and starts
 over (POST reset) without a restart.
 
+With --mcp, the same provider is also served as MCP tools for agents
+(create_refund, get_refund, list_refunds) over Streamable HTTP at /mcp: one
+ledger, one clock, one set of faults and verdicts for both. A lost reply is a
+tool call that never answers (a cancellation is recorded and undoes nothing);
+crash_after_send closes the call's response stream after the commit.
+--mcp --stdio speaks MCP over standard input and output instead, for hosts
+that launch a server command, with the banner and verdicts on standard error.
+--tool-errors opaque makes every error result say only "Failed to create
+refund", so that an agent cannot tell a timeout from a refusal.
+
 On Ctrl-C, SIGTERM or --until N requests, serve settles the clock, prints a
 verdict per intent and, with --record, writes the session: compare sets it
 beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 		Example: `  replaylab serve --faults timeout_after_commit,success
   replaylab serve --mission timeout-then-success --record session.json
   replaylab serve --contract v2 --faults server_error_after_commit --until 4
+  replaylab serve --mcp --faults timeout_after_commit
+  replaylab serve --mcp --stdio --mission the-model-calls-again --record s.json
   curl -s -u sk_test_123: localhost:12111/v1/refunds -H 'Idempotency-Key: k1' \
     -d charge=ch_1042 -d amount=4500 -d 'metadata[intent]=refund-1042'`,
 		Args: cobra.NoArgs,
@@ -100,6 +112,9 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
 	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
+	fl.BoolVar(&f.mcp, "mcp", false, "serve the provider as MCP tools too, over Streamable HTTP at /mcp")
+	fl.BoolVar(&f.stdio, "stdio", false, "with --mcp: speak MCP over standard input and output instead of listening (banner and verdicts on standard error)")
+	fl.StringVar(&f.toolErrors, "tool-errors", serve.ToolErrorsPlain, "with --mcp, what an error result says: plain (the provider's words) or opaque (only \"Failed to create refund\")")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
 	registerMissionsDir(cmd)
 	return cmd
@@ -108,8 +123,16 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 // options turns the flags into the provider's options.
 func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField,
-		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata}
+		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata, MCP: f.mcp, ToolErrors: f.toolErrors}
 	switch {
+	case f.stdio && !f.mcp:
+		return o, badInput(errors.New("--stdio speaks MCP over standard input and output; give --mcp with it (replaylab serve --mcp --stdio)"))
+	case f.stdio && cmd.Flags().Changed("addr"):
+		return o, badInput(errors.New("--addr and --stdio do not go together: with --stdio, serve listens on no port; leave out one of them"))
+	case cmd.Flags().Changed("tool-errors") && !f.mcp:
+		return o, badInput(errors.New("--tool-errors shapes the MCP tools' error results; give --mcp with it"))
+	case !slices.Contains(serve.ToolErrorModes(), f.toolErrors):
+		return o, badInput(fmt.Errorf("--tool-errors %q: give plain (the provider's words) or opaque (every error result says only %q)", f.toolErrors, serve.OpaqueError))
 	case !slices.Contains(serve.ShouldRetryModes(), f.shouldRetry):
 		return o, badInput(fmt.Errorf("--should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", f.shouldRetry))
 	case f.tick < time.Millisecond || f.tick > 24*time.Hour:
@@ -198,9 +221,11 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	defer srv.Close()
 	defer serve.LimitMemory()()
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		return badInput(listenError(f.addr, err))
+	var ln net.Listener
+	if !f.stdio {
+		if ln, err = net.Listen("tcp", f.addr); err != nil {
+			return badInput(listenError(f.addr, err))
+		}
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -217,15 +242,24 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			}
 		}
 	}
-	// A client that sends its body slowly is cut off: no request takes
-	// longer than ReadTimeout to arrive.
-	// A request's line and headers are at most MaxHeaderBytes: a refund id
-	// or a list's query longer than that is answered 431 by net/http.
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes}
+	errw, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	errw := cmd.ErrOrStderr()
-	fmt.Fprint(errw, serveBanner(ln.Addr(), srv, f.until))
+	var hs *http.Server
+	if f.stdio {
+		// Standard output is the protocol's: the verdicts go to standard
+		// error with the banner.
+		go func() { errc <- srv.ServeStdio(ctx, io.NopCloser(cmd.InOrStdin()), nopWriteCloser{out}) }()
+		out = errw
+		fmt.Fprint(errw, serveBanner(nil, srv, f.until))
+	} else {
+		// A client that sends its body slowly is cut off: no request takes
+		// longer than ReadTimeout to arrive.
+		// A request's line and headers are at most MaxHeaderBytes: a refund id
+		// or a list's query longer than that is answered 431 by net/http.
+		hs = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes}
+		go func() { errc <- hs.Serve(ln) }()
+		fmt.Fprint(errw, serveBanner(ln.Addr(), srv, f.until))
+	}
 	if f.db != "" {
 		fmt.Fprintln(errw, "  "+dbWords(f.db, rec))
 	}
@@ -240,20 +274,24 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	// Held replies end now; then the server stops taking requests and
 	// waits a little for the ones it is answering, then closes the rest.
 	srv.Release()
-	shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if hs.Shutdown(shut) != nil {
-		_ = hs.Close()
-	}
-	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
+	if hs != nil {
+		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if hs.Shutdown(shut) != nil {
+			_ = hs.Close()
+		}
+		if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+			return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
+		}
+	} else if serveErr != nil && !errors.Is(serveErr, io.EOF) && !errors.Is(serveErr, context.Canceled) {
+		return fmt.Errorf("serving MCP over standard input and output: %w", serveErr)
 	}
 
 	sess := srv.End()
 	if err := srv.Err(); err != nil {
 		return &exitError{code: exitStorage, err: fmt.Errorf("stopped: %w; what is on disk is what was written before, and a restart recovers it", err)}
 	}
-	fmt.Fprint(cmd.OutOrStdout(), export.SessionText(sess))
+	fmt.Fprint(out, export.SessionText(sess))
 	if f.record != "" {
 		write := func(w io.Writer) error { return export.WriteSession(w, sess) }
 		if historyFile(f.record) {
@@ -291,6 +329,12 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	return nil
 }
 
+// nopWriteCloser is a writer that the MCP transport may close without
+// closing the process's standard output.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
 // listenError says why serve cannot listen, and what to do.
 func listenError(addr string, err error) error {
 	switch {
@@ -310,9 +354,21 @@ func listenError(addr string, err error) error {
 func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 	o, left := srv.Options(), srv.FaultsLeft()
 	var b strings.Builder
-	fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
+	tools := strings.Join(serve.ToolNames(), ", ")
+	switch {
+	case addr == nil:
+		fmt.Fprintf(&b, "replaylab serve: MCP over standard input and output (tools %s)\n", tools)
+	case o.MCP:
+		fmt.Fprintf(&b, "replaylab serve: listening on http://%s (REST), MCP tools at http://%s%s\n", addr, addr, serve.MCPPath)
+		fmt.Fprintf(&b, "  tools %s over Streamable HTTP\n", tools)
+	default:
+		fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
+	}
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
+	}
+	if o.MCP && o.ToolErrors == serve.ToolErrorsOpaque {
+		fmt.Fprintf(&b, "  tool errors are opaque: every error result says only %q\n", serve.OpaqueError)
 	}
 	fmt.Fprintf(&b, "  contract %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", o.Contract, o.Tick, o.Hold)
 	words := func(fs []missions.Fixture) string {

@@ -154,7 +154,40 @@ type SessionRequest struct {
 	// Cut marks a read whose query was longer than the session keeps:
 	// Payload holds its start, and replay takes Shown as recorded.
 	Cut bool `json:"cut,omitempty"`
+	// Call is the MCP tool call that carried the request (serve --mcp);
+	// nil for a request over the REST API.
+	Call *ToolCall `json:"call,omitempty"`
 }
+
+// ToolCall is an MCP tool call as the session keeps it: the tool, the
+// transport, the MCP session and the JSON-RPC request id that carried it,
+// and the cancellation the client sent for it, if one came.
+type ToolCall struct {
+	Tool string `json:"tool"`
+	// Transport is "http" (Streamable HTTP) or "stdio".
+	Transport string `json:"transport"`
+	// Session is the MCP session id (Mcp-Session-Id); "" over stdio.
+	Session string `json:"session,omitempty"`
+	// ID is the JSON-RPC request id as the client sent it, in JSON: 7 or
+	// "call-7".
+	ID string `json:"id"`
+	// Cancelled is the client's notifications/cancelled for this call:
+	// received and recorded, it undoes nothing.
+	Cancelled *Cancellation `json:"cancelled,omitempty"`
+}
+
+// Cancellation is a client's cancellation of a tool call: the tick it
+// came at and the reason it gave.
+type Cancellation struct {
+	Tick   int    `json:"tick"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// MCP transports.
+const (
+	TransportHTTP  = "http"
+	TransportStdio = "stdio"
+)
 
 // SessionChange is something the provider did on its own as the clock
 // moved: a late commit landing, a pending refund resolving, a key pruned.
@@ -296,6 +329,16 @@ func (s *Session) check() error {
 		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
 		default:
 			return fmt.Errorf("%s: unknown wire %q (accepted: delivered, held, closed, gone, open)", where, r.Wire)
+		}
+		if c := r.Call; c != nil {
+			switch {
+			case c.Transport != TransportHTTP && c.Transport != TransportStdio:
+				return fmt.Errorf("%s: call: unknown transport %q (accepted: http, stdio)", where, c.Transport)
+			case c.Tool == "" || c.ID == "":
+				return fmt.Errorf("%s: call: a tool call has its tool and its JSON-RPC id", where)
+			case c.Cancelled != nil && c.Cancelled.Tick < r.Tick:
+				return fmt.Errorf("%s: call: cancelled at tick %d, before the call came (tick %d)", where, c.Cancelled.Tick, r.Tick)
+			}
 		}
 	}
 	return nil

@@ -72,6 +72,12 @@ type Options struct {
 	// (the default, what Stripe sends), "true" or "false" on every reply,
 	// or "omit" for none.
 	ShouldRetry string
+	// MCP serves the provider as MCP tools too: over Streamable HTTP at
+	// MCPPath beside the REST API, and over stdio with ServeStdio.
+	MCP bool
+	// ToolErrors is what a tool's error result says: ToolErrorsPlain
+	// (the default, the provider's words) or ToolErrorsOpaque.
+	ToolErrors string
 	// Now is the wall clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -101,6 +107,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ShouldRetry == "" {
 		o.ShouldRetry = ShouldRetryAuto
+	}
+	if o.ToolErrors == "" {
+		o.ToolErrors = ToolErrorsPlain
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -142,6 +151,9 @@ func (o Options) Validate() error {
 	}
 	if !o.Resolve.Terminal() {
 		return fmt.Errorf("resolve %s: a pending refund ends succeeded or failed", o.Resolve)
+	}
+	if !slices.Contains(ToolErrorModes(), o.ToolErrors) {
+		return fmt.Errorf("tool-errors %q: give plain (the provider's words) or opaque (only %q, as a tool that hides its provider's words)", o.ToolErrors, OpaqueError)
 	}
 	if !slices.Contains(ShouldRetryModes(), o.ShouldRetry) {
 		return fmt.Errorf("should-retry %q: give auto (what Stripe sends), true, false or omit", o.ShouldRetry)
@@ -362,14 +374,16 @@ func (c *core) settle() {
 }
 
 // create meets a create with its fault and the ledger: intent, key, the
-// digest and payload the ledger binds and keeps, and the fault s. It
+// digest and payload the ledger binds and keeps, the fault s and the tool
+// call that carried it (nil over REST). It
 // returns the request's index in the session, the world of its fault and
 // the ledger's result (zero when the request never reached the provider).
-func (c *core) create(intent, key, digest, payload string, s scheduled) (int, missions.World, ledger.Result) {
+func (c *core) create(intent, key, digest, payload string, s scheduled, call *export.ToolCall) (int, missions.World, ledger.Result) {
 	w := missions.Worlds[s.fixture]
 	req := export.SessionRequest{
 		Seq: c.reqs.len() + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
 		Intent: c.intern(intent), Key: c.intern(key), Digest: c.intern(digest), Payload: c.intern(payload), Fixture: s.fixture, Wire: export.WireOpen,
+		Call: call,
 	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay

@@ -73,10 +73,25 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 // part is worked out anew, the client's (what became of the reply) is as
 // recorded.
 func (c *core) apply(r export.SessionRequest) error {
+	if err := c.applyKind(r); err != nil {
+		return err
+	}
+	if r.Call != nil {
+		// The tool call that carried it is the client's, as recorded.
+		last := c.reqs.len() - 1
+		q := c.reqs.get(last)
+		q.Call = r.Call
+		c.reqs.set(last, q)
+	}
+	return nil
+}
+
+// applyKind is apply by the request's kind.
+func (c *core) applyKind(r export.SessionRequest) error {
 	c.advanceTo(r.Tick)
 	switch r.Kind {
 	case export.RequestCreate:
-		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent))
+		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent), nil)
 		if r.Wire != export.WireDelivered || !delivers(w, res) {
 			c.replied(i, r.Wire, 0, nil, nil)
 			break

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,10 @@ type Server struct {
 	// the create's intent. A test rig uses it to kill the client at that
 	// moment, so that the client never hears even the close.
 	OnCrash func(intent string)
+
+	// tools is the MCP side (Options.MCP), made once.
+	tools     *tools
+	toolsOnce sync.Once
 }
 
 // planned is the reply a request is about to get.
@@ -190,6 +195,9 @@ func New(o Options) (*Server, error) {
 	mux.HandleFunc("/v1/refunds/{id}", s.getPost(s.retrieve, s.update))
 	mux.HandleFunc("/v1/refunds/{id}/cancel", s.cancel)
 	mux.HandleFunc(ControlPrefix, s.control)
+	if o.MCP {
+		mux.Handle(MCPPath, s.mcpTools())
+	}
 	mux.HandleFunc("/", s.unknown)
 	s.mux = mux
 	return s, nil
@@ -460,17 +468,7 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request refused before it reached the ledger, and
 // logs it.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
-	m := s.lockNow()
-	// A refused request's intent may be anything a client sent: it is
-	// kept to its first bytes, as a read's query is.
-	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key}
-	if len(intent) > MaxReadPayload {
-		r0.Intent, r0.Cut = export.Shorten(intent, MaxReadPayload), true
-	}
-	i := s.c.log(r0)
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
-	c := s.c
-	s.mu.Unlock()
+	c, i, err := s.logRefused(intent, key, e, nil)
 	if err != nil {
 		s.unrecorded(w, r, i+1, err)
 		return
@@ -478,6 +476,107 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 	s.stamp(w, r, i+1, e.Status, e)
 	replyError(w, e)
 	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+}
+
+// logRefused logs a request refused before it reached the ledger, with
+// the tool call that carried it (nil over REST), and records it durably;
+// the caller answers it, then calls finish with the core and index it
+// returns.
+func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall) (*core, int, error) {
+	m := s.lockNow()
+	defer s.mu.Unlock()
+	// A refused request's intent may be anything a client sent: it is
+	// kept to its first bytes, as a read's query is.
+	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key, Call: call}
+	if len(intent) > MaxReadPayload {
+		r0.Intent, r0.Cut = export.Shorten(intent, MaxReadPayload), true
+	}
+	i := s.c.log(r0)
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+	return s.c, i, err
+}
+
+// intentRefused is why a create's intent cannot be taken, or nil: none
+// was sent, or a mission is played and it is not one of its intents.
+func (s *Server) intentRefused(intent string) *apiError {
+	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
+		ids := make([]string, len(m.Intents))
+		for i, in := range m.Intents {
+			ids[i] = in.ID
+		}
+		msg := "Intent " + strconv.Quote(intent) + " is not one of mission " + m.ID + "'s intents (" + strings.Join(ids, ", ") + ")"
+		if best := missions.Closest(intent, ids); best != "" {
+			msg += "; did you mean " + best + "?"
+		}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
+			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."}
+	}
+	if intent == "" {
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
+			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
+				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."}
+	}
+	return nil
+}
+
+// createTurn is a create as the provider took it: its core and index in
+// the session, what its fault does with the reply, and the reply.
+type createTurn struct {
+	c     *core
+	i     int
+	world missions.World
+	res   ledger.Result
+	// deliver: the reply goes out (status, aerr, shown, and the refund
+	// obj when there is no error).
+	deliver bool
+	status  int
+	aerr    *apiError
+	shown   []missions.EvidenceObject
+	obj     ledger.Object
+	created int64
+	// origin is the request whose reply a keyed create gets
+	// (Original-Request): its own, or on a replay the one that executed
+	// under the key; 0 for none.
+	origin int
+}
+
+// crashes: the create's fault kills the caller after the commit.
+func (t createTurn) crashes() bool { return t.world.Reply == missions.CallerCrash }
+
+// takeCreate meets a create with its fault and the ledger and records it
+// (durably, with --db) before any reply leaves. A durable write that
+// failed is returned with the request's seq (0 when it never entered the
+// session).
+func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall) (createTurn, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed != nil {
+		return createTurn{}, 0, s.failed
+	}
+	m := s.mark()
+	s.syncClock()
+	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
+	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent), call)
+	t := createTurn{c: s.c, i: i, world: world, res: res}
+	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
+		t.origin = s.c.origin[key]
+	}
+	t.deliver = delivers(world, res)
+	if t.deliver {
+		t.status, t.aerr, t.shown = replyTo(res)
+		if t.aerr == nil {
+			t.obj, _ = s.c.led.Object(res.Response.Object)
+			t.created = s.c.created(t.obj)
+		}
+	}
+	p := planned{wire: export.WireHeld}
+	switch {
+	case t.crashes():
+		p.wire = export.WireClosed
+	case t.deliver:
+		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
+	}
+	return t, i + 1, s.record(m, i, p)
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -498,113 +597,59 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	params, e := decodeRefund(form)
 	intent := intentOf(form, s.opts.IntentField)
+	if e == nil {
+		e = s.intentRefused(intent)
+	}
 	if e != nil {
 		s.refuse(w, r, intent, key, e)
 		return
 	}
-	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
-		ids := make([]string, len(m.Intents))
-		for i, in := range m.Intents {
-			ids[i] = in.ID
-		}
-		msg := "Intent " + strconv.Quote(intent) + " is not one of mission " + m.ID + "'s intents (" + strings.Join(ids, ", ") + ")"
-		if best := missions.Closest(intent, ids); best != "" {
-			msg += "; did you mean " + best + "?"
-		}
-		s.refuse(w, r, intent, key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
-			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."})
-		return
-	}
-	if intent == "" {
-		s.refuse(w, r, "", key, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
-			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
-				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."})
-		return
-	}
 
-	s.mu.Lock()
-	if s.failed != nil {
-		err := s.failed
-		s.mu.Unlock()
-		s.unrecorded(w, r, 0, err)
-		return
-	}
-	m := s.mark()
-	s.syncClock()
-	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
-	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent))
-	// Original-Request names the request whose reply a keyed create gets:
-	// its own, or, on a replay, the one that executed under the key.
-	origin := 0
-	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
-		origin = s.c.origin[key]
-	}
-	var (
-		status int
-		body   []byte
-		aerr   *apiError
-		shown  []missions.EvidenceObject
-	)
-	deliver := delivers(world, res)
-	if deliver {
-		status, aerr, shown = replyTo(res)
-		if aerr != nil {
-			body = aerr.body()
-		} else {
-			o, _ := s.c.led.Object(res.Response.Object)
-			body = marshal(refundOf(o, res.Response.Status, s.c.created(o)))
-		}
-	}
-	seq := i + 1
-	p := planned{wire: export.WireHeld}
-	switch {
-	case world.Reply == missions.CallerCrash:
-		p.wire = export.WireClosed
-	case deliver:
-		p = planned{wire: export.WireDelivered, status: status, err: aerr, shown: shown}
-	}
-	err := s.record(m, i, p)
-	c := s.c
-	s.mu.Unlock()
+	t, seq, err := s.takeCreate(principal, key, intent, params, nil)
 	if err != nil {
 		s.unrecorded(w, r, seq, err)
 		return
 	}
-
 	switch {
-	case world.Reply == missions.CallerCrash:
+	case t.crashes():
 		if s.OnCrash != nil {
 			s.OnCrash(intent)
 		}
-		s.finish(c, i, export.WireClosed, 0, nil, nil)
+		s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
 		closeConn(w)
 		return
-	case !deliver:
-		wire := s.hold(r)
-		s.finish(c, i, wire, 0, nil, nil)
+	case !t.deliver:
+		wire := s.hold(r.Context(), nil)
+		s.finish(t.c, t.i, wire, 0, nil, nil)
 		closeConn(w)
 		return
 	}
 	if r.Context().Err() != nil {
-		s.finish(c, i, export.WireGone, 0, nil, nil)
+		s.finish(t.c, t.i, export.WireGone, 0, nil, nil)
 		return
 	}
-	s.stamp(w, r, seq, status, aerr)
+	var body []byte
+	if t.aerr != nil {
+		body = t.aerr.body()
+	} else {
+		body = marshal(refundOf(t.obj, t.res.Response.Status, t.created))
+	}
+	s.stamp(w, r, seq, t.status, t.aerr)
 	h := w.Header()
 	if key != "" {
 		h.Set("Idempotency-Key", key)
 	}
-	if origin > 0 {
-		h.Set("Original-Request", requestID(origin))
+	if t.origin > 0 {
+		h.Set("Original-Request", requestID(t.origin))
 	}
-	if res.Action == ledger.Replayed {
+	if t.res.Action == ledger.Replayed {
 		h.Set("Idempotent-Replayed", "true")
 	}
-	reply(w, status, body)
+	reply(w, t.status, body)
 	if s.st != nil {
 		s.st.fail("after-reply")
 	}
-	s.finish(c, i, export.WireDelivered, status, aerr, shown)
+	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
 }
 
 // finish records what the transport did with request i of core c and
@@ -625,13 +670,15 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 	s.done()
 }
 
-// hold keeps a reply back until the client gives up, the safety cap
-// (Options.Hold) runs out or the server stops.
-func (s *Server) hold(r *http.Request) string {
+// hold keeps a reply back until the client gives up (ctx ends, or gone,
+// when given, is closed), the safety cap (Options.Hold) runs out or the
+// server stops.
+func (s *Server) hold(ctx context.Context, gone <-chan struct{}) string {
 	t := time.NewTimer(s.opts.Hold)
 	defer t.Stop()
 	select {
-	case <-r.Context().Done():
+	case <-ctx.Done():
+	case <-gone:
 	case <-t.C:
 	case <-s.stop:
 	}

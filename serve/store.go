@@ -64,6 +64,15 @@ type logEntry struct {
 	// since the entry before. A reply not confirmed when the process
 	// died is taken as never delivered.
 	Confirmed []int `json:"confirmed,omitempty"`
+	// Cancel is an MCP client's cancellation of the tool call that
+	// carried request Seq.
+	Cancel *cancelEntry `json:"cancel,omitempty"`
+}
+
+// cancelEntry is a cancellation of request Seq's tool call.
+type cancelEntry struct {
+	Seq int `json:"seq"`
+	export.Cancellation
 }
 
 // store is the durable driver around a core.
@@ -551,6 +560,14 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 			}
 		case e.Advance > 0:
 			s.offset += e.Advance
+		case e.Cancel != nil && e.Cancel.Seq >= 1 && e.Cancel.Seq <= s.c.reqs.len():
+			r := s.c.reqs.get(e.Cancel.Seq - 1)
+			if r.Call != nil {
+				call := *r.Call
+				call.Cancelled = &e.Cancel.Cancellation
+				r.Call = &call
+				s.c.reqs.set(e.Cancel.Seq-1, r)
+			}
 		}
 		// What the clock did up to the entry's tick was written with it.
 		s.c.advanceTo(e.Tick)

@@ -1,0 +1,673 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The provider's MCP tools (serve --mcp).
+const (
+	ToolCreate = "create_refund"
+	ToolGet    = "get_refund"
+	ToolList   = "list_refunds"
+)
+
+// MCPPath is where the MCP tools are served over Streamable HTTP.
+const MCPPath = "/mcp"
+
+// What a tool's error result says (--tool-errors).
+const (
+	// ToolErrorsPlain: the provider's own words, which tell a refusal
+	// from a saved server error.
+	ToolErrorsPlain = "plain"
+	// ToolErrorsOpaque: every error result says OpaqueError and nothing
+	// else, as a refund tool that hides its provider's words does.
+	ToolErrorsOpaque = "opaque"
+)
+
+// ToolErrorModes lists what --tool-errors takes.
+func ToolErrorModes() []string { return []string{ToolErrorsPlain, ToolErrorsOpaque} }
+
+// OpaqueError is all an error result says under ToolErrorsOpaque.
+const OpaqueError = "Failed to create refund"
+
+// MaxMCPBody bounds an MCP request over HTTP: room for an argument far
+// over any limit a refund has, so that such an argument is answered by
+// the tool, which says which limit it broke.
+const MaxMCPBody = 4 << 20
+
+// The private request headers that tell a tool handler which call it
+// serves: set by the transport's side of the provider (the HTTP handler,
+// the stdio connection), never taken from a client.
+const (
+	hdrTransport = "Replaylab-Mcp-Transport"
+	hdrID        = "Replaylab-Mcp-Id"
+	hdrPost      = "Replaylab-Mcp-Post"
+)
+
+// tools is the provider's MCP side: the MCP server with its three tools,
+// over the Server's ledger, faults and session.
+type tools struct {
+	s      *Server
+	server *mcp.Server
+	http   http.Handler
+
+	mu    sync.Mutex
+	posts map[int]*post
+	next  int
+}
+
+// post is one HTTP POST to the MCP endpoint that carries a call: the
+// tool handler closes its stream for a crash after the commit, and a
+// held call ends when the client goes.
+type post struct {
+	mu   sync.Mutex
+	w    http.ResponseWriter
+	gone <-chan struct{}
+	// cut: the connection was closed; over: the POST was answered (or
+	// the client left) and its handler returned.
+	cut, over bool
+}
+
+// close closes the POST's connection without a reply: the response
+// stream ends, as a provider's does when its process dies.
+func (p *post) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cut || p.over {
+		return
+	}
+	p.cut = true
+	if conn, _, err := http.NewResponseController(p.w).Hijack(); err == nil {
+		_ = conn.Close()
+	}
+}
+
+// errCut is what a write to a POST whose connection was closed meets.
+var errCut = errors.New("the response stream was closed (crash_after_send)")
+
+// postWriter is the POST's ResponseWriter as the SDK is given it: every
+// write takes the post's lock, so that close never races a write, and a
+// write after close writes nothing.
+type postWriter struct{ p *post }
+
+func (w postWriter) Header() http.Header { return w.p.w.Header() }
+
+func (w postWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	if w.p.cut {
+		return 0, errCut
+	}
+	return w.p.w.Write(b)
+}
+
+func (w postWriter) WriteHeader(code int) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	if !w.p.cut {
+		w.p.w.WriteHeader(code)
+	}
+}
+
+func (w postWriter) FlushError() error {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	if w.p.cut {
+		return errCut
+	}
+	return http.NewResponseController(w.p.w).Flush()
+}
+
+func (p *post) left() bool {
+	select {
+	case <-p.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// createArgs are create_refund's arguments.
+type createArgs struct {
+	Intent         string `json:"intent" jsonschema:"the id of the logical refund this call carries out (e.g. refund-1042); the same on every retry of it"`
+	Charge         string `json:"charge,omitempty" jsonschema:"the charge to refund (ch_...); give charge or payment_intent"`
+	PaymentIntent  string `json:"payment_intent,omitempty" jsonschema:"the payment intent to refund (pi_...); give charge or payment_intent"`
+	Amount         *int64 `json:"amount,omitempty" jsonschema:"the amount to refund in the currency's smallest unit (4500 is 45.00); the whole charge when left out"`
+	Currency       string `json:"currency,omitempty" jsonschema:"three-letter ISO currency code, lowercase (usd)"`
+	Reason         string `json:"reason,omitempty" jsonschema:"duplicate, fraudulent or requested_by_customer"`
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"mint one key per intent, keep it, and send the same key on every retry of that intent: the provider then answers a retry with the first call's result instead of refunding again; at most 255 characters"`
+}
+
+// getArgs are get_refund's arguments.
+type getArgs struct {
+	ID string `json:"id" jsonschema:"the refund's id (re_...), as create_refund or list_refunds gave it"`
+}
+
+// listArgs are list_refunds' arguments.
+type listArgs struct {
+	Intent        string `json:"intent,omitempty" jsonschema:"list the refunds made for this intent: how to find out whether a call whose result never came made a refund"`
+	Charge        string `json:"charge,omitempty" jsonschema:"list the refunds of this charge"`
+	PaymentIntent string `json:"payment_intent,omitempty" jsonschema:"list the refunds of this payment intent"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"how many refunds at most, 1 to 100 (10 when left out)"`
+}
+
+// toolRefund is a refund as the tools show it.
+type toolRefund struct {
+	ID            string            `json:"id"`
+	Object        string            `json:"object"`
+	Amount        int64             `json:"amount"`
+	Currency      string            `json:"currency"`
+	Status        string            `json:"status"`
+	Intent        string            `json:"intent"`
+	Charge        string            `json:"charge,omitempty"`
+	PaymentIntent string            `json:"payment_intent,omitempty"`
+	Reason        string            `json:"reason,omitempty"`
+	Created       int64             `json:"created"`
+	Metadata      map[string]string `json:"metadata,omitempty"`
+}
+
+// toolList is list_refunds' result.
+type toolList struct {
+	Refunds []toolRefund `json:"refunds"`
+	HasMore bool         `json:"has_more"`
+}
+
+func toolRefundOf(o ledger.Object, st ledger.Status, created int64) toolRefund {
+	r := refundOf(o, st, created)
+	out := toolRefund{ID: r.ID, Object: r.Object, Amount: r.Amount, Currency: r.Currency, Status: r.Status, Intent: o.Intent, Created: r.Created, Metadata: r.Metadata}
+	for _, f := range []struct {
+		to   *string
+		from *string
+	}{{&out.Charge, r.Charge}, {&out.PaymentIntent, r.PaymentIntent}, {&out.Reason, r.Reason}} {
+		if f.from != nil {
+			*f.to = *f.from
+		}
+	}
+	return out
+}
+
+// Descriptions a model reads.
+const (
+	createDescription = "Refund a charge or payment intent. The refund is real money: a call that times out or errors may still have made it. " +
+		"Mint one idempotency_key per intent, keep it, and send the same key on every retry of that intent; with the key, a retry returns the first call's refund instead of making a second. " +
+		"Without a key, every call that reaches the provider can refund again. When a call's result never comes, do not call again with a new key: call again with the same key, or list_refunds by intent to find out what happened."
+	getDescription  = "Read one refund by its id: its status (pending, succeeded, failed, canceled) now."
+	listDescription = "List refunds, newest first, by intent, charge or payment intent. Use it to reconcile: to find out whether an earlier call whose result never came made a refund."
+)
+
+func boolPtr(b bool) *bool { return &b }
+
+// newTools builds the provider's MCP server.
+func newTools(s *Server) *tools {
+	t := &tools{s: s, posts: map[int]*post{}}
+	quiet := slog.New(slog.DiscardHandler)
+	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: "1"},
+		&mcp.ServerOptions{Logger: quiet, Instructions: "A simulated refunds provider: refunds made here are counted, and replaylab judges whether each intent was refunded exactly once."})
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription,
+		Annotations: &mcp.ToolAnnotations{Title: "Create a refund", DestructiveHint: boolPtr(true), IdempotentHint: false, OpenWorldHint: boolPtr(true)}}, t.create)
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolGet, Title: "Read a refund", Description: getDescription,
+		Annotations: &mcp.ToolAnnotations{Title: "Read a refund", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.get)
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolList, Title: "List refunds", Description: listDescription,
+		Annotations: &mcp.ToolAnnotations{Title: "List refunds", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.list)
+	t.server.AddReceivingMiddleware(t.cancellations)
+	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet})
+	return t
+}
+
+// ServeHTTP serves the MCP endpoint: each POST's call is marked with its
+// JSON-RPC id and its connection, for the tool handler, then handed to
+// the SDK's Streamable HTTP handler.
+func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	for k := range r.Header {
+		if strings.HasPrefix(strings.ToLower(k), "replaylab-") {
+			delete(r.Header, k)
+		}
+	}
+	if r.Method != http.MethodPost {
+		t.http.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMCPBody))
+	if err != nil {
+		status, msg := http.StatusBadRequest, "The request body could not be read: "+err.Error()+"."
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			status, msg = http.StatusRequestEntityTooLarge, "The request is over "+strconv.Itoa(MaxMCPBody>>20)+" MiB; no refund's arguments come near that (strings are at most 5000 characters)."
+		}
+		writeRPCError(w, status, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	p := &post{w: w, gone: r.Context().Done()}
+	t.mu.Lock()
+	t.next++
+	n := t.next
+	t.posts[n] = p
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.posts, n)
+		t.mu.Unlock()
+		p.mu.Lock()
+		p.over = true
+		p.mu.Unlock()
+	}()
+	r.Header.Set(hdrTransport, export.TransportHTTP)
+	r.Header.Set(hdrPost, strconv.Itoa(n))
+	if id := callIDOf(body); id != "" {
+		r.Header.Set(hdrID, id)
+	}
+	t.http.ServeHTTP(postWriter{p}, r)
+}
+
+// writeRPCError answers an HTTP request with a JSON-RPC error of no id.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// callIDOf is the JSON-RPC id of the one request a POST body carries, in
+// JSON ("" when it carries none, or a batch).
+func callIDOf(body []byte) string {
+	var head struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &head) != nil || len(head.ID) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(head.ID, &v) != nil {
+		return ""
+	}
+	return idJSON(v)
+}
+
+// idJSON is a JSON-RPC id in JSON, one way for every transport: 7, "a".
+func idJSON(v any) string {
+	if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		v = int64(f)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return export.Shorten(string(b), MaxReadPayload)
+}
+
+// ServeStdio serves the MCP tools over in and out, one JSON-RPC message a
+// line, until in ends or ctx does.
+func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	t := s.mcpTools()
+	return t.server.Run(ctx, stdioCalls{&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMCPBody}})
+}
+
+// stdioCalls marks each call read over stdio with its JSON-RPC id, for
+// the tool handler, as the HTTP side marks a POST.
+type stdioCalls struct{ mcp.Transport }
+
+func (t stdioCalls) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return callConn{c}, nil
+}
+
+type callConn struct{ mcp.Connection }
+
+func (c callConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		req.Extra = &mcp.RequestExtra{Header: http.Header{hdrTransport: {export.TransportStdio}, hdrID: {idJSON(req.ID.Raw())}}}
+	}
+	return msg, err
+}
+
+// callOf is the session's record of the call req, and the POST that
+// carries it (nil over stdio).
+func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall, *post) {
+	c := &export.ToolCall{Tool: tool, Transport: export.TransportStdio}
+	var p *post
+	if ex := req.Extra; ex != nil && ex.Header != nil {
+		if tr := ex.Header.Get(hdrTransport); tr != "" {
+			c.Transport = tr
+		}
+		c.ID = ex.Header.Get(hdrID)
+		if n, err := strconv.Atoi(ex.Header.Get(hdrPost)); err == nil {
+			t.mu.Lock()
+			p = t.posts[n]
+			t.mu.Unlock()
+		}
+	}
+	if c.ID == "" {
+		c.ID = "null"
+	}
+	if req.Session != nil {
+		c.Session = req.Session.ID()
+	}
+	return c, p
+}
+
+// principalOfCall is who the digest binds a call's refund to: the bearer
+// token of its HTTP request when it has one, else "mcp".
+func principalOfCall(req *mcp.CallToolRequest) string {
+	if ex := req.Extra; ex != nil && ex.Header != nil {
+		if h := ex.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
+			if k := strings.TrimSpace(h[len("Bearer "):]); k != "" {
+				return k
+			}
+		}
+	}
+	return "mcp"
+}
+
+// toolKey checks a call's idempotency key as keyOf checks the header:
+// absent is none, but one sent blank, not UTF-8 or over 255 characters
+// is refused.
+func toolKey(args json.RawMessage, k string) (string, *apiError) {
+	if k == "" {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(args, &raw) == nil {
+			if _, sent := raw["idempotency_key"]; sent {
+				return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
+					Message: "idempotency_key is empty; send a key (one minted for the intent and kept), or leave the argument out to send no key."}
+			}
+		}
+		return "", nil
+	}
+	if strings.TrimSpace(k) == "" {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
+			Message: "idempotency_key is blank; send a key (one minted for the intent and kept), or leave the argument out to send no key."}
+	}
+	if !utf8.ValidString(k) {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
+			Message: "idempotency_key is not UTF-8 text; send a UUID or another printable string."}
+	}
+	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
+			Message: "idempotency_key is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters."}
+	}
+	return strings.TrimSpace(k), nil
+}
+
+// form is a create's arguments as the REST API's form, so that a tool
+// call is checked, digested and kept as the same create over REST is.
+func (a createArgs) form(intentField string) url.Values {
+	f := url.Values{}
+	set := func(k, v string) {
+		if v != "" {
+			f.Set(k, v)
+		}
+	}
+	set("charge", a.Charge)
+	set("payment_intent", a.PaymentIntent)
+	if a.Amount != nil {
+		f.Set("amount", strconv.FormatInt(*a.Amount, 10))
+	}
+	set("currency", a.Currency)
+	set("reason", a.Reason)
+	if _, ok := metadataField(intentField); ok {
+		set(intentField, a.Intent)
+	} else {
+		set(DefaultIntentField, a.Intent)
+	}
+	return f
+}
+
+// errResult is a tool error result: the provider's words, or only
+// OpaqueError under --tool-errors opaque. The words of a tool's own
+// refusal (a missing argument) stay plain: they are not the refund's.
+func (t *tools) errResult(e *apiError, opaque bool) (*mcp.CallToolResult, error) {
+	msg := e.Message
+	if opaque && t.s.opts.ToolErrors == ToolErrorsOpaque {
+		msg = OpaqueError
+	} else if e.Code != "" {
+		msg = e.Type + " (" + e.Code + "): " + msg
+	} else {
+		msg = e.Type + ": " + msg
+	}
+	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+	return res, nil
+}
+
+// errNoReply ends a call whose reply the provider never sends (a lost
+// reply the client has given up on): whatever it returns, the client
+// does not hear it.
+var errNoReply = errors.New("no reply: the provider lost this call's reply")
+
+// create serves create_refund: the call meets its fault as a POST
+// /v1/refunds does.
+func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createArgs) (*mcp.CallToolResult, toolRefund, error) {
+	s := t.s
+	defer s.busy()()
+	call, p := t.callOf(req, ToolCreate)
+	key, e := toolKey(req.Params.Arguments, in.IdempotencyKey)
+	var params refundParams
+	form := in.form(s.opts.IntentField)
+	intent := intentOf(form, s.opts.IntentField)
+	if e == nil {
+		params, e = decodeRefund(form)
+	}
+	if e == nil {
+		e = s.intentRefused(intent)
+	}
+	if e != nil {
+		res, err := t.refused(intent, key, e, call)
+		return res, toolRefund{}, err
+	}
+	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call)
+	if err != nil {
+		res, _ := t.errResult(errUnrecorded(err), false)
+		return res, toolRefund{}, nil
+	}
+	switch {
+	case turn.crashes() && p != nil:
+		// The commit stands; the response stream closes before the
+		// result is written.
+		if s.OnCrash != nil {
+			s.OnCrash(intent)
+		}
+		s.finish(turn.c, turn.i, export.WireClosed, 0, nil, nil)
+		p.close()
+		return nil, toolRefund{}, errNoReply
+	case turn.crashes() || !turn.deliver:
+		// No result: the call waits until the client cancels it or
+		// goes. Over stdio a crash after the commit is this too: the
+		// stream there is the whole session.
+		var gone <-chan struct{}
+		if p != nil {
+			gone = p.gone
+		}
+		wire := s.hold(ctx, gone)
+		s.finish(turn.c, turn.i, wire, 0, nil, nil)
+		if p != nil {
+			p.close()
+		}
+		return nil, toolRefund{}, errNoReply
+	}
+	if ctx.Err() != nil || (p != nil && p.left()) {
+		s.finish(turn.c, turn.i, export.WireGone, 0, nil, nil)
+		return nil, toolRefund{}, errNoReply
+	}
+	s.finish(turn.c, turn.i, export.WireDelivered, turn.status, turn.aerr, turn.shown)
+	if turn.aerr != nil {
+		res, _ := t.errResult(turn.aerr, true)
+		return res, toolRefund{}, nil
+	}
+	res := &mcp.CallToolResult{Meta: mcp.Meta{"replaylab/request": requestID(turn.i + 1)}}
+	if turn.origin > 0 {
+		res.Meta["replaylab/original_request"] = requestID(turn.origin)
+	}
+	if turn.res.Action == ledger.Replayed {
+		res.Meta["replaylab/idempotent_replayed"] = true
+	}
+	return res, toolRefundOf(turn.obj, turn.res.Response.Status, turn.created), nil
+}
+
+// refused logs a call refused before the ledger and answers it.
+func (t *tools) refused(intent, key string, e *apiError, call *export.ToolCall) (*mcp.CallToolResult, error) {
+	c, i, err := t.s.logRefused(intent, key, e, call)
+	if err != nil {
+		return t.errResult(errUnrecorded(err), false)
+	}
+	t.s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+	return t.errResult(e, false)
+}
+
+// get serves get_refund, as GET /v1/refunds/{id}.
+func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (*mcp.CallToolResult, toolRefund, error) {
+	s := t.s
+	defer s.busy()()
+	call, _ := t.callOf(req, ToolGet)
+	m := s.lockNow()
+	i, o, found := s.c.retrieveLogged(in.ID)
+	r := s.c.reqs.get(i)
+	r.Call = call
+	s.c.reqs.set(i, r)
+	if !found {
+		e := notFound(in.ID)
+		err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+		c := s.c
+		s.mu.Unlock()
+		if err != nil {
+			e = errUnrecorded(err)
+		}
+		s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+		res, _ := t.errResult(e, false)
+		return res, toolRefund{}, nil
+	}
+	shown := []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+	out := toolRefundOf(o, o.Status, s.c.created(o))
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: 200, shown: shown})
+	c := s.c
+	s.mu.Unlock()
+	if err != nil {
+		res, _ := t.errResult(errUnrecorded(err), false)
+		return res, toolRefund{}, nil
+	}
+	s.finish(c, i, export.WireDelivered, 200, nil, shown)
+	return nil, out, nil
+}
+
+// list serves list_refunds, as GET /v1/refunds.
+func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs) (*mcp.CallToolResult, toolList, error) {
+	s := t.s
+	defer s.busy()()
+	call, _ := t.callOf(req, ToolList)
+	q := url.Values{}
+	for k, v := range map[string]string{"charge": in.Charge, "payment_intent": in.PaymentIntent} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if in.Limit != 0 {
+		q.Set("limit", strconv.Itoa(in.Limit))
+	}
+	field := s.opts.IntentField
+	if _, ok := metadataField(field); !ok {
+		field = DefaultIntentField
+	}
+	if in.Intent != "" {
+		q.Set(field, in.Intent)
+	}
+	lq, e := parseList(q, field)
+	if e != nil {
+		res, err := t.refused(in.Intent, "", e, call)
+		return res, toolList{}, err
+	}
+	m := s.lockNow()
+	page, more, e := s.c.list(lq)
+	if e != nil {
+		s.mu.Unlock()
+		res, err := t.refused(in.Intent, "", e, call)
+		return res, toolList{}, err
+	}
+	out := toolList{Refunds: []toolRefund{}, HasMore: more}
+	var shown []missions.EvidenceObject
+	for _, o := range page {
+		out.Refunds = append(out.Refunds, toolRefundOf(o, o.Status, s.c.created(o)))
+		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
+	}
+	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
+	r := s.c.reqs.get(i)
+	r.Call = call
+	s.c.reqs.set(i, r)
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: 200, shown: shown})
+	c := s.c
+	s.mu.Unlock()
+	if err != nil {
+		res, _ := t.errResult(errUnrecorded(err), false)
+		return res, toolList{}, nil
+	}
+	s.finish(c, i, export.WireDelivered, 200, nil, shown)
+	return nil, out, nil
+}
+
+// cancellations records each notifications/cancelled against the call it
+// names: received, kept, and undoing nothing.
+func (t *tools) cancellations(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "notifications/cancelled" {
+			if p, ok := req.GetParams().(*mcp.CancelledParams); ok && p != nil {
+				session := ""
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
+					session = ss.ID()
+				}
+				t.s.cancelled(session, idJSON(p.RequestID), p.Reason)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// cancelled marks the call id of MCP session session cancelled, now,
+// with the client's reason.
+func (s *Server) cancelled(session, id, reason string) {
+	m := s.lockNow()
+	defer s.mu.Unlock()
+	c := s.c
+	for i := c.reqs.len() - 1; i >= 0; i-- {
+		r := c.reqs.get(i)
+		if r.Call == nil || r.Call.Session != session || r.Call.ID != id || r.Call.Cancelled != nil {
+			continue
+		}
+		call := *r.Call
+		call.Cancelled = &export.Cancellation{Tick: c.led.Now(), Reason: export.Shorten(reason, 200)}
+		r.Call = &call
+		c.reqs.set(i, r)
+		if s.st != nil && s.failed == nil {
+			_ = s.write(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}, m, "")
+		}
+		return
+	}
+}
+
+// mcpTools is the provider's MCP side, made on first use.
+func (s *Server) mcpTools() *tools {
+	s.toolsOnce.Do(func() { s.tools = newTools(s) })
+	return s.tools
+}
+
+// ToolNames lists the MCP tools, in the order tools/list gives them.
+func ToolNames() []string { return slices.Sorted(slices.Values([]string{ToolCreate, ToolGet, ToolList})) }

@@ -1,0 +1,494 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// agent is a go-sdk MCP client session on a rig's /mcp.
+func (g *rig) agent() *mcp.ClientSession {
+	g.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.http.URL + MCPPath, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		g.t.Fatalf("connect: %v", err)
+	}
+	g.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// call calls tool with args; wait bounds the call (0: a second).
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, wait time.Duration) (*mcp.CallToolResult, error) {
+	t.Helper()
+	if wait == 0 {
+		wait = time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+}
+
+// refundIn is the refund a tool result carries.
+func refundIn(t *testing.T, res *mcp.CallToolResult) toolRefund {
+	t.Helper()
+	if res == nil || res.IsError {
+		t.Fatalf("want a refund, got %s", resultText(res))
+	}
+	var r toolRefund
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &r); err != nil || r.ID == "" {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+	return r
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	if res == nil {
+		return "no result"
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError {
+		return "error result: " + b.String()
+	}
+	return b.String()
+}
+
+func args1042(key string) map[string]any {
+	a := map[string]any{"intent": "refund-1042", "charge": "ch_1042", "amount": 4500, "currency": "usd"}
+	if key != "" {
+		a["idempotency_key"] = key
+	}
+	return a
+}
+
+// waitFor polls cond until it holds or a few seconds pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("gave up waiting: %s", what)
+}
+
+func TestMCPToolsAreListedHonestly(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		byName[tool.Name] = tool
+	}
+	for _, name := range []string{ToolCreate, ToolGet, ToolList} {
+		tool := byName[name]
+		if tool == nil {
+			t.Fatalf("tools/list lacks %s: %v", name, res.Tools)
+		}
+		if tool.InputSchema == nil || tool.OutputSchema == nil || tool.Description == "" {
+			t.Errorf("%s: want an input schema, an output schema and a description", name)
+		}
+	}
+	create := byName[ToolCreate]
+	if a := create.Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint || a.ReadOnlyHint {
+		t.Errorf("create_refund's annotations must say destructive and not idempotent: %+v", create.Annotations)
+	}
+	if a := byName[ToolGet].Annotations; a == nil || !a.ReadOnlyHint {
+		t.Errorf("get_refund must say read-only: %+v", a)
+	}
+	if !strings.Contains(create.Description, "same key on every retry") {
+		t.Errorf("create_refund's description must tell a model to reuse its key: %q", create.Description)
+	}
+	schema, _ := json.Marshal(create.InputSchema)
+	for _, want := range []string{`"idempotency_key"`, `"required":["intent"]`, `"integer"]`} {
+		if !bytes.Contains(schema, []byte(want)) {
+			t.Errorf("create_refund's input schema lacks %s: %s", want, schema)
+		}
+	}
+}
+
+func TestMCPAndRESTShareOneLedger(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	res, err := call(t, cs, ToolCreate, args1042("k1"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := refundIn(t, res)
+	if made.Status != "succeeded" || made.Intent != "refund-1042" || made.Amount != 4500 {
+		t.Fatalf("refund %+v", made)
+	}
+	// Listed over REST.
+	a := g.do(g.http.Client(), "GET", "/v1/refunds?metadata[intent]=refund-1042", "", nil)
+	if a.status != 200 || !bytes.Contains(a.body, []byte(made.ID)) {
+		t.Fatalf("REST list: %d %s", a.status, a.body)
+	}
+	// A refund made over REST is read through the tools.
+	a = g.create("rest-1")
+	rest := a.refund(t)
+	res, err = call(t, cs, ToolGet, map[string]any{"id": rest.ID}, 0)
+	if err != nil || refundIn(t, res).ID != rest.ID {
+		t.Fatalf("get_refund: %v %s", err, resultText(res))
+	}
+	res, err = call(t, cs, ToolList, map[string]any{"intent": "refund-1042"}, 0)
+	if err != nil || res.IsError {
+		t.Fatalf("list_refunds: %v %s", err, resultText(res))
+	}
+	var l toolList
+	b, _ := json.Marshal(res.StructuredContent)
+	if json.Unmarshal(b, &l) != nil || len(l.Refunds) != 2 || l.Refunds[1].ID != made.ID || l.Refunds[0].ID != rest.ID {
+		t.Fatalf("list_refunds: %s", b)
+	}
+	s := g.srv.Finish()
+	if s.Ledger.Effects != 2 {
+		t.Fatalf("effects %d, want 2", s.Ledger.Effects)
+	}
+	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.Duplicate {
+		t.Fatalf("verdict %s: one intent refunded over both surfaces is a duplicate", v.Verdict)
+	}
+	// The tool call is recorded with its id and session.
+	first := s.Requests[0]
+	if first.Call == nil || first.Call.Tool != ToolCreate || first.Call.Transport != export.TransportHTTP || first.Call.Session != cs.ID() || first.Call.ID == "" {
+		t.Fatalf("the first request's call: %+v", first.Call)
+	}
+	if s.Requests[1].Call != nil {
+		t.Fatalf("a REST request has no call: %+v", s.Requests[1].Call)
+	}
+}
+
+// TestMCPLostReply is the source article's case over MCP: the refund
+// commits and the call never answers; the client cancels. A retry with
+// the same key gets the refund that stands; a retry without one makes a
+// second.
+func TestMCPLostReply(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		retryKey string
+		effects  int
+		verdict  missions.Verdict
+	}{
+		{"same key", "k1", 1, missions.ExactlyOnce},
+		{"no key", "", 2, missions.Duplicate},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}})
+			cs := g.agent()
+			first := "k1"
+			if tc.retryKey == "" {
+				first = ""
+			}
+			_, err := call(t, cs, ToolCreate, args1042(first), 200*time.Millisecond)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("the lost reply: want the client's own timeout, got %v", err)
+			}
+			// The cancellation is received and recorded; it undoes nothing.
+			waitFor(t, "the cancellation to be recorded", func() bool {
+				r := g.srv.Session().Requests[0]
+				return r.Call != nil && r.Call.Cancelled != nil
+			})
+			s := g.srv.Session()
+			if s.Ledger.Effects != 1 || s.Requests[0].Wire != export.WireHeld {
+				t.Fatalf("after the cancel: effects %d, wire %s", s.Ledger.Effects, s.Requests[0].Wire)
+			}
+			res, err := call(t, cs, ToolCreate, args1042(tc.retryKey), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again := refundIn(t, res)
+			if tc.retryKey != "" && (again.ID != s.Ledger.Objects[0].ID.String() || res.Meta["replaylab/idempotent_replayed"] != true) {
+				t.Fatalf("a same-key retry replays re_1: %+v %v", again, res.Meta)
+			}
+			s = g.srv.Finish()
+			v := verdictOf(t, s, "refund-1042")
+			if s.Ledger.Effects != tc.effects || v.Verdict != tc.verdict {
+				t.Fatalf("effects %d verdict %s, want %d %s", s.Ledger.Effects, v.Verdict, tc.effects, tc.verdict)
+			}
+			if s.Requests[1].Call.ID == s.Requests[0].Call.ID {
+				t.Fatalf("the retry is a new JSON-RPC request: ids %s and %s", s.Requests[0].Call.ID, s.Requests[1].Call.ID)
+			}
+		})
+	}
+}
+
+func TestMCPFaults(t *testing.T) {
+	for _, tc := range []struct {
+		fixture missions.Fixture
+		// lost: the call never answers; else the result's text holds want.
+		lost    bool
+		want    string
+		isError bool
+		effects int
+		status  string
+	}{
+		{fixture: missions.TimeoutBeforeCommit, lost: true, effects: 0},
+		{fixture: missions.LateCommit, lost: true, effects: 1},
+		{fixture: missions.FailureBeforeCommit, want: "refused before it was executed", isError: true, effects: 0},
+		{fixture: missions.ServerErrorAfterCommit, want: "may have been created", isError: true, effects: 1},
+		{fixture: missions.PendingFixture, want: `"status":"pending"`, effects: 1},
+		{fixture: missions.Success, want: `"status":"succeeded"`, effects: 1},
+	} {
+		t.Run(string(tc.fixture), func(t *testing.T) {
+			g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{tc.fixture}, Tick: 20 * time.Millisecond, Delay: 2})
+			cs := g.agent()
+			res, err := call(t, cs, ToolCreate, args1042("k1"), 300*time.Millisecond)
+			switch {
+			case tc.lost && !errors.Is(err, context.DeadlineExceeded):
+				t.Fatalf("want no answer, got %v %s", err, resultText(res))
+			case !tc.lost && err != nil:
+				t.Fatal(err)
+			case !tc.lost && (res.IsError != tc.isError || !strings.Contains(resultText(res), tc.want)):
+				t.Fatalf("result %s, want isError %v and %q", resultText(res), tc.isError, tc.want)
+			}
+			if tc.lost {
+				waitFor(t, "the cancellation", func() bool { return g.srv.Session().Requests[0].Call.Cancelled != nil })
+			}
+			g.clock.Add(time.Second) // a late commit lands
+			s := g.srv.Finish()
+			if s.Ledger.Effects != tc.effects {
+				t.Fatalf("effects %d, want %d", s.Ledger.Effects, tc.effects)
+			}
+			if tc.lost && s.Requests[0].Call.Cancelled == nil {
+				t.Fatalf("the client's cancellation is recorded: %+v", s.Requests[0].Call)
+			}
+		})
+	}
+}
+
+func TestMCPOpaqueErrors(t *testing.T) {
+	g := newRig(t, Options{MCP: true, ToolErrors: ToolErrorsOpaque, Faults: []missions.Fixture{missions.FailureBeforeCommit, missions.ServerErrorAfterCommit}})
+	cs := g.agent()
+	for range 2 {
+		res, err := call(t, cs, ToolCreate, args1042(""), 0)
+		if err != nil || !res.IsError || resultText(res) != "error result: "+OpaqueError {
+			t.Fatalf("want only %q, got %v %s", OpaqueError, err, resultText(res))
+		}
+	}
+	// A refusal of the call itself stays plain: it is not the refund's.
+	res, _ := call(t, cs, ToolCreate, map[string]any{"intent": "refund-1042"}, 0)
+	if !res.IsError || !strings.Contains(resultText(res), "charge") {
+		t.Fatalf("a call without a charge: %s", resultText(res))
+	}
+}
+
+// TestMCPStreamClosedAfterCommit: crash_after_send closes the call's
+// response stream once the refund has committed. The client re-issues the
+// call as a new request; with the same key it gets the refund that stands.
+func TestMCPStreamClosedAfterCommit(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.CrashAfterSend}})
+	cs := g.agent()
+	res, err := call(t, cs, ToolCreate, args1042("k1"), 2*time.Second)
+	if err == nil && !res.IsError {
+		t.Fatalf("the stream closed after the commit: want no result, got %s", resultText(res))
+	}
+	s := g.srv.Session()
+	if s.Ledger.Effects != 1 || s.Requests[0].Wire != export.WireClosed {
+		t.Fatalf("effects %d wire %s", s.Ledger.Effects, s.Requests[0].Wire)
+	}
+	// The same client goes on: a new request with the same key.
+	res, err = call(t, cs, ToolCreate, args1042("k1"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := refundIn(t, res); r.ID != s.Ledger.Objects[0].ID.String() {
+		t.Fatalf("the re-issued call gets the refund that stands, got %s", r.ID)
+	}
+	if s := g.srv.Finish(); s.Ledger.Effects != 1 || verdictOf(t, s, "refund-1042").Verdict != missions.ExactlyOnce {
+		t.Fatalf("effects %d verdict %s", s.Ledger.Effects, verdictOf(t, s, "refund-1042").Verdict)
+	}
+}
+
+// TestMCPSessionReplaysAndChecks: a recorded MCP session replays to the
+// same bytes and reads as a history.
+func TestMCPSessionReplaysAndChecks(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}})
+	cs := g.agent()
+	_, _ = call(t, cs, ToolCreate, args1042(""), 150*time.Millisecond)
+	waitFor(t, "the cancellation", func() bool { return g.srv.Session().Requests[0].Call.Cancelled != nil })
+	_, _ = call(t, cs, ToolCreate, args1042(""), 0)
+	_, _ = call(t, cs, ToolList, map[string]any{"intent": "refund-1042"}, 0)
+	_, _ = call(t, cs, ToolGet, map[string]any{"id": "re_9"}, 0)
+	s := g.srv.Finish()
+	data, err := export.MarshalSession(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := export.UnmarshalSession("s.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff, err := Reproduce(read); err != nil || diff != "" {
+		t.Fatalf("replay: %v %s", err, diff)
+	}
+	if !bytes.Contains(data, []byte(`"cancelled": {`)) || !bytes.Contains(data, []byte(`"tool": "list_refunds"`)) {
+		t.Fatalf("the session keeps the calls and the cancellation:\n%s", data)
+	}
+	h := s.History()
+	if len(h) == 0 {
+		t.Fatal("no history")
+	}
+	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.Duplicate {
+		t.Fatalf("verdict %s", v.Verdict)
+	}
+}
+
+func TestMCPStdio(t *testing.T) {
+	srv, err := New(Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}, Hold: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Release()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeStdio(ctx, sr, sw) }()
+	c := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, cs, ToolCreate, args1042("k1"), 200*time.Millisecond)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the lost reply over stdio: %v", err)
+	}
+	waitFor(t, "the cancellation", func() bool { return srv.Session().Requests[0].Call.Cancelled != nil })
+	res, err := call(t, cs, ToolCreate, args1042("k1"), 0)
+	if err != nil || refundIn(t, res).ID != srv.Session().Ledger.Objects[0].ID.String() {
+		t.Fatalf("the same-key retry over stdio: %v %s", err, resultText(res))
+	}
+	_ = cs.Close()
+	s := srv.Finish()
+	if r := s.Requests[0]; r.Call.Transport != export.TransportStdio || r.Call.ID == "" || s.Ledger.Effects != 1 {
+		t.Fatalf("call %+v effects %d", r.Call, s.Ledger.Effects)
+	}
+}
+
+// TestMCPBadInput: each mistake gets the answer the spec prescribes, with
+// words that say what was wrong; the ledger and the session stay whole.
+func TestMCPBadInput(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"wrong type", ToolCreate, map[string]any{"intent": "refund-1042", "charge": "ch_1", "amount": "forty-five"}, "amount"},
+		{"missing intent", ToolCreate, map[string]any{"charge": "ch_1", "amount": 4500}, "intent"},
+		{"missing charge", ToolCreate, map[string]any{"intent": "refund-1042", "amount": 4500}, "charge"},
+		{"1 MB argument", ToolCreate, map[string]any{"intent": "refund-1042", "charge": strings.Repeat("c", 1<<20)}, "5000"},
+		{"10 KB key", ToolCreate, map[string]any{"intent": "refund-1042", "charge": "ch_1", "idempotency_key": strings.Repeat("k", 10<<10)}, "255"},
+		{"blank key", ToolCreate, map[string]any{"intent": "refund-1042", "charge": "ch_1", "idempotency_key": "  "}, "blank"},
+		{"bad limit", ToolList, map[string]any{"limit": 1000}, "limit"},
+		{"no such refund", ToolGet, map[string]any{"id": "re_404"}, "No such refund"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := call(t, cs, tc.tool, tc.args, 0)
+			if err != nil {
+				t.Fatalf("want an isError result, got a protocol error: %v", err)
+			}
+			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
+				t.Fatalf("want an error result naming %q, got %s", tc.want, export.Shorten(resultText(res), 300))
+			}
+		})
+	}
+	// An unknown tool is a protocol error that names it.
+	_, err := call(t, cs, "refund_everything", map[string]any{}, 0)
+	if err == nil || !strings.Contains(err.Error(), "refund_everything") {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	s := g.srv.Session()
+	if s.Ledger.Effects != 0 {
+		t.Fatalf("bad input made %d refunds", s.Ledger.Effects)
+	}
+	for _, r := range s.Requests {
+		if r.Wire != export.WireDelivered || len(r.Key) > MaxKeyLength || len(r.Intent) > MaxReadPayload {
+			t.Fatalf("request %d kept as %+v", r.Seq, r)
+		}
+	}
+
+	// Without the protocol's handshake, or with a session that does not
+	// exist, the HTTP side answers with words.
+	post := func(session, body string) (int, string) {
+		req, _ := http.NewRequest("POST", g.http.URL+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := g.http.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	callBody := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1"}}}`
+	if code, body := post("no-such-session", callBody); code != http.StatusNotFound || !strings.Contains(strings.ToLower(body), "session") {
+		t.Errorf("unknown session: %d %s", code, body)
+	}
+	if _, body := post("", callBody); !strings.Contains(body, `"error"`) || !strings.Contains(body, "initialization") {
+		t.Errorf("a call before initialize: %s", body)
+	}
+	if code, body := post("", strings.Repeat("x", MaxMCPBody+1)); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "MiB") {
+		t.Errorf("an oversized body: %d %s", code, body)
+	}
+	if g.srv.Session().Ledger.Effects != 0 {
+		t.Fatal("a refused call made a refund")
+	}
+}
+
+// TestMCPClientLeavesMidCall: a client that drops its connection while
+// its call is held ends the hold; the refund that committed stands.
+func TestMCPClientLeavesMidCall(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}})
+	cs := g.agent()
+	// A raw POST on the session, dropped after a moment without a cancel.
+	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500}}}`
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", g.http.URL+MCPPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("Replaylab-Mcp-Id", "777") // a client cannot forge the marks
+	if resp, err := g.http.Client().Do(req); err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil {
+			t.Fatal("a held call answered")
+		}
+	}
+	waitFor(t, "the hold to end", func() bool { return g.srv.Session().Requests[0].Wire == export.WireHeld })
+	s := g.srv.Finish()
+	if s.Ledger.Effects != 1 || s.Requests[0].Call.ID != "99" || s.Requests[0].Call.Cancelled != nil {
+		t.Fatalf("effects %d call %+v", s.Ledger.Effects, s.Requests[0].Call)
+	}
+	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.HiddenEffect {
+		t.Fatalf("verdict %s", v.Verdict)
+	}
+}
