@@ -670,4 +670,6 @@ func (s *Server) mcpTools() *tools {
 }
 
 // ToolNames lists the MCP tools, in the order tools/list gives them.
-func ToolNames() []string { return slices.Sorted(slices.Values([]string{ToolCreate, ToolGet, ToolList})) }
+func ToolNames() []string {
+	return slices.Sorted(slices.Values([]string{ToolCreate, ToolGet, ToolList}))
+}
