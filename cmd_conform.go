@@ -25,7 +25,7 @@ type conformFlags struct {
 	parallel         int
 	junit, record    string
 	asJSON, markdown bool
-	list, force      bool
+	list, force, mcp bool
 }
 
 func newConformCmd() *cobra.Command {
@@ -50,6 +50,10 @@ REPLAYLAB_KEY_RETENTION_MS, and prints one JSON line per intent:
   {"intent":"refund-1042","belief":"done","refund":"re_1"}
 with belief done, failed, pending or escalated.
 
+With --mcp the client is an agent: the provider is served as MCP tools too
+(create_refund, get_refund, list_refunds over Streamable HTTP) and
+REPLAYLAB_MCP_URL tells the agent where; the rows and grades are the same.
+
 Grades: pass (nothing unsafe, every belief agrees with the ledger and with
 what the client was told), unsafe (a duplicate, a hidden refund, another
 intent's refund, or a belief the ledger contradicts), unsettled (an
@@ -61,6 +65,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 		Example: `  replaylab conform --list
   replaylab conform -- ./guarded-refund
   replaylab conform --junit conform.xml -- node client.js
+  replaylab conform --mcp -- ./guarded-agent
   replaylab conform --scenario timeout-then-success,crash-after-send -- ./my-client --verbose
   replaylab conform --markdown --record sessions -- ./naive-refund > write-up.md`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runConform(cmd, &f, args) },
@@ -75,6 +80,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.BoolVar(&f.markdown, "markdown", false, "print a Markdown write-up instead of the scorecard: each row that did not pass with a sequence diagram of what the client did")
 	fl.StringVar(&f.record, "record", "", "keep each scenario's session in `DIR` (created if missing) as SCENARIO.json, for replay, compare and check")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
+	fl.BoolVar(&f.mcp, "mcp", false, "grade an agent: serve the provider as MCP tools too and give the client REPLAYLAB_MCP_URL (its /mcp endpoint)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
 	registerMissionsDir(cmd)
 	return cmd
@@ -96,7 +102,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		return err
 	}
 	if f.list {
-		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force"} {
+		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force", "mcp"} {
 			if cmd.Flags().Changed(flag) {
 				return badInput(fmt.Errorf("--list prints the scenarios and runs nothing, so --%s does nothing with it; leave one of them out", flag))
 			}
@@ -124,7 +130,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("--timeout %v: give a duration from %v (%d ticks of %v: room for a request timeout and what follows it) to 24h, e.g. 20s", f.timeout, least, conform.MinTimeoutTicks, tick))
 		}
 	}
-	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel}
+	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp}
 	if err := cfg.Validate(); err != nil {
 		return badInput(err)
 	}

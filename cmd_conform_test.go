@@ -28,7 +28,7 @@ func exampleClient(t *testing.T, name string) string {
 	t.Helper()
 	examplesOnce.Do(func() {
 		examplesDir, examplesErr = os.MkdirTemp("", "replaylab-examples-*")
-		for _, ex := range []string{"naive-refund", "guarded-refund"} {
+		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent"} {
 			if examplesErr != nil {
 				return
 			}
@@ -154,7 +154,11 @@ func readmeScorecard(t *testing.T, name, out string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mark := "<!-- conform: " + name + " -->\n```\n$ replaylab conform -- ./" + name + "\n"
+	flags := ""
+	if strings.HasSuffix(name, "-agent") {
+		flags = "--mcp "
+	}
+	mark := "<!-- conform: " + name + " -->\n```\n$ replaylab conform " + flags + "-- ./" + name + "\n"
 	_, rest, ok := strings.Cut(string(readme), mark)
 	if !ok {
 		t.Fatalf("the README has no scorecard marked %q", mark)
@@ -163,6 +167,26 @@ func readmeScorecard(t *testing.T, name, out string) {
 	got := strings.ReplaceAll(out, exampleClient(t, name), "./"+name)
 	if shown != got {
 		t.Errorf("the README's scorecard of %s is not what conform prints now:\n--- README\n%s--- conform\n%s", name, shown, got)
+	}
+}
+
+// TestConformGradesTheAgents: the example agents, graded over MCP, get
+// the grades their REST counterparts get, and the README shows them.
+func TestConformGradesTheAgents(t *testing.T) {
+	code, out, stderr := cli("conform", "--mcp", "--", exampleClient(t, "guarded-agent"))
+	readmeScorecard(t, "guarded-agent", out)
+	if code != exitOK || !strings.Contains(out, "(mcp, one tick") || !strings.Contains(out, "14 of 14 scenarios pass") {
+		t.Fatalf("guarded-agent: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr = cli("conform", "--mcp", "--", exampleClient(t, "naive-agent"))
+	readmeScorecard(t, "naive-agent", out)
+	if code != exitVerdict || !strings.Contains(out, "5 of 14 scenarios pass; unsafe: timeout-then-success,") {
+		t.Fatalf("naive-agent: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// Without --mcp an agent finds no tools: it says so, and no row passes.
+	code, out, _ = cli("conform", "--scenario", "timeout-then-success", "--", exampleClient(t, "guarded-agent"))
+	if code != exitVerdict || !strings.Contains(out, "REPLAYLAB_MCP_URL is not set") {
+		t.Fatalf("an agent without --mcp: exit %d\n%s", code, out)
 	}
 }
 

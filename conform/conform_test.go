@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +40,7 @@ func example(t testing.TB, name string) string {
 		if buildErr != nil {
 			return
 		}
-		for _, ex := range []string{"naive-refund", "guarded-refund"} {
+		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, ex), "../examples/"+ex).CombinedOutput()
 			if err != nil {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", ex, err, out)
@@ -156,7 +157,21 @@ func TestFromMissionRefusesWhatNoClientCanMeet(t *testing.T) {
 }
 
 func TestGuardedExamplePassesEveryScenario(t *testing.T) {
-	rep := run(t, context.Background(), Config{Command: []string{example(t, "guarded-refund")}}, nil)
+	for _, tc := range []struct {
+		name string
+		mcp  bool
+	}{{"guarded-refund", false}, {"guarded-agent", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			guardedPassesEveryScenario(t, Config{Command: []string{example(t, tc.name)}, MCP: tc.mcp})
+		})
+	}
+}
+
+func guardedPassesEveryScenario(t *testing.T, cfg Config) {
+	rep := run(t, context.Background(), cfg, nil)
+	if want := cfg.transport(); rep.Transport != want {
+		t.Errorf("transport %q, want %q", rep.Transport, want)
+	}
 	for _, r := range rep.Rows {
 		if r.Grade != export.GradePass {
 			t.Errorf("%s: %s: %s\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
@@ -224,7 +239,18 @@ func TestNaiveExampleIsUnsafeWhereTheCatalogSays(t *testing.T) {
 	if len(want) == 0 || len(want) == len(missions.BuiltIn().Missions) {
 		t.Fatalf("the catalog's naive caller is unsafe on %d rows; the test needs some of each", len(want))
 	}
-	rep := run(t, context.Background(), Config{Command: []string{example(t, "naive-refund")}}, nil)
+	for _, tc := range []struct {
+		name string
+		mcp  bool
+	}{{"naive-refund", false}, {"naive-agent", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			naiveUnsafeWhereTheCatalogSays(t, want, Config{Command: []string{example(t, tc.name)}, MCP: tc.mcp})
+		})
+	}
+}
+
+func naiveUnsafeWhereTheCatalogSays(t *testing.T, want map[string]bool, cfg Config) {
+	rep := run(t, context.Background(), cfg, nil)
 	for _, r := range rep.Rows {
 		switch {
 		case want[r.Scenario] && r.Grade != export.GradeUnsafe:
@@ -681,4 +707,25 @@ func TestADaemonThatLeftTheGroupIsKilled(t *testing.T) {
 	}
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	t.Fatalf("the daemon (pid %d) outlived its row", pid)
+}
+
+// TestTheMCPContract: with MCP the client is told where the tools are;
+// without, REPLAYLAB_MCP_URL is not in its environment, even when the
+// environment conform runs in has one.
+func TestTheMCPContract(t *testing.T) {
+	dump := script(`echo "base=$REPLAYLAB_API_BASE mcp=${REPLAYLAB_MCP_URL-unset}" >&2`)
+	for _, tc := range []struct {
+		mcp  bool
+		want string
+	}{{true, `mcp=http://127\.0\.0\.1:[0-9]+/mcp\b`}, {false, `mcp=unset`}} {
+		cfg := Config{Command: dump, MCP: tc.mcp, Env: append(os.Environ(), "REPLAYLAB_MCP_URL=http://elsewhere/mcp")}
+		rep := run(t, context.Background(), cfg, scenario(t, "timeout-then-success"))
+		stderr := rep.Rows[0].Runs[0].Stderr
+		if !regexp.MustCompile(tc.want).MatchString(stderr) {
+			t.Errorf("mcp %v: the client saw %q, want %s", tc.mcp, stderr, tc.want)
+		}
+		if base, mcpURL, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(stderr), "base="), " mcp="); tc.mcp && mcpURL != base+"/mcp" {
+			t.Errorf("the MCP endpoint is on the provider's own port: base %s, mcp %s", base, mcpURL)
+		}
+	}
 }

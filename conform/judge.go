@@ -285,9 +285,13 @@ func standing(n int) string {
 // silence says how the runs ended when none printed anything.
 func silence(runs []export.ConformRun) string {
 	var parts []string
+	said := ""
 	for _, r := range runs {
-		if strings.TrimSpace(r.Stdout+r.Stderr) != "" {
+		if strings.TrimSpace(r.Stdout) != "" {
 			return ""
+		}
+		if last := lastLine(r.Stderr); last != "" {
+			said = fmt.Sprintf("run %d said %q", r.Run, export.Shorten(export.CleanLine(last), 160))
 		}
 		if r.Killed != "" {
 			parts = append(parts, fmt.Sprintf("run %d was killed %s", r.Run, r.Killed))
@@ -295,10 +299,20 @@ func silence(runs []export.ConformRun) string {
 			parts = append(parts, fmt.Sprintf("run %d exited with code %d", r.Run, r.Exit))
 		}
 	}
-	if len(parts) == 0 {
+	switch {
+	case len(parts) == 0:
 		return ""
+	case said != "":
+		// What a client says on its way out is usually why.
+		return " (" + strings.Join(parts, ", ") + "; " + said + ")"
 	}
 	return " (" + strings.Join(parts, ", ") + ", printing nothing)"
+}
+
+// lastLine is the last line of s that is not blank.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // sentence starts s with a capital and ends it with a full stop.

@@ -61,6 +61,18 @@ type Config struct {
 	Env []string
 	// TempDir is where state directories are made; "" is the system's.
 	TempDir string
+	// MCP serves each scenario's provider as MCP tools too, and tells the
+	// client where (REPLAYLAB_MCP_URL): the client under test is an agent
+	// that reaches its refund tool through MCP.
+	MCP bool
+}
+
+// transport is how the client reaches the provider, as the report says it.
+func (c Config) transport() string {
+	if c.MCP {
+		return "mcp"
+	}
+	return "http"
 }
 
 func (c Config) withDefaults() Config {
@@ -114,7 +126,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 	cfg = cfg.withDefaults()
 	began := time.Now()
 	rep := &export.ConformReport{
-		Command: cfg.Command, Transport: "http",
+		Command: cfg.Command, Transport: cfg.transport(),
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 		Rows: make([]export.ConformRow, len(scenarios)),
 	}
@@ -215,7 +227,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	if sc.NoContract() {
 		retentionMs = 0
 	}
-	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute})
+	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP})
 	if err != nil {
 		return notRun("the provider could not start: " + err.Error())
 	}
@@ -271,7 +283,12 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	var raw [12]byte
 	_, _ = rand.Read(raw[:])
 	token := "REPLAYLAB_CONFORM_RUN=" + hex.EncodeToString(raw[:])
+	mcpURL := ""
+	if cfg.MCP {
+		mcpURL = "http://" + ln.Addr().String() + serve.MCPPath
+	}
 	base := contractEnv(cfg.Env, map[string]string{
+		"REPLAYLAB_MCP_URL":            mcpURL,
 		"REPLAYLAB_API_BASE":           "http://" + ln.Addr().String(),
 		"REPLAYLAB_API_KEY":            APIKey,
 		"REPLAYLAB_SCENARIO":           sc.ID(),
@@ -395,7 +412,8 @@ func removeAll(dir string) {
 	_ = os.RemoveAll(dir)
 }
 
-// contractEnv is env without any REPLAYLAB_ variable, then vars.
+// contractEnv is env without any REPLAYLAB_ variable, then vars (those
+// given empty left out: REPLAYLAB_MCP_URL without --mcp).
 func contractEnv(env []string, vars map[string]string) []string {
 	var out []string
 	for _, kv := range env {
@@ -403,8 +421,10 @@ func contractEnv(env []string, vars map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
-		out = append(out, k+"="+vars[k])
+	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_MCP_URL", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
+		if vars[k] != "" {
+			out = append(out, k+"="+vars[k])
+		}
 	}
 	return out
 }

@@ -55,7 +55,8 @@ const (
 type ConformReport struct {
 	// Command is the client command, as given.
 	Command []string `json:"command"`
-	// Transport is how the client reached the provider: "http".
+	// Transport is how the client reached the provider: "http" (the REST
+	// API) or "mcp" (the MCP tools, conform --mcp).
 	Transport string `json:"transport"`
 	// TickMillis is how long one ledger tick lasted; RequestTimeoutMillis
 	// the per-request timeout the client was told to use; TimeoutMillis

@@ -15,40 +15,15 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"strconv"
-	"time"
 
 	stripe "github.com/stripe/stripe-go/v82"
+
+	"github.com/replaylab/replaylab/examples/internal/executor"
 )
 
-// intent is one logical refund to make exactly once, as REPLAYLAB_INTENTS
-// gives it.
-type intent struct {
-	Intent   string `json:"intent"`
-	Charge   string `json:"charge"`
-	Amount   int64  `json:"amount"`
-	Currency string `json:"currency"`
-}
-
-// belief is the line the contract asks for, one per intent.
-type belief struct {
-	Intent   string `json:"intent"`
-	Belief   string `json:"belief"`
-	Refund   string `json:"refund,omitempty"`
-	Evidence string `json:"evidence,omitempty"`
-}
-
 func main() {
-	var intents []intent
-	if err := json.Unmarshal([]byte(os.Getenv("REPLAYLAB_INTENTS")), &intents); err != nil {
-		fmt.Fprintln(os.Stderr, "naive-refund: REPLAYLAB_INTENTS:", err)
-		os.Exit(2)
-	}
-	ms, err := strconv.Atoi(os.Getenv("REPLAYLAB_REQUEST_TIMEOUT_MS"))
-	if err != nil || ms <= 0 {
-		ms = 5000
-	}
-	timeout := time.Duration(ms) * time.Millisecond
+	intents := executor.Intents("naive-refund")
+	timeout := executor.Millis("REPLAYLAB_REQUEST_TIMEOUT_MS", 5000)
 
 	backend := stripe.GetBackendWithConfig(stripe.APIBackend, &stripe.BackendConfig{
 		URL:           stripe.String(os.Getenv("REPLAYLAB_API_BASE")),
@@ -59,7 +34,7 @@ func main() {
 
 	out := json.NewEncoder(os.Stdout)
 	for _, in := range intents {
-		b := belief{Intent: in.Intent, Belief: "failed"}
+		b := executor.Belief{Intent: in.Intent, Belief: "failed"}
 		for try := 1; try <= 3; try++ {
 			params := &stripe.RefundCreateParams{Charge: stripe.String(in.Charge), Amount: stripe.Int64(in.Amount)}
 			params.AddMetadata("intent", in.Intent)
@@ -67,7 +42,7 @@ func main() {
 			r, err := sc.V1Refunds.Create(ctx, params)
 			cancel()
 			if err == nil && r.Status == stripe.RefundStatusSucceeded {
-				b = belief{Intent: in.Intent, Belief: "done", Refund: r.ID}
+				b = executor.Belief{Intent: in.Intent, Belief: "done", Refund: r.ID}
 				break
 			}
 			// Anything else reads as "the refund failed": try again.
