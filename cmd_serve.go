@@ -248,7 +248,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.stdio {
 		// Standard output is the protocol's: the verdicts go to standard
 		// error with the banner.
-		go func() { errc <- srv.ServeStdio(ctx, io.NopCloser(cmd.InOrStdin()), nopWriteCloser{out}) }()
+		in, proto := io.NopCloser(cmd.InOrStdin()), nopWriteCloser{out}
+		go func() { errc <- srv.ServeStdio(ctx, in, proto) }()
 		out = errw
 		fmt.Fprint(errw, serveBanner(nil, srv, f.until))
 	} else {
