@@ -244,7 +244,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	errw, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
 	errc := make(chan error, 1)
-	var hs *http.Server
+	var hs *serve.HTTPServer
 	if f.stdio {
 		// Standard output is the protocol's: the verdicts go to standard
 		// error with the banner.
@@ -257,7 +257,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		// longer than ReadTimeout to arrive.
 		// A request's line and headers are at most MaxHeaderBytes: a refund id
 		// or a list's query longer than that is answered 431 by net/http.
-		hs = &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes}
+		hs = serve.NewHTTPServer(srv)
 		go func() { errc <- hs.Serve(ln) }()
 		fmt.Fprint(errw, serveBanner(ln.Addr(), srv, f.until))
 	}
@@ -276,11 +276,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	// waits a little for the ones it is answering, then closes the rest.
 	srv.Release()
 	if hs != nil {
-		shut, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		if hs.Shutdown(shut) != nil {
-			_ = hs.Close()
-		}
+		hs.Stop(3 * time.Second)
 		if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 			return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
 		}

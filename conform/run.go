@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -260,16 +259,12 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	if err != nil {
 		return notRun("no loopback port: " + err.Error())
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := serve.NewHTTPServer(srv)
 	served := make(chan struct{})
 	go func() { _ = hs.Serve(ln); close(served) }()
 	stopServer := func() {
 		srv.Release()
-		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if hs.Shutdown(shut) != nil {
-			_ = hs.Close()
-		}
+		hs.Stop(2 * time.Second)
 		<-served
 	}
 	state, err := os.MkdirTemp(cfg.TempDir, "replaylab-conform-*")

@@ -437,8 +437,10 @@ func (a createArgs) form(intentField string) url.Values {
 
 // errResult is a tool error result: the provider's words, or only
 // OpaqueError under --tool-errors opaque. The words of a tool's own
-// refusal (a missing argument) stay plain: they are not the refund's.
-func (t *tools) errResult(e *apiError, opaque bool) (*mcp.CallToolResult, error) {
+// refusal (a missing argument) stay plain: they are not the refund's. It
+// is a Go error, which the SDK makes an isError result of with no
+// structured content: an error shows no refund, not an empty one.
+func (t *tools) errResult(e *apiError, opaque bool) error {
 	msg := e.Message
 	if opaque && t.s.opts.ToolErrors == ToolErrorsOpaque {
 		msg = OpaqueError
@@ -447,8 +449,7 @@ func (t *tools) errResult(e *apiError, opaque bool) (*mcp.CallToolResult, error)
 	} else {
 		msg = e.Type + ": " + msg
 	}
-	res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
-	return res, nil
+	return errors.New(msg)
 }
 
 // errNoReply ends a call whose reply the provider never sends (a lost
@@ -473,13 +474,11 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		e = s.intentRefused(intent)
 	}
 	if e != nil {
-		res, err := t.refused(intent, key, e, call)
-		return res, toolRefund{}, err
+		return nil, toolRefund{}, t.refused(intent, key, e, call)
 	}
 	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call)
 	if err != nil {
-		res, _ := t.errResult(errUnrecorded(err), false)
-		return res, toolRefund{}, nil
+		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}
 	switch {
 	case turn.crashes() && p != nil:
@@ -512,8 +511,7 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	}
 	s.finish(turn.c, turn.i, export.WireDelivered, turn.status, turn.aerr, turn.shown)
 	if turn.aerr != nil {
-		res, _ := t.errResult(turn.aerr, true)
-		return res, toolRefund{}, nil
+		return nil, toolRefund{}, t.errResult(turn.aerr, true)
 	}
 	res := &mcp.CallToolResult{Meta: mcp.Meta{"replaylab/request": requestID(turn.i + 1)}}
 	if turn.origin > 0 {
@@ -526,7 +524,7 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 }
 
 // refused logs a call refused before the ledger and answers it.
-func (t *tools) refused(intent, key string, e *apiError, call *export.ToolCall) (*mcp.CallToolResult, error) {
+func (t *tools) refused(intent, key string, e *apiError, call *export.ToolCall) error {
 	c, i, err := t.s.logRefused(intent, key, e, call)
 	if err != nil {
 		return t.errResult(errUnrecorded(err), false)
@@ -554,8 +552,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 			e = errUnrecorded(err)
 		}
 		s.finish(c, i, export.WireDelivered, e.Status, e, nil)
-		res, _ := t.errResult(e, false)
-		return res, toolRefund{}, nil
+		return nil, toolRefund{}, t.errResult(e, false)
 	}
 	shown := []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
 	out := toolRefundOf(o, o.Status, s.c.created(o))
@@ -563,8 +560,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
-		res, _ := t.errResult(errUnrecorded(err), false)
-		return res, toolRefund{}, nil
+		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}
 	s.finish(c, i, export.WireDelivered, 200, nil, shown)
 	return nil, out, nil
@@ -593,15 +589,13 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	lq, e := parseList(q, field)
 	if e != nil {
-		res, err := t.refused(in.Intent, "", e, call)
-		return res, toolList{}, err
+		return nil, toolList{}, t.refused(in.Intent, "", e, call)
 	}
 	m := s.lockNow()
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
-		res, err := t.refused(in.Intent, "", e, call)
-		return res, toolList{}, err
+		return nil, toolList{}, t.refused(in.Intent, "", e, call)
 	}
 	out := toolList{Refunds: []toolRefund{}, HasMore: more}
 	var shown []missions.EvidenceObject
@@ -617,8 +611,7 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
-		res, _ := t.errResult(errUnrecorded(err), false)
-		return res, toolList{}, nil
+		return nil, toolList{}, t.errResult(errUnrecorded(err), false)
 	}
 	s.finish(c, i, export.WireDelivered, 200, nil, shown)
 	return nil, out, nil
@@ -660,6 +653,13 @@ func (s *Server) cancelled(session, id, reason string) {
 			_ = s.write(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}, m, "")
 		}
 		return
+	}
+}
+
+// closeSessions ends every MCP session.
+func (t *tools) closeSessions() {
+	for ss := range t.server.Sessions() {
+		_ = ss.Close()
 	}
 }
 

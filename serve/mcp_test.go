@@ -412,6 +412,9 @@ func TestMCPBadInput(t *testing.T) {
 			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
 				t.Fatalf("want an error result naming %q, got %s", tc.want, export.Shorten(resultText(res), 300))
 			}
+			if res.StructuredContent != nil {
+				t.Fatalf("an error result shows no refund, not an empty one: %v", res.StructuredContent)
+			}
 		})
 	}
 	// An unknown tool is a protocol error that names it.

@@ -215,9 +215,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// Release ends every held reply now, closing its connection: for a
-// server shutting down.
-func (s *Server) Release() { s.stopOnce.Do(func() { close(s.stop) }) }
+// Release ends every held reply now, closing its connection, and every
+// MCP session, whose open streams would otherwise keep the server from
+// shutting down: for a server shutting down.
+func (s *Server) Release() {
+	s.stopOnce.Do(func() { close(s.stop) })
+	if s.opts.MCP {
+		s.mcpTools().closeSessions()
+	}
+}
 
 // Finish waits for the requests being answered (a held reply ends when
 // its client gives up, or at Release), settles the clock (late commits
