@@ -107,7 +107,7 @@ func TestConformGradesTheExamples(t *testing.T) {
 	code, out, stderr := cli("conform", "--junit", filepath.Join(dir, "g.xml"), "--", exampleClient(t, "guarded-refund"))
 	n := len(missions.BuiltIn().Missions)
 	readmeScorecard(t, "guarded-refund", out)
-	if code != exitOK || !strings.Contains(out, "14 of 14 scenarios pass") || strings.Count(out, "\nPASS ") != n {
+	if code != exitOK || !strings.Contains(out, fmt.Sprintf("%d of %d scenarios pass", n, n)) || strings.Count(out, "\nPASS ") != n {
 		t.Fatalf("guarded: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "g.xml")); err != nil || !strings.Contains(stderr, "JUnit XML") {
@@ -116,11 +116,11 @@ func TestConformGradesTheExamples(t *testing.T) {
 
 	rec := filepath.Join(dir, "sessions")
 	code, out, stderr = cli("conform", "--record", rec, "--", exampleClient(t, "naive-refund"))
-	if code != exitVerdict || !strings.Contains(stderr, "9 of 14 scenarios did not pass") {
+	if code != exitVerdict || !strings.Contains(stderr, fmt.Sprintf("%d of %d scenarios did not pass", n-5, n)) {
 		t.Fatalf("naive: exit %d\n%s\n%s", code, out, stderr)
 	}
 	readmeScorecard(t, "naive-refund", out)
-	if !strings.Contains(out, "5 of 14 scenarios pass; unsafe: timeout-then-success,") {
+	if !strings.Contains(out, fmt.Sprintf("5 of %d scenarios pass; unsafe: timeout-then-success,", n)) {
 		t.Errorf("the tally does not name the unsafe rows:\n%s", out)
 	}
 	files, _ := os.ReadDir(rec)
@@ -173,14 +173,15 @@ func readmeScorecard(t *testing.T, name, out string) {
 // TestConformGradesTheAgents: the example agents, graded over MCP, get
 // the grades their REST counterparts get, and the README shows them.
 func TestConformGradesTheAgents(t *testing.T) {
+	n := len(missions.BuiltIn().Missions)
 	code, out, stderr := cli("conform", "--mcp", "--", exampleClient(t, "guarded-agent"))
 	readmeScorecard(t, "guarded-agent", out)
-	if code != exitOK || !strings.Contains(out, "(mcp, one tick") || !strings.Contains(out, "14 of 14 scenarios pass") {
+	if code != exitOK || !strings.Contains(out, "(mcp, one tick") || !strings.Contains(out, fmt.Sprintf("%d of %d scenarios pass", n, n)) {
 		t.Fatalf("guarded-agent: exit %d\n%s\n%s", code, out, stderr)
 	}
 	code, out, stderr = cli("conform", "--mcp", "--", exampleClient(t, "naive-agent"))
 	readmeScorecard(t, "naive-agent", out)
-	if code != exitVerdict || !strings.Contains(out, "5 of 14 scenarios pass; unsafe: timeout-then-success,") {
+	if code != exitVerdict || !strings.Contains(out, fmt.Sprintf("5 of %d scenarios pass; unsafe: timeout-then-success,", n)) {
 		t.Fatalf("naive-agent: exit %d\n%s\n%s", code, out, stderr)
 	}
 	// Without --mcp an agent finds no tools: it says so, and no row passes.

@@ -28,13 +28,15 @@ func asV1File(t *testing.T, c *missions.Case) []byte {
 // the 24 settings, the case is byte for byte what the engine wrote before
 // it was split into world, caller and words, once the fields version 2
 // adds are set aside. testdata/v1-digests.txt holds that engine's digests.
+// A mission added to the catalog since has none to compare with; every
+// mission the file names must still be there, under every setting.
 func TestCasesUnchangedFromV1(t *testing.T) {
 	f, err := os.Open("testdata/v1-digests.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := map[string]string{}
+	want, recorded := map[string]string{}, map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
@@ -43,9 +45,13 @@ func TestCasesUnchangedFromV1(t *testing.T) {
 		}
 		i := strings.LastIndexByte(line, ' ')
 		want[line[:i]] = line[i+1:]
+		recorded[strings.Fields(line)[0]] = true
 	}
 	n := 0
 	for _, m := range missions.BuiltIn().Missions {
+		if !recorded[m.ID] {
+			continue // added after version 1
+		}
 		for _, stable := range []bool{true, false} {
 			for _, p := range missions.Policies {
 				for _, c := range ledger.Contracts {
