@@ -74,7 +74,7 @@ func TestServeMCPOverStdio(t *testing.T) {
 		t.Fatalf("serve --stdio did not stop when its input ended:\n%s", stderr.String())
 	}
 	out := stderr.String()
-	for _, want := range []string{"MCP over standard input and output", "refund-1042", "exactly_once", "wrote the session"} {
+	for _, want := range []string{"MCP over standard input and output", "2 as MCP tool calls, 1 cancelled by the client", "refund-1042", "exactly_once", "wrote the session"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("standard error lacks %q:\n%s", want, out)
 		}

@@ -485,10 +485,16 @@ func (s *Session) madeMission() missions.Mission {
 func SessionText(s *Session) string {
 	var b bytes.Buffer
 	n := map[string]int{}
-	all := 0
+	all, calls, cancelled := 0, 0, 0
 	for r := range s.Each() {
 		n[r.Kind]++
 		all++
+		if r.Call != nil {
+			calls++
+			if r.Call.Cancelled != nil {
+				cancelled++
+			}
+		}
 	}
 	parts := []string{Plural(n[RequestCreate], "create")}
 	api := all - n[RequestFaults]
@@ -503,6 +509,18 @@ func SessionText(s *Session) string {
 	}
 	if n[RequestCancel] > 0 {
 		parts = append(parts, Plural(n[RequestCancel], "cancel"))
+	}
+	if calls > 0 {
+		// Cancellations of tool calls: the client gave up; nothing was
+		// undone.
+		mcp := fmt.Sprintf("%d as MCP tool calls", calls)
+		if calls == 1 {
+			mcp = "1 as an MCP tool call"
+		}
+		if cancelled > 0 {
+			mcp += fmt.Sprintf(", %d cancelled by the client", cancelled)
+		}
+		parts = append(parts, mcp)
 	}
 	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
 		Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
