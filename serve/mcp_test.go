@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -493,5 +494,38 @@ func TestMCPClientLeavesMidCall(t *testing.T) {
 	}
 	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.HiddenEffect {
 		t.Fatalf("verdict %s", v.Verdict)
+	}
+}
+
+// TestMCPCallsSurviveARestart: with --db, a tool call, its JSON-RPC id and
+// the client's cancellation are on disk like any request; the reopened
+// provider replays the key's refund to the next call.
+func TestMCPCallsSurviveARestart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	clock := newFakeClock()
+	o := Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}}
+	g, _ := openRig(t, o, db, clock)
+	cs := g.agent()
+	if _, err := call(t, cs, ToolCreate, args1042("k1"), 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the lost reply: %v", err)
+	}
+	waitFor(t, "the cancellation", func() bool { return g.srv.Session().Requests[0].Call.Cancelled != nil })
+	before := g.srv.Session()
+	_ = cs.Close()
+	g.stop()
+
+	g2, rec := openRig(t, o, db, clock)
+	if rec == nil || rec.Requests != 1 || rec.Refunds != 1 {
+		t.Fatalf("recovered %+v", rec)
+	}
+	after := g2.srv.Session()
+	a, _ := export.MarshalSession(before)
+	b, _ := export.MarshalSession(after)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("the reopened provider differs:\nbefore %s\nafter  %s", a, b)
+	}
+	res, err := call(t, g2.agent(), ToolCreate, args1042("k1"), 0)
+	if err != nil || refundIn(t, res).ID != after.Ledger.Objects[0].ID.String() {
+		t.Fatalf("the same key after the restart: %v %s", err, resultText(res))
 	}
 }
