@@ -104,11 +104,6 @@ func TestServeMCPOverStdio(t *testing.T) {
 // API, and says so.
 func TestServeMCPOverHTTP(t *testing.T) {
 	c := startServe(t, "--mcp", "--tool-errors", "opaque", "--faults", "failure_before_commit")
-	for _, want := range []string{"MCP tools at " + c.url + "/mcp", "create_refund, get_refund, list_refunds", `only "Failed to create refund"`} {
-		if !strings.Contains(c.stderr.String(), want) {
-			t.Errorf("the banner lacks %q:\n%s", want, c.stderr)
-		}
-	}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
 	cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: c.url + "/mcp", DisableStandaloneSSE: true}, nil)
 	if err != nil {
@@ -132,6 +127,12 @@ func TestServeMCPOverHTTP(t *testing.T) {
 	}
 	if !strings.Contains(c.stdout.String(), "exactly_once") {
 		t.Errorf("the verdicts:\n%s", c.stdout)
+	}
+	// Read once serve has stopped and all it said is in.
+	for _, want := range []string{"MCP tools at " + c.url + "/mcp", "create_refund, get_refund, list_refunds", `only "Failed to create refund"`} {
+		if !strings.Contains(c.stderr.String(), want) {
+			t.Errorf("the banner lacks %q:\n%s", want, c.stderr)
+		}
 	}
 }
 

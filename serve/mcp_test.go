@@ -30,11 +30,12 @@ func (g *rig) agent() *mcp.ClientSession {
 	return cs
 }
 
-// call calls tool with args; wait bounds the call (0: a second).
+// call calls tool with args; wait bounds the call (0: 10 seconds, room
+// for a loaded machine under the race detector).
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, wait time.Duration) (*mcp.CallToolResult, error) {
 	t.Helper()
 	if wait == 0 {
-		wait = time.Second
+		wait = 10 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -406,7 +407,7 @@ func TestMCPBadInput(t *testing.T) {
 		{"no such refund", ToolGet, map[string]any{"id": "re_404"}, "No such refund"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := call(t, cs, tc.tool, tc.args, 0)
+			res, err := call(t, cs, tc.tool, tc.args, 20*time.Second)
 			if err != nil {
 				t.Fatalf("want an isError result, got a protocol error: %v", err)
 			}
