@@ -106,3 +106,28 @@ func TestStatusLineFitsAnyLabSize(t *testing.T) {
 		}
 	})
 }
+
+// TestFlowCountIsTheLinesFlowBreakLays: the counter that measures every
+// row of a run gives the lines flowBreak lays, for any words (wide
+// characters, words longer than a line, runs of spaces) and any room.
+func TestFlowCountIsTheLinesFlowBreakLays(t *testing.T) {
+	pieces := []string{"a", "refund", "re_0001", "ik_42642b7ade", "“Sorry,", "退款", "✓", "🙂", "x", "   ", " ", "\t",
+		"supercalifragilisticexpialidocious-and-then-some", "退款退款退款退款退款退款退款退款退款"}
+	rapid.Check(t, func(rt *rapid.T) {
+		var spans []span
+		for range rapid.IntRange(0, 5).Draw(rt, "spans") {
+			var b strings.Builder
+			for range rapid.IntRange(0, 8).Draw(rt, "words") {
+				b.WriteString(rapid.SampledFrom(pieces).Draw(rt, "piece"))
+				if rapid.Bool().Draw(rt, "space") {
+					b.WriteString(" ")
+				}
+			}
+			spans = append(spans, span{text: b.String(), whole: rapid.Bool().Draw(rt, "whole")})
+		}
+		room := rapid.IntRange(-1, 60).Draw(rt, "room")
+		if got, want := flowCount(spans, room), len(flowBreak(spans, room)); got != want {
+			rt.Fatalf("room %d, spans %+v: flowCount %d, flowBreak lays %d lines", room, spans, got, want)
+		}
+	})
+}

@@ -158,8 +158,73 @@ func flowBreak(spans []span, room int) [][]flowWord {
 }
 
 // flowCount is how many lines of room cells the spans fill, flowed one
-// after the other.
-func flowCount(spans []span, room int) int { return len(flowBreak(spans, room)) }
+// after the other: len(flowBreak(spans, room)), counted without laying a
+// word out, for measuring every row of a long run.
+func flowCount(spans []span, room int) int {
+	if room <= 0 {
+		return 0
+	}
+	lines, used, open := 0, 0, false
+	place := func(pw int) {
+		if open && used+1+pw > room {
+			lines, used, open = lines+1, 0, false
+		}
+		if open {
+			used++
+		}
+		open, used = true, used+pw
+	}
+	for _, sp := range spans {
+		if sp.whole {
+			n, joined := 0, -1
+			for word := range strings.FieldsSeq(sp.text) {
+				n, joined = n+1, joined+1+cells(word)
+			}
+			if n > 1 && joined <= room {
+				place(joined)
+				continue
+			}
+		}
+		for word := range strings.FieldsSeq(sp.text) {
+			ww := cells(word)
+			switch {
+			case ww <= room:
+				place(ww)
+			case plain(word):
+				for ; ww > room; ww -= room {
+					place(room)
+				}
+				place(ww)
+			default:
+				for _, piece := range strings.Split(ansi.Hardwrap(word, room, false), "\n") {
+					place(ansi.StringWidth(piece))
+				}
+			}
+		}
+	}
+	if open {
+		lines++
+	}
+	return lines
+}
+
+// plain: s is printable ASCII, one cell a byte.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// cells is the width of s in cells.
+func cells(s string) int {
+	if plain(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
 
 // flow renders spans as one paragraph in at most h lines of width w, each
 // span's words in its own style, the first line after lead and the others

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -446,13 +447,14 @@ func (t *timeline) View() string {
 const detailLead = "↳ "
 
 // detailSpans is what the strip says about an event: when and what it
-// was, its whole note, and the agent's words when it said something.
-func (t *timeline) detailSpans(ev *missions.Event) []span {
-	tag := fmt.Sprintf("t%d", ev.Tick)
+// was, its whole note, and the agent's words when it said something. It
+// appends them to dst.
+func (t *timeline) detailSpans(ev *missions.Event, dst []span) []span {
+	tag := "t" + strconv.Itoa(ev.Tick)
 	note := t.names.named(export.CleanLine(ev.Note))
 	switch {
 	case ev.Kind == missions.EventAttempt:
-		tag += fmt.Sprintf(" #%d", ev.Attempt)
+		tag += " #" + strconv.Itoa(ev.Attempt)
 	case providerOwn(ev.Kind):
 		tag += " the provider, on its own:"
 	default:
@@ -464,7 +466,7 @@ func (t *timeline) detailSpans(ev *missions.Event) []span {
 			note = label + " · " + note
 		}
 	}
-	out := []span{{tag, t.st.Subtle, true}, {note, t.st.Text, false}}
+	out := append(dst, span{tag, t.st.Subtle, true}, span{note, t.st.Text, false})
 	if ev.Say != "" {
 		out = append(out, span{"· the agent:", t.st.Subtle, true}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say, false})
 	}
@@ -483,7 +485,7 @@ func (t *timeline) detail(ev *missions.Event, w, h int) []string {
 		return nil
 	}
 	indent := strings.Repeat(" ", lipgloss.Width(detailLead))
-	return flow(t.detailSpans(ev), w, h, t.st.Subtle.Render(detailLead), indent)
+	return flow(t.detailSpans(ev, nil), w, h, t.st.Subtle.Render(detailLead), indent)
 }
 
 // detailNeed is how many lines the strip needs to show any event of c in
@@ -492,6 +494,7 @@ func (t *timeline) detailNeed(c *missions.Case, w, most int) int {
 	need := minDetail
 	most = min(most, maxDetail)
 	room := w - lipgloss.Width(detailLead)
+	var spans []span // one buffer for every row measured
 	for i := range c.Events {
 		ev := &c.Events[i]
 		// Most rows say little: measure only those that could need more
@@ -499,7 +502,8 @@ func (t *timeline) detailNeed(c *missions.Case, w, most int) int {
 		if len(ev.Note)+len(ev.Say)+48 <= room {
 			continue
 		}
-		need = max(need, flowCount(t.detailSpans(ev), room))
+		spans = t.detailSpans(ev, spans[:0])
+		need = max(need, flowCount(spans, room))
 		if need >= most {
 			// The strip is no taller than most: one row that fills it
 			// settles it.
