@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -390,25 +389,12 @@ func toolKey(args json.RawMessage, k string) (string, *apiError) {
 		var raw map[string]json.RawMessage
 		if json.Unmarshal(args, &raw) == nil {
 			if _, sent := raw["idempotency_key"]; sent {
-				return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
-					Message: "idempotency_key is empty; send a key (one minted for the intent and kept), or leave the argument out to send no key."}
+				return checkKey("", "idempotency_key", "idempotency_key", "argument")
 			}
 		}
 		return "", nil
 	}
-	if strings.TrimSpace(k) == "" {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
-			Message: "idempotency_key is blank; send a key (one minted for the intent and kept), or leave the argument out to send no key."}
-	}
-	if !utf8.ValidString(k) {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
-			Message: "idempotency_key is not UTF-8 text; send a UUID or another printable string."}
-	}
-	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "idempotency_key",
-			Message: "idempotency_key is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters."}
-	}
-	return strings.TrimSpace(k), nil
+	return checkKey(k, "idempotency_key", "idempotency_key", "argument")
 }
 
 // form is a create's arguments as the REST API's form, so that a tool

@@ -368,18 +368,28 @@ func keyOf(r *http.Request) (string, *apiError) {
 		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
 			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
 	}
-	k := strings.TrimSpace(vs[0])
-	if k == "" {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
-			Message: "The Idempotency-Key header is empty; send a key (a UUID, or one derived from the intent), or leave the header out to send no key."}
+	return checkKey(vs[0], "Idempotency-Key", "The Idempotency-Key header", "header")
+}
+
+// checkKey checks an idempotency key as sent (vs a header, or a tool's
+// argument): one sent blank is refused, as it is not the absence of a key
+// and taking it as none would turn a client's bug into a request with no
+// protection; so is one that is not UTF-8 or is over MaxKeyLength
+// characters. param names it in the error, what in its words, and thing
+// what to leave out to send none.
+func checkKey(raw, param, what, thing string) (string, *apiError) {
+	refuse := func(msg string) (string, *apiError) {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
 	}
-	if !utf8.ValidString(k) {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
-			Message: "The Idempotency-Key is not UTF-8 text; send a UUID or another printable string."}
+	k := strings.TrimSpace(raw)
+	switch {
+	case k == "":
+		return refuse(what + " is empty or blank; send a key (a UUID, or one minted for the intent and kept), or leave the " + thing + " out to send no key.")
+	case !utf8.ValidString(k):
+		return refuse(what + " is not UTF-8 text; send a UUID or another printable string.")
 	}
 	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
-			Message: "The Idempotency-Key is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters."}
+		return refuse(what + " is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters.")
 	}
 	return k, nil
 }
