@@ -79,8 +79,10 @@ tool call that never answers (a cancellation is recorded and undoes nothing);
 crash_after_send closes the call's response stream after the commit.
 --mcp --stdio speaks MCP over standard input and output instead, for hosts
 that launch a server command, with the banner and verdicts on standard error.
---tool-errors opaque makes every error result say only "Failed to create
-refund", so that an agent cannot tell a timeout from a refusal.
+--tool-errors opaque makes every error result of a refund create say only
+"Failed to create refund", so that an agent cannot tell a refusal from a
+saved server error (a refusal of the call itself, a missing argument, stays
+in words).
 
 On Ctrl-C, SIGTERM or --until N requests, serve settles the clock, prints a
 verdict per intent and, with --record, writes the session: compare sets it
@@ -114,7 +116,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
 	fl.BoolVar(&f.mcp, "mcp", false, "serve the provider as MCP tools too, over Streamable HTTP at /mcp")
 	fl.BoolVar(&f.stdio, "stdio", false, "with --mcp: speak MCP over standard input and output instead of listening (banner and verdicts on standard error)")
-	fl.StringVar(&f.toolErrors, "tool-errors", serve.ToolErrorsPlain, "with --mcp, what an error result says: plain (the provider's words) or opaque (only \"Failed to create refund\")")
+	fl.StringVar(&f.toolErrors, "tool-errors", serve.ToolErrorsPlain, "with --mcp, what a refused or failed create says: plain (the provider's words) or opaque (only \"Failed to create refund\")")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
 	registerMissionsDir(cmd)
 	return cmd
@@ -132,7 +134,7 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	case cmd.Flags().Changed("tool-errors") && !f.mcp:
 		return o, badInput(errors.New("--tool-errors shapes the MCP tools' error results; give --mcp with it"))
 	case !slices.Contains(serve.ToolErrorModes(), f.toolErrors):
-		return o, badInput(fmt.Errorf("--tool-errors %q: give plain (the provider's words) or opaque (every error result says only %q)", f.toolErrors, serve.OpaqueError))
+		return o, badInput(fmt.Errorf("--tool-errors %q: give plain (the provider's words) or opaque (a refused or failed create says only %q)", f.toolErrors, serve.OpaqueError))
 	case !slices.Contains(serve.ShouldRetryModes(), f.shouldRetry):
 		return o, badInput(fmt.Errorf("--should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", f.shouldRetry))
 	case f.tick < time.Millisecond || f.tick > 24*time.Hour:
@@ -280,8 +282,13 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 			return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
 		}
-	} else if serveErr != nil && !errors.Is(serveErr, io.EOF) && !errors.Is(serveErr, context.Canceled) {
-		return fmt.Errorf("serving MCP over standard input and output: %w", serveErr)
+	}
+	// Over stdio the session ends however the stream did: what was served
+	// is settled, reported and recorded all the same.
+	var stdioErr error
+	if f.stdio && serveErr != nil && !errors.Is(serveErr, io.EOF) && !errors.Is(serveErr, context.Canceled) {
+		stdioErr = fmt.Errorf("serving MCP over standard input and output: %w", serveErr)
+		fmt.Fprintln(errw, "replaylab serve: "+stdioErr.Error()+"; the session so far follows")
 	}
 
 	sess := srv.End()
@@ -313,6 +320,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		} else {
 			fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, replay it, or check it)\n", f.record)
 		}
+	}
+	if stdioErr != nil {
+		return stdioErr
 	}
 	var hit []string
 	for _, v := range sess.Outcome.Verdicts {
@@ -365,7 +375,7 @@ func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
 	}
 	if o.MCP && o.ToolErrors == serve.ToolErrorsOpaque {
-		fmt.Fprintf(&b, "  tool errors are opaque: every error result says only %q\n", serve.OpaqueError)
+		fmt.Fprintf(&b, "  tool errors are opaque: a refused or failed create says only %q\n", serve.OpaqueError)
 	}
 	fmt.Fprintf(&b, "  contract %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", o.Contract, o.Tick, o.Hold)
 	words := func(fs []missions.Fixture) string {

@@ -9,11 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,7 +74,35 @@ type tools struct {
 	mu    sync.Mutex
 	posts map[int]*post
 	next  int
+	// inflight holds where the calls being answered are in the session,
+	// by MCP session and full JSON-RPC id, for their cancellations; early
+	// holds cancellations that came before their call was logged.
+	inflight   map[callKey]callAt
+	unanswered []callKey
+	early      map[callKey]string
+	// ended holds, per MCP session, a channel closed when the client ends
+	// the session (over stdio, when its input ends): its held calls end.
+	ended map[string]chan struct{}
+	// stdio is the stdio session's connection, when one is served.
+	stdio *stdioConn
 }
+
+// callKey names a call: its MCP session and its JSON-RPC id, whole.
+type callKey struct{ session, id string }
+
+// callAt is where a call's request is: its core and index.
+type callAt struct {
+	c *core
+	i int
+}
+
+// maxEarly bounds the cancellations kept for calls not yet logged, and
+// maxUnanswered the calls kept, after they end unanswered, for a
+// cancellation that comes late.
+const (
+	maxEarly      = 256
+	maxUnanswered = 1024
+)
 
 // post is one HTTP POST to the MCP endpoint that carries a call: the
 // tool handler closes its stream for a crash after the commit, and a
@@ -84,6 +114,13 @@ type post struct {
 	// cut: the connection was closed; over: the POST was answered (or
 	// the client left) and its handler returned.
 	cut, over bool
+	// wrote: some of the answer was written, and err is the write that
+	// failed, if one did.
+	wrote bool
+	err   error
+	// answered records the call's answer once the POST ends: delivered
+	// when it was written, gone when it was not.
+	answered func(wire string)
 }
 
 // close closes the POST's connection without a reply: the response
@@ -116,7 +153,13 @@ func (w postWriter) Write(b []byte) (int, error) {
 	if w.p.cut {
 		return 0, errCut
 	}
-	return w.p.w.Write(b)
+	n, err := w.p.w.Write(b)
+	if err != nil {
+		w.p.err = err
+	} else if n > 0 {
+		w.p.wrote = true
+	}
+	return n, err
 }
 
 func (w postWriter) WriteHeader(code int) {
@@ -133,7 +176,27 @@ func (w postWriter) FlushError() error {
 	if w.p.cut {
 		return errCut
 	}
-	return http.NewResponseController(w.p.w).Flush()
+	err := http.NewResponseController(w.p.w).Flush()
+	if err != nil {
+		w.p.err = err
+	}
+	return err
+}
+
+// settle records the answer of the POST's call, now that the POST is
+// over: delivered if it was written whole, gone if not.
+func (p *post) settle() {
+	p.mu.Lock()
+	f := p.answered
+	wire := export.WireGone
+	if p.wrote && p.err == nil && !p.cut {
+		wire = export.WireDelivered
+	}
+	p.over = true
+	p.mu.Unlock()
+	if f != nil {
+		f(wire)
+	}
 }
 
 func (p *post) left() bool {
@@ -147,13 +210,13 @@ func (p *post) left() bool {
 
 // createArgs are create_refund's arguments.
 type createArgs struct {
-	Intent         string `json:"intent" jsonschema:"the id of the logical refund this call carries out (e.g. refund-1042); the same on every retry of it"`
+	Intent         string `json:"intent" jsonschema:"the id of the logical refund this call carries out (e.g. refund-1042), at most 500 characters; the same on every retry of it"`
 	Charge         string `json:"charge,omitempty" jsonschema:"the charge to refund (ch_...); give charge or payment_intent"`
 	PaymentIntent  string `json:"payment_intent,omitempty" jsonschema:"the payment intent to refund (pi_...); give charge or payment_intent"`
-	Amount         *int64 `json:"amount,omitempty" jsonschema:"the amount to refund in the currency's smallest unit (4500 is 45.00); the whole charge when left out"`
+	Amount         *int64 `json:"amount,omitempty" jsonschema:"the amount to refund in the currency's smallest unit (4500 is 45.00), from 1 to 99999999; this provider holds no charges, so it needs the amount"`
 	Currency       string `json:"currency,omitempty" jsonschema:"three-letter ISO currency code, lowercase (usd)"`
 	Reason         string `json:"reason,omitempty" jsonschema:"duplicate, fraudulent or requested_by_customer"`
-	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"mint one key per intent, keep it, and send the same key on every retry of that intent: the provider then answers a retry with the first call's result instead of refunding again; at most 255 characters"`
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"mint one key per intent, keep it, and send the same key on every retry of that intent: the provider then answers a retry with the first call's result instead of refunding again; at most 255 characters; null or left out sends none"`
 }
 
 // getArgs are get_refund's arguments.
@@ -217,17 +280,17 @@ func boolPtr(b bool) *bool { return &b }
 
 // newTools builds the provider's MCP server.
 func newTools(s *Server) *tools {
-	t := &tools{s: s, posts: map[int]*post{}}
+	t := &tools{s: s, posts: map[int]*post{}, inflight: map[callKey]callAt{}, early: map[callKey]string{}, ended: map[string]chan struct{}{}}
 	quiet := slog.New(slog.DiscardHandler)
 	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: "1"},
 		&mcp.ServerOptions{Logger: quiet, Instructions: "A simulated refunds provider: refunds made here are counted, and replaylab judges whether each intent was refunded exactly once."})
-	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription,
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription, InputSchema: createSchema(),
 		Annotations: &mcp.ToolAnnotations{Title: "Create a refund", DestructiveHint: boolPtr(true), IdempotentHint: false, OpenWorldHint: boolPtr(true)}}, t.create)
 	mcp.AddTool(t.server, &mcp.Tool{Name: ToolGet, Title: "Read a refund", Description: getDescription,
 		Annotations: &mcp.ToolAnnotations{Title: "Read a refund", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.get)
 	mcp.AddTool(t.server, &mcp.Tool{Name: ToolList, Title: "List refunds", Description: listDescription,
 		Annotations: &mcp.ToolAnnotations{Title: "List refunds", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.list)
-	t.server.AddReceivingMiddleware(t.cancellations)
+	t.server.AddReceivingMiddleware(t.receiving)
 	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet})
 	return t
 }
@@ -241,10 +304,17 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			delete(r.Header, k)
 		}
 	}
+	if r.Method == http.MethodDelete {
+		// The client ends its session: its held calls end with it.
+		t.endSession(r.Header.Get("Mcp-Session-Id"))
+	}
 	if r.Method != http.MethodPost {
 		t.http.ServeHTTP(w, r)
 		return
 	}
+	// The call's answer is recorded before the provider counts the
+	// request done.
+	defer t.s.busy()()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxMCPBody))
 	if err != nil {
 		status, msg := http.StatusBadRequest, "The request body could not be read: "+err.Error()+"."
@@ -255,6 +325,11 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, status, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}
+	if batchCallsTools(body) {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest,
+			"The request is a batch with a tools/call in it; replaylab serve takes one tool call a request, so that the session can tell each call and its cancellation apart. Send the calls one at a time (batches are not part of MCP since 2025-06-18).")
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	p := &post{w: w, gone: r.Context().Done()}
 	t.mu.Lock()
@@ -262,20 +337,37 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := t.next
 	t.posts[n] = p
 	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.posts, n)
-		t.mu.Unlock()
-		p.mu.Lock()
-		p.over = true
-		p.mu.Unlock()
-	}()
 	r.Header.Set(hdrTransport, export.TransportHTTP)
 	r.Header.Set(hdrPost, strconv.Itoa(n))
 	if id := callIDOf(body); id != "" {
 		r.Header.Set(hdrID, id)
 	}
 	t.http.ServeHTTP(postWriter{p}, r)
+	t.mu.Lock()
+	delete(t.posts, n)
+	t.mu.Unlock()
+	p.settle()
+}
+
+// batchCallsTools reports whether body is a JSON-RPC batch with a
+// tools/call in it.
+func batchCallsTools(body []byte) bool {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '[' {
+		return false
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return false
+	}
+	for _, m := range batch {
+		if m.Method == "tools/call" {
+			return true
+		}
+	}
+	return false
 }
 
 // writeRPCError answers an HTTP request with a JSON-RPC error of no id.
@@ -289,83 +381,166 @@ func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
 // callIDOf is the JSON-RPC id of the one request a POST body carries, in
 // JSON ("" when it carries none, or a batch).
 func callIDOf(body []byte) string {
-	var head struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &head) != nil || len(head.ID) == 0 {
+	// The member named exactly "id", as the SDK reads it (encoding/json
+	// would take "ID" too).
+	var head map[string]json.RawMessage
+	if json.Unmarshal(body, &head) != nil || len(head["id"]) == 0 {
 		return ""
 	}
+	dec := json.NewDecoder(bytes.NewReader(head["id"]))
+	dec.UseNumber()
 	var v any
-	if json.Unmarshal(head.ID, &v) != nil {
+	if dec.Decode(&v) != nil {
 		return ""
 	}
 	return idJSON(v)
 }
 
-// idJSON is a JSON-RPC id in JSON, one way for every transport: 7, "a".
+// idJSON is a JSON-RPC id in JSON, whole, one way for every transport:
+// 7, "a". The session keeps it cut to MaxReadPayload.
 func idJSON(v any) string {
-	if f, ok := v.(float64); ok && f == float64(int64(f)) {
-		v = int64(f)
+	switch n := v.(type) {
+	case float64:
+		if n == float64(int64(n)) {
+			v = int64(n)
+		}
+	case json.Number:
+		return n.String()
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return ""
 	}
-	return export.Shorten(string(b), MaxReadPayload)
+	return string(b)
 }
 
-// ServeStdio serves the MCP tools over in and out, one JSON-RPC message a
-// line, until in ends or ctx does.
-func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	t := s.mcpTools()
-	return t.server.Run(ctx, stdioCalls{&mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMCPBody}})
-}
-
-// stdioCalls marks each call read over stdio with its JSON-RPC id, for
-// the tool handler, as the HTTP side marks a POST.
-type stdioCalls struct{ mcp.Transport }
-
-func (t stdioCalls) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return callConn{c}, nil
-}
-
-type callConn struct{ mcp.Connection }
-
-func (c callConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		req.Extra = &mcp.RequestExtra{Header: http.Header{hdrTransport: {export.TransportStdio}, hdrID: {idJSON(req.ID.Raw())}}}
-	}
-	return msg, err
-}
-
-// callOf is the session's record of the call req, and the POST that
-// carries it (nil over stdio).
-func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall, *post) {
+// callOf is the session's record of the call req, the key that names it
+// whole, and the POST that carries it (nil over stdio).
+func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall, callKey, *post) {
 	c := &export.ToolCall{Tool: tool, Transport: export.TransportStdio}
 	var p *post
+	id := ""
 	if ex := req.Extra; ex != nil && ex.Header != nil {
 		if tr := ex.Header.Get(hdrTransport); tr != "" {
 			c.Transport = tr
 		}
-		c.ID = ex.Header.Get(hdrID)
+		id = ex.Header.Get(hdrID)
 		if n, err := strconv.Atoi(ex.Header.Get(hdrPost)); err == nil {
 			t.mu.Lock()
 			p = t.posts[n]
 			t.mu.Unlock()
 		}
 	}
-	if c.ID == "" {
-		c.ID = "null"
+	if id == "" {
+		id = "null"
 	}
+	c.ID = export.Shorten(id, MaxReadPayload)
 	if req.Session != nil {
 		c.Session = req.Session.ID()
 	}
-	return c, p
+	return c, callKey{c.Session, id}, p
+}
+
+// answer records the answer to call i of core c once it is known whether
+// it reached the client: over HTTP when the POST is over, over stdio when
+// the SDK has written it. Until then the provider counts the call as
+// being answered.
+func (t *tools) answer(p *post, key callKey, c *core, i, status int, e *apiError, shown []missions.EvidenceObject) {
+	record := func(wire string) {
+		if wire == export.WireDelivered {
+			t.s.finish(c, i, wire, status, e, shown)
+		} else {
+			t.s.finish(c, i, wire, 0, nil, nil)
+		}
+	}
+	if p != nil {
+		p.mu.Lock()
+		p.answered = record
+		p.mu.Unlock()
+		return
+	}
+	t.mu.Lock()
+	conn := t.stdio
+	t.mu.Unlock()
+	if conn == nil {
+		record(export.WireDelivered)
+		return
+	}
+	conn.await(key.id, record, t.s.busy())
+}
+
+// lost ends a call whose reply the provider never sends: over HTTP its
+// stream is closed, over stdio its answer is dropped.
+func (t *tools) lost(p *post, key callKey) {
+	if p != nil {
+		p.close()
+		return
+	}
+	t.mu.Lock()
+	c := t.stdio
+	t.mu.Unlock()
+	if c != nil {
+		c.silence(key.id)
+	}
+}
+
+// track notes where call key's request is, for its cancellation, and
+// takes a cancellation that came first. untrack forgets an answered call:
+// a cancellation after its answer is of nothing. A call that got no
+// answer is kept a while (the last maxUnanswered), as its client's
+// cancellation can come after the call ended on its side (the client
+// dropped its request first).
+func (t *tools) track(key callKey, c *core, i int) {
+	t.mu.Lock()
+	t.inflight[key] = callAt{c, i}
+	reason, early := t.early[key]
+	delete(t.early, key)
+	t.mu.Unlock()
+	if early {
+		t.s.markCancelled(c, i, reason)
+	}
+}
+
+func (t *tools) untrack(key callKey, answered bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if answered {
+		delete(t.inflight, key)
+		return
+	}
+	t.unanswered = append(t.unanswered, key)
+	if len(t.unanswered) > maxUnanswered {
+		delete(t.inflight, t.unanswered[0])
+		t.unanswered = t.unanswered[1:]
+	}
+}
+
+// endSession ends the held calls of MCP session id ("" for stdio).
+func (t *tools) endSession(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch, ok := t.ended[id]
+	if !ok {
+		ch = make(chan struct{})
+		t.ended[id] = ch
+	}
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// sessionEnded is closed when MCP session id ends.
+func (t *tools) sessionEnded(id string) <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch, ok := t.ended[id]
+	if !ok {
+		ch = make(chan struct{})
+		t.ended[id] = ch
+	}
+	return ch
 }
 
 // principalOfCall is who the digest binds a call's refund to: the bearer
@@ -388,7 +563,7 @@ func toolKey(args json.RawMessage, k string) (string, *apiError) {
 	if k == "" {
 		var raw map[string]json.RawMessage
 		if json.Unmarshal(args, &raw) == nil {
-			if _, sent := raw["idempotency_key"]; sent {
+			if v, sent := raw["idempotency_key"]; sent && string(bytes.TrimSpace(v)) != "null" {
 				return checkKey("", "idempotency_key", "idempotency_key", "argument")
 			}
 		}
@@ -448,7 +623,7 @@ var errNoReply = errors.New("no reply: the provider lost this call's reply")
 func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createArgs) (*mcp.CallToolResult, toolRefund, error) {
 	s := t.s
 	defer s.busy()()
-	call, p := t.callOf(req, ToolCreate)
+	call, ck, p := t.callOf(req, ToolCreate)
 	key, e := toolKey(req.Params.Arguments, in.IdempotencyKey)
 	var params refundParams
 	form := in.form(s.opts.IntentField)
@@ -460,12 +635,15 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		e = s.intentRefused(intent)
 	}
 	if e != nil {
-		return nil, toolRefund{}, t.refused(intent, key, e, call)
+		return nil, toolRefund{}, t.refused(p, ck, intent, key, toolWords(e, s.opts.IntentField), call)
 	}
-	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call)
+	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call, p != nil)
 	if err != nil {
 		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}
+	t.track(ck, turn.c, turn.i)
+	answered := false
+	defer func() { t.untrack(ck, answered) }()
 	switch {
 	case turn.crashes() && p != nil:
 		// The commit stands; the response stream closes before the
@@ -477,25 +655,25 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		p.close()
 		return nil, toolRefund{}, errNoReply
 	case turn.crashes() || !turn.deliver:
-		// No result: the call waits until the client cancels it or
-		// goes. Over stdio a crash after the commit is this too: the
-		// stream there is the whole session.
+		// No result: the call waits until the client cancels it, ends
+		// its session or goes. Over stdio a crash after the commit is
+		// this too: the stream there is the whole session.
 		var gone <-chan struct{}
 		if p != nil {
 			gone = p.gone
 		}
-		wire := s.hold(ctx, gone)
+		wire := s.hold(ctx, gone, t.sessionEnded(call.Session))
 		s.finish(turn.c, turn.i, wire, 0, nil, nil)
-		if p != nil {
-			p.close()
-		}
+		t.lost(p, ck)
 		return nil, toolRefund{}, errNoReply
 	}
 	if ctx.Err() != nil || (p != nil && p.left()) {
 		s.finish(turn.c, turn.i, export.WireGone, 0, nil, nil)
+		t.lost(p, ck)
 		return nil, toolRefund{}, errNoReply
 	}
-	s.finish(turn.c, turn.i, export.WireDelivered, turn.status, turn.aerr, turn.shown)
+	t.answer(p, ck, turn.c, turn.i, turn.status, turn.aerr, turn.shown)
+	answered = true
 	if turn.aerr != nil {
 		return nil, toolRefund{}, t.errResult(turn.aerr, true)
 	}
@@ -509,13 +687,26 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	return res, toolRefundOf(turn.obj, turn.res.Response.Status, turn.created), nil
 }
 
+// toolWords says e in the tool's words: the intent is the intent
+// argument, not the form field that carries it over REST.
+func toolWords(e *apiError, field string) *apiError {
+	out := *e
+	if out.Param == field {
+		out.Param = "intent"
+	}
+	out.Message = strings.ReplaceAll(out.Message, "start serve with --intent-field naming a field your client sends", "give the intent argument")
+	out.Message = strings.ReplaceAll(out.Message, "Send "+field+"=<the logical operation's id>", "Give intent, the logical refund's id,")
+	out.Message = strings.ReplaceAll(out.Message, field, "intent")
+	return &out
+}
+
 // refused logs a call refused before the ledger and answers it.
-func (t *tools) refused(intent, key string, e *apiError, call *export.ToolCall) error {
+func (t *tools) refused(p *post, ck callKey, intent, key string, e *apiError, call *export.ToolCall) error {
 	c, i, err := t.s.logRefused(intent, key, e, call)
 	if err != nil {
 		return t.errResult(errUnrecorded(err), false)
 	}
-	t.s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+	t.answer(p, ck, c, i, e.Status, e, nil)
 	return t.errResult(e, false)
 }
 
@@ -523,32 +714,33 @@ func (t *tools) refused(intent, key string, e *apiError, call *export.ToolCall) 
 func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (*mcp.CallToolResult, toolRefund, error) {
 	s := t.s
 	defer s.busy()()
-	call, _ := t.callOf(req, ToolGet)
+	call, ck, p := t.callOf(req, ToolGet)
 	m := s.lockNow()
 	i, o, found := s.c.retrieveLogged(in.ID)
-	r := s.c.reqs.get(i)
-	r.Call = call
-	s.c.reqs.set(i, r)
-	if !found {
-		e := notFound(in.ID)
-		err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
-		c := s.c
-		s.mu.Unlock()
-		if err != nil {
-			e = errUnrecorded(err)
-		}
-		s.finish(c, i, export.WireDelivered, e.Status, e, nil)
-		return nil, toolRefund{}, t.errResult(e, false)
+	s.c.setCall(i, call)
+	var (
+		e     *apiError
+		shown []missions.EvidenceObject
+		out   toolRefund
+	)
+	status := 200
+	if found {
+		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+		out = toolRefundOf(o, o.Status, s.c.created(o))
+	} else {
+		e = notFound(in.ID)
+		status = e.Status
 	}
-	shown := []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
-	out := toolRefundOf(o, o.Status, s.c.created(o))
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: 200, shown: shown})
+	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}
-	s.finish(c, i, export.WireDelivered, 200, nil, shown)
+	t.answer(p, ck, c, i, status, e, shown)
+	if e != nil {
+		return nil, toolRefund{}, t.errResult(e, false)
+	}
 	return nil, out, nil
 }
 
@@ -556,7 +748,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs) (*mcp.CallToolResult, toolList, error) {
 	s := t.s
 	defer s.busy()()
-	call, _ := t.callOf(req, ToolList)
+	call, ck, p := t.callOf(req, ToolList)
 	q := url.Values{}
 	for k, v := range map[string]string{"charge": in.Charge, "payment_intent": in.PaymentIntent} {
 		if v != "" {
@@ -575,13 +767,13 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	lq, e := parseList(q, field)
 	if e != nil {
-		return nil, toolList{}, t.refused(in.Intent, "", e, call)
+		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
 	}
 	m := s.lockNow()
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
-		return nil, toolList{}, t.refused(in.Intent, "", e, call)
+		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
 	}
 	out := toolList{Refunds: []toolRefund{}, HasMore: more}
 	var shown []missions.EvidenceObject
@@ -590,56 +782,140 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
 	}
 	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
-	r := s.c.reqs.get(i)
-	r.Call = call
-	s.c.reqs.set(i, r)
+	s.c.setCall(i, call)
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: 200, shown: shown})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		return nil, toolList{}, t.errResult(errUnrecorded(err), false)
 	}
-	s.finish(c, i, export.WireDelivered, 200, nil, shown)
+	t.answer(p, ck, c, i, 200, nil, shown)
 	return nil, out, nil
 }
 
-// cancellations records each notifications/cancelled against the call it
-// names: received, kept, and undoing nothing.
-func (t *tools) cancellations(next mcp.MethodHandler) mcp.MethodHandler {
+// receiving sees every message before the SDK handles it. It records
+// each notifications/cancelled against the call it names (received,
+// kept, and undoing nothing; a cancellation of a call already answered,
+// or of none, is of nothing), and answers a tool call whose arguments are
+// not an object of the tool's own, in words that name what it takes.
+func (t *tools) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				if msg := argumentsProblem(p.Name, p.Arguments); msg != "" {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+				}
+			}
+		}
 		if method == "notifications/cancelled" {
-			if p, ok := req.GetParams().(*mcp.CancelledParams); ok && p != nil {
+			if p, ok := req.GetParams().(*mcp.CancelledParams); ok && p != nil && p.RequestID != nil {
 				session := ""
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 					session = ss.ID()
 				}
-				t.s.cancelled(session, idJSON(p.RequestID), p.Reason)
+				t.cancel(callKey{session, idJSON(p.RequestID)}, p.Reason)
 			}
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// cancelled marks the call id of MCP session session cancelled, now,
-// with the client's reason.
-func (s *Server) cancelled(session, id, reason string) {
-	m := s.lockNow()
-	defer s.mu.Unlock()
-	c := s.c
-	for i := c.reqs.len() - 1; i >= 0; i-- {
-		r := c.reqs.get(i)
-		if r.Call == nil || r.Call.Session != session || r.Call.ID != id || r.Call.Cancelled != nil {
-			continue
+// cancel records the client's cancellation of call key: on its request
+// if it is being answered, else kept for a moment in case the call itself
+// is still on its way in.
+func (t *tools) cancel(key callKey, reason string) {
+	reason = export.Shorten(reason, 200)
+	t.mu.Lock()
+	at, ok := t.inflight[key]
+	if !ok {
+		if len(t.early) < maxEarly {
+			t.early[key] = reason
 		}
-		call := *r.Call
-		call.Cancelled = &export.Cancellation{Tick: c.led.Now(), Reason: export.Shorten(reason, 200)}
-		r.Call = &call
-		c.reqs.set(i, r)
-		if s.st != nil && s.failed == nil {
-			_ = s.write(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}, m, "")
-		}
+		t.mu.Unlock()
 		return
 	}
+	t.mu.Unlock()
+	t.s.markCancelled(at.c, at.i, reason)
+}
+
+// markCancelled records on request i of core c that the client cancelled
+// its tool call, now, with reason.
+func (s *Server) markCancelled(c *core, i int, reason string) {
+	m := s.lockNow()
+	defer s.mu.Unlock()
+	if c != s.c {
+		return
+	}
+	r := c.reqs.get(i)
+	if r.Call == nil || r.Call.Cancelled != nil {
+		return
+	}
+	call := *r.Call
+	call.Cancelled = &export.Cancellation{Tick: max(c.led.Now(), r.Tick), Reason: reason}
+	c.setCall(i, &call)
+	if s.st != nil && s.failed == nil {
+		_ = s.write(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}, m, "")
+	}
+}
+
+// toolArguments lists each tool's arguments, as its schema names them.
+var toolArguments = map[string][]string{
+	ToolCreate: fieldsOf[createArgs](),
+	ToolGet:    fieldsOf[getArgs](),
+	ToolList:   fieldsOf[listArgs](),
+}
+
+// fieldsOf lists the JSON names of T's fields.
+func fieldsOf[T any]() []string {
+	var out []string
+	rt := reflect.TypeFor[T]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
+}
+
+// argumentsProblem says what is wrong with a call's arguments, before the
+// SDK reads them into the tool's type: not an object, or a name the tool
+// does not take. "" when nothing is, or the tool is not one of ours (the
+// SDK answers that itself).
+func argumentsProblem(tool string, args json.RawMessage) string {
+	names, ok := toolArguments[tool]
+	if !ok {
+		return ""
+	}
+	takes := tool + " takes an object of arguments: " + strings.Join(names, ", ") + "."
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return ""
+	}
+	var fields map[string]json.RawMessage
+	if trimmed[0] != '{' || json.Unmarshal(trimmed, &fields) != nil {
+		return "The arguments are not a JSON object. " + takes
+	}
+	for name := range fields {
+		if !slices.Contains(names, name) {
+			return "Unknown argument " + strconv.Quote(export.Shorten(name, 100)) + ". " + takes
+		}
+	}
+	return ""
+}
+
+// createSchema is create_refund's input schema: inferred from its
+// arguments, with the bounds an amount has, and a key that may be sent as
+// null for none.
+func createSchema() *jsonschema.Schema {
+	sch, err := jsonschema.For[createArgs](nil)
+	if err != nil {
+		panic("create_refund's schema: " + err.Error()) // the type is ours; a test builds it
+	}
+	lo, hi := 1.0, float64(MaxAmount)
+	amount := sch.Properties["amount"]
+	amount.Minimum, amount.Maximum = &lo, &hi
+	key := sch.Properties["idempotency_key"]
+	key.Type, key.Types = "", []string{"null", "string"}
+	return sch
 }
 
 // closeSessions ends every MCP session.

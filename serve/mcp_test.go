@@ -424,6 +424,15 @@ func TestMCPBadInput(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refund_everything") {
 		t.Fatalf("unknown tool: %v", err)
 	}
+	// An answer is recorded once its POST is over.
+	waitFor(t, "every answer to be recorded", func() bool {
+		for _, r := range g.srv.Session().Requests {
+			if r.Wire == export.WireOpen {
+				return false
+			}
+		}
+		return true
+	})
 	s := g.srv.Session()
 	if s.Ledger.Effects != 0 {
 		t.Fatalf("bad input made %d refunds", s.Ledger.Effects)

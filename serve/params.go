@@ -27,8 +27,10 @@ const MaxKeyLength = 255
 
 // Stripe's limits on what a refund may carry, answered with its 400s: at
 // most 50 metadata fields, keys of at most 40 characters, values of at
-// most 500, and other strings of at most 5000.
+// most 500, and other strings of at most 5000; an amount is at most
+// MaxAmount of the currency's smallest unit.
 const (
+	MaxAmount        = 99999999
 	MaxMetadata      = 50
 	MaxMetadataKey   = 40
 	MaxMetadataValue = 500
@@ -110,7 +112,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			p.PaymentIntent = v
 		case "amount":
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 || n > 99999999 || strings.Trim(v, "0123456789") != "" {
+			if err != nil || n < 1 || n > MaxAmount || strings.Trim(v, "0123456789") != "" {
 				return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
 					Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
 			}

@@ -164,6 +164,9 @@ func (o Options) Validate() error {
 	if err := checkIntentField(o.IntentField); err != nil {
 		return err
 	}
+	if _, meta := metadataField(o.IntentField); o.MCP && !meta {
+		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] (or leave --intent-field out)", o.IntentField)
+	}
 	for _, f := range o.Faults {
 		if _, err := missions.ParseFixture(string(f)); err != nil {
 			return err
@@ -535,6 +538,13 @@ func (c *core) setFaults(faults []missions.Fixture) {
 	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
 	r := c.reqs.get(i)
 	r.Wire, r.Status = export.WireDelivered, 200
+	c.reqs.set(i, r)
+}
+
+// setCall sets the tool call of request i.
+func (c *core) setCall(i int, call *export.ToolCall) {
+	r := c.reqs.get(i)
+	r.Call = call
 	c.reqs.set(i, r)
 }
 

@@ -78,10 +78,7 @@ func (c *core) apply(r export.SessionRequest) error {
 	}
 	if r.Call != nil {
 		// The tool call that carried it is the client's, as recorded.
-		last := c.reqs.len() - 1
-		q := c.reqs.get(last)
-		q.Call = r.Call
-		c.reqs.set(last, q)
+		c.setCall(c.reqs.len()-1, r.Call)
 	}
 	return nil
 }

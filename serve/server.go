@@ -560,10 +560,11 @@ type createTurn struct {
 func (t createTurn) crashes() bool { return t.world.Reply == missions.CallerCrash }
 
 // takeCreate meets a create with its fault and the ledger and records it
-// (durably, with --db) before any reply leaves. A durable write that
-// failed is returned with the request's seq (0 when it never entered the
-// session).
-func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall) (createTurn, int, error) {
+// (durably, with --db) before any reply leaves. closes says the transport
+// can close the reply's stream for a crash after the commit (over stdio it
+// cannot, and the reply is held). A durable write that failed is returned
+// with the request's seq (0 when it never entered the session).
+func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall, closes bool) (createTurn, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failed != nil {
@@ -587,7 +588,7 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 	}
 	p := planned{wire: export.WireHeld}
 	switch {
-	case t.crashes():
+	case t.crashes() && closes:
 		p.wire = export.WireClosed
 	case t.deliver:
 		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
@@ -621,7 +622,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	t, seq, err := s.takeCreate(principal, key, intent, params, nil)
+	t, seq, err := s.takeCreate(principal, key, intent, params, nil, true)
 	if err != nil {
 		s.unrecorded(w, r, seq, err)
 		return
@@ -635,7 +636,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		closeConn(w)
 		return
 	case !t.deliver:
-		wire := s.hold(r.Context(), nil)
+		wire := s.hold(r.Context())
 		s.finish(t.c, t.i, wire, 0, nil, nil)
 		closeConn(w)
 		return
@@ -686,15 +687,23 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 	s.done()
 }
 
-// hold keeps a reply back until the client gives up (ctx ends, or gone,
-// when given, is closed), the safety cap (Options.Hold) runs out or the
-// server stops.
-func (s *Server) hold(ctx context.Context, gone <-chan struct{}) string {
+// hold keeps a reply back until the client gives up (ctx ends, or one of
+// gone, when given, is closed), the safety cap (Options.Hold) runs out or
+// the server stops.
+func (s *Server) hold(ctx context.Context, gone ...<-chan struct{}) string {
 	t := time.NewTimer(s.opts.Hold)
 	defer t.Stop()
+	var g1, g2 <-chan struct{}
+	if len(gone) > 0 {
+		g1 = gone[0]
+	}
+	if len(gone) > 1 {
+		g2 = gone[1]
+	}
 	select {
 	case <-ctx.Done():
-	case <-gone:
+	case <-g1:
+	case <-g2:
 	case <-t.C:
 	case <-s.stop:
 	}

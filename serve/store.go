@@ -561,12 +561,10 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		case e.Advance > 0:
 			s.offset += e.Advance
 		case e.Cancel != nil && e.Cancel.Seq >= 1 && e.Cancel.Seq <= s.c.reqs.len():
-			r := s.c.reqs.get(e.Cancel.Seq - 1)
-			if r.Call != nil {
+			if r := s.c.reqs.get(e.Cancel.Seq - 1); r.Call != nil {
 				call := *r.Call
 				call.Cancelled = &e.Cancel.Cancellation
-				r.Call = &call
-				s.c.reqs.set(e.Cancel.Seq-1, r)
+				s.c.setCall(e.Cancel.Seq-1, &call)
 			}
 		}
 		// What the clock did up to the entry's tick was written with it.

@@ -21,7 +21,7 @@ import (
 
 func main() {
 	intents := executor.Intents("naive-agent")
-	timeout := executor.Millis("REPLAYLAB_REQUEST_TIMEOUT_MS", 5000)
+	timeout := executor.RequestTimeout()
 	cs := executor.Connect("naive-agent")
 	defer cs.Close()
 

@@ -23,7 +23,7 @@ import (
 
 func main() {
 	intents := executor.Intents("naive-refund")
-	timeout := executor.Millis("REPLAYLAB_REQUEST_TIMEOUT_MS", 5000)
+	timeout := executor.RequestTimeout()
 
 	backend := stripe.GetBackendWithConfig(stripe.APIBackend, &stripe.BackendConfig{
 		URL:           stripe.String(os.Getenv("REPLAYLAB_API_BASE")),

@@ -75,6 +75,15 @@ func Millis(name string, def int) time.Duration {
 	return time.Duration(n) * time.Millisecond
 }
 
+// RequestTimeout is REPLAYLAB_REQUEST_TIMEOUT_MS, 5 s when it is unset or
+// not a positive whole number.
+func RequestTimeout() time.Duration {
+	if d := Millis("REPLAYLAB_REQUEST_TIMEOUT_MS", 5000); d > 0 {
+		return d
+	}
+	return 5 * time.Second
+}
+
 // Class is the source article's class of one create's outcome.
 type Class int
 
@@ -133,7 +142,7 @@ func FromEnv(prog string, p Provider) *Executor {
 	x := &Executor{
 		P:         p,
 		State:     os.Getenv("REPLAYLAB_STATE_DIR"),
-		Timeout:   Millis("REPLAYLAB_REQUEST_TIMEOUT_MS", 5000),
+		Timeout:   RequestTimeout(),
 		Retention: Millis("REPLAYLAB_KEY_RETENTION_MS", 24*3600*1000),
 		Log:       func(f string, a ...any) { fmt.Fprintf(os.Stderr, prog+": "+f+"\n", a...) },
 	}

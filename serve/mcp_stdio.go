@@ -1,0 +1,285 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/export"
+)
+
+// stdioDrain bounds how long serve waits, once its input has ended, for
+// the calls it read before to be answered.
+const stdioDrain = 10 * time.Second
+
+// ServeStdio serves the MCP tools over in and out, one JSON-RPC message a
+// line, until in ends or ctx does. A line that is not a JSON-RPC message
+// is answered with a JSON-RPC error and skipped: one bad line does not end
+// the session. When in ends, the calls already read are answered (a held
+// one ends, its reply lost) before the session closes.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	t := s.mcpTools()
+	w := &lineWriter{w: out}
+	pr, pw := io.Pipe()
+	conn := &stdioConn{t: t, silenced: map[string]bool{}, idle: make(chan struct{}, 1), awaited: map[string]func(string){}}
+	t.mu.Lock()
+	t.stdio = conn
+	t.mu.Unlock()
+	go func() {
+		conn.filter(in, pw, w)
+		// The client is gone: held calls end, the others are answered,
+		// then the SDK sees the end of its input.
+		t.endSession("")
+		conn.drain(stdioDrain)
+		_ = pw.Close()
+	}()
+	err := t.server.Run(ctx, stdioCalls{&mcp.IOTransport{Reader: pr, Writer: nopCloser{w}, MaxLineLength: -1}, conn})
+	_ = pr.Close()
+	conn.settleAll()
+	return err
+}
+
+// lineWriter writes whole messages to the client, one at a time: the SDK
+// writes each message in one Write, and the filter writes its errors
+// between them.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// stdioConn is the stdio session's side of the provider: it marks each
+// call read with its id, for the tool handler, counts the calls not yet
+// answered, and drops the answer to a call whose reply the provider lost
+// (a cancelled call, one held to the end), as the spec asks and as a lost
+// reply is.
+type stdioConn struct {
+	t        *tools
+	mu       sync.Mutex
+	open     int
+	silenced map[string]bool
+	idle     chan struct{}
+	// awaited holds, per call id, what records the call's answer once
+	// the SDK has written it (or could not).
+	awaited map[string]func(wire string)
+}
+
+// await has record called with the fate of call id's answer when the SDK
+// writes it, then done.
+func (c *stdioConn) await(id string, record func(wire string), done func()) {
+	c.mu.Lock()
+	c.awaited[id] = func(wire string) { record(wire); done() }
+	c.mu.Unlock()
+}
+
+// settleAll records every answer still awaited as never written: the
+// session is over.
+func (c *stdioConn) settleAll() {
+	c.mu.Lock()
+	left := c.awaited
+	c.awaited = map[string]func(string){}
+	c.mu.Unlock()
+	for _, f := range left {
+		f(export.WireGone)
+	}
+}
+
+// silence drops the answer to call id, whenever the SDK writes it.
+func (c *stdioConn) silence(id string) {
+	c.mu.Lock()
+	c.silenced[id] = true
+	c.mu.Unlock()
+}
+
+// drain waits until every call read has been answered, at most d.
+func (c *stdioConn) drain(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		c.mu.Lock()
+		open := c.open
+		c.mu.Unlock()
+		if open <= 0 {
+			return
+		}
+		select {
+		case <-c.idle:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// filter copies the messages of in to the SDK, a line each, and answers a
+// line that is not one with a JSON-RPC error of its own.
+func (c *stdioConn) filter(in io.Reader, sdk io.Writer, out io.Writer) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(br, MaxMCPBody)
+		switch {
+		case errors.Is(err, errLineTooLong):
+			writeLineError(out, jsonrpc.CodeInvalidRequest, "The message is over "+strconv.Itoa(MaxMCPBody>>20)+" MiB; it was skipped. No refund's arguments come near that (strings are at most 5000 characters).")
+		case len(bytes.TrimSpace(line)) == 0:
+		default:
+			if msg := checkLine(line); msg != "" {
+				code := jsonrpc.CodeInvalidRequest
+				if !json.Valid(bytes.TrimSpace(line)) {
+					code = jsonrpc.CodeParseError
+				}
+				writeLineError(out, code, msg)
+			} else if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
+				return
+			}
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line (without its newline) of at most max bytes; a
+// longer one is read to its end and refused with errLineTooLong. At the
+// end of in, the last line comes with io.EOF, whole or not.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !over {
+			line = append(line, chunk...)
+			if len(line) > max+1 {
+				over, line = true, nil
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if over {
+			return nil, errLineTooLong
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), err
+	}
+}
+
+// checkLine says what is wrong with a line that is not one JSON-RPC
+// message, or "".
+func checkLine(line []byte) string {
+	line = bytes.TrimSpace(line)
+	switch {
+	case !json.Valid(line):
+		return "The line is not JSON; it was skipped. Send one JSON-RPC 2.0 message a line."
+	case line[0] == '[':
+		return "The line is a batch; it was skipped. Send one JSON-RPC 2.0 message a line (batches are not part of MCP since 2025-06-18)."
+	case line[0] != '{':
+		return "The line is not a JSON object; it was skipped. Send one JSON-RPC 2.0 message a line."
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return "The line is not a JSON-RPC 2.0 message (" + export.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
+	}
+	return ""
+}
+
+// writeLineError answers a line with a JSON-RPC error of no id.
+func writeLineError(out io.Writer, code int, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	_, _ = out.Write(append(b, '\n'))
+}
+
+// stdioCalls is the stdio transport with each call marked with its
+// JSON-RPC id, for the tool handler, as the HTTP side marks a POST.
+type stdioCalls struct {
+	mcp.Transport
+	c *stdioConn
+}
+
+func (t stdioCalls) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return callConn{conn, t.c}, nil
+}
+
+type callConn struct {
+	mcp.Connection
+	c *stdioConn
+}
+
+func (c callConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	req, ok := msg.(*jsonrpc.Request)
+	switch {
+	case !ok:
+	case req.IsCall():
+		req.Extra = &mcp.RequestExtra{Header: http.Header{hdrTransport: {export.TransportStdio}, hdrID: {idJSON(req.ID.Raw())}}}
+		c.c.mu.Lock()
+		c.c.open++
+		c.c.mu.Unlock()
+	case req.Method == "notifications/cancelled":
+		var p struct {
+			RequestID any `json:"requestId"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.RequestID != nil {
+			// Nothing is sent for a call the client cancelled.
+			c.c.silence(idJSON(p.RequestID))
+		}
+	}
+	return msg, err
+}
+
+func (c callConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok {
+		return c.Connection.Write(ctx, msg)
+	}
+	id := idJSON(resp.ID.Raw())
+	c.c.mu.Lock()
+	drop := c.c.silenced[id]
+	delete(c.c.silenced, id)
+	record := c.c.awaited[id]
+	delete(c.c.awaited, id)
+	c.c.open--
+	c.c.mu.Unlock()
+	defer func() {
+		select {
+		case c.c.idle <- struct{}{}:
+		default:
+		}
+	}()
+	if drop {
+		if record != nil {
+			record(export.WireGone)
+		}
+		return nil
+	}
+	err := c.Connection.Write(ctx, msg)
+	if record != nil {
+		wire := export.WireDelivered
+		if err != nil {
+			wire = export.WireGone
+		}
+		record(wire)
+	}
+	return err
+}
