@@ -146,8 +146,17 @@ func (c *stdioConn) filter(in io.Reader, sdk io.Writer, out io.Writer) {
 					code = jsonrpc.CodeParseError
 				}
 				writeLineError(out, code, msg)
-			} else if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
-				return
+			} else {
+				if isCall(line) {
+					// Counted before the SDK reads it, so that the end of
+					// the input waits for its answer.
+					c.mu.Lock()
+					c.open++
+					c.mu.Unlock()
+				}
+				if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
+					return
+				}
 			}
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
@@ -200,6 +209,14 @@ func checkLine(line []byte) string {
 	return ""
 }
 
+// isCall reports whether line, a JSON-RPC message, is a request that
+// expects an answer.
+func isCall(line []byte) bool {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+	req, ok := msg.(*jsonrpc.Request)
+	return err == nil && ok && req.IsCall()
+}
+
 // writeLineError answers a line with a JSON-RPC error of no id.
 func writeLineError(out io.Writer, code int, msg string) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
@@ -233,9 +250,6 @@ func (c callConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	case !ok:
 	case req.IsCall():
 		req.Extra = &mcp.RequestExtra{Header: http.Header{hdrTransport: {export.TransportStdio}, hdrID: {idJSON(req.ID.Raw())}}}
-		c.c.mu.Lock()
-		c.c.open++
-		c.c.mu.Unlock()
 	case req.Method == "notifications/cancelled":
 		var p struct {
 			RequestID any `json:"requestId"`

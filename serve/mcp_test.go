@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -537,5 +538,262 @@ func TestMCPCallsSurviveARestart(t *testing.T) {
 	res, err := call(t, g2.agent(), ToolCreate, args1042("k1"), 0)
 	if err != nil || refundIn(t, res).ID != after.Ledger.Objects[0].ID.String() {
 		t.Fatalf("the same key after the restart: %v %s", err, resultText(res))
+	}
+}
+
+// stdioPeer is a client that speaks raw lines to ServeStdio.
+type stdioPeer struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	srv  *Server
+	done chan error
+}
+
+func newStdioPeer(t *testing.T, o Options) *stdioPeer {
+	o.MCP = true
+	if o.Hold == 0 {
+		o.Hold = time.Minute
+	}
+	srv, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	p := &stdioPeer{t: t, in: cw, out: bufio.NewScanner(cr), srv: srv, done: make(chan error, 1)}
+	p.out.Buffer(nil, 1<<20)
+	go func() { p.done <- srv.ServeStdio(context.Background(), sr, sw); sw.Close() }()
+	t.Cleanup(func() { srv.Release(); cw.Close() })
+	return p
+}
+
+func (p *stdioPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// next reads the next message serve writes.
+func (p *stdioPeer) next() map[string]any {
+	p.t.Helper()
+	if !p.out.Scan() {
+		p.t.Fatalf("serve wrote nothing more: %v", p.out.Err())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(p.out.Bytes(), &m); err != nil {
+		p.t.Fatalf("serve wrote %q: %v", p.out.Text(), err)
+	}
+	return m
+}
+
+func (p *stdioPeer) handshake() {
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := p.next(); m["id"] != 0.0 || m["result"] == nil {
+		p.t.Fatalf("initialize: %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func createLine(id, key string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500,"idempotency_key":"` + key + `"}}}`
+}
+
+// TestMCPStdioSurvivesBadLines: a line that is not a JSON-RPC message is
+// answered with an error of no id and skipped; the session goes on, with
+// the refund made before it.
+func TestMCPStdioSurvivesBadLines(t *testing.T) {
+	p := newStdioPeer(t, Options{})
+	p.handshake()
+	p.send(createLine("1", "k1"))
+	if m := p.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("the create: %v", m)
+	}
+	for _, bad := range []string{`{oops`, `[]`, `null`, `42`, `{"jsonrpc":"1.0","id":2,"method":"ping"}`, `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`} {
+		p.send(bad)
+		m := p.next()
+		e, _ := m["error"].(map[string]any)
+		if m["id"] != nil || e == nil || !strings.Contains(e["message"].(string), "skipped") {
+			t.Fatalf("%s: answered %v", bad, m)
+		}
+	}
+	p.send(createLine("4", "k1"))
+	if m := p.next(); m["id"] != 4.0 || m["result"] == nil {
+		t.Fatalf("a create after the bad lines: %v", m)
+	}
+	if s := p.srv.Session(); s.Ledger.Effects != 1 || len(s.Requests) != 2 {
+		t.Fatalf("effects %d, requests %d", s.Ledger.Effects, len(s.Requests))
+	}
+}
+
+// TestMCPStdioLostReplyIsNeverAnswered: over stdio a cancelled call whose
+// reply was lost gets no answer at all, as the spec asks.
+func TestMCPStdioLostReplyIsNeverAnswered(t *testing.T) {
+	p := newStdioPeer(t, Options{Faults: []missions.Fixture{missions.TimeoutAfterCommit}})
+	p.handshake()
+	p.send(createLine("1", "k1"))
+	waitFor(t, "the create", func() bool { return len(p.srv.Session().Requests) == 1 })
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"gave up"}}`)
+	waitFor(t, "the hold to end", func() bool { return p.srv.Session().Requests[0].Wire == export.WireHeld })
+	p.send(createLine("2", "k1"))
+	// The next message is the answer to call 2: nothing was sent for 1.
+	if m := p.next(); m["id"] != 2.0 || m["result"] == nil {
+		t.Fatalf("want the answer to call 2 first, got %v", m)
+	}
+	r := p.srv.Session().Requests[0]
+	if r.Call.Cancelled == nil || r.Call.Cancelled.Reason != "gave up" {
+		t.Fatalf("the cancellation: %+v", r.Call)
+	}
+}
+
+// TestMCPStdioAnswersWhatItReadBeforeTheEnd: a call read just before the
+// input ends is answered before the session closes.
+func TestMCPStdioAnswersWhatItReadBeforeTheEnd(t *testing.T) {
+	p := newStdioPeer(t, Options{})
+	p.handshake()
+	p.send(createLine("1", "k1"))
+	p.in.Close()
+	if m := p.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("the last call: %v", m)
+	}
+	if err := <-p.done; err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	s := p.srv.Finish()
+	if r := s.Requests[0]; r.Wire != export.WireDelivered || verdictOf(t, s, "refund-1042").Verdict != missions.ExactlyOnce {
+		t.Fatalf("wire %s verdict %s", r.Wire, verdictOf(t, s, "refund-1042").Verdict)
+	}
+}
+
+// TestMCPEndingASessionEndsItsHeldCalls: a client that ends its session
+// (DELETE) while a call is held is answered at once, and the held call
+// ends with the session, its reply lost; it is not kept to the hold's cap.
+func TestMCPEndingASessionEndsItsHeldCalls(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}, Hold: 10 * time.Minute})
+	cs := g.agent()
+	go func() { _, _ = call(t, cs, ToolCreate, args1042("k1"), time.Minute) }()
+	waitFor(t, "the create", func() bool { return len(g.srv.Session().Requests) == 1 })
+	req, _ := http.NewRequest("DELETE", g.http.URL+MCPPath, nil)
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	deleted := make(chan int, 1)
+	go func() {
+		if resp, err := g.http.Client().Do(req); err == nil {
+			resp.Body.Close()
+			deleted <- resp.StatusCode
+		}
+	}()
+	select {
+	case code := <-deleted:
+		if code != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the DELETE waited on the held call")
+	}
+	waitFor(t, "the hold to end", func() bool { return g.srv.Session().Requests[0].Wire == export.WireHeld })
+}
+
+// TestMCPCancellationsFindTheirCall: a cancellation is matched by the
+// whole id, not a cut one; one of a call already answered is of nothing.
+func TestMCPCancellationsFindTheirCall(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.Success, missions.TimeoutAfterCommit, missions.TimeoutAfterCommit}})
+	cs := g.agent()
+	post := func(body string, wait time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", g.http.URL+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if resp, err := g.http.Client().Do(req); err == nil {
+			_, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+	}
+	long := strings.Repeat("L", 100)
+	call := func(id string) string {
+		return `{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500}}}`
+	}
+	cancel := func(id string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id + `","reason":"r-` + id[len(id)-1:] + `"}}`
+	}
+	post(call("answered"), 5*time.Second)
+	post(cancel("answered"), 5*time.Second)
+	for _, id := range []string{long + "A", long + "B"} {
+		go post(call(id), 2*time.Second)
+	}
+	waitFor(t, "both held calls", func() bool { return len(g.srv.Session().Requests) == 3 })
+	post(cancel(long+"B"), 5*time.Second)
+	waitFor(t, "the cancellation", func() bool {
+		for _, r := range g.srv.Session().Requests {
+			if r.Call.Cancelled != nil {
+				return true
+			}
+		}
+		return false
+	})
+	for _, r := range g.srv.Session().Requests {
+		switch {
+		case r.Seq == 1 && r.Call.Cancelled != nil:
+			t.Errorf("a cancellation after the answer was recorded: %+v", r.Call)
+		case r.Seq > 1 && (r.Call.Cancelled != nil) != (r.Call.Cancelled != nil && r.Call.Cancelled.Reason == "r-B"):
+			t.Errorf("call %s: cancelled %+v", r.Call.ID, r.Call.Cancelled)
+		}
+	}
+}
+
+func TestMCPRefusesWhatItCannotTellApart(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	body := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_refund","arguments":{}}}]`
+	req, _ := http.NewRequest("POST", g.http.URL+MCPPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := g.http.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(b), "one tool call a request") {
+		t.Errorf("a batch of calls: %d %s", resp.StatusCode, b)
+	}
+	if _, err := New(Options{MCP: true, IntentField: "charge"}); err == nil || !strings.Contains(err.Error(), "metadata[NAME]") {
+		t.Errorf("--mcp with --intent-field charge: %v", err)
+	}
+}
+
+func TestMCPArgumentWords(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	for _, tc := range []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"intent": "refund-1042", "charge": "ch_1", "amount": 1e20}, "maximum"},
+		{map[string]any{"intent": "refund-1042", "charge": "ch_1", "amount": 4500, "idempotency_key": nil}, ""},
+		{map[string]any{"intent": "refund-1042", "charge": "ch_1", "amount": 4500, "amonut": 1}, `Unknown argument "amonut". create_refund takes an object of arguments: intent, charge`},
+		{[]int{1, 2}, "not a JSON object"},
+		{map[string]any{"intent": "", "charge": "ch_1", "amount": 4500}, "Missing intent"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolCreate, Arguments: tc.args})
+		cancel()
+		switch {
+		case err != nil:
+			t.Errorf("%v: %v", tc.args, err)
+		case tc.want == "" && res.IsError:
+			t.Errorf("%v: %s", tc.args, resultText(res))
+		case tc.want != "" && (!res.IsError || !strings.Contains(resultText(res), tc.want)):
+			t.Errorf("%v: want an error naming %q, got %s", tc.args, tc.want, resultText(res))
+		}
+	}
+	// A refused list is of no intent: nothing was told of one.
+	_, _ = call(t, cs, ToolList, map[string]any{"intent": "refund-9", "limit": 1000}, 0)
+	waitFor(t, "the list", func() bool { r := g.srv.Session().Requests; return r[len(r)-1].Wire != export.WireOpen })
+	if r := g.srv.Session().Requests; r[len(r)-1].Kind != export.RequestRefused || r[len(r)-1].Intent != "" {
+		t.Errorf("a refused list: %+v", r[len(r)-1])
 	}
 }
