@@ -39,8 +39,10 @@ const (
 	// ToolErrorsPlain: the provider's own words, which tell a refusal
 	// from a saved server error.
 	ToolErrorsPlain = "plain"
-	// ToolErrorsOpaque: every error result says OpaqueError and nothing
-	// else, as a refund tool that hides its provider's words does.
+	// ToolErrorsOpaque: every error result of a create that reached the
+	// provider says OpaqueError and nothing else, as a refund tool that
+	// hides its provider's words does. A refusal of the call itself (a
+	// missing argument) stays in words.
 	ToolErrorsOpaque = "opaque"
 )
 
