@@ -102,7 +102,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		return err
 	}
 	if f.list {
-		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force", "mcp"} {
+		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force"} {
 			if cmd.Flags().Changed(flag) {
 				return badInput(fmt.Errorf("--list prints the scenarios and runs nothing, so --%s does nothing with it; leave one of them out", flag))
 			}

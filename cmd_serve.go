@@ -38,7 +38,7 @@ func newServeCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a Stripe-shaped refunds API with faults, for your own client",
+		Short: "Serve a Stripe-shaped refunds API (and MCP tools) with faults, for your own client",
 		Long: `Serve the simulated provider over HTTP, speaking enough of Stripe's v1 refunds
 API (POST /v1/refunds, GET /v1/refunds/{id}, GET /v1/refunds) that a Stripe
 client library works unchanged, so you can see what your own client does to
@@ -385,20 +385,27 @@ func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 		}
 		return strings.Join(w, ", ")
 	}
+	link := o.IntentField
+	if o.MCP {
+		link += " or create_refund's intent"
+	}
 	switch {
 	case o.Mission != nil:
-		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, o.IntentField)
+		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, link)
 		for _, in := range o.Mission.Intents {
 			fmt.Fprintf(&b, "    %s: %s; then success\n", export.Escaped(in.ID), words(left[in.ID]))
 		}
 	case len(left[""]) > 0:
-		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), o.IntentField)
+		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), link)
 	default:
-		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", o.IntentField)
+		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", link)
 	}
-	if until > 0 {
+	switch {
+	case until > 0:
 		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", export.Plural(until, "API request"))
-	} else {
+	case addr == nil:
+		b.WriteString("  serve stops when its input ends (or at Ctrl-C) and prints a verdict per intent\n")
+	default:
 		b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
 	}
 	return b.String()

@@ -145,7 +145,6 @@ func TestServeMCPBadFlags(t *testing.T) {
 		{[]string{"serve", "--tool-errors", "opaque"}, "give --mcp with it"},
 		{[]string{"serve", "--mcp", "--tool-errors", "vague"}, `--tool-errors "vague": give plain`},
 		{[]string{"serve", "--mcp", "--stdio", "--addr", "127.0.0.1:0"}, "do not go together"},
-		{[]string{"conform", "--list", "--mcp"}, "--mcp does nothing"},
 	} {
 		code, stdout, stderr := cli(c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {
