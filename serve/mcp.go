@@ -519,13 +519,9 @@ func (t *tools) untrack(key callKey, answered bool) {
 
 // endSession ends the held calls of MCP session id ("" for stdio).
 func (t *tools) endSession(id string) {
+	ch := t.sessionEnded(id)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ch, ok := t.ended[id]
-	if !ok {
-		ch = make(chan struct{})
-		t.ended[id] = ch
-	}
 	select {
 	case <-ch:
 	default:
@@ -534,7 +530,7 @@ func (t *tools) endSession(id string) {
 }
 
 // sessionEnded is closed when MCP session id ends.
-func (t *tools) sessionEnded(id string) <-chan struct{} {
+func (t *tools) sessionEnded(id string) chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ch, ok := t.ended[id]

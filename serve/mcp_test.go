@@ -92,6 +92,29 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("gave up waiting: %s", what)
 }
 
+// rawPost sends body to the rig's MCP endpoint as a client of MCP session
+// session ("" for none) would, within wait, and returns the status and
+// the body read (err when the reply broke off or never came).
+func (g *rig) rawPost(session, body string, wait time.Duration) (int, string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", g.http.URL+MCPPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	req.Header.Set("Replaylab-Mcp-Id", "777") // a client cannot forge the marks
+	resp, err := g.http.Client().Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
 func TestMCPToolsAreListedHonestly(t *testing.T) {
 	g := newRig(t, Options{MCP: true})
 	cs := g.agent()
@@ -447,19 +470,11 @@ func TestMCPBadInput(t *testing.T) {
 	// Without the protocol's handshake, or with a session that does not
 	// exist, the HTTP side answers with words.
 	post := func(session, body string) (int, string) {
-		req, _ := http.NewRequest("POST", g.http.URL+MCPPath, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := g.http.Client().Do(req)
+		code, b, err := g.rawPost(session, body, 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return code, b
 	}
 	callBody := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1"}}}`
 	if code, body := post("no-such-session", callBody); code != http.StatusNotFound || !strings.Contains(strings.ToLower(body), "session") {
@@ -483,20 +498,8 @@ func TestMCPClientLeavesMidCall(t *testing.T) {
 	cs := g.agent()
 	// A raw POST on the session, dropped after a moment without a cancel.
 	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500}}}`
-	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", g.http.URL+MCPPath, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	req.Header.Set("Replaylab-Mcp-Id", "777") // a client cannot forge the marks
-	if resp, err := g.http.Client().Do(req); err == nil {
-		_, err = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err == nil {
-			t.Fatal("a held call answered")
-		}
+	if _, _, err := g.rawPost(cs.ID(), body, 150*time.Millisecond); err == nil {
+		t.Fatal("a held call answered")
 	}
 	waitFor(t, "the hold to end", func() bool { return g.srv.Session().Requests[0].Wire == export.WireHeld })
 	s := g.srv.Finish()
@@ -700,19 +703,7 @@ func TestMCPEndingASessionEndsItsHeldCalls(t *testing.T) {
 func TestMCPCancellationsFindTheirCall(t *testing.T) {
 	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.Success, missions.TimeoutAfterCommit, missions.TimeoutAfterCommit}})
 	cs := g.agent()
-	post := func(body string, wait time.Duration) {
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, "POST", g.http.URL+MCPPath, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		if resp, err := g.http.Client().Do(req); err == nil {
-			_, _ = io.ReadAll(resp.Body)
-			resp.Body.Close()
-		}
-	}
+	post := func(body string, wait time.Duration) { _, _, _ = g.rawPost(cs.ID(), body, wait) }
 	long := strings.Repeat("L", 100)
 	call := func(id string) string {
 		return `{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500}}}`
@@ -748,17 +739,12 @@ func TestMCPCancellationsFindTheirCall(t *testing.T) {
 func TestMCPRefusesWhatItCannotTellApart(t *testing.T) {
 	g := newRig(t, Options{MCP: true})
 	body := `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_refund","arguments":{}}}]`
-	req, _ := http.NewRequest("POST", g.http.URL+MCPPath, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := g.http.Client().Do(req)
+	code, b, err := g.rawPost("", body, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 400 || !strings.Contains(string(b), "one tool call a request") {
-		t.Errorf("a batch of calls: %d %s", resp.StatusCode, b)
+	if code != 400 || !strings.Contains(b, "one tool call a request") {
+		t.Errorf("a batch of calls: %d %s", code, b)
 	}
 	if _, err := New(Options{MCP: true, IntentField: "charge"}); err == nil || !strings.Contains(err.Error(), "metadata[NAME]") {
 		t.Errorf("--mcp with --intent-field charge: %v", err)
