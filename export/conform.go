@@ -213,7 +213,7 @@ func ConformBeliefs(r *ConformRow) string {
 // reason under it, then the count of rows that pass.
 func ConformText(r *ConformReport, width int) string {
 	var b strings.Builder
-	head := fmt.Sprintf("replaylab conform: %s against %s (%s, one tick %dms, request timeout %dms)",
+	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		Plural(len(r.Rows), "scenario"), CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
 	for _, line := range wrapSpaces(head, width) {
 		b.WriteString(line + "\n")
