@@ -250,6 +250,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.stdio {
 		// Standard output is the protocol's: the verdicts go to standard
 		// error with the banner.
+		// A host that closes its end of the stream must not kill serve
+		// before it has settled and recorded the session: a write there
+		// fails instead (the answer is gone).
+		signal.Ignore(syscall.SIGPIPE)
 		in, proto := io.NopCloser(cmd.InOrStdin()), nopWriteCloser{out}
 		go func() { errc <- srv.ServeStdio(ctx, in, proto) }()
 		out = errw

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,5 +151,57 @@ func TestServeMCPBadFlags(t *testing.T) {
 		if code != exitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestServeMCPStdioHostGoesAway: a host that closes its end of serve's
+// output does not kill serve: the answer it could not write is gone, and
+// serve still settles, prints its verdicts and writes the session.
+func TestServeMCPStdioHostGoesAway(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(t.TempDir(), "session.json")
+	cmd := exec.Command(self, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "REPLAYLAB_SERVE_ARGS="+strings.Join([]string{"serve", "--mcp", "--stdio", "--record", record}, "\x1f"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`+"\n")
+	line := make([]byte, 4096)
+	if _, err := out.Read(line); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+	}
+	out.Close() // the host stops listening
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":4500}}}`+"\n")
+	time.Sleep(200 * time.Millisecond) // the answer meets the closed pipe
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() < 0 {
+			t.Fatalf("serve was killed: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("serve did not stop:\n%s", stderr.String())
+	}
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatalf("no session: %v\n%s", err, stderr.String())
+	}
+	s, err := export.UnmarshalSession(record, data)
+	if err != nil || s.Ledger.Effects != 1 || s.Requests[0].Wire != export.WireGone {
+		t.Fatalf("the session: %v, effects %d, wire %s", err, s.Ledger.Effects, s.Requests[0].Wire)
+	}
+	if !strings.Contains(stderr.String(), "hidden_effect") {
+		t.Errorf("the verdict of an answer never written:\n%s", stderr.String())
 	}
 }

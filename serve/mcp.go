@@ -3,6 +3,8 @@ package serve
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -81,7 +84,7 @@ type tools struct {
 	// holds cancellations that came before their call was logged.
 	inflight   map[callKey]callAt
 	unanswered []callKey
-	early      map[callKey]string
+	early      map[callKey]earlyCancel
 	// ended holds, per MCP session, a channel closed when the client ends
 	// the session (over stdio, when its input ends): its held calls end.
 	ended map[string]chan struct{}
@@ -89,7 +92,17 @@ type tools struct {
 	stdio *stdioConn
 }
 
-// callKey names a call: its MCP session and its JSON-RPC id, whole.
+// earlyCancel is a cancellation that came before its call: its reason,
+// and when it came.
+type earlyCancel struct {
+	reason string
+	at     time.Time
+}
+
+// earlyFor is how long a cancellation waits for its call.
+const earlyFor = 2 * time.Second
+
+// callKey names a call: its MCP session and its JSON-RPC id (keyID).
 type callKey struct{ session, id string }
 
 // callAt is where a call's request is: its core and index.
@@ -282,7 +295,7 @@ func boolPtr(b bool) *bool { return &b }
 
 // newTools builds the provider's MCP server.
 func newTools(s *Server) *tools {
-	t := &tools{s: s, posts: map[int]*post{}, inflight: map[callKey]callAt{}, early: map[callKey]string{}, ended: map[string]chan struct{}{}}
+	t := &tools{s: s, posts: map[int]*post{}, inflight: map[callKey]callAt{}, early: map[callKey]earlyCancel{}, ended: map[string]chan struct{}{}}
 	quiet := slog.New(slog.DiscardHandler)
 	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: "1"},
 		&mcp.ServerOptions{Logger: quiet, Instructions: "A simulated refunds provider: refunds made here are counted, and replaylab judges whether each intent was refunded exactly once."})
@@ -307,8 +320,11 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if r.Method == http.MethodDelete {
-		// The client ends its session: its held calls end with it.
-		t.endSession(r.Header.Get("Mcp-Session-Id"))
+		// The client ends its session: its held calls end with it (the
+		// SDK's DELETE waits for them).
+		if id := r.Header.Get("Mcp-Session-Id"); t.live(id) {
+			t.endSession(id)
+		}
 	}
 	if r.Method != http.MethodPost {
 		t.http.ServeHTTP(w, r)
@@ -325,6 +341,10 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			status, msg = http.StatusRequestEntityTooLarge, "The request is over "+strconv.Itoa(MaxMCPBody>>20)+" MiB; no refund's arguments come near that (strings are at most 5000 characters)."
 		}
 		writeRPCError(w, status, jsonrpc.CodeInvalidRequest, msg)
+		return
+	}
+	if msg := idProblem(body); msg != "" {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg+".")
 		return
 	}
 	if batchCallsTools(body) {
@@ -358,14 +378,15 @@ func batchCallsTools(body []byte) bool {
 	if len(body) == 0 || body[0] != '[' {
 		return false
 	}
-	var batch []struct {
-		Method string `json:"method"`
-	}
+	// Each member's "method" exactly, as the SDK reads it (encoding/json
+	// would take "Method" too).
+	var batch []map[string]json.RawMessage
 	if json.Unmarshal(body, &batch) != nil {
 		return false
 	}
 	for _, m := range batch {
-		if m.Method == "tools/call" {
+		var method string
+		if json.Unmarshal(m["method"], &method) == nil && method == "tools/call" {
 			return true
 		}
 	}
@@ -396,6 +417,39 @@ func callIDOf(body []byte) string {
 		return ""
 	}
 	return idJSON(v)
+}
+
+// keyID is a JSON-RPC id as the provider keys its calls by it: whole when
+// short, else its digest, so that a client's ids cannot grow what is kept.
+func keyID(id string) string {
+	if len(id) <= MaxReadPayload {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// maxExactID is the largest whole number the SDK keeps exact as an id (it
+// reads ids as float64).
+const maxExactID = 1 << 53
+
+// idProblem says what is wrong with the id of body, one JSON-RPC message,
+// that the SDK would change as it reads it (a fraction, a whole number
+// past 2^53), or "".
+func idProblem(body []byte) string {
+	var head map[string]json.RawMessage
+	if json.Unmarshal(body, &head) != nil {
+		return ""
+	}
+	raw := bytes.TrimSpace(head["id"])
+	if len(raw) == 0 || raw[0] == '"' || raw[0] == 'n' {
+		return ""
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || n > maxExactID || n < -maxExactID {
+		return "The id " + export.Shorten(string(raw), 40) + " is not a whole number from -2^53 to 2^53, which JSON-RPC ids are read as; give a string id, or a whole number in that range"
+	}
+	return ""
 }
 
 // idJSON is a JSON-RPC id in JSON, whole, one way for every transport:
@@ -440,7 +494,7 @@ func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall,
 	if req.Session != nil {
 		c.Session = req.Session.ID()
 	}
-	return c, callKey{c.Session, id}, p
+	return c, callKey{c.Session, keyID(id)}, p
 }
 
 // answer records the answer to call i of core c once it is known whether
@@ -495,11 +549,11 @@ func (t *tools) lost(p *post, key callKey) {
 func (t *tools) track(key callKey, c *core, i int) {
 	t.mu.Lock()
 	t.inflight[key] = callAt{c, i}
-	reason, early := t.early[key]
+	e, early := t.early[key]
 	delete(t.early, key)
 	t.mu.Unlock()
-	if early {
-		t.s.markCancelled(c, i, reason)
+	if early && time.Since(e.at) <= earlyFor {
+		t.s.markCancelled(c, i, e.reason)
 	}
 }
 
@@ -527,6 +581,16 @@ func (t *tools) endSession(id string) {
 	default:
 		close(ch)
 	}
+}
+
+// live reports whether id names an MCP session being served.
+func (t *tools) live(id string) bool {
+	for ss := range t.server.Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionEnded is closed when MCP session id ends.
@@ -811,7 +875,7 @@ func (t *tools) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 					session = ss.ID()
 				}
-				t.cancel(callKey{session, idJSON(p.RequestID)}, p.Reason)
+				t.cancel(callKey{session, keyID(idJSON(p.RequestID))}, p.Reason)
 			}
 		}
 		return next(ctx, method, req)
@@ -826,8 +890,17 @@ func (t *tools) cancel(key callKey, reason string) {
 	t.mu.Lock()
 	at, ok := t.inflight[key]
 	if !ok {
+		// Kept a moment for a call still on its way in: long enough for
+		// the call that went first, not for a later one that reuses the
+		// id of one answered already.
+		now := time.Now()
+		for k, e := range t.early {
+			if now.Sub(e.at) > earlyFor {
+				delete(t.early, k)
+			}
+		}
 		if len(t.early) < maxEarly {
-			t.early[key] = reason
+			t.early[key] = earlyCancel{reason, now}
 		}
 		t.mu.Unlock()
 		return

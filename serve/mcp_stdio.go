@@ -29,19 +29,39 @@ const stdioDrain = 10 * time.Second
 // one ends, its reply lost) before the session closes.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	t := s.mcpTools()
-	w := &lineWriter{w: out}
+	w := &lineWriter{w: out, abandon: make(chan struct{})}
 	pr, pw := io.Pipe()
-	conn := &stdioConn{t: t, silenced: map[string]bool{}, idle: make(chan struct{}, 1), awaited: map[string]func(string){}}
+	conn := &stdioConn{t: t, open: map[string]int{}, silenced: map[string]bool{}, idle: make(chan struct{}, 1), awaited: map[string]func(string){}, w: w}
 	t.mu.Lock()
 	t.stdio = conn
 	t.mu.Unlock()
+	ran := make(chan struct{})
+	defer close(ran)
 	go func() {
 		conn.filter(in, pw, w)
 		// The client is gone: held calls end, the others are answered,
-		// then the SDK sees the end of its input.
+		// then the SDK sees the end of its input. Answers the client
+		// does not take within the drain are given up.
 		t.endSession("")
-		conn.drain(stdioDrain)
+		if !conn.drain(stdioDrain) {
+			w.giveUp()
+		}
 		_ = pw.Close()
+	}()
+	go func() {
+		// At stop, answers the client does not take are given up after
+		// a moment, so that serve stops.
+		select {
+		case <-s.stop:
+		case <-ctx.Done():
+		case <-ran:
+			return
+		}
+		select {
+		case <-time.After(stdioGrace):
+			w.giveUp()
+		case <-ran:
+		}
 	}()
 	err := t.server.Run(ctx, stdioCalls{&mcp.IOTransport{Reader: pr, Writer: nopCloser{w}, MaxLineLength: -1}, conn})
 	_ = pr.Close()
@@ -49,18 +69,56 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
+// stdioGrace is how long serve, stopping, waits for a client to take the
+// answers it is writing.
+const stdioGrace = 3 * time.Second
+
+// errGaveUp is what a write the client never took meets once serve gives
+// up on it.
+var errGaveUp = errors.New("the client did not take the answer")
+
 // lineWriter writes whole messages to the client, one at a time: the SDK
 // writes each message in one Write, and the filter writes its errors
-// between them.
+// between them. A write the client does not take can be given up on, so
+// that a client that stops reading cannot keep serve from stopping.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	abandon chan struct{}
+	once    sync.Once
 }
 
+func (l *lineWriter) giveUp() { l.once.Do(func() { close(l.abandon) }) }
+
 func (l *lineWriter) Write(b []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(b)
+	select {
+	case <-l.abandon:
+		return 0, errGaveUp
+	default:
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		select {
+		case <-l.abandon:
+			done <- result{0, errGaveUp}
+			return
+		default:
+		}
+		n, err := l.w.Write(b)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-l.abandon:
+		return 0, errGaveUp
+	}
 }
 
 type nopCloser struct{ io.Writer }
@@ -73,9 +131,11 @@ func (nopCloser) Close() error { return nil }
 // (a cancelled call, one held to the end), as the spec asks and as a lost
 // reply is.
 type stdioConn struct {
-	t        *tools
-	mu       sync.Mutex
-	open     int
+	t  *tools
+	w  *lineWriter
+	mu sync.Mutex
+	// open counts the calls forwarded and not yet answered, by id.
+	open     map[string]int
 	silenced map[string]bool
 	idle     chan struct{}
 	// awaited holds, per call id, what records the call's answer once
@@ -87,7 +147,7 @@ type stdioConn struct {
 // writes it, then done.
 func (c *stdioConn) await(id string, record func(wire string), done func()) {
 	c.mu.Lock()
-	c.awaited[id] = func(wire string) { record(wire); done() }
+	c.awaited[keyID(id)] = func(wire string) { record(wire); done() }
 	c.mu.Unlock()
 }
 
@@ -103,28 +163,34 @@ func (c *stdioConn) settleAll() {
 	}
 }
 
-// silence drops the answer to call id, whenever the SDK writes it.
+// silence drops the answer to call id, whenever the SDK writes it, if
+// that call is still open: a cancellation of a call answered already is
+// of nothing, and must not silence a later call that reuses its id.
 func (c *stdioConn) silence(id string) {
+	k := keyID(id)
 	c.mu.Lock()
-	c.silenced[id] = true
+	if c.open[k] > 0 {
+		c.silenced[k] = true
+	}
 	c.mu.Unlock()
 }
 
-// drain waits until every call read has been answered, at most d.
-func (c *stdioConn) drain(d time.Duration) {
+// drain waits until every call read has been answered, at most d, and
+// reports whether they were.
+func (c *stdioConn) drain(d time.Duration) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
-		open := c.open
+		open := len(c.open)
 		c.mu.Unlock()
-		if open <= 0 {
-			return
+		if open == 0 {
+			return true
 		}
 		select {
 		case <-c.idle:
 		case <-deadline.C:
-			return
+			return false
 		}
 	}
 }
@@ -146,17 +212,10 @@ func (c *stdioConn) filter(in io.Reader, sdk io.Writer, out io.Writer) {
 					code = jsonrpc.CodeParseError
 				}
 				writeLineError(out, code, msg)
-			} else {
-				if isCall(line) {
-					// Counted before the SDK reads it, so that the end of
-					// the input waits for its answer.
-					c.mu.Lock()
-					c.open++
-					c.mu.Unlock()
-				}
-				if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
-					return
-				}
+			} else if id, call := callID(line); call && !c.take(id) {
+				writeIDError(out, id, jsonrpc.CodeInvalidRequest, "A call with this id is still being answered; it was skipped. Give each call in flight an id of its own.")
+			} else if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
+				return
 			}
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
@@ -206,15 +265,41 @@ func checkLine(line []byte) string {
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		return "The line is not a JSON-RPC 2.0 message (" + export.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
 	}
+	if msg := idProblem(line); msg != "" {
+		return msg + "; it was skipped."
+	}
 	return ""
 }
 
-// isCall reports whether line, a JSON-RPC message, is a request that
+// callID is the id of line, a JSON-RPC message, when it is a request that
 // expects an answer.
-func isCall(line []byte) bool {
+func callID(line []byte) (string, bool) {
 	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
 	req, ok := msg.(*jsonrpc.Request)
-	return err == nil && ok && req.IsCall()
+	if err != nil || !ok || !req.IsCall() {
+		return "", false
+	}
+	return idJSON(req.ID.Raw()), true
+}
+
+// take counts call id open, before the SDK reads it, so that the end of
+// the input waits for its answer; false when a call with that id is open
+// already (the SDK would drop the second without an answer).
+func (c *stdioConn) take(id string) bool {
+	k := keyID(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[k] > 0 {
+		return false
+	}
+	c.open[k]++
+	return true
+}
+
+// writeIDError answers call id (its JSON) with a JSON-RPC error.
+func writeIDError(out io.Writer, id string, code int, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "error": map[string]any{"code": code, "message": msg}})
+	_, _ = out.Write(append(b, '\n'))
 }
 
 // writeLineError answers a line with a JSON-RPC error of no id.
@@ -267,13 +352,15 @@ func (c callConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if !ok {
 		return c.Connection.Write(ctx, msg)
 	}
-	id := idJSON(resp.ID.Raw())
+	id := keyID(idJSON(resp.ID.Raw()))
 	c.c.mu.Lock()
 	drop := c.c.silenced[id]
 	delete(c.c.silenced, id)
 	record := c.c.awaited[id]
 	delete(c.c.awaited, id)
-	c.c.open--
+	if c.c.open[id]--; c.c.open[id] <= 0 {
+		delete(c.c.open, id)
+	}
 	c.c.mu.Unlock()
 	defer func() {
 		select {

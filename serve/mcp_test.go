@@ -783,3 +783,76 @@ func TestMCPArgumentWords(t *testing.T) {
 		t.Errorf("a refused list: %+v", r[len(r)-1])
 	}
 }
+
+// TestMCPStdioIDs: over stdio an id the SDK would change is refused; a
+// second call with the id of one still open is answered with an error,
+// not dropped; a cancellation of a call answered already does not
+// silence a later call that reuses its id.
+func TestMCPStdioIDs(t *testing.T) {
+	p := newStdioPeer(t, Options{Faults: []missions.Fixture{missions.Success, missions.TimeoutAfterCommit}})
+	p.handshake()
+	p.send(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`)
+	if m := p.next(); m["id"] != nil || !strings.Contains(m["error"].(map[string]any)["message"].(string), "2^53") {
+		t.Fatalf("a fractional id: %v", m)
+	}
+	p.send(createLine("1", "k1"))
+	if m := p.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("call 1: %v", m)
+	}
+	// A cancellation of call 1, answered already: of nothing.
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"late"}}`)
+	// Call 2 is held (its reply lost); a second call 2 meanwhile is
+	// refused at once.
+	p.send(createLine("2", "k2"))
+	waitFor(t, "call 2", func() bool { return len(p.srv.Session().Requests) == 2 })
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := p.next(); m["id"] != 2.0 || m["error"] == nil {
+		t.Fatalf("a second call 2 while the first is open: %v", m)
+	}
+	// Call 1's id again, after its late cancellation: answered.
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	if m := p.next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("a call reusing an answered id: %v", m)
+	}
+	if r := p.srv.Session().Requests[0]; r.Call.Cancelled != nil {
+		t.Fatalf("a cancellation after the answer was recorded: %+v", r.Call)
+	}
+}
+
+// TestMCPHTTPIDsAndBatches: over HTTP an id the SDK would change is
+// refused, and a batch cannot hide a tool call behind a "Method" spelled
+// otherwise.
+func TestMCPHTTPIDsAndBatches(t *testing.T) {
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	code, b, err := g.rawPost(cs.ID(), `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, 10*time.Second)
+	if err != nil || code != 400 || !strings.Contains(b, "2^53") {
+		t.Errorf("an id past 2^53: %d %s %v", code, b, err)
+	}
+	code, b, _ = g.rawPost("", `[{"jsonrpc":"2.0","id":4,"method":"tools/call","Method":"ping","params":{"name":"create_refund","arguments":{}}}]`, 10*time.Second)
+	if code != 400 || !strings.Contains(b, "one tool call a request") {
+		t.Errorf("a batch hiding its call: %d %s", code, b)
+	}
+}
+
+// TestAWriteTheClientNeverTakesIsGivenUp: a client that stops reading
+// cannot keep serve from stopping.
+func TestAWriteTheClientNeverTakesIsGivenUp(t *testing.T) {
+	r, w := io.Pipe() // nobody reads r
+	defer r.Close()
+	lw := &lineWriter{w: w, abandon: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() { _, err := lw.Write([]byte("{}\n")); done <- err }()
+	lw.giveUp()
+	select {
+	case err := <-done:
+		if !errors.Is(err, errGaveUp) {
+			t.Fatalf("the write: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the write was not given up")
+	}
+	if _, err := lw.Write([]byte("{}\n")); !errors.Is(err, errGaveUp) {
+		t.Fatalf("a write after giving up: %v", err)
+	}
+}

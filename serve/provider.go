@@ -161,11 +161,11 @@ func (o Options) Validate() error {
 	if o.Mission != nil && len(o.Faults) > 0 {
 		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
 	}
+	if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {
+		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)
+	}
 	if err := checkIntentField(o.IntentField); err != nil {
 		return err
-	}
-	if _, meta := metadataField(o.IntentField); o.MCP && !meta {
-		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] (or leave --intent-field out)", o.IntentField)
 	}
 	for _, f := range o.Faults {
 		if _, err := missions.ParseFixture(string(f)); err != nil {

@@ -221,7 +221,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) Release() {
 	s.stopOnce.Do(func() { close(s.stop) })
 	if s.opts.MCP {
-		s.mcpTools().closeSessions()
+		// Not waited for: a session's close waits on an answer being
+		// written, which a client that stopped reading never takes; the
+		// HTTP server's stop closes its connection after a grace.
+		go s.mcpTools().closeSessions()
 	}
 }
 
