@@ -248,9 +248,12 @@ type LessonStatus struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	Done   bool   `json:"done"`
-	Right  int    `json:"right"`
-	Asked  int    `json:"asked"`
-	Best   int    `json:"best"`
+	// InProgress: the learner left this lesson midway; learn reopens it
+	// at the question they were on.
+	InProgress bool `json:"in_progress,omitempty"`
+	Right      int  `json:"right"`
+	Asked      int  `json:"asked"`
+	Best       int  `json:"best"`
 }
 
 // CourseStatus lists the course's lessons with their progress, in order.
@@ -258,7 +261,8 @@ func CourseStatus(c *missions.Course, p Progress) []LessonStatus {
 	out := make([]LessonStatus, len(c.Lessons))
 	for i, l := range c.Lessons {
 		lp := p.Lessons[l.ID]
-		out[i] = LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best}
+		out[i] = LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best,
+			InProgress: p.Resume != nil && p.Resume.Lesson == l.ID}
 	}
 	return out
 }
@@ -284,7 +288,14 @@ func WriteCourseStatus(st []LessonStatus) string {
 				score += fmt.Sprintf(" (best %d)", s.Best)
 			}
 		}
+		if s.InProgress {
+			mark, score = "▹", "in progress"
+		}
 		fmt.Fprintf(&b, "%s %2d  %-*s  %s\n", mark, s.Number, idW, s.Title, score)
+	}
+	if at := slices.IndexFunc(st, func(s LessonStatus) bool { return s.InProgress }); at >= 0 {
+		fmt.Fprintf(&b, "\nnext: lesson %d, %s, where you left it (replaylab learn)\n", st[at].Number, st[at].Title)
+		return b.String()
 	}
 	next := slices.IndexFunc(st, func(s LessonStatus) bool { return !s.Done })
 	if next >= 0 {

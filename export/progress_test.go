@@ -92,6 +92,24 @@ func TestCorruptProgressIsSetAside(t *testing.T) {
 	}
 }
 
+// A lesson left midway is in progress, and next is that lesson.
+func TestCourseStatusInProgress(t *testing.T) {
+	c := missions.BuiltInCourse()
+	var p export.Progress
+	p.Finish(c.Lessons[0].ID, 5, 6)
+	last := c.Lessons[len(c.Lessons)-1]
+	p.Resume = &export.Resume{Lesson: last.ID}
+	st := export.CourseStatus(c, p)
+	if !st[len(st)-1].InProgress || st[1].InProgress {
+		t.Fatalf("in progress: %+v", st)
+	}
+	out := export.WriteCourseStatus(st)
+	want := fmt.Sprintf("next: lesson %d, %s, where you left it", len(c.Lessons), last.Title)
+	if !strings.Contains(out, want) || !strings.Contains(out, "in progress") {
+		t.Fatalf("status does not say %q:\n%s", want, out)
+	}
+}
+
 func TestCourseStatus(t *testing.T) {
 	c := missions.BuiltInCourse()
 	var p export.Progress

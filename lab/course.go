@@ -110,6 +110,9 @@ type course struct {
 	phase  coursePhase
 	cursor int // the lesson picked in the menu
 	lesson int
+	// paused: esc left the lesson midway for the list; its place is kept
+	// in the course as it was, and opening it again goes back there.
+	paused bool
 	run    int
 	runner *missions.Runner
 	view   *missions.Case
@@ -190,9 +193,9 @@ func (cs *course) resume(r export.Resume) bool {
 }
 
 // leaving is the place to resume the lesson at, when the learner is in
-// the middle of one.
+// the middle of one (or left one midway for the list).
 func (cs *course) leaving() *export.Resume {
-	if cs.phase != phaseRun {
+	if cs.phase != phaseRun && !(cs.phase == phaseMenu && cs.paused) {
 		return nil
 	}
 	return &export.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked}
@@ -378,13 +381,18 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 			cs.cursor = max(0, cs.cursor-1)
 		case key.Matches(k, cs.keys.Down):
 			cs.cursor = min(len(cs.c.Lessons)-1, cs.cursor+1)
+		case key.Matches(k, cs.keys.Open) && cs.paused && cs.cursor == cs.lesson:
+			// Back to the place esc left.
+			cs.phase, cs.paused = phaseRun, false
 		case key.Matches(k, cs.keys.Open):
+			cs.paused = false
 			cs.startLesson(cs.cursor)
 		}
 		return cs, nil
 	}
 	switch {
 	case key.Matches(k, cs.keys.Lessons):
+		cs.paused = cs.phase == phaseRun
 		cs.phase, cs.cursor = phaseMenu, cs.lesson
 	case cs.open && key.Matches(k, cs.keys.Answer):
 		i := slices.Index(cs.labels, k.String())
@@ -480,6 +488,9 @@ func (cs *course) menuView() []string {
 		if lp.Done {
 			done++
 			mark, score = "✓", fmt.Sprintf("%d of %d right", lp.Right, lp.Asked)
+		}
+		if cs.paused && i == cs.lesson {
+			mark, score = "▹", "in progress: enter goes back"
 		}
 		line := fmt.Sprintf("%s %2d  %s", mark, i+1, export.CleanLine(l.Title))
 		style := cs.st.Text

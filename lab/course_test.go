@@ -372,3 +372,34 @@ func TestCourseLeavingEdges(t *testing.T) {
 		t.Fatalf("going on from run A's end wrote %d cases again (run %d)", len(back.course.exports), back.course.run)
 	}
 }
+
+// esc in the middle of a lesson goes to the list and keeps the place:
+// the lesson is marked in progress, and opening it again goes back to
+// the same question with the score so far.
+func TestCourseEscKeepsThePlace(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 100, 30)
+	m = press(t, m, "n")
+	m = press(t, m, answerKey(t, m, true)) // run A, question 1: wrong
+	for !m.course.open {
+		m = press(t, m, "n")
+	}
+	run, next := m.course.run, m.course.next
+	m = press(t, m, "esc")
+	if m.course.phase != phaseMenu || !strings.Contains(m.View(), "in progress: enter goes back") {
+		t.Fatalf("esc did not go to the list, or the list does not say the lesson is in progress:\n%s", m.View())
+	}
+	if r := m.course.leaving(); r == nil || r.Run != run || r.Question != next {
+		t.Fatalf("the place kept for a quit from the list: %+v", r)
+	}
+	m = press(t, m, "enter")
+	cs := m.course
+	if cs.phase != phaseRun || cs.run != run || cs.next != next || !cs.open || cs.asked != 1 || cs.right != 0 {
+		t.Fatalf("back at run %d question %d (open %v, %d of %d right), want run %d question %d with 0 of 1", cs.run, cs.next, cs.open, cs.right, cs.asked, run, next)
+	}
+	// Another lesson opened from the list starts afresh, and the place is
+	// let go.
+	m = press(t, m, "esc", "down", "enter")
+	if m.course.phase != phaseIntro || m.course.lesson != 1 || m.course.paused {
+		t.Fatalf("another lesson from the list: phase %v lesson %d paused %v", m.course.phase, m.course.lesson, m.course.paused)
+	}
+}
