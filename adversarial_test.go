@@ -245,3 +245,12 @@ func TestFileNamesArePrintedClean(t *testing.T) {
 		}
 	}
 }
+
+// validate given a directory says it is one, and counts it as a path.
+func TestValidateADirectory(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := cli("validate", dir)
+	if code != exitBadInput || !strings.Contains(stdout, "is a directory") || !strings.Contains(stderr, "1 of 1 path has problems") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -44,7 +44,14 @@ func newValidateCmd() *cobra.Command {
 				}
 			}
 			if bad > 0 {
-				return badInput(fmt.Errorf("%d of %s %s problems", bad, export.Plural(len(args), "file"), map[bool]string{true: "has", false: "have"}[bad == 1]))
+				// A directory given is a path, not a file.
+				noun := "file"
+				for _, path := range args {
+					if st, err := os.Stat(path); err == nil && st.IsDir() {
+						noun = "path"
+					}
+				}
+				return badInput(fmt.Errorf("%d of %s %s problems", bad, export.Plural(len(args), noun), map[bool]string{true: "has", false: "have"}[bad == 1]))
 			}
 			return nil
 		},

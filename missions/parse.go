@@ -316,6 +316,10 @@ type parser struct {
 	// mission's own: its keys' faults are marked at it.
 	top         map[string]int
 	missionLine int
+	// refused holds the values already refused for their type: what is
+	// wrong with them is said once, not again as an empty or unknown
+	// value.
+	refused map[*yaml.Node]bool
 }
 
 // fieldAt is one field of the part of a mission at a line.
@@ -405,16 +409,27 @@ var yamlTypes = map[string]string{"!!bool": "a boolean", "!!int": "a number", "!
 func (p *parser) str(n *yaml.Node, what string) string {
 	if n.Kind != yaml.ScalarNode {
 		p.errf(n, "%s must be text", what)
+		p.refuse(n)
 		return ""
 	}
 	if !p.plain(n, what, "text") {
+		p.refuse(n)
 		return ""
 	}
 	if t, other := yamlTypes[n.ShortTag()]; other {
 		p.errf(n, "%s is %s, which YAML reads as %s, not text; write it in quotes, %q, if text is meant", what, n.Value, t, n.Value)
+		p.refuse(n)
 		return ""
 	}
 	return n.Value
+}
+
+// refuse notes that value n was refused for its type, and said so.
+func (p *parser) refuse(n *yaml.Node) {
+	if p.refused == nil {
+		p.refused = map[*yaml.Node]bool{}
+	}
+	p.refused[n] = true
 }
 
 // boolean reads true or false, unquoted.
@@ -490,6 +505,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	m := &Mission{}
 	var intentsNode, scheduleNode, expectNode *yaml.Node
 	seen := map[string]bool{}
+	idRefused := false
 	p.missionLine, p.top = n.Line, map[string]int{}
 	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "expect"}, func(key string, k, v *yaml.Node) {
 		seen[key] = true
@@ -497,6 +513,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 		switch key {
 		case "id":
 			m.ID = p.str(v, "id")
+			idRefused = p.refused[v]
 			if m.ID != "" && !validID(m.ID) {
 				p.errf(v, "id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 			}
@@ -535,7 +552,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 			p.mark(n.Line, req)
 		}
 	}
-	if m.ID == "" && seen["id"] {
+	if m.ID == "" && seen["id"] && !idRefused {
 		p.errf(n, "id is empty")
 		p.mark(n.Line, "id")
 	}
@@ -652,7 +669,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			hasResolve = true
 			name := p.str(v, "resolve")
 			s, _ := ledger.ParseStatus(name)
-			if !s.Terminal() {
+			if !s.Terminal() && !p.refused[v] {
 				p.errf(v, "resolve %q is not a terminal status (accepted: succeeded, failed)", name)
 			}
 			st.Resolve = s

@@ -332,3 +332,23 @@ func TestYAMLErrorsNameTheRightLine(t *testing.T) {
 		t.Errorf("an allowed character was refused: %v", err)
 	}
 }
+
+// A value refused for its YAML type is said once: not again as an empty
+// id or an unknown status.
+func TestATypeErrorIsSaidOnce(t *testing.T) {
+	src := strings.Replace(validMission, "id: small", "id: true", 1)
+	src = strings.Replace(src, "fixture: success", "fixture: pending\n    delay: 2\n    resolve: true", 1)
+	_, err := missions.Parse("m.yaml", []byte(src))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	msg := err.Error()
+	for _, unwanted := range []string{"id is empty", "is not a terminal status"} {
+		if strings.Contains(msg, unwanted) {
+			t.Errorf("a follow-on error %q:\n%s", unwanted, msg)
+		}
+	}
+	if strings.Count(msg, "which YAML reads as a boolean") != 2 {
+		t.Errorf("want the two type errors:\n%s", msg)
+	}
+}
