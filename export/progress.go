@@ -38,6 +38,9 @@ type Resume struct {
 	Question int    `json:"question"`
 	Right    int    `json:"right"`
 	Asked    int    `json:"asked"`
+	// Position is the step the run stood at, when it is known: the
+	// course reopens there, so that no step is skipped unseen.
+	Position *int `json:"position,omitempty"`
 }
 
 // LessonProgress is one lesson's record.

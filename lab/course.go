@@ -180,6 +180,11 @@ func (cs *course) resume(r export.Resume) bool {
 	if r.Question < len(qs) {
 		to = qs[r.Question].Step - 1
 	}
+	if r.Position != nil && *r.Position >= 0 && *r.Position < to {
+		// Left on a step before the question's: back there, so that the
+		// steps between are seen.
+		to = *r.Position
+	}
 	cs.runner.Seek(to)
 	cs.view = cs.runner.View()
 	if to == cs.runner.Steps() {
@@ -198,7 +203,8 @@ func (cs *course) leaving() *export.Resume {
 	if cs.phase != phaseRun && !(cs.phase == phaseMenu && cs.paused) {
 		return nil
 	}
-	return &export.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked}
+	at := cs.runner.Position()
+	return &export.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked, Position: &at}
 }
 
 // firstUndone is the first lesson not yet finished, or the first.

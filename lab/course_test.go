@@ -403,3 +403,29 @@ func TestCourseEscKeepsThePlace(t *testing.T) {
 		t.Fatalf("another lesson from the list: phase %v lesson %d paused %v", m.course.phase, m.course.lesson, m.course.paused)
 	}
 }
+
+// A place kept on a step before its question's reopens on that step, so
+// that the steps between are seen; one kept without a position (an older
+// file) reopens just before the question's step.
+func TestCourseResumesAtTheStepLeft(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 100, 30)
+	cs := m.course
+	last := cs.c.Lessons[len(cs.c.Lessons)-1]
+	run := len(last.Runs) - 1 // one verdict question, at the end
+	one := 1
+	if !cs.resume(export.Resume{Lesson: last.ID, Run: run, Question: 0, Position: &one}) {
+		t.Fatal("the place was refused")
+	}
+	if cs.runner.Position() != 1 || cs.open {
+		t.Fatalf("reopened at step %d (question open %v), want step 1 with no question yet", cs.runner.Position(), cs.open)
+	}
+	if r := cs.leaving(); r == nil || r.Position == nil || *r.Position != 1 {
+		t.Fatalf("the place kept again: %+v", r)
+	}
+	if !cs.resume(export.Resume{Lesson: last.ID, Run: run, Question: 0}) {
+		t.Fatal("the place without a position was refused")
+	}
+	if want := last.Runs[run].Questions[0].Step - 1; cs.runner.Position() != want || !cs.open {
+		t.Fatalf("without a position: step %d, question open %v; want step %d with the question", cs.runner.Position(), cs.open, want)
+	}
+}
