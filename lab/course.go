@@ -800,7 +800,11 @@ func (cs *course) runEndLines() []string {
 			lines = append(lines, "    "+cs.st.Text.Render(l))
 		}
 	}
-	lines = append(lines, cs.st.Subtle.Render(cut("  n goes on; the run's case is written as JSON to "+cs.dir, cs.w)))
+	// The path whole, over as many lines as it takes: it is where to
+	// look for the file.
+	for _, l := range wrap("n goes on; the run's case is written as JSON to "+cs.dir, cs.w-2) {
+		lines = append(lines, cs.st.Subtle.Render("  "+l))
+	}
 	return lines
 }
 
