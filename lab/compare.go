@@ -166,11 +166,8 @@ func (v *compareView) sentences() [][]string {
 		out = append(out, wrap(msg, v.w))
 	}
 	if len(out) == 0 && len(v.cmp.Cases) == 1 {
-		other := "off"
-		if !v.cmp.Cases[0].Settings.StableKeys {
-			other = "on"
-		}
-		out = append(out, wrap("Pin another case to compare: esc, then k to turn stable keys "+other+" and m to pin, or a to pin a case of another mission.", v.w))
+		k, turns := contrast(v.cmp.Cases[0].Settings)
+		out = append(out, wrap("Pin another case to compare: esc, then "+k+" (it "+turns+") and m to pin, or a to pin a case of another mission.", v.w))
 	}
 	if len(out) == 0 {
 		out = append(out, wrap("Pin another case (m on the lab screen) to compare.", v.w))

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/replaylab/replaylab/missions"
 )
 
 // A fixture too long for its column breaks after an underscore, and the
@@ -149,5 +151,25 @@ func TestPinsAreLetteredAsCompareLettersTheirFiles(t *testing.T) {
 	}
 	if !sort.StringsAreSorted(na) {
 		t.Fatalf("not in file-name order: %v", na)
+	}
+}
+
+// The case a pin suggests setting beside it is one that differs: where
+// keys come from the payload hash, stable keys change nothing, so the
+// policy is suggested.
+func TestContrastIsACaseThatDiffers(t *testing.T) {
+	for _, tc := range []struct {
+		s         missions.Settings
+		key, want string
+	}{
+		{missions.Settings{StableKeys: true, Policy: missions.Naive, KeySource: missions.KeyPerIntent}, "k", "stable keys off"},
+		{missions.Settings{StableKeys: false, Policy: missions.Naive, KeySource: missions.KeyPerIntent}, "k", "stable keys on"},
+		{missions.Settings{StableKeys: true, Policy: missions.Naive, KeySource: missions.KeyPayloadHash}, "p", "policy guarded"},
+		{missions.Settings{StableKeys: true, Policy: missions.Guarded, KeySource: missions.KeyPayloadHash}, "p", "policy naive"},
+	} {
+		k, turns := contrast(tc.s)
+		if k != tc.key || !strings.Contains(turns, tc.want) {
+			t.Errorf("%+v: %s %s, want %s %s", tc.s, k, turns, tc.key, tc.want)
+		}
 	}
 }

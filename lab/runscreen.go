@@ -207,21 +207,35 @@ func (r *runScreen) pin(sb *statusBar) {
 	}
 	if len(r.pinned) == 1 {
 		// One pin compares with nothing: the next thing to do is the
-		// contrasting case, stable keys the other way.
-		other := "off"
-		if !c.Settings.StableKeys {
-			other = "on"
-		}
-		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · k turns stable keys %s, then m pins that case beside it",
-			name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), other),
-			fmt.Sprintf("pinned %s → %s · k, then m pins the other case", name, export.Plural(c.Outcome.Effects, "effect")),
-			fmt.Sprintf("pinned %s · k, then m", name))
+		// contrasting case.
+		k, turns := contrast(c.Settings)
+		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · %s %s, then m pins that case beside it",
+			name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), k, turns),
+			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, export.Plural(c.Outcome.Effects, "effect"), k),
+			fmt.Sprintf("pinned %s · %s, then m", name, k))
 		return
 	}
 	sb.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
 		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), moved),
 		fmt.Sprintf("pinned %s → %s%s · v compares", name, export.Plural(c.Outcome.Effects, "effect"), short),
 		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
+}
+
+// contrast is the key that gives the case to set beside one run under s,
+// and what it turns: stable keys the other way, or, where keys come from
+// the payload hash and the toggle changes nothing, the policy.
+func contrast(s missions.Settings) (key, turns string) {
+	if s.KeySource != missions.KeyPerIntent {
+		other := missions.Guarded
+		if s.Policy == missions.Guarded {
+			other = missions.Naive
+		}
+		return "p", "turns the policy " + string(other)
+	}
+	if s.StableKeys {
+		return "k", "turns stable keys off"
+	}
+	return "k", "turns stable keys on"
 }
 
 // shortSettings names the settings in a few words, for the status line.
