@@ -300,6 +300,10 @@ func (v *compareView) heads(first, colW, gap int) []string {
 			v.st.verdictList(o.Verdicts, colW))
 	}
 	lines := strings.Split(v.join(fit("", compareGutter), head, colW, gap), "\n")
+	if all := shared(v.cmp.Cases); all != "" && len(v.cmp.Cases) > 1 {
+		// What the columns leave out because every case has it.
+		lines = append([]string{v.st.Subtle.Render(cut("every case: "+all, v.w))}, lines...)
+	}
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
 	for _, n := range v.cmp.Notes {
 		for _, l := range firstLines(wrap(export.CleanLine(n), v.w), 2, v.w, " …") {
@@ -307,6 +311,37 @@ func (v *compareView) heads(first, colW, gap int) []string {
 		}
 	}
 	return lines
+}
+
+// shared is what every case of a comparison has in common, which the
+// columns' labels leave out: the mission when there is one, and the
+// settings no case differs in (the key source only where keys do not come
+// from the intent).
+func shared(cases []export.CaseHead) string {
+	if len(cases) == 0 {
+		return ""
+	}
+	var parts []string
+	same := func(f func(export.CaseHead) string) bool {
+		for _, c := range cases[1:] {
+			if f(c) != f(cases[0]) {
+				return false
+			}
+		}
+		return true
+	}
+	if same(func(c export.CaseHead) string { return c.Mission }) {
+		parts = append(parts, cases[0].Mission)
+	}
+	for _, f := range []missions.Setting{missions.SettingStableKeys, missions.SettingPolicy, missions.SettingContract, missions.SettingKeySource} {
+		if f == missions.SettingKeySource && cases[0].Settings.KeySource == missions.KeyPerIntent {
+			continue
+		}
+		if same(func(c export.CaseHead) string { return c.Settings.Words(f) }) {
+			parts = append(parts, cases[0].Settings.Words(f))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Scrolls reports whether there is anything to scroll: attempt rows above

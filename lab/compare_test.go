@@ -60,7 +60,13 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 	if !m.compare.keys.Left.Enabled() || !strings.Contains(m.helpLine(), "←/→ other pins") {
 		t.Fatalf("columns are hidden, yet ← is not offered: %q", m.helpLine())
 	}
-	heads := func(m Model) string { return strings.Split(m.View(), "\n")[1] }
+	heads := func(m Model) string {
+		lines := strings.Split(m.View(), "\n")
+		if !strings.HasPrefix(strings.TrimSpace(lines[1]), "every case:") {
+			t.Fatalf("no line names what every case has in common: %q", lines[1])
+		}
+		return lines[2]
+	}
 	m = press(t, m, "left")
 	if h := heads(m); !strings.HasPrefix(strings.TrimSpace(h), "B ") || !strings.Contains(h, "C ") {
 		t.Fatalf("after ←: %q", h)
