@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -176,7 +177,6 @@ func Compare(cases []*missions.Case) Comparison {
 		}
 		cmp.Rows = append(cmp.Rows, row)
 	}
-	cmp.Story = story(cmp)
 	for a := 0; a < len(cases); a++ {
 		for b := a + 1; b < len(cases); b++ {
 			p := comparePair(cmp, a, b)
@@ -189,6 +189,7 @@ func Compare(cases []*missions.Case) Comparison {
 			}
 		}
 	}
+	cmp.Story = story(cmp)
 	return cmp
 }
 
@@ -243,14 +244,31 @@ func story(cmp Comparison) string {
 	for i := range all {
 		all[i] = i
 	}
-	switch {
-	case len(best) == n:
-		every := "every case"
-		if n == 2 {
-			every = "both cases"
+	every := "every case"
+	if n == 2 {
+		every = "both cases"
+	}
+	// partWithWords: no two of the group part ledgers while the agent
+	// says the same; wherever their ledgers part, its words part too.
+	partWithWords := true
+	for _, p := range cmp.Pairs {
+		if p.Diverge > 0 && slices.Contains(best, p.A) && slices.Contains(best, p.B) {
+			partWithWords = false
 		}
+	}
+	switch {
+	case len(best) == n && partWithWords:
+		// The first words are the same, but wherever the ledgers part
+		// the words part too: not the lesson's "same words, different
+		// ledgers".
+		return fmt.Sprintf("In %s the agent first says %s; the ledgers end with %s (%s), and where they part, its words part too.",
+			every, quote(maskedWords(first[best[0]])), counts(best), names(best))
+	case len(best) == n:
 		return fmt.Sprintf("Same words, different ledgers: in %s the agent first says %s, yet the ledgers end with %s (%s).",
 			every, quote(maskedWords(first[best[0]])), counts(best), names(best))
+	case len(best) > 0 && partWithWords:
+		return fmt.Sprintf("In %s the agent first says %s; their ledgers end with %s, and where they part, its words part too.",
+			names(best), quote(maskedWords(first[best[0]])), counts(best))
 	case len(best) > 0:
 		return fmt.Sprintf("Same words, different ledgers: in %s the agent first says %s, yet their ledgers end with %s.",
 			names(best), quote(maskedWords(first[best[0]])), counts(best))

@@ -557,3 +557,19 @@ func TestCompareTellsTheStoryFirst(t *testing.T) {
 		t.Fatalf("one case: %q", s)
 	}
 }
+
+// Where the ledgers part only where the agent's words part too, the
+// story does not claim "same words, different ledgers".
+func TestStoryClaimsSameWordsOnlyWhereTheyAre(t *testing.T) {
+	on, off := true, false
+	cmp := Compare([]*missions.Case{
+		runCase(t, "refund-still-pending", missions.Overrides{StableKeys: &on}),
+		runCase(t, "refund-still-pending", missions.Overrides{StableKeys: &off}),
+	})
+	if cmp.Outcomes[0].Effects == cmp.Outcomes[1].Effects || cmp.Diverge != 0 {
+		t.Fatalf("the test needs ledgers that end apart with no same-words divergence: %+v, diverge %d", cmp.Outcomes, cmp.Diverge)
+	}
+	if strings.HasPrefix(cmp.Story, "Same words") || !strings.Contains(cmp.Story, "its words part too") {
+		t.Fatalf("story: %q", cmp.Story)
+	}
+}
