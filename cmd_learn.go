@@ -35,12 +35,14 @@ letter); the step is shown after the answer, with the reason.
 Lesson 1 is the whole exercise: a refund whose reply is lost, retried with
 the same key, with a fresh key, and refused twice. Each lesson after it is
 one more way a retried write goes wrong (a pending refund, two workers, a
-changed amount, an expired key, …), a naive caller beside a guarded one.
-Progress is kept in
-$XDG_STATE_HOME/replaylab/progress.json (~/.local/state/… where that is not
-set); --status prints it, --reset starts over. q in the middle of a lesson
-asks first, then keeps your place: learn reopens at the question you were
-on. The cases of finished runs are written beside the progress, in
+changed amount, an expired key, …), a naive caller beside a guarded one;
+the last is an agent's, whose model calls its tool again.
+
+Progress is kept in $XDG_STATE_HOME/replaylab/progress.json
+(~/.local/state/… where that is not set); --status prints it, --reset
+starts over. q in the middle of a lesson asks first, then keeps your place:
+learn reopens where you were; esc goes to the list of lessons and keeps it
+too. The cases of finished runs are written beside the progress, in
 $XDG_STATE_HOME/replaylab/cases (or --dir), never into the current
 directory unasked; the screen says where.`,
 		Args: cobra.NoArgs,
