@@ -31,6 +31,9 @@ type header struct {
 	intended  int
 	most      int // the largest effect count the whole run can reach
 	verdicts  []missions.IntentVerdict
+	// executing: a request is still executing at the provider (a late
+	// commit), so the run's count may yet change.
+	executing bool
 }
 
 // SetScale sizes the counter for a run whose effect count never passes
@@ -72,6 +75,7 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	}
 	h.effects, h.intended = c.Outcome.Effects, c.Outcome.Intended
 	h.verdicts = c.Outcome.Verdicts
+	h.executing = len(c.Ledger.InFlight) > 0
 }
 
 // bigDigits is a three-line font for the effect counter.
@@ -114,6 +118,11 @@ func (h *header) counterLook() (lipgloss.Style, string) {
 		return h.st.Text, notRun
 	}
 	worst := worstVerdict(h.verdicts)
+	if h.executing && worst == missions.FailedCleanly {
+		// A request is still executing at the provider: what the caller
+		// believes failed may yet commit, so nothing is known not made.
+		worst = ""
+	}
 	return h.st.outcomeStyle(h.effects, h.intended, worst), counterState(h.effects, h.intended, worst)
 }
 

@@ -101,3 +101,24 @@ func TestCounterBeforeTheFirstStep(t *testing.T) {
 		t.Fatalf("counter after 0:\n%s", h)
 	}
 }
+
+// While a request is still executing at the provider, the counter does
+// not say the effect was not made: it may yet commit.
+func TestCounterWhileARequestIsStillExecuting(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: "original-still-running", Dir: t.TempDir(), Overrides: missions.Overrides{StableKeys: &off}}, 100, 30)
+	seen := false
+	for range m.steps {
+		m = press(t, m, "n")
+		if len(m.cas.Ledger.InFlight) == 0 || m.cas.Outcome.Effects >= m.cas.Outcome.Intended {
+			continue
+		}
+		seen = true
+		if h := m.header.View(); strings.Contains(h, "not made") || !strings.Contains(h, "short") {
+			t.Fatalf("at step %d, with a request executing:\n%s", m.pos, h)
+		}
+	}
+	if !seen {
+		t.Fatal("the mission never had a request executing with the ledger short")
+	}
+}
