@@ -424,6 +424,37 @@ func (p *parser) str(n *yaml.Node, what string) string {
 	return n.Value
 }
 
+// word reads one of a fixed set of words (accepted, for the message). A
+// scalar YAML reads as another type is refused with the words accepted,
+// not with advice to quote it: "true" in quotes is no status either.
+func (p *parser) word(n *yaml.Node, what, accepted string) string {
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" && n.Style&yaml.TaggedStyle == 0 {
+		if t, other := yamlTypes[n.ShortTag()]; other {
+			p.errf(n, "%s is %s, which YAML reads as %s; give one of the words accepted: %s", what, n.Value, t, accepted)
+			p.refuse(n)
+			return ""
+		}
+	}
+	return p.str(n, what)
+}
+
+// fixtureWords and keySourceWords list the words accepted, for messages.
+func fixtureWords() string {
+	w := make([]string, len(Fixtures))
+	for i, f := range Fixtures {
+		w[i] = string(f)
+	}
+	return strings.Join(w, ", ")
+}
+
+func keySourceWords() string {
+	w := make([]string, len(KeySources))
+	for i, k := range KeySources {
+		w[i] = string(k)
+	}
+	return strings.Join(w, ", ")
+}
+
 // refuse notes that value n was refused for its type, and said so.
 func (p *parser) refuse(n *yaml.Node) {
 	if p.refused == nil {
@@ -522,16 +553,16 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 		case "goal":
 			m.Goal = strings.TrimSpace(p.str(v, "goal"))
 		case "contract":
-			c, err := ledger.ParseContract(p.str(v, "contract"))
-			if err != nil {
+			c, err := ledger.ParseContract(p.word(v, "contract", "v1, v2, none"))
+			if err != nil && !p.refused[v] {
 				p.errf(v, "%v", err)
 			}
 			m.Contract = c
 		case "retention":
 			m.Retention = p.integer(v, "retention", 1, MaxTicks)
 		case "key_source":
-			ks, err := ParseKeySource(p.str(v, "key_source"))
-			if err != nil {
+			ks, err := ParseKeySource(p.word(v, "key_source", keySourceWords()))
+			if err != nil && !p.refused[v] {
 				p.errf(v, "%v", err)
 			}
 			m.KeySource = ks
@@ -657,8 +688,8 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			kinds = append(kinds, key)
 			st.Attempt = p.str(v, "attempt")
 		case "fixture":
-			f, err := ParseFixture(p.str(v, "fixture"))
-			if err != nil {
+			f, err := ParseFixture(p.word(v, "fixture", fixtureWords()))
+			if err != nil && !p.refused[v] {
 				p.errf(v, "%v", err)
 			}
 			st.Fixture = f
@@ -667,7 +698,7 @@ func (p *parser) step(n *yaml.Node, ids map[string]bool, intents []Intent, inTog
 			st.Delay = p.integer(v, "delay", 1, MaxTicks)
 		case "resolve":
 			hasResolve = true
-			name := p.str(v, "resolve")
+			name := p.word(v, "resolve", "succeeded, failed")
 			s, _ := ledger.ParseStatus(name)
 			if !s.Terminal() && !p.refused[v] {
 				p.errf(v, "resolve %q is not a terminal status (accepted: succeeded, failed)", name)

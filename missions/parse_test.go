@@ -351,4 +351,8 @@ func TestATypeErrorIsSaidOnce(t *testing.T) {
 	if strings.Count(msg, "which YAML reads as a boolean") != 2 {
 		t.Errorf("want the two type errors:\n%s", msg)
 	}
+	// A word from a fixed set is told the words, not to quote it.
+	if !strings.Contains(msg, "resolve is true, which YAML reads as a boolean; give one of the words accepted: succeeded, failed") {
+		t.Errorf("the resolve's words:\n%s", msg)
+	}
 }
