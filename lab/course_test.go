@@ -304,6 +304,18 @@ func TestCourseKeysAreTheAnswers(t *testing.T) {
 	t.Fatal("lesson 1 asked no count")
 }
 
+// toSecondQuestion begins lesson 1, answers its first question wrong,
+// and goes on to the next question.
+func toSecondQuestion(t *testing.T, m Model) Model {
+	t.Helper()
+	m = press(t, m, "n")
+	m = press(t, m, answerKey(t, m, true)) // run A, question 1: wrong
+	for !m.course.open {
+		m = press(t, m, "n")
+	}
+	return m
+}
+
 // q in the middle of a lesson asks first; q again leaves, keeping the
 // place, and the course reopens at the question the learner was on, with
 // the score so far.
@@ -311,11 +323,7 @@ func TestCourseLeavesAndComesBack(t *testing.T) {
 	dir := t.TempDir()
 	progress := filepath.Join(dir, "state", "progress.json")
 	m := newCourseLab(t, dir, progress, 100, 30)
-	m = press(t, m, "n")
-	m = press(t, m, answerKey(t, m, true)) // run A, question 1: wrong
-	for !m.course.open {
-		m = press(t, m, "n")
-	}
+	m = toSecondQuestion(t, m)
 	run, next := m.course.run, m.course.next
 	m = press(t, m, "q")
 	if !m.leaveAsked || !strings.Contains(m.View(), "q again leaves") {
@@ -378,11 +386,7 @@ func TestCourseLeavingEdges(t *testing.T) {
 // the same question with the score so far.
 func TestCourseEscKeepsThePlace(t *testing.T) {
 	m := newCourseLab(t, t.TempDir(), "", 100, 30)
-	m = press(t, m, "n")
-	m = press(t, m, answerKey(t, m, true)) // run A, question 1: wrong
-	for !m.course.open {
-		m = press(t, m, "n")
-	}
+	m = toSecondQuestion(t, m)
 	run, next := m.course.run, m.course.next
 	m = press(t, m, "esc")
 	if m.course.phase != phaseMenu || !strings.Contains(m.View(), "in progress: enter goes back") {
