@@ -584,18 +584,8 @@ func keyWords(k string) string {
 	return strconv.Quote(k)
 }
 
-// Text is a report for people: one line per anomaly with the lines that
-// show it, then a summary.
-func Text(name string, rep *Report) string {
-	var b strings.Builder
-	for _, a := range rep.Anomalies {
-		writeAnomaly(&b, name, a)
-	}
-	writeSummary(&b, name, rep.Lines, rep.Intents, rep.Attempts, rep.Reads, rep.Records, len(rep.Anomalies))
-	return b.String()
-}
-
-// WriteText writes what Text says of a result, a line at a time.
+// WriteText writes a report for people, a line at a time: one line per
+// anomaly with the lines that show it, then a summary.
 func (r *Result) WriteText(w io.Writer, name string) error {
 	bw := bufio.NewWriter(w)
 	r.Each(func(a Anomaly) bool {

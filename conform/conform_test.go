@@ -80,14 +80,6 @@ func run(t testing.TB, ctx context.Context, cfg Config, scenarios []*Scenario) *
 	return rep
 }
 
-func gradeOf(rep *export.ConformReport) map[string]export.Grade {
-	out := map[string]export.Grade{}
-	for _, r := range rep.Rows {
-		out[r.Scenario] = r.Grade
-	}
-	return out
-}
-
 func TestEveryCatalogMissionIsAScenario(t *testing.T) {
 	cat := missions.BuiltIn()
 	if got := len(Scenarios(cat)); got != len(cat.Missions) {

@@ -140,6 +140,16 @@ func refundOf(o ledger.Object, st ledger.Status, created int64) refundJSON {
 	return r
 }
 
+// shownOf is what a reply that shows objects tells of them: each one with
+// the status shown.
+func shownOf(objs ...ledger.Object) []missions.EvidenceObject {
+	out := make([]missions.EvidenceObject, len(objs))
+	for i, o := range objs {
+		out[i] = missions.EvidenceObject{Object: o.ID, Status: o.Status}
+	}
+	return out
+}
+
 // listJSON is a Stripe list of refunds.
 type listJSON struct {
 	Object  string       `json:"object"`

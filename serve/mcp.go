@@ -343,7 +343,8 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, status, jsonrpc.CodeInvalidRequest, msg)
 		return
 	}
-	if msg := idProblem(body); msg != "" {
+	id := rawID(body)
+	if msg := idProblem(id); msg != "" {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg+".")
 		return
 	}
@@ -361,7 +362,7 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t.mu.Unlock()
 	r.Header.Set(hdrTransport, export.TransportHTTP)
 	r.Header.Set(hdrPost, strconv.Itoa(n))
-	if id := callIDOf(body); id != "" {
+	if id := callIDOf(id); id != "" {
 		r.Header.Set(hdrID, id)
 	}
 	t.http.ServeHTTP(postWriter{p}, r)
@@ -395,22 +396,35 @@ func batchCallsTools(body []byte) bool {
 
 // writeRPCError answers an HTTP request with a JSON-RPC error of no id.
 func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	_, _ = w.Write(rpcError("null", code, msg))
 }
 
-// callIDOf is the JSON-RPC id of the one request a POST body carries, in
-// JSON ("" when it carries none, or a batch).
-func callIDOf(body []byte) string {
-	// The member named exactly "id", as the SDK reads it (encoding/json
-	// would take "ID" too).
+// rpcError is a JSON-RPC error answering id (its JSON; "null" for none),
+// as one line.
+func rpcError(id string, code int64, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "error": map[string]any{"code": code, "message": msg}})
+	return append(b, '\n')
+}
+
+// rawID is the "id" of body, one JSON-RPC message, as sent: the member
+// named exactly so, as the SDK reads it (encoding/json would take "ID"
+// too); nil for none, or a batch.
+func rawID(body []byte) json.RawMessage {
 	var head map[string]json.RawMessage
-	if json.Unmarshal(body, &head) != nil || len(head["id"]) == 0 {
+	if json.Unmarshal(body, &head) != nil {
+		return nil
+	}
+	return bytes.TrimSpace(head["id"])
+}
+
+// callIDOf is a raw id in JSON as idJSON writes it ("" for none).
+func callIDOf(raw json.RawMessage) string {
+	if len(raw) == 0 {
 		return ""
 	}
-	dec := json.NewDecoder(bytes.NewReader(head["id"]))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if dec.Decode(&v) != nil {
@@ -433,15 +447,9 @@ func keyID(id string) string {
 // reads ids as float64).
 const maxExactID = 1 << 53
 
-// idProblem says what is wrong with the id of body, one JSON-RPC message,
-// that the SDK would change as it reads it (a fraction, a whole number
-// past 2^53), or "".
-func idProblem(body []byte) string {
-	var head map[string]json.RawMessage
-	if json.Unmarshal(body, &head) != nil {
-		return ""
-	}
-	raw := bytes.TrimSpace(head["id"])
+// idProblem says what is wrong with a raw id (rawID) that the SDK would
+// change as it reads it (a fraction, a whole number past 2^53), or "".
+func idProblem(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] == '"' || raw[0] == 'n' {
 		return ""
 	}
@@ -787,7 +795,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	)
 	status := 200
 	if found {
-		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+		shown = shownOf(o)
 		out = toolRefundOf(o, o.Status, s.c.created(o))
 	} else {
 		e = notFound(in.ID)
@@ -841,7 +849,7 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	var shown []missions.EvidenceObject
 	for _, o := range page {
 		out.Refunds = append(out.Refunds, toolRefundOf(o, o.Status, s.c.created(o)))
-		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
+		shown = append(shown, shownOf(o)...)
 	}
 	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
 	s.c.setCall(i, call)

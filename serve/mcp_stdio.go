@@ -203,19 +203,21 @@ func (c *stdioConn) filter(in io.Reader, sdk io.Writer, out io.Writer) {
 		line, err := readLine(br, MaxMCPBody)
 		switch {
 		case errors.Is(err, errLineTooLong):
-			writeLineError(out, jsonrpc.CodeInvalidRequest, "The message is over "+strconv.Itoa(MaxMCPBody>>20)+" MiB; it was skipped. No refund's arguments come near that (strings are at most 5000 characters).")
+			_, _ = out.Write(rpcError("null", jsonrpc.CodeInvalidRequest, "The message is over "+strconv.Itoa(MaxMCPBody>>20)+" MiB; it was skipped. No refund's arguments come near that (strings are at most 5000 characters)."))
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
-			if msg := checkLine(line); msg != "" {
-				code := jsonrpc.CodeInvalidRequest
-				if !json.Valid(bytes.TrimSpace(line)) {
-					code = jsonrpc.CodeParseError
+			line = bytes.TrimSpace(line)
+			msg, code, problem := readMessage(line)
+			req, _ := msg.(*jsonrpc.Request)
+			switch {
+			case problem != "":
+				_, _ = out.Write(rpcError("null", code, problem))
+			case req != nil && req.IsCall() && !c.take(idJSON(req.ID.Raw())):
+				_, _ = out.Write(rpcError(idJSON(req.ID.Raw()), jsonrpc.CodeInvalidRequest, "A call with this id is still being answered; it was skipped. Give each call in flight an id of its own."))
+			default:
+				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+					return
 				}
-				writeLineError(out, code, msg)
-			} else if id, call := callID(line); call && !c.take(id) {
-				writeIDError(out, id, jsonrpc.CodeInvalidRequest, "A call with this id is still being answered; it was skipped. Give each call in flight an id of its own.")
-			} else if _, werr := sdk.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
-				return
 			}
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
@@ -250,36 +252,25 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// checkLine says what is wrong with a line that is not one JSON-RPC
-// message, or "".
-func checkLine(line []byte) string {
-	line = bytes.TrimSpace(line)
+// readMessage reads line as one JSON-RPC message, or says what is wrong
+// with it, and the JSON-RPC error code that says so.
+func readMessage(line []byte) (jsonrpc.Message, int64, string) {
 	switch {
 	case !json.Valid(line):
-		return "The line is not JSON; it was skipped. Send one JSON-RPC 2.0 message a line."
+		return nil, jsonrpc.CodeParseError, "The line is not JSON; it was skipped. Send one JSON-RPC 2.0 message a line."
 	case line[0] == '[':
-		return "The line is a batch; it was skipped. Send one JSON-RPC 2.0 message a line (batches are not part of MCP since 2025-06-18)."
+		return nil, jsonrpc.CodeInvalidRequest, "The line is a batch; it was skipped. Send one JSON-RPC 2.0 message a line (batches are not part of MCP since 2025-06-18)."
 	case line[0] != '{':
-		return "The line is not a JSON object; it was skipped. Send one JSON-RPC 2.0 message a line."
+		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON object; it was skipped. Send one JSON-RPC 2.0 message a line."
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return "The line is not a JSON-RPC 2.0 message (" + export.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON-RPC 2.0 message (" + export.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
 	}
-	if msg := idProblem(line); msg != "" {
-		return msg + "; it was skipped."
+	if problem := idProblem(rawID(line)); problem != "" {
+		return nil, jsonrpc.CodeInvalidRequest, problem + "; it was skipped."
 	}
-	return ""
-}
-
-// callID is the id of line, a JSON-RPC message, when it is a request that
-// expects an answer.
-func callID(line []byte) (string, bool) {
-	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
-	req, ok := msg.(*jsonrpc.Request)
-	if err != nil || !ok || !req.IsCall() {
-		return "", false
-	}
-	return idJSON(req.ID.Raw()), true
+	return msg, 0, ""
 }
 
 // take counts call id open, before the SDK reads it, so that the end of
@@ -294,18 +285,6 @@ func (c *stdioConn) take(id string) bool {
 	}
 	c.open[k]++
 	return true
-}
-
-// writeIDError answers call id (its JSON) with a JSON-RPC error.
-func writeIDError(out io.Writer, id string, code int, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "error": map[string]any{"code": code, "message": msg}})
-	_, _ = out.Write(append(b, '\n'))
-}
-
-// writeLineError answers a line with a JSON-RPC error of no id.
-func writeLineError(out io.Writer, code int, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
-	_, _ = out.Write(append(b, '\n'))
 }
 
 // stdioCalls is the stdio transport with each call marked with its

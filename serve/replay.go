@@ -127,7 +127,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		case !found:
 			c.replied(i, r.Wire, 404, notFound(r.Payload), nil)
 		default:
-			c.replied(i, r.Wire, 200, nil, []missions.EvidenceObject{{Object: obj.ID, Status: obj.Status}})
+			c.replied(i, r.Wire, 200, nil, shownOf(obj))
 		}
 	case export.RequestList:
 		if r.Cut {
@@ -151,7 +151,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		}
 		var shown []missions.EvidenceObject
 		for _, obj := range page {
-			shown = append(shown, missions.EvidenceObject{Object: obj.ID, Status: obj.Status})
+			shown = append(shown, shownOf(obj)...)
 		}
 		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: lq.intent, Payload: r.Payload})
 		if r.Wire != export.WireDelivered {
@@ -190,7 +190,7 @@ func (c *core) repliedObject(i int, wire string, o ledger.Object, e *apiError) {
 	case e != nil:
 		c.replied(i, wire, e.Status, e, nil)
 	default:
-		c.replied(i, wire, 200, nil, []missions.EvidenceObject{{Object: o.ID, Status: o.Status}})
+		c.replied(i, wire, 200, nil, shownOf(o))
 	}
 }
 

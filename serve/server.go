@@ -639,7 +639,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		closeConn(w)
 		return
 	case !t.deliver:
-		wire := s.hold(r.Context())
+		wire := s.hold(r.Context(), nil, nil)
 		s.finish(t.c, t.i, wire, 0, nil, nil)
 		closeConn(w)
 		return
@@ -690,23 +690,17 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 	s.done()
 }
 
-// hold keeps a reply back until the client gives up (ctx ends, or one of
-// gone, when given, is closed), the safety cap (Options.Hold) runs out or
-// the server stops.
-func (s *Server) hold(ctx context.Context, gone ...<-chan struct{}) string {
+// hold keeps a reply back until the client gives up (ctx ends; or, for a
+// tool call, its POST goes or its session ends: gone and ended, nil when
+// there is none), the safety cap (Options.Hold) runs out or the server
+// stops.
+func (s *Server) hold(ctx context.Context, gone, ended <-chan struct{}) string {
 	t := time.NewTimer(s.opts.Hold)
 	defer t.Stop()
-	var g1, g2 <-chan struct{}
-	if len(gone) > 0 {
-		g1 = gone[0]
-	}
-	if len(gone) > 1 {
-		g2 = gone[1]
-	}
 	select {
 	case <-ctx.Done():
-	case <-g1:
-	case <-g2:
+	case <-gone:
+	case <-ended:
 	case <-t.C:
 	case <-s.stop:
 	}
@@ -743,7 +737,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	var shown []missions.EvidenceObject
 	if found {
 		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
-		shown = []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+		shown = shownOf(o)
 	} else {
 		e = notFound(raw)
 		status, body = e.Status, e.body()
@@ -820,7 +814,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	var shown []missions.EvidenceObject
 	for _, o := range page {
 		out.Data = append(out.Data, refundOf(o, o.Status, s.c.created(o)))
-		shown = append(shown, missions.EvidenceObject{Object: o.ID, Status: o.Status})
+		shown = append(shown, shownOf(o)...)
 	}
 	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
 	s.answerLocked(w, r, m, i, http.StatusOK, marshal(out), nil, shown, 0)
@@ -886,7 +880,7 @@ func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, m mark, i 
 		s.answerLocked(w, r, m, i, e.Status, e.body(), e, nil, 0)
 		return
 	}
-	shown := []missions.EvidenceObject{{Object: o.ID, Status: o.Status}}
+	shown := shownOf(o)
 	s.answerLocked(w, r, m, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
 }
 

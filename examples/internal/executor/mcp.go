@@ -71,7 +71,7 @@ type ToolRefund struct {
 }
 
 func (r ToolRefund) refund() Refund {
-	return Refund{ID: r.ID, Status: r.Status, Intent: r.Intent, Amount: r.Amount}
+	return Refund(r)
 }
 
 // Tools reaches the provider through its MCP tools.
