@@ -1,6 +1,8 @@
 package lab
 
 import (
+	"slices"
+
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -48,20 +50,35 @@ func (r *runController) load(ms *missions.Mission) error {
 func (r *runController) rerun() (resized bool, err error) {
 	s := r.mission.Settings(r.over)
 	if r.runner == nil || r.runner.Settings() != s {
-		runner, err := missions.NewRunner(r.mission, s)
+		var runner *missions.Runner
+		var err error
+		if r.runner == nil {
+			runner, err = missions.NewRunner(r.mission, s)
+		} else {
+			// The same mission under other settings: what comes of
+			// the mission alone is not made again.
+			runner, err = r.runner.Under(s)
+		}
 		if err != nil {
 			return false, err
 		}
 		runner.Seek(runner.Steps())
-		full := runner.Case()
-		// The whole run keeps its own events: the runner's are
-		// replayed as it moves back and forth.
-		full.Events = append([]missions.Event(nil), full.Events...)
-		r.runner, r.full, resized = runner, full, true
+		// The whole run shares the runner's events, which it writes
+		// again, the same, as it moves back and forth: what leaves
+		// the screen (a pin, an export) takes its own copy, by kept.
+		r.runner, r.full, resized = runner, runner.Case(), true
 	}
 	r.runner.Seek(r.pos)
 	r.settings, r.steps, r.pos, r.cas = s, r.runner.Steps(), r.runner.Position(), r.runner.View()
 	return resized, nil
+}
+
+// kept is the whole run with events of its own, for what outlives the
+// runner or is read away from the screen's goroutine: a pin, an export.
+func (r *runController) kept() *missions.Case {
+	c := *r.full
+	c.Events = slices.Clone(c.Events)
+	return &c
 }
 
 // seek moves the run to position pos, within the run.

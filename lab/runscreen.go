@@ -175,14 +175,14 @@ func verdictChange(a, b []missions.IntentVerdict) string {
 }
 
 func (r *runScreen) pin(sb *statusBar) {
-	c := r.full
 	for i, p := range r.pinned {
-		if p.Mission.ID == c.Mission.ID && p.Settings == c.Settings {
+		if p.Mission.ID == r.full.Mission.ID && p.Settings == r.full.Settings {
 			sb.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) to pin a contrasting case", export.CaseName(i)),
 				fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) first", export.CaseName(i)))
 			return
 		}
 	}
+	c := r.kept()
 	// Pins are lettered in the order of their export file names, as
 	// replaylab compare letters the exported files a shell's glob hands
 	// it: A in the lab is A in compare's text and Markdown.
@@ -352,7 +352,7 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 		}
 	case key.Matches(k, r.keys.Export):
 		sb.setStatus("exporting "+caseFileName(r.full)+"…", "exporting the case…")
-		return r, exportCases(dir, r.full), nav{to: screenLab, writes: 1}
+		return r, exportCases(dir, r.kept()), nav{to: screenLab, writes: 1}
 	case key.Matches(k, r.keys.Checkpoints):
 		r.timeline.ToggleCheckpoints()
 		r.layout()
@@ -621,17 +621,31 @@ func (r *runScreen) layout() {
 	needB, needT := 0, rest
 	dh := 0
 	if r.full != nil {
-		said := newTranscript(r.st)
-		said.SetCase(r.full, r.steps)
-		said.SetSize(tw, 0)
-		needB = max(r.schedule.Height(), said.Height(rest), 1+ledgerLines(r.full.Ledger))
+		// Each need is measured only as far as the room: a long run's
+		// ledger or rows fill it long before their end, and what would
+		// be measured past that changes nothing on screen.
+		needB = max(r.schedule.Height(), 1+ledgerLines(r.full.Ledger))
+		if needB < rest {
+			said := newTranscript(r.st)
+			said.SetCase(r.full, r.steps)
+			said.SetSize(tw, 0)
+			needB = max(needB, said.Height(rest))
+		}
+		rows := r.timeline.rowsFor(r.full, rest)
 		if len(r.full.Events) > 0 {
 			// The strip under the timeline is as tall as the run's
-			// longest row needs, within a share of the screen.
+			// longest row needs, within a share of the screen. A run
+			// of more rows than the screen has lines gets the whole
+			// share: its rows are read a screen at a time, and
+			// measuring every one of them is what a toggle on a long
+			// mission would wait for.
 			most := clamp(body/8, minDetail+1, maxDetail)
-			dh = clamp(r.timeline.detailNeed(r.full, w, most), minDetail, most)
+			dh = most
+			if rows < rest {
+				dh = clamp(r.timeline.detailNeed(r.full, w, most), minDetail, most)
+			}
 		}
-		needT = 2 + max(1, r.timeline.rowsFor(r.full)) + dh
+		needT = 2 + max(1, rows) + dh
 	}
 	// The bottom row's share is of the room the strip leaves: the strip
 	// belongs to the timeline's rows.

@@ -191,14 +191,14 @@ func (t *timeline) hides(ev *missions.Event) bool {
 	return t.hideCP && ev.Kind == missions.EventCheckpoint
 }
 
-// rowsFor is how many rows the events of c would make here, so the lab can
-// size the timeline for a whole run.
-func (t *timeline) rowsFor(c *missions.Case) int {
+// rowsFor is how many rows the events of c would make here, up to limit,
+// so the lab can size the timeline for a whole run.
+func (t *timeline) rowsFor(c *missions.Case, limit int) int {
 	if !t.hideCP {
-		return len(c.Events)
+		return min(len(c.Events), limit)
 	}
 	n := 0
-	for i := range c.Events {
+	for i := 0; i < len(c.Events) && n < limit; i++ {
 		if !t.hides(&c.Events[i]) {
 			n++
 		}

@@ -750,7 +750,35 @@ func (l *Ledger) compact() {
 	clear(l.records[len(live):])
 	l.records, l.dead = live, 0
 	l.reindex()
-	l.rebuildQueue()
+	l.requeuePrunes()
+}
+
+// requeuePrunes drops the queued expiries, whose positions compaction
+// moved, and queues each saved record's anew. Late commits and pending
+// objects keep their entries: their positions did not move. It costs
+// what the queue and the records hold, not what the ledger ever made.
+func (l *Ledger) requeuePrunes() {
+	near := l.near[:0]
+	l.mask = 0
+	for _, d := range l.near {
+		if d.kind != duePrune {
+			near = append(near, d)
+			l.mask |= 1 << (d.at % nearTicks)
+		}
+	}
+	l.near = near
+	q := l.queue
+	l.queue = l.queue[:0]
+	for _, d := range q {
+		if d.kind != duePrune {
+			l.push(d)
+		}
+	}
+	for i, r := range l.records {
+		if r.State == RecordSaved {
+			l.push(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
+		}
+	}
 }
 
 // rebuildQueue makes the due-time queue anew from the state. It runs

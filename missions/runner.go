@@ -26,6 +26,8 @@ type Runner struct {
 	// offered, the turns the whole schedule offers.
 	ahead, offered []int
 	index          map[string]int
+	// turns is offered by intent id, as the caller takes it.
+	turns map[string]int
 	// digests holds, per schedule step (and per together part), the digest
 	// of its payload override, computed once.
 	digests map[int]string
@@ -61,30 +63,57 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
 	offered := offeredAttempts(m.Schedule)
-	r := &Runner{m: m, s: s, led: led, caller: newCaller(m, s, offered), index: make(map[string]int, len(m.Intents)),
-		words: Words{Mission: m, Settings: s}}
-	// Rewinding replays at most markEvery steps from a mark, and at most
-	// about sixteen marks are kept, so a long mission's marks stay small.
-	r.markEvery = max(64, (len(m.Schedule)+15)/16)
-	// A step makes three or four events, and the end a few.
-	r.events = make([]Event, 0, 3*len(m.Schedule)+6)
+	r := &Runner{m: m, turns: offered, index: make(map[string]int, len(m.Intents))}
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
-	k := len(m.Intents)
-	counts := make([]int, 3*k)
-	r.offered, r.ahead, r.tally.live = counts[:k:k], counts[k:2*k:2*k], counts[2*k:]
-	for i, in := range m.Intents {
-		r.offered[i] = offered[in.ID]
-	}
-	copy(r.ahead, r.offered)
 	for i, st := range m.Schedule {
 		r.addDigest(stepRef(i, 0), st)
 		for j, t := range st.Together {
 			r.addDigest(stepRef(i, j+1), t)
 		}
 	}
+	r.start(s, led)
 	return r, nil
+}
+
+// Under prepares a run of the same mission under other settings. What
+// comes of the mission alone (its check, its digests, the turns it
+// offers) is shared with r, not made again, which is what a driver that
+// toggles a setting on a long mission waits for.
+func (r *Runner) Under(s Settings) (*Runner, error) {
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
+	}
+	led, err := ledger.New(ledger.Config{Contract: s.Contract, Retention: r.m.Retention})
+	if err != nil {
+		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
+	}
+	n := &Runner{m: r.m, turns: r.turns, index: r.index, digests: r.digests}
+	n.start(s, led)
+	return n, nil
+}
+
+// start sets the runner before its first step under s, on led.
+func (r *Runner) start(s Settings, led *ledger.Ledger) {
+	m := r.m
+	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns)
+	r.words = Words{Mission: m, Settings: s}
+	// Rewinding replays at most markEvery steps from a mark, and at most
+	// about sixteen marks are kept, so a long mission's marks stay small.
+	r.markEvery = max(64, (len(m.Schedule)+15)/16)
+	// How many events a run makes depends on its settings (one a step
+	// for a caller that holds, four for one that resends and sees its
+	// keys pruned): the first few thousand are room enough to say, and
+	// the room then grows to what the run so far foretells (grow).
+	r.events = make([]Event, 0, min(3*len(m.Schedule)+6, firstEvents))
+	k := len(m.Intents)
+	counts := make([]int, 3*k)
+	r.offered, r.ahead, r.tally.live = counts[:k:k], counts[k:2*k:2*k], counts[2*k:]
+	for i, in := range m.Intents {
+		r.offered[i] = r.turns[in.ID]
+	}
+	copy(r.ahead, r.offered)
 }
 
 func stepRef(step, part int) int { return step*(MaxWorkers+1) + part }
@@ -189,7 +218,7 @@ func (r *Runner) Seek(pos int) {
 // reset puts the runner back before its first step.
 func (r *Runner) reset() {
 	r.led.Reset()
-	r.caller = NewCaller(r.m, r.s)
+	r.caller = newCaller(r.m, r.s, r.turns)
 	r.step, r.attempt, r.down = 0, 0, false
 	copy(r.ahead, r.offered)
 	clear(r.tally.live)
@@ -421,6 +450,9 @@ func (r *Runner) emitAt(ev Event, effects int) {
 	if i, ok := r.index[ev.Intent]; ok && ev.Intent != "" {
 		ev.Belief = r.caller.Belief(i)
 	}
+	if len(r.events) == cap(r.events) {
+		r.grow()
+	}
 	r.events = append(r.events, ev)
 	if r.marking {
 		// A runner that rewinds replays events over the ones cases it
@@ -430,6 +462,20 @@ func (r *Runner) emitAt(ev Event, effects int) {
 			r.words.Render(&r.events[r.rendered])
 		}
 	}
+}
+
+// firstEvents is the room a runner starts with for a long mission's
+// events.
+const firstEvents = 4096
+
+// grow makes room for the events the rest of the run will likely make, at
+// the rate its steps so far made them and an eighth more: a long run
+// copies its events once or twice, not at every quarter of growth as
+// append would, and holds little room it never uses.
+func (r *Runner) grow() {
+	n := len(r.events)
+	want := n * r.Steps() / max(1, r.step)
+	r.events = slices.Grow(r.events, max(want+want/8, n+n/4)+64-n)
 }
 
 // Case returns the record of the run so far, its words rendered.
