@@ -19,6 +19,8 @@ type exportedMsg struct {
 	// name was taken.
 	renamed int
 	err     error
+	// pins: the files are the pinned cases, from compare.
+	pins bool
 }
 
 // caseFileName names a case's file after its mission and settings, the

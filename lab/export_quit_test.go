@@ -64,3 +64,46 @@ func TestQuitWaitsForTheExport(t *testing.T) {
 		t.Error("q does not quit")
 	}
 }
+
+// Pins live only in the lab: q with pins not exported asks first, any
+// other key stays, q again quits; once compare has exported them, q quits
+// at once, and a pin made after that asks again.
+func TestQuitAsksBeforeDroppingPins(t *testing.T) {
+	quitAfter := func(m Model) (Model, bool) {
+		next, cmd := m.Update(keyMsg("q"))
+		return next.(Model), isQuit(cmd)
+	}
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r")
+	if _, quit := quitAfter(m); !quit {
+		t.Fatal("q with nothing pinned did not quit")
+	}
+	m = press(t, m, "m")
+	m, quit := quitAfter(m)
+	if quit || !strings.Contains(m.View(), "q again quits, dropping the 1 pinned case") {
+		t.Fatalf("q with a pin quit without asking (quit %v):\n%s", quit, m.View())
+	}
+	m = press(t, m, "n") // any other key stays
+	if m, quit = quitAfter(m); quit {
+		t.Fatal("q after another key quit without asking again")
+	}
+	if _, quit = quitAfter(m); !quit {
+		t.Fatal("q asked twice did not quit")
+	}
+
+	m = press(t, m, "k", "m", "v")
+	m = pressRun(t, m, "e")
+	if m.status == "" || !strings.Contains(m.View(), "exported") {
+		t.Fatalf("compare's export did not end well:\n%s", m.View())
+	}
+	if _, quit = quitAfter(m); !quit {
+		t.Fatal("q after the pins were exported asked again")
+	}
+	m = press(t, m, "esc", "k", "c", "m")
+	if len(m.pinned) != 3 {
+		t.Fatalf("%d pins, want 3", len(m.pinned))
+	}
+	if _, quit = quitAfter(m); quit {
+		t.Fatal("q after a new pin quit without asking")
+	}
+}

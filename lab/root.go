@@ -77,8 +77,9 @@ type Model struct {
 	saving   int
 	quitting bool
 	quitNote string
-	// leaveAsked: q came in the middle of a lesson, and the lab asked
-	// whether to leave it; a second q leaves, keeping the place.
+	// leaveAsked: q came in the middle of a lesson, or with pins not
+	// exported, and the lab asked first; a second q leaves, keeping the
+	// lesson's place.
 	leaveAsked bool
 	// adding: a from the compare view went to the picker, so the next
 	// mission's pin goes back to compare.
@@ -230,6 +231,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 	case exportedMsg:
 		m.exporting--
+		if msg.pins && msg.err == nil {
+			m.savedGen = m.writingGen
+		}
 		m.exported(msg, m.width)
 		if m.quitting && m.exporting <= 0 {
 			m.quitNote = m.status
@@ -279,6 +283,13 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		return tea.Sequence(m.keepPlace(), m.quit())
+	case key.Matches(k, m.global.Quit) && len(m.pinned) > 0 && m.savedGen != m.pinGen && k.String() == "q" && !asked:
+		// Pins live only in the lab: q asks before it drops them.
+		m.leaveAsked = true
+		n := export.Plural(len(m.pinned), "pinned case")
+		m.setStatus(fmt.Sprintf("q again quits and drops the %s, not exported · v then e exports them · any other key stays", n),
+			fmt.Sprintf("q again quits, dropping the %s · v then e exports them", n), "q again quits, dropping the pins")
+		return nil
 	case key.Matches(k, m.global.Quit):
 		return m.quit()
 	case m.screen == screenGlossary && key.Matches(k, m.glossary.keys.Back):
@@ -335,8 +346,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 // named, count the writes started.
 func (m *Model) follow(n nav) {
 	m.exporting += n.writes
+	if n.savesPins {
+		m.writingGen = m.pinGen
+	}
 	if n.unpin {
 		m.pinned = nil
+		m.pinGen++
 		m.adding = false
 	}
 	if n.adding {

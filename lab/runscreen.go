@@ -35,6 +35,8 @@ type nav struct {
 	// adding: the picker opens to pick a case of another mission to pin
 	// beside the pinned ones; its pin comes back to compare.
 	adding bool
+	// savesPins: the writes are the pinned cases.
+	savesPins bool
 }
 
 // runScreen is the lab screen: a mission's run, stepped against the
@@ -62,6 +64,10 @@ type runScreen struct {
 	foot bool
 
 	pinned []*missions.Case
+	// pinGen counts the changes of the pins; savedGen is the count the
+	// last export of them that ended well was started at, writingGen the
+	// one of the export under way.
+	pinGen, savedGen, writingGen int
 }
 
 func newRunScreen(st *Styles, over missions.Overrides) runScreen {
@@ -188,6 +194,7 @@ func (r *runScreen) pin(sb *statusBar) {
 	// it: A in the lab is A in compare's text and Markdown.
 	at := sort.Search(len(r.pinned), func(i int) bool { return caseFileName(r.pinned[i]) > caseFileName(c) })
 	r.pinned = slices.Insert(r.pinned, at, c)
+	r.pinGen++
 	// The mission is on screen; the settings are what tells pins apart.
 	name := export.CaseName(at)
 	moved := ""
