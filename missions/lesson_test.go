@@ -114,3 +114,31 @@ func TestParseLessonSaysWhatIsWrong(t *testing.T) {
 		t.Errorf("a repeated id: %v", err)
 	}
 }
+
+// TestNoAnswerSettlesTheNextQuestion: in a run of one intent, a verdict
+// asked after the learner has counted two effects or more is no question:
+// more effects than intended is a duplicate.
+func TestNoAnswerSettlesTheNextQuestion(t *testing.T) {
+	for _, l := range BuiltInCourse().Lessons {
+		for _, r := range l.Runs {
+			if len(r.Mission.Intents) != 1 {
+				continue
+			}
+			counted := 0
+			for _, q := range r.Questions {
+				_, answer, err := q.Choices(r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch q.Kind {
+				case AskEffects:
+					counted = max(counted, answer)
+				case AskVerdict:
+					if counted >= 2 {
+						t.Errorf("%s run %s asks the verdict after the learner counted %d effects for one intent: that answer settles it", l.ID, r.Name, counted)
+					}
+				}
+			}
+		}
+	}
+}
