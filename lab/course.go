@@ -534,10 +534,10 @@ func (cs *course) runView() []string {
 	lines := []string{cs.titleLine()}
 	lines = append(lines, cs.st.Selected.Render(fmt.Sprintf("Run %s", r.Name))+cs.st.Subtle.Render(fmt.Sprintf(" of %d · ", len(l.Runs)))+
 		cs.st.Text.Render(cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-12)))
-	lines = append(lines, cs.st.Subtle.Render(cut(settingsPhrase(s), cs.w)))
+	lines = append(lines, cs.st.Subtle.Render(settingsLine(s, cs.w)))
 
 	pos := cs.runner.Position()
-	hide := cs.hiding()
+	hide, hideLedger := cs.hiding()
 	// The box below the two columns: the question, or the last answer
 	// with what the step did.
 	said := cs.saidLine(pos)
@@ -584,7 +584,7 @@ func (cs *course) runView() []string {
 	// Before a verdict, which the count and the agent's words would give
 	// away, it shows nothing.
 	right := cs.holds.View()
-	if hide {
+	if hideLedger {
 		right = box([]string{panelTitle(*cs.st, "the ledger holds", "", false, rw), cs.st.Subtle.Render(cut("hidden until you answer:", rw)),
 			cs.st.Subtle.Render(cut("the count would give the verdict", rw)), cs.st.Subtle.Render(cut("away", rw))}, rw, colH)
 	}
@@ -594,10 +594,21 @@ func (cs *course) runView() []string {
 	return append(lines, below...)
 }
 
-// hiding: the open question asks for a verdict, which the ledger's count
-// and the agent's last words would give away, so neither is drawn.
-func (cs *course) hiding() bool {
-	return cs.open && cs.next < len(cs.runNow().Questions) && cs.runNow().Questions[cs.next].Kind == missions.AskVerdict
+// hiding says what the open question's answer is in, so that it is not
+// drawn: a verdict is in the ledger's count and the agent's last words;
+// whether the guarded caller sends is in what it said it would do, and in
+// what the step before did (a read-back, a hand-over to a person).
+func (cs *course) hiding() (words, ledger bool) {
+	if !cs.open || cs.next >= len(cs.runNow().Questions) {
+		return false, false
+	}
+	switch cs.runNow().Questions[cs.next].Kind {
+	case missions.AskVerdict:
+		return true, true
+	case missions.AskSends:
+		return true, false
+	}
+	return false, false
 }
 
 // settingsPhrase says a run's settings in words a learner reads.
@@ -610,6 +621,19 @@ func settingsPhrase(s missions.Settings) string {
 		keys = "the provider ignores keys"
 	}
 	return fmt.Sprintf("%s · %s caller · provider contract %s", keys, s.Policy, s.Contract)
+}
+
+// settingsLine is settingsPhrase in w cells: the key's gloss goes first
+// where the whole does not fit, so the contract is never cut.
+func settingsLine(s missions.Settings, w int) string {
+	if p := settingsPhrase(s); cells(p) <= w {
+		return p
+	}
+	keys := "stable keys " + missions.OnOff(s.StableKeys)
+	if s.Contract == "none" {
+		keys = "keys ignored"
+	}
+	return cut(fmt.Sprintf("%s · %s caller · contract %s", keys, s.Policy, s.Contract), w)
 }
 
 // scheduleLines are the run's steps in words: the steps done marked ✓,

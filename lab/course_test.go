@@ -204,6 +204,23 @@ func spoilers(t *testing.T, m Model) []string {
 			}
 		}
 	}
+	if q.Kind == missions.AskSends {
+		// Whether the guarded caller sends is in what it said it would
+		// do, and in what the step before did: a read-back, a
+		// hand-over to a person.
+		first := func(s string) string { f := strings.Fields(s); return strings.Join(f[:min(4, len(f))], " ") }
+		for _, ev := range slices.Backward(before.Events) {
+			if ev.Say != "" {
+				out = append(out, first(ev.Say))
+				break
+			}
+		}
+		for _, ev := range before.Events {
+			if ev.Step == q.Step-1 && ev.Kind != missions.EventCheckpoint && ev.Note != "" {
+				out = append(out, "what happened: "+first(export.CleanLine(ev.Note)))
+			}
+		}
+	}
 	out = append(out, strings.Join(strings.Fields(q.Why)[:5], " "), "✓ Right", "Not quite", "is over")
 	return out
 }
@@ -431,5 +448,19 @@ func TestCourseResumesAtTheStepLeft(t *testing.T) {
 	}
 	if want := last.Runs[run].Questions[0].Step - 1; cs.runner.Position() != want || !cs.open {
 		t.Fatalf("without a position: step %d, question open %v; want step %d with the question", cs.runner.Position(), cs.open, want)
+	}
+}
+
+// The course's line of settings is never cut at the narrowest terminal:
+// where the whole does not fit, the key's gloss goes first.
+func TestCourseSettingsLineFits(t *testing.T) {
+	for _, l := range missions.BuiltInCourse().Lessons {
+		for _, r := range l.Runs {
+			s := r.Settings()
+			got := settingsLine(s, MinWidth)
+			if cells(got) > MinWidth || strings.HasSuffix(got, "…") || !strings.Contains(got, "contract "+string(s.Contract)) || !strings.Contains(got, string(s.Policy)) {
+				t.Errorf("%s run %s at %d cells: %q", l.ID, r.Name, MinWidth, got)
+			}
+		}
 	}
 }
