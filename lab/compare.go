@@ -42,6 +42,9 @@ type compareView struct {
 	// until then the view opens on the first divergence, when it would
 	// be out of sight from the top, and stays on it as the size changes.
 	placed bool
+	// lab is the run on the lab screen, for what to pin next beside one
+	// case: it is itself that case, or another ready to pin.
+	lab *missions.Case
 }
 
 func newCompareView(st *Styles) compareView {
@@ -63,6 +66,9 @@ func (v *compareView) ShortHelp() []key.Binding {
 func (v *compareView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{v.keys.Up, v.keys.PageUp, v.keys.Left}}
 }
+
+// SetLab gives the run on the lab screen, which esc goes back to.
+func (v *compareView) SetLab(c *missions.Case) { v.lab = c }
 
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
@@ -166,8 +172,15 @@ func (v *compareView) sentences() [][]string {
 		out = append(out, wrap(msg, v.w))
 	}
 	if len(out) == 0 && len(v.cmp.Cases) == 1 {
-		k, turns := contrast(v.cmp.Cases[0].Settings)
-		out = append(out, wrap("Pin another case to compare: esc, then "+k+" (it "+turns+") and m to pin, or a to pin a case of another mission.", v.w))
+		c := v.cmp.Cases[0]
+		if l := v.lab; l != nil && (l.Mission.ID != c.Mission || l.Settings != c.Settings) {
+			// The lab already holds a contrasting case: pinning it is
+			// the next step, not a toggle that would undo it.
+			out = append(out, wrap("Pin another case to compare: esc, then m pins the lab's case ("+shortSettings(l.Settings)+"), or a to pin a case of another mission.", v.w))
+		} else {
+			k, turns := contrast(c.Settings)
+			out = append(out, wrap("Pin another case to compare: esc, then "+k+" (it "+turns+") and m to pin, or a to pin a case of another mission.", v.w))
+		}
 	}
 	if len(out) == 0 {
 		out = append(out, wrap("Pin another case (m on the lab screen) to compare.", v.w))
@@ -210,6 +223,12 @@ func (v *compareView) View() string {
 	body = body[:min(len(body), max(0, room))]
 	lines[0] = panelTitle(*v.st, compareTitle, v.titleNote(first, shown), false, v.w)
 	lines = append(lines, body...)
+	// The blank line after the last row is only spacing: the findings
+	// may take it, and the padding below puts it back where they leave
+	// room.
+	for len(lines) > 1 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
 	var foot []string
 	for i, block := range sentences {
 		left := v.h - len(lines) - len(foot)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -177,5 +178,39 @@ func TestContrastIsACaseThatDiffers(t *testing.T) {
 		if k != tc.key || !strings.Contains(turns, tc.want) {
 			t.Errorf("%+v: %s %s, want %s %s", tc.s, k, turns, tc.key, tc.want)
 		}
+	}
+}
+
+// With one pin, compare says what to pin next from where the lab stands:
+// a toggle where the lab shows the pinned case, and m alone where the
+// lab already shows another, never a key that would turn back to the pin.
+func TestOnePinSuggestsFromTheLab(t *testing.T) {
+	for _, tc := range []struct {
+		keys       []string
+		want, not  string
+		stableKeys bool
+	}{
+		{[]string{"r", "m", "v"}, "k (it turns stable keys off)", "the lab's case", true},
+		{[]string{"r", "m", "k", "v"}, "m pins the lab's case (stable keys off", "it turns", true},
+		{[]string{"r", "m", "k", "v"}, "m pins the lab's case (stable keys on", "it turns", false},
+	} {
+		stable := tc.stableKeys
+		m := newLab(t, Options{Mission: tts, Dir: t.TempDir(), Overrides: missions.Overrides{StableKeys: &stable}}, 100, 30)
+		m = press(t, m, tc.keys...)
+		view := strings.Join(strings.Fields(m.View()), " ")
+		if m.screen != screenCompare || !strings.Contains(view, tc.want) || strings.Contains(view, tc.not) {
+			t.Errorf("keys %v from stable keys %v: want %q and not %q on\n%s", tc.keys, stable, tc.want, tc.not, m.View())
+		}
+	}
+}
+
+// At 80x24 the finding the two cases are pinned for is on screen: the
+// blank line after the last row gives way to it.
+func TestCompareFindingFitsAt80x24(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
+	m = press(t, m, "r", "m", "k", "m", "v")
+	view := strings.Join(strings.Fields(m.View()), " ")
+	if !strings.Contains(view, export.DivergeMark+" Case A") || !strings.Contains(view, "effect in B.") || strings.Contains(view, "more finding") {
+		t.Errorf("the diverging pair is not on screen whole:\n%s", m.View())
 	}
 }

@@ -366,6 +366,7 @@ func (m *Model) follow(n nav) {
 	}
 	switch n.to {
 	case screenCompare:
+		m.compare.SetLab(m.full)
 		m.compare.SetCases(m.pinned)
 	case screenEvidence:
 		m.evidence.SetCase(m.cas)
