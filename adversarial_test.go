@@ -203,7 +203,7 @@ func TestEmptyNames(t *testing.T) {
 	}{
 		{[]string{"run", ""}, "replaylab: the mission id is empty; give one (list them with: replaylab missions)\n"},
 		{[]string{"replay", ""}, "replaylab: the file name is empty; give the path of a file\n"},
-		{[]string{"validate", ""}, "replaylab: 1 of 1 file has problems\n"},
+		{[]string{"validate", ""}, "replaylab: the file has problems\n"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := cli(tt.args...)
@@ -250,7 +250,28 @@ func TestFileNamesArePrintedClean(t *testing.T) {
 func TestValidateADirectory(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli("validate", dir)
-	if code != exitBadInput || !strings.Contains(stdout, "is a directory") || !strings.Contains(stderr, "1 of 1 path has problems") {
+	if code != exitBadInput || !strings.Contains(stdout, "is a directory") || !strings.Contains(stderr, "the directory has problems") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// validate's last line counts no "1 of 1": the one path given, all of
+// them, or how many of them.
+func TestValidateSummaryWords(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		bad  int
+		want string
+	}{
+		{[]string{"a.yaml"}, 1, "the file has problems"},
+		{[]string{dir}, 1, "the directory has problems"},
+		{[]string{"a.yaml", "b.yaml"}, 2, "all 2 files have problems"},
+		{[]string{"a.yaml", "b.yaml", "c.yaml"}, 1, "1 of 3 files has problems"},
+		{[]string{"a.yaml", dir}, 1, "1 of 2 paths has problems"},
+	} {
+		if got := validateSummary(tc.args, tc.bad); got != tc.want {
+			t.Errorf("%v with %d bad: %q, want %q", tc.args, tc.bad, got, tc.want)
+		}
 	}
 }

@@ -44,14 +44,7 @@ func newValidateCmd() *cobra.Command {
 				}
 			}
 			if bad > 0 {
-				// A directory given is a path, not a file.
-				noun := "file"
-				for _, path := range args {
-					if st, err := os.Stat(path); err == nil && st.IsDir() {
-						noun = "path"
-					}
-				}
-				return badInput(fmt.Errorf("%d of %s %s problems", bad, export.Plural(len(args), noun), map[bool]string{true: "has", false: "have"}[bad == 1]))
+				return badInput(errors.New(validateSummary(args, bad)))
 			}
 			return nil
 		},
@@ -222,4 +215,26 @@ func settingsWords(s missions.Settings) string {
 		words += fmt.Sprintf(" --deadline=%d", s.Deadline)
 	}
 	return export.CleanLine(words)
+}
+
+// validateSummary says how many of the paths given have problems: the
+// one given, all of them, or how many of them. A directory given is a
+// path, not a file.
+func validateSummary(args []string, bad int) string {
+	noun := "file"
+	for _, path := range args {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			noun = "path"
+			if len(args) == 1 {
+				noun = "directory"
+			}
+		}
+	}
+	switch {
+	case len(args) == 1:
+		return "the " + noun + " has problems"
+	case bad == len(args):
+		return fmt.Sprintf("all %d %ss have problems", bad, noun)
+	}
+	return fmt.Sprintf("%d of %d %ss %s problems", bad, len(args), noun, map[bool]string{true: "has", false: "have"}[bad == 1])
 }
