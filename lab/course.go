@@ -88,6 +88,17 @@ func choiceText(q missions.Question, c string) string {
 	return c
 }
 
+// choiceName is a choice by its name alone: a verdict without its
+// meaning.
+func choiceName(q missions.Question, c string) string {
+	if q.Kind == missions.AskVerdict {
+		if name, _, ok := strings.Cut(c, ":"); ok {
+			return name
+		}
+	}
+	return choiceText(q, c)
+}
+
 // answered is the last answer given, shown until the learner goes on.
 type answered struct {
 	question missions.Question
@@ -772,12 +783,19 @@ func (cs *course) answerLines(pos int) []string {
 	a := cs.last
 	var head string
 	q := a.question
+	style := cs.st.CountEqual
 	if a.right() {
-		head = cs.st.CountEqual.Render("✓ Right: " + choiceText(q, a.choices[a.answer]))
+		head = "✓ Right: " + choiceText(q, a.choices[a.answer])
 	} else {
-		head = cs.st.CountMore.Render("✗ Not quite: you said " + choiceText(q, a.choices[a.picked]) + "; it is " + choiceText(q, a.choices[a.answer]))
+		// The right answer first, so it is what a narrow screen keeps;
+		// a verdict by its name, its meaning being in the reason below.
+		style = cs.st.CountMore
+		head = "✗ Not quite: it is " + choiceName(q, a.choices[a.answer]) + "; you said " + choiceName(q, a.choices[a.picked])
 	}
-	lines := []string{panelTitle(*cs.st, "your answer", "", false, cs.w), "  " + cut(head, cs.w-2)}
+	lines := []string{panelTitle(*cs.st, "your answer", "", false, cs.w)}
+	for _, l := range firstLines(wrap(head, cs.w-4), 2, cs.w-4, "…") {
+		lines = append(lines, "  "+style.Render(l))
+	}
 	lines = append(lines, cs.para(a.question.Why, cs.st.Text)...)
 	if _, more := cs.questionAt(a.question.Step); more {
 		return append(lines, cs.st.Subtle.Render("  n: one more question about this step"))

@@ -464,3 +464,28 @@ func TestCourseSettingsLineFits(t *testing.T) {
 		}
 	}
 }
+
+// A wrong answer is told the right one first, by name, at the narrowest
+// screen: "it is duplicate" was cut off after the learner's own choice.
+func TestWrongAnswerNamesTheRightOne(t *testing.T) {
+	for li := range missions.BuiltInCourse().Lessons {
+		m := newCourseLab(t, t.TempDir(), "", MinWidth, MinHeight)
+		m.course.startLesson(li)
+		for range 300 {
+			if m.course.phase == phaseClosing {
+				break
+			}
+			if !m.course.open {
+				m = press(t, m, "n")
+				continue
+			}
+			q := m.course.runNow().Questions[m.course.next]
+			right := choiceName(q, m.course.choices[m.course.answer])
+			m = press(t, m, answerKey(t, m, true))
+			view := strings.Join(strings.Fields(m.View()), " ")
+			if !strings.Contains(view, "Not quite: it is "+right+";") {
+				t.Fatalf("lesson %d: a wrong answer to %q does not name %q:\n%s", li+1, q.Kind, right, m.View())
+			}
+		}
+	}
+}
