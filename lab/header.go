@@ -59,7 +59,7 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	switch {
 	case pos >= 1 && pos <= len(m.Schedule):
 		st := m.Schedule[pos-1]
-		h.stepLine = [2]string{export.CleanLine(st.String()), export.CleanLine(shortStep(st, len(m.Intents) > 1))}
+		h.stepLine = [2]string{export.CleanLine(stepPhrase(st)), export.CleanLine(shortStep(st, len(m.Intents) > 1))}
 		if held := heldAt(c, pos); held > 0 {
 			// The step names a fixture; the caller chose not to send, so
 			// no request met it. The timeline's hold row says why.
@@ -307,4 +307,22 @@ func (h *header) View() string {
 	l := box(left, lw, headerHeight)
 	r := box(right[:], rw, headerHeight)
 	return lipgloss.JoinHorizontal(lipgloss.Top, l, strings.Repeat(" ", gap), r)
+}
+
+// stepPhrase is a step as the header names it: an attempt's fixture is
+// called one, since "attempt refund-1042 → success" above a conflict
+// read as what came of it.
+func stepPhrase(st missions.Step) string {
+	switch st.Kind() {
+	case missions.StepAttempt:
+		head, tail, _ := strings.Cut(st.String(), " → "+string(st.Fixture))
+		return head + ", fixture " + string(st.Fixture) + tail
+	case missions.StepTogether:
+		parts := make([]string, len(st.Together))
+		for i, t := range st.Together {
+			parts[i] = stepPhrase(t)
+		}
+		return "together: " + strings.Join(parts, " | ")
+	}
+	return st.String()
 }

@@ -21,7 +21,7 @@ func TestHeldStepIsSaidToBeHeld(t *testing.T) {
 	}
 	m = press(t, m, "n")
 	lines := strings.Split(m.View(), "\n")
-	if !strings.Contains(lines[2], "step 2 of 3 · attempt refund-1042 → success · held, not sent") {
+	if !strings.Contains(lines[2], "step 2 of 3 · attempt refund-1042, fixture success · held, not sent") {
 		t.Fatalf("header at the held step: %q", lines[2])
 	}
 	if !strings.Contains(m.schedule.View(), "▶ 2 success · held") {
@@ -84,5 +84,17 @@ func TestHeldMarkStaysWholeInTheHeader(t *testing.T) {
 	line := strings.Split(press(t, m, "p", "n").View(), "\n")[2]
 	if !strings.Contains(line, "· 1 of 2 held ") || !strings.HasPrefix(line, "step 1 of 2 · together") {
 		t.Fatalf("header at 80 columns: %q", line)
+	}
+}
+
+// The header calls a step's fixture one: "attempt refund-1042 → success"
+// above a conflict read as what came of the attempt.
+func TestHeaderNamesTheFixtureAsOne(t *testing.T) {
+	g := missions.Guarded
+	m := newLab(t, Options{Mission: "original-still-running", Overrides: missions.Overrides{Policy: &g}}, 80, 24)
+	m = press(t, m, "n", "n", "n")
+	line := strings.Split(m.View(), "\n")[2]
+	if !strings.Contains(line, "fixture success") || strings.Contains(line, "→ success") {
+		t.Fatalf("header line %q", line)
 	}
 }
