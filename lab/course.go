@@ -833,10 +833,16 @@ func (cs *course) runEndLines() []string {
 	c := cs.view
 	lines := []string{panelTitle(*cs.st, "run "+cs.runNow().Name+" is over", "", false, cs.w)}
 	for _, v := range c.Outcome.Verdicts {
-		for i, l := range wrap(string(v.Verdict)+": "+v.Explain(), cs.w-4) {
+		who := ""
+		if len(c.Outcome.Verdicts) > 1 {
+			// Several intents: each line says whose verdict it is.
+			who = export.CleanLine(v.Intent) + ": "
+		}
+		for i, l := range wrap(who+string(v.Verdict)+": "+v.Explain(), cs.w-4) {
 			if i == 0 {
+				l = strings.TrimPrefix(l, who)
 				word, rest, _ := strings.Cut(l, ":")
-				lines = append(lines, "  "+cs.st.verdictStyle(v.Verdict).Render(word)+cs.st.Text.Render(":"+rest))
+				lines = append(lines, "  "+cs.st.Text.Render(who)+cs.st.verdictStyle(v.Verdict).Render(word)+cs.st.Text.Render(":"+rest))
 				continue
 			}
 			lines = append(lines, "    "+cs.st.Text.Render(l))

@@ -489,3 +489,37 @@ func TestWrongAnswerNamesTheRightOne(t *testing.T) {
 		}
 	}
 }
+
+// At the end of a run of several intents each verdict says whose it is.
+func TestRunEndNamesEachIntent(t *testing.T) {
+	checked := 0
+	for li, l := range missions.BuiltInCourse().Lessons {
+		m := newCourseLab(t, t.TempDir(), "", 100, 30)
+		m.course.startLesson(li)
+		for range 300 {
+			if m.course.phase == phaseClosing {
+				break
+			}
+			cs := m.course
+			if cs.phase == phaseRun && !cs.open && cs.last == nil && cs.runner.Done() {
+				if r := cs.runNow(); len(r.Mission.Intents) > 1 {
+					view := m.View()
+					for _, in := range r.Mission.Intents {
+						if !strings.Contains(view, in.ID+": ") {
+							t.Errorf("%s run %s: the end names no verdict of %s:\n%s", l.ID, r.Name, in.ID, view)
+						}
+					}
+					checked++
+				}
+			}
+			k := "n"
+			if m.course.open {
+				k = answerKey(t, m, false)
+			}
+			m = press(t, m, k)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no lesson ran a mission of several intents to its end")
+	}
+}
