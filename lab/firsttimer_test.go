@@ -374,12 +374,18 @@ func TestCounterWordsAgreeWithItsColour(t *testing.T) {
 }
 
 // From the picker to the source exercise's conclusion on the compare
-// screen in ten keys, each one the screen suggests: open, run, pin, flip
-// stable keys, pin, compare, add a mission's case, pick it, open, pin.
-func TestSourceExerciseInTenKeys(t *testing.T) {
+// screen in nine keys, each one the screen suggests: open, run, pin, flip
+// stable keys, pin, compare, add a mission's case (the picker opens on
+// the first mission with nothing pinned), open, pin.
+func TestSourceExerciseInNineKeys(t *testing.T) {
 	m := newLab(t, Options{Dir: t.TempDir(), FirstTime: true}, 80, 24)
-	keys := []string{"enter", "r", "m", "k", "m", "v", "a", "down", "enter", "m"}
-	m = press(t, m, keys...)
+	keys := []string{"enter", "r", "m", "k", "m", "v", "a", "enter", "m"}
+	for i, k := range keys {
+		m = press(t, m, k)
+		if k == "a" && m.picker.Selected().ID != "failure-then-failure" {
+			t.Fatalf("after %v the picker is not on failure-then-failure:\n%s", keys[:i+1], m.View())
+		}
+	}
 	if m.screen != screenCompare || len(m.pinned) != 3 {
 		t.Fatalf("after %v: screen %d with %d pinned\n%s", keys, m.screen, len(m.pinned), m.View())
 	}
@@ -402,5 +408,17 @@ func TestAddFromCompareDoesNotLeak(t *testing.T) {
 	m = press(t, m, "esc", "p", "m")
 	if m.screen != screenLab {
 		t.Fatalf("a later pin jumped to screen %d", m.screen)
+	}
+}
+
+// Opening from compare's a a case already pinned says so, and how to make
+// it another, rather than offering m, which would only say it again.
+func TestAddingAPinnedCaseSaysSo(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "v", "a")
+	m.picker.Select(tts)
+	m = press(t, m, "enter")
+	if v := m.View(); !strings.Contains(v, "pinned as A already") || strings.Contains(v, "m pins the whole run") {
+		t.Fatalf("opening the pinned case again:\n%s", v)
 	}
 }

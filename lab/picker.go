@@ -162,6 +162,17 @@ func (p *picker) Select(id string) {
 	}
 }
 
+// SelectFirstExcept highlights the first mission shown whose id is not
+// in taken, if there is one.
+func (p *picker) SelectFirstExcept(taken map[string]bool) {
+	for i, it := range p.list.VisibleItems() {
+		if !taken[it.(missionItem).m.ID] {
+			p.list.Select(i)
+			return
+		}
+	}
+}
+
 func (p *picker) ShortHelp() []key.Binding {
 	return append([]key.Binding{p.keys.Open}, p.list.ShortHelp()...)
 }

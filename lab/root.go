@@ -356,6 +356,13 @@ func (m *Model) follow(n nav) {
 	}
 	if n.adding {
 		m.adding = true
+		// A case of another mission is what a is for: the first one
+		// with nothing pinned is where the picker opens.
+		taken := map[string]bool{}
+		for _, c := range m.pinned {
+			taken[c.Mission.ID] = true
+		}
+		m.picker.SelectFirstExcept(taken)
 	}
 	if n.to == screenCompare {
 		// However compare is reached, an add in progress has ended.
@@ -386,6 +393,13 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 			if m.adding {
 				m.setStatus(fmt.Sprintf("m pins the whole run beside the %d pinned and compares them", len(m.pinned)),
 					"m pins the whole run beside the pinned and compares")
+				for i, c := range m.pinned {
+					if c.Mission.ID == ms.ID && c.Settings == m.settings {
+						// Pinned already, under these very settings.
+						m.setStatus(fmt.Sprintf("this case is pinned as %s: change a setting (k, p, c) and m pins it beside the others, or esc to pick another", export.CaseName(i)),
+							fmt.Sprintf("pinned as %s already: change a setting (k, p, c), then m", export.CaseName(i)))
+					}
+				}
 				m.layout()
 				return nil
 			}
