@@ -162,7 +162,7 @@ func Compare(cases []*missions.Case) Comparison {
 	}
 	if ids := missionIDs(cases); len(ids) > 1 {
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
-			"These cases come from different missions (%s): their attempts are aligned by number only, so one row may pair different steps.",
+			"Cases of different missions (%s): attempts are paired by number only, so a row may pair different steps.",
 			strings.Join(ids, ", ")))
 	}
 	for _, id := range editedIDs(cases) {

@@ -382,6 +382,16 @@ func (v *compareView) Scrolls() bool {
 // no more than one layout of the rows on screen.
 func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int) {
 	body, shown = v.rowsAt(room, first, colW, gap, compareSaidH)
+	if len(body) > room {
+		// The one row shown does not fit whole: fewer lines of the
+		// agent's words (cut, and marked so) rather than the ledger's
+		// line, which is what the row is there to set beside them.
+		for said := compareSaidH - 1; said >= 1; said-- {
+			if fewer, n := v.rowsAt(room, first, colW, gap, said); len(fewer) <= room {
+				return fewer, n
+			}
+		}
+	}
 	if shown < len(v.cmp.Rows) && v.offset == 0 {
 		// A row just out of sight: fewer lines of the agent's words
 		// (cut, and marked so) where that brings every row on screen,

@@ -523,3 +523,23 @@ func TestRunEndNamesEachIntent(t *testing.T) {
 		t.Fatal("no lesson ran a mission of several intents to its end")
 	}
 }
+
+// The course's compare at 80x24 shows the first row whole, its ledger
+// line with it: the agent's words give way first.
+func TestCourseCompareRowWhole(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 80, 24)
+	for range 200 {
+		if m.course.phase == phaseCompare {
+			break
+		}
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = press(t, m, k)
+	}
+	view := m.View()
+	if m.course.phase != phaseCompare || !strings.Contains(view, "ledger: 1 effect") || !strings.Contains(view, "ledger: 0 effects") {
+		t.Fatalf("the first row's ledger line is not on screen:\n%s", view)
+	}
+}
