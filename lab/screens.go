@@ -101,6 +101,13 @@ func (c compareScreen) FullHelp() [][]key.Binding {
 }
 
 func (c *compareScreen) hint() []string {
+	if c.cmp.Diverge > 0 && len(c.cmp.Cases) > 2 {
+		// Each pair marks its own first divergence; the findings below
+		// the rows say which pair a ◆ is for.
+		return []string{"◆ marks where a pair of cases first has the same words and different ledgers; the ◆ findings name the pair",
+			"◆ marks where a pair first has the same words, different ledgers",
+			"◆: a pair's same words, different ledgers"}
+	}
 	if c.cmp.Diverge > 0 {
 		return []string{"◆ marks the first attempt where the words match and the ledgers do not · a adds another mission's case",
 			"◆ marks the first attempt where the words match and the ledgers do not",
