@@ -543,3 +543,34 @@ func TestCourseCompareRowWhole(t *testing.T) {
 		t.Fatalf("the first row's ledger line is not on screen:\n%s", view)
 	}
 }
+
+// Retaking a lesson writes no numbered copies of its cases: the same run
+// makes the same bytes, and the file already there stands for it.
+func TestRetakeMakesNoCopies(t *testing.T) {
+	dir := t.TempDir()
+	m := newCourseLab(t, dir, "", 100, 30)
+	play := func(m Model) Model {
+		for range 300 {
+			if m.course.phase == phaseClosing {
+				break
+			}
+			k := "n"
+			if m.course.open {
+				k = answerKey(t, m, false)
+			}
+			m = pressRun(t, m, k)
+		}
+		return m
+	}
+	m = play(m)
+	first, _ := os.ReadDir(dir)
+	m.course.startLesson(0)
+	m = play(m)
+	again, _ := os.ReadDir(dir)
+	if len(first) == 0 || len(again) != len(first) {
+		t.Fatalf("%d files after the lesson, %d after it again: %v", len(first), len(again), again)
+	}
+	if v := m.View(); strings.Contains(v, "was taken") {
+		t.Errorf("the retake says a name was taken:\n%s", v)
+	}
+}

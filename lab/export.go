@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -33,19 +35,39 @@ func caseFileName(c *missions.Case) string { return export.FileName(c.Mission.ID
 // gets a numeric suffix instead. The lab's Update never touches the disk
 // itself.
 func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
+	return writeCases(dir, false, cases)
+}
+
+// courseCases is exportCases for the course's own directory, where a case
+// a retaken lesson makes again is already there, byte for byte (a case is
+// deterministic): that file stands for it, and no numbered copy piles up.
+func courseCases(dir string, cases ...*missions.Case) tea.Cmd {
+	return writeCases(dir, true, cases)
+}
+
+func writeCases(dir string, keepSame bool, cases []*missions.Case) tea.Cmd {
 	// The command runs later, on its own goroutine: it gets its own list,
 	// which a pin made meanwhile cannot shift under it.
 	cases = slices.Clone(cases)
 	return func() tea.Msg {
 		var msg exportedMsg
-		files := make([]export.File, len(cases))
-		for i, c := range cases {
+		var files []export.File
+		var there []string
+		for _, c := range cases {
 			data, err := export.Marshal(c)
 			if err != nil {
 				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
 				return msg
 			}
-			files[i] = export.File{Path: caseFileName(c), Data: data}
+			f := export.File{Path: caseFileName(c), Data: data}
+			if keepSame {
+				path := filepath.Join(dir, f.Path)
+				if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+					there = append(there, path)
+					continue
+				}
+			}
+			files = append(files, f)
 		}
 		// All or nothing: a full disk leaves none of the cases.
 		paths, err := export.WriteAllNew(dir, files)
@@ -53,12 +75,12 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 			msg.err = err
 			return msg
 		}
-		msg.paths = paths
 		for i, p := range paths {
 			if filepath.Base(p) != files[i].Path {
 				msg.renamed++
 			}
 		}
+		msg.paths = append(there, paths...)
 		return msg
 	}
 }
