@@ -254,9 +254,19 @@ type LessonStatus struct {
 	// InProgress: the learner left this lesson midway; learn reopens it
 	// at the question they were on.
 	InProgress bool `json:"in_progress,omitempty"`
-	Right      int  `json:"right"`
-	Asked      int  `json:"asked"`
-	Best       int  `json:"best"`
+	// SoFar is, for the lesson in progress, the score of the answers
+	// given in it so far; Right, Asked and Best stay the last finished
+	// attempt's.
+	SoFar *Score `json:"so_far,omitempty"`
+	Right int    `json:"right"`
+	Asked int    `json:"asked"`
+	Best  int    `json:"best"`
+}
+
+// Score is how many of the questions asked were answered right.
+type Score struct {
+	Right int `json:"right"`
+	Asked int `json:"asked"`
 }
 
 // CourseStatus lists the course's lessons with their progress, in order.
@@ -266,6 +276,9 @@ func CourseStatus(c *missions.Course, p Progress) []LessonStatus {
 		lp := p.Lessons[l.ID]
 		out[i] = LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best,
 			InProgress: p.Resume != nil && p.Resume.Lesson == l.ID}
+		if out[i].InProgress {
+			out[i].SoFar = &Score{Right: p.Resume.Right, Asked: p.Resume.Asked}
+		}
 	}
 	return out
 }
@@ -293,6 +306,9 @@ func WriteCourseStatus(st []LessonStatus) string {
 		}
 		if s.InProgress {
 			mark, score = "▹", "in progress"
+			if s.SoFar != nil && s.SoFar.Asked > 0 {
+				score += fmt.Sprintf(", %d of %d right so far", s.SoFar.Right, s.SoFar.Asked)
+			}
 		}
 		fmt.Fprintf(&b, "%s %2d  %-*s  %s\n", mark, s.Number, idW, s.Title, score)
 	}

@@ -98,14 +98,19 @@ func TestCourseStatusInProgress(t *testing.T) {
 	var p export.Progress
 	p.Finish(c.Lessons[0].ID, 5, 6)
 	last := c.Lessons[len(c.Lessons)-1]
-	p.Resume = &export.Resume{Lesson: last.ID}
+	p.Resume = &export.Resume{Lesson: last.ID, Right: 2, Asked: 3}
 	st := export.CourseStatus(c, p)
 	if !st[len(st)-1].InProgress || st[1].InProgress {
 		t.Fatalf("in progress: %+v", st)
 	}
+	// The score so far, as the course shows it, beside the last finished
+	// one (none here).
+	if so := st[len(st)-1].SoFar; so == nil || so.Right != 2 || so.Asked != 3 || st[1].SoFar != nil {
+		t.Fatalf("score so far: %+v", st[len(st)-1])
+	}
 	out := export.WriteCourseStatus(st)
 	want := fmt.Sprintf("next: lesson %d, %s, where you left it", len(c.Lessons), last.Title)
-	if !strings.Contains(out, want) || !strings.Contains(out, "in progress") {
+	if !strings.Contains(out, want) || !strings.Contains(out, "in progress, 2 of 3 right so far") {
 		t.Fatalf("status does not say %q:\n%s", want, out)
 	}
 }
