@@ -422,3 +422,20 @@ func TestAddingAPinnedCaseSaysSo(t *testing.T) {
 		t.Fatalf("opening the pinned case again:\n%s", v)
 	}
 }
+
+// A goal that does not fit shows the whole sentences that do, marked as
+// going on, rather than a sentence cut in its middle.
+func TestGoalCutBetweenSentences(t *testing.T) {
+	st := DefaultStyles()
+	p := newGoalPanel(&st)
+	p.text = "A timeout can hide a refund. The provider commits the first refund but its reply never arrives, so the caller tries again."
+	p.SetSize(30, 3)
+	got := p.fit(2)
+	if len(got) != 1 || got[0] != "A timeout can hide a refund. …" {
+		t.Errorf("cut goal: %q", got)
+	}
+	p.text = "One sentence far too long for the lines it is given to fit in whole here."
+	if got := p.fit(2); len(got) != 2 || !strings.HasSuffix(got[1], "…") {
+		t.Errorf("a first sentence too long: %q", got)
+	}
+}

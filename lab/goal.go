@@ -34,8 +34,32 @@ func (p *goalPanel) View() string {
 		return ""
 	}
 	lines := []string{panelTitle(*p.st, "what this mission shows", "", false, p.w)}
-	for _, l := range firstLines(wrap(p.text, p.w), p.h-1, p.w, " …") {
+	for _, l := range p.fit(p.h - 1) {
 		lines = append(lines, p.st.Subtle.Render(l))
 	}
 	return box(lines, p.w, p.h)
+}
+
+// fit is the goal in at most n lines: whole, or the whole sentences that
+// fit, marked as going on, rather than a sentence cut in its middle; a
+// first sentence too long for the lines is cut where they end.
+func (p *goalPanel) fit(n int) []string {
+	if all := wrap(p.text, p.w); len(all) <= n {
+		return all
+	}
+	var best []string
+	for i := 0; i < len(p.text); i++ {
+		if p.text[i] != '.' || (i+1 < len(p.text) && p.text[i+1] != ' ') {
+			continue
+		}
+		lines := wrap(p.text[:i+1]+" …", p.w)
+		if len(lines) > n {
+			break
+		}
+		best = lines
+	}
+	if best != nil {
+		return best
+	}
+	return firstLines(wrap(p.text, p.w), n, p.w, " …")
 }
