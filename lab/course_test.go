@@ -350,6 +350,10 @@ func TestCourseLeavesAndComesBack(t *testing.T) {
 	if m.leaveAsked || !m.course.open {
 		t.Fatal("a key after q did not keep the lesson")
 	}
+	m = press(t, m, "q", "esc") // esc, too, stays where q asked
+	if m.leaveAsked || !m.course.open || m.course.phase != phaseRun {
+		t.Fatal("esc after q did not stay in the lesson")
+	}
 	m = press(t, m, "q")
 	next2, cmd := m.Update(keyMsg("q"))
 	m = runCmd(t, next2.(Model), cmd)

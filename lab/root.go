@@ -273,6 +273,10 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	asked := m.leaveAsked
 	m.leaveAsked = false
 	switch {
+	case asked && k.Type == tea.KeyEsc:
+		// esc answers the question q asked: stay, where it was asked.
+		m.setStatus("")
+		return nil
 	case key.Matches(k, m.global.Quit) && m.inLesson():
 		// In the middle of a lesson q asks first; ctrl+c, or q again,
 		// leaves, and the course keeps the place to come back to.
