@@ -557,7 +557,7 @@ func (cs *course) runView() []string {
 	}
 	// What the two columns need to show whole: the ledger before the
 	// step and the schedule.
-	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, cs.w-clamp(cs.w*2/5, 30, 44)-2, 99)))
+	need := max(3, 1+ledgerLines(cs.view.Ledger), len(cs.scheduleLines(pos, cs.w-clamp(cs.w*2/5, 30, 44)-2, 99, false)))
 	var below []string
 	switch {
 	case cs.open && cs.last == nil && pos > 0 && !hide:
@@ -581,7 +581,7 @@ func (cs *course) runView() []string {
 	// The ledger's lines are short; the schedule's words take the rest.
 	rw := clamp(cs.w*2/5, 30, 44)
 	lw := cs.w - rw - 2
-	left := cs.scheduleLines(pos, lw, room)
+	left := cs.scheduleLines(pos, lw, room, true)
 	// As tall as the schedule or the ledger needs, within the room.
 	colH := clamp(max(len(left), 1+ledgerLines(cs.view.Ledger)), 3, max(3, room))
 	left = firstLines(left, colH, lw, " …")
@@ -649,16 +649,17 @@ func settingsLine(s missions.Settings, w int) string {
 
 // scheduleLines are the run's steps in words: the steps done marked ✓,
 // the next one ▸ and written out whole, the others one line each.
-func (cs *course) scheduleLines(pos, w, h int) []string {
-	m := cs.runNow().Mission
-	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
-	for i, st := range m.Schedule {
-		lines = append(lines, cs.stepRow(i+1, pos, export.CleanLine(courseStep(m, st)), w)...)
+func (cs *course) scheduleLines(pos, w, h int, roomy bool) []string {
+	if roomy {
+		// Room to spare: every step written out whole, none cut.
+		if lines := cs.scheduleRows(pos, w, true); len(lines) <= h {
+			return lines
+		}
 	}
-	lines = append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: anything still running finishes", w)...)
+	lines := cs.scheduleRows(pos, w, false)
 	if len(lines) > h {
 		// Keep the next step in sight: drop done steps from the top.
-		next := min(pos+1, len(m.Schedule)+1)
+		next := min(pos+1, len(cs.runNow().Mission.Schedule)+1)
 		drop := len(lines) - h
 		for drop > 0 && next > 1 && len(lines) > 1 {
 			lines = append(lines[:1], lines[2:]...)
@@ -669,22 +670,37 @@ func (cs *course) scheduleLines(pos, w, h int) []string {
 	return firstLines(lines, h, w, " …")
 }
 
-func (cs *course) stepRow(step, pos int, text string, w int) []string {
+// scheduleRows are the schedule's title and steps: the next step written
+// out whole, the others too with whole, else one line each.
+func (cs *course) scheduleRows(pos, w int, whole bool) []string {
+	m := cs.runNow().Mission
+	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
+	for i, st := range m.Schedule {
+		lines = append(lines, cs.stepRow(i+1, pos, export.CleanLine(courseStep(m, st)), w, whole)...)
+	}
+	return append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: anything still running finishes", w, whole)...)
+}
+
+func (cs *course) stepRow(step, pos int, text string, w int, whole bool) []string {
+	mark, style := "  ", cs.st.Text
 	switch {
 	case step <= pos:
-		return []string{cs.st.Done.Render(cut(fmt.Sprintf("✓ %d %s", step, text), w))}
+		mark, style = "✓ ", cs.st.Done
 	case step == pos+1:
-		var out []string
-		for i, l := range wrap(text, w-4) {
-			lead := fmt.Sprintf("▸ %d ", step)
-			if i > 0 {
-				lead = "    "
-			}
-			out = append(out, cs.st.Now.Render(lead+l))
-		}
-		return out
+		mark, style, whole = "▸ ", cs.st.Now, true
 	}
-	return []string{cs.st.Text.Render(cut(fmt.Sprintf("  %d %s", step, text), w))}
+	if !whole {
+		return []string{style.Render(cut(fmt.Sprintf("%s%d %s", mark, step, text), w))}
+	}
+	var out []string
+	for i, l := range wrap(text, w-4) {
+		lead := fmt.Sprintf("%s%d ", mark, step)
+		if i > 0 {
+			lead = "    "
+		}
+		out = append(out, style.Render(lead+l))
+	}
+	return out
 }
 
 // courseStep says a schedule step in words, what the world does and not
