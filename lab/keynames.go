@@ -12,32 +12,44 @@ import (
 // hashes (ik_496bcda83e, ik_c4c020c660) read alike; the hash itself is in
 // the timeline's detail strip.
 type keyNames struct {
-	letter map[string]string
-	first  map[string]int // the index of the event that first sent the key
+	keys map[string]keyName
+}
+
+// keyName is a key's place among the keys sent (0 is A) and the index of
+// the event that first sent it. The letter is made when it is drawn: a
+// long run names thousands of keys and shows a screenful.
+type keyName struct{ n, first int }
+
+// letter is the key's letter, if it was sent.
+func (k *keyNames) letter(key string) (string, bool) {
+	kn, ok := k.keys[key]
+	if !ok {
+		return "", false
+	}
+	return export.CaseName(kn.n), true
 }
 
 // add names the keys of events from index from on; from 0 starts afresh.
 // A run moved back keeps its letters: stepped on again, it sends the same
 // keys in the same order.
 func (k *keyNames) add(evs []missions.Event, from int) {
-	if from == 0 || k.letter == nil {
-		k.letter, k.first = map[string]string{}, map[string]int{}
+	if from == 0 || k.keys == nil {
+		k.keys = map[string]keyName{}
 	}
 	for i := from; i < len(evs); i++ {
 		key := evs[i].Key
 		if key == "" || evs[i].Kind != missions.EventAttempt {
 			continue
 		}
-		if _, ok := k.letter[key]; !ok {
-			k.letter[key] = export.CaseName(len(k.letter))
-			k.first[key] = i
+		if _, ok := k.keys[key]; !ok {
+			k.keys[key] = keyName{n: len(k.keys), first: i}
 		}
 	}
 }
 
 // name is "key A", or the key itself where it was never sent.
 func (k *keyNames) name(key string) string {
-	if l, ok := k.letter[key]; ok {
+	if l, ok := k.letter(key); ok {
 		return "key " + l
 	}
 	return export.CleanLine(key)
@@ -53,13 +65,13 @@ func (k *keyNames) cell(evs []missions.Event, i int) string {
 		}
 		return "—"
 	}
-	l, ok := k.letter[ev.Key]
+	l, ok := k.letter(ev.Key)
 	switch {
 	case !ok:
 		return export.CleanLine(ev.Key)
 	case ev.Kind != missions.EventAttempt:
 		return "key " + l
-	case k.first[ev.Key] < i:
+	case k.keys[ev.Key].first < i:
 		return "key " + l + ", same"
 	case l != "A":
 		return "key " + l + ", new"
@@ -70,7 +82,7 @@ func (k *keyNames) cell(evs []missions.Event, i int) string {
 // named puts the letters in place of the keys a note names: "with key
 // ik_496bcda83e" reads "with key A".
 func (k *keyNames) named(note string) string {
-	if len(k.letter) == 0 || (!strings.Contains(note, "ik_") && !strings.Contains(note, "ph_")) {
+	if len(k.keys) == 0 || (!strings.Contains(note, "ik_") && !strings.Contains(note, "ph_")) {
 		return note
 	}
 	var b strings.Builder
@@ -81,7 +93,7 @@ func (k *keyNames) named(note string) string {
 			for j < len(note) && (note[j] >= '0' && note[j] <= '9' || note[j] >= 'a' && note[j] <= 'f') {
 				j++
 			}
-			if l, ok := k.letter[note[i:j]]; ok && (i == 0 || !isWordByte(note[i-1])) {
+			if l, ok := k.letter(note[i:j]); ok && (i == 0 || !isWordByte(note[i-1])) {
 				if strings.HasSuffix(b.String(), "key ") {
 					b.WriteString(l)
 				} else {
