@@ -135,14 +135,15 @@ func (c *callerBase) copyBase(src *callerBase) {
 	c.settings, c.keys, c.mints = src.settings, src.keys, src.mints
 	c.intents = append(c.intents[:0], src.intents...)
 	for i := range c.intents {
-		// Evidence is kept only while recording; a copy has its own. A
-		// read's Found is never changed once made, so it is shared.
+		// Evidence is kept only while recording. Its lists are only
+		// ever appended to (the objects replaced whole), so a copy
+		// shares them up to their length: capped there, an append on
+		// either side makes its own, and a long run's marks do not each
+		// copy every attempt heard.
 		e := &c.intents[i].evidence
-		if len(e.attempts) > 0 || len(e.reads) > 0 || len(e.objects) > 0 {
-			e.attempts = append([]EvidenceAttempt(nil), e.attempts...)
-			e.reads = append([]EvidenceRead(nil), e.reads...)
-			e.objects = append([]EvidenceObject(nil), e.objects...)
-		}
+		e.attempts = e.attempts[:len(e.attempts):len(e.attempts)]
+		e.reads = e.reads[:len(e.reads):len(e.reads)]
+		e.objects = e.objects[:len(e.objects):len(e.objects)]
 	}
 }
 
