@@ -22,12 +22,10 @@ type schedulePanel struct {
 	lines []schedLine // the settle step last
 	steps int
 	pos   int
-	// held holds the sends the caller held back, by step and worker: the
-	// schedule offered them, the caller did not send. The timeline shows
-	// each as a "hold" row.
-	held map[send]bool
-	// heldOf is the whole run held was read from.
-	heldOf *missions.Case
+	// full is the whole run, where the sends the caller held back are
+	// read: the schedule offered them, the caller did not send. The
+	// timeline shows each as a "hold" row.
+	full *missions.Case
 }
 
 // send names one send the schedule offers: its step (from 1) and its
@@ -55,25 +53,27 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 	p.steps = len(m.Schedule) + 1
 }
 
-// SetRun marks how many steps have run and which of them the caller held
-// back instead of sending, read from full, the whole run: a step's holds
-// are the same at every position after it, so they are read once per run.
+// SetRun marks how many steps have run, and gives the whole run, where
+// the steps the caller held back are read: a step's holds are the same at
+// every position after it.
 func (p *schedulePanel) SetRun(full *missions.Case, pos int) {
-	p.pos = pos
-	if full != p.heldOf {
-		p.held, p.heldOf = heldSends(full), full
-	}
+	p.pos, p.full = pos, full
 }
 
-// heldSends are the sends of c the caller held back: its hold events.
-func heldSends(c *missions.Case) map[send]bool {
-	held := map[send]bool{}
-	for i := range c.Events {
-		if ev := &c.Events[i]; ev.Kind == missions.EventHold {
-			held[send{ev.Step, ev.Worker}] = true
+// heldIn reports whether the caller held back send s in c: whether a hold
+// event of s's worker is among step s's events, which a search finds, as
+// events come in the order of their steps. Only the lines drawn ask.
+func heldIn(c *missions.Case, s send) bool {
+	if c == nil {
+		return false
+	}
+	evs := c.Events
+	for i := sort.Search(len(evs), func(i int) bool { return evs[i].Step >= s.step }); i < len(evs) && evs[i].Step == s.step; i++ {
+		if evs[i].Kind == missions.EventHold && evs[i].Worker == s.worker {
+			return true
 		}
 	}
-	return held
+	return false
 }
 
 // heldAt is how many of step pos's sends the caller held back in c, read
@@ -183,12 +183,11 @@ func shortStep(st missions.Step, manyIntents bool) string {
 // the run c, with the held marks c's steps will get: it does not change
 // as the run steps.
 func (p *schedulePanel) Width(c *missions.Case) int {
-	held := heldSends(c)
 	numW := len(fmt.Sprint(p.steps))
 	w := 0
 	for _, l := range p.lines {
 		n := 2 + numW + 1 + ansi.StringWidth(l.text)
-		if held[send{l.step, l.worker}] {
+		if heldIn(c, send{l.step, l.worker}) {
 			n += ansi.StringWidth(heldTag)
 		}
 		w = max(w, n)
@@ -202,7 +201,7 @@ const heldTag = " · held"
 // heldOn reports whether the send on line l was held back, once its step
 // has run.
 func (p *schedulePanel) heldOn(l schedLine) bool {
-	return l.step <= p.pos && p.held[send{l.step, l.worker}]
+	return l.step <= p.pos && heldIn(p.full, send{l.step, l.worker})
 }
 
 func (p *schedulePanel) View() string {
