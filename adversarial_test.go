@@ -250,7 +250,7 @@ func TestFileNamesArePrintedClean(t *testing.T) {
 func TestValidateADirectory(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, stderr := cli("validate", dir)
-	if code != exitBadInput || !strings.Contains(stdout, "is a directory") || !strings.Contains(stderr, "the directory has problems") {
+	if code != exitBadInput || !strings.Contains(stdout, "is a directory") || !strings.Contains(stderr, "the path has problems") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -265,8 +265,9 @@ func TestValidateSummaryWords(t *testing.T) {
 		want string
 	}{
 		{[]string{"a.yaml"}, 1, "the file has problems"},
-		{[]string{dir}, 1, "the directory has problems"},
-		{[]string{"a.yaml", "b.yaml"}, 2, "all 2 files have problems"},
+		{[]string{dir}, 1, "the path has problems"},
+		{[]string{"a.yaml", "b.yaml"}, 2, "both files have problems"},
+		{[]string{"a.yaml", "b.yaml", "c.yaml"}, 3, "all 3 files have problems"},
 		{[]string{"a.yaml", "b.yaml", "c.yaml"}, 1, "1 of 3 files has problems"},
 		{[]string{"a.yaml", dir}, 1, "1 of 2 paths has problems"},
 	} {

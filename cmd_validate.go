@@ -225,14 +225,13 @@ func validateSummary(args []string, bad int) string {
 	for _, path := range args {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			noun = "path"
-			if len(args) == 1 {
-				noun = "directory"
-			}
 		}
 	}
 	switch {
 	case len(args) == 1:
 		return "the " + noun + " has problems"
+	case bad == 2 && len(args) == 2:
+		return "both " + noun + "s have problems"
 	case bad == len(args):
 		return fmt.Sprintf("all %d %ss have problems", bad, noun)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -628,7 +629,7 @@ func settingsPhrase(s missions.Settings) string {
 	if !s.StableKeys {
 		keys = "stable keys off (a fresh key per attempt)"
 	}
-	if s.Contract == "none" {
+	if s.Contract == ledger.None {
 		keys = "the provider ignores keys"
 	}
 	return fmt.Sprintf("%s · %s caller · provider contract %s", keys, s.Policy, s.Contract)
@@ -641,7 +642,7 @@ func settingsLine(s missions.Settings, w int) string {
 		return p
 	}
 	keys := "stable keys " + missions.OnOff(s.StableKeys)
-	if s.Contract == "none" {
+	if s.Contract == ledger.None {
 		keys = "keys ignored"
 	}
 	return cut(fmt.Sprintf("%s · %s caller · contract %s", keys, s.Policy, s.Contract), w)
@@ -692,11 +693,13 @@ func (cs *course) stepRow(step, pos int, text string, w int, whole bool) []strin
 	if !whole {
 		return []string{style.Render(cut(fmt.Sprintf("%s%d %s", mark, step, text), w))}
 	}
+	// The lead is as wide as the step's number needs: "✓ 10 " is five.
+	lead := fmt.Sprintf("%s%d ", mark, step)
+	indent := strings.Repeat(" ", cells(lead))
 	var out []string
-	for i, l := range wrap(text, w-4) {
-		lead := fmt.Sprintf("%s%d ", mark, step)
+	for i, l := range wrap(text, w-cells(lead)) {
 		if i > 0 {
-			lead = "    "
+			lead = indent
 		}
 		out = append(out, style.Render(lead+l))
 	}

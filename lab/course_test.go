@@ -568,6 +568,15 @@ func TestRetakeMakesNoCopies(t *testing.T) {
 	}
 	m = play(m)
 	first, _ := os.ReadDir(dir)
+	// A file edited by hand under a case's name: the retake's copy of
+	// that case goes beside it once, and stands for it after that.
+	edited := filepath.Join(dir, first[0].Name())
+	if err := os.WriteFile(edited, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.course.startLesson(0)
+	m = play(m)
+	first, _ = os.ReadDir(dir)
 	m.course.startLesson(0)
 	m = play(m)
 	again, _ := os.ReadDir(dir)

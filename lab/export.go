@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -21,8 +22,10 @@ type exportedMsg struct {
 	// name was taken.
 	renamed int
 	err     error
-	// pins: the files are the pinned cases, from compare.
+	// pins: the files are the pinned cases, from compare, as they stood
+	// at pin generation gen (see runScreen.pinGen).
 	pins bool
+	gen  int
 }
 
 // caseFileName names a case's file after its mission and settings, the
@@ -61,8 +64,7 @@ func writeCases(dir string, keepSame bool, cases []*missions.Case) tea.Cmd {
 			}
 			f := export.File{Path: caseFileName(c), Data: data}
 			if keepSame {
-				path := filepath.Join(dir, f.Path)
-				if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+				if path, ok := sameThere(dir, f); ok {
 					there = append(there, path)
 					continue
 				}
@@ -91,4 +93,24 @@ type progressSavedMsg struct{ err error }
 // saveProgress returns the command that writes the course's progress.
 func saveProgress(path string, p export.Progress) tea.Cmd {
 	return func() tea.Msg { return progressSavedMsg{err: export.WriteProgress(path, p)} }
+}
+
+// sameThere finds f's bytes in dir under f's name or one of the numbered
+// names a taken name gets (name-2.json, …), as far as they go on.
+func sameThere(dir string, f export.File) (string, bool) {
+	ext := filepath.Ext(f.Path)
+	base := strings.TrimSuffix(f.Path, ext)
+	for n := 1; ; n++ {
+		path := filepath.Join(dir, f.Path)
+		if n > 1 {
+			path = filepath.Join(dir, fmt.Sprintf("%s-%d%s", base, n, ext))
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return "", false
+		}
+		if bytes.Equal(old, f.Data) {
+			return path, true
+		}
+	}
 }

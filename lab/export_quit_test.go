@@ -1,12 +1,16 @@
 package lab
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
 )
 
 func isQuit(cmd tea.Cmd) bool {
@@ -105,5 +109,86 @@ func TestQuitAsksBeforeDroppingPins(t *testing.T) {
 	}
 	if _, quit = quitAfter(m); quit {
 		t.Fatal("q after a new pin quit without asking")
+	}
+}
+
+// While compare's export of the pins is writing, q does not ask about
+// them: it waits for the write. Each export's answer credits the pins it
+// wrote, not those of a later export still under way.
+func TestQuitWithPinsWhileTheyAreWriting(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "k", "m", "v")
+	next, first := m.Update(keyMsg("e"))
+	m = next.(Model)
+	if first == nil {
+		t.Fatal("e on compare started no export")
+	}
+	next, cmd := m.Update(keyMsg("q"))
+	m = next.(Model)
+	if m.leaveAsked || isQuit(cmd) || !strings.Contains(m.View(), "finishing the export") {
+		t.Fatalf("q while the pins are writing (asked %v):\n%s", m.leaveAsked, m.View())
+	}
+
+	// A fresh lab: an export of two pins under way, a third pin, a
+	// second export; the first one ends.
+	m = newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "k", "m", "v")
+	next, first = m.Update(keyMsg("e"))
+	m = next.(Model)
+	m = press(t, m, "esc", "c", "m", "v")
+	next, second := m.Update(keyMsg("e"))
+	m = next.(Model)
+	next, _ = m.Update(first())
+	m = next.(Model)
+	if m.savedGen == m.pinGen {
+		t.Fatal("the first export was credited with the third pin")
+	}
+	// The second export fails: the third pin was never written, so q asks.
+	failed := second().(exportedMsg)
+	failed.err, failed.paths = os.ErrPermission, nil
+	next, _ = m.Update(failed)
+	m = next.(Model)
+	if next, cmd := m.Update(keyMsg("q")); isQuit(cmd) || !next.(Model).leaveAsked {
+		t.Fatal("q quit with a pin no export wrote")
+	}
+	if v := press(t, m, "q").View(); !strings.Contains(v, "· e exports them") {
+		t.Errorf("on compare the question names e alone:\n%s", v)
+	}
+}
+
+// An export writes its case on its own goroutine while the lab moves on:
+// the case it writes is its own copy, not the runner's events, which a
+// rewind writes again (go test -race finds the two at once without it),
+// and the file is the run's case, byte for byte.
+func TestExportWritesItsOwnCopy(t *testing.T) {
+	dir := t.TempDir()
+	m := newLab(t, Options{Mission: tts, Dir: dir}, 100, 30)
+	m = press(t, m, "r")
+	next, cmd := m.Update(keyMsg("e"))
+	m = next.(Model)
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	for range 20 {
+		m = press(t, m, "0", "r")
+	}
+	msg := (<-done).(exportedMsg)
+	if msg.err != nil || len(msg.paths) != 1 {
+		t.Fatalf("export: %+v", msg)
+	}
+	got, err := os.ReadFile(msg.paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := missions.BuiltIn().Get(tts)
+	c, err := missions.Run(ms, m.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := export.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the exported case is not the run's:\n%s", got)
 	}
 }

@@ -418,7 +418,7 @@ func TestAddingAPinnedCaseSaysSo(t *testing.T) {
 	m = press(t, m, "r", "m", "v", "a")
 	m.picker.Select(tts)
 	m = press(t, m, "enter")
-	if v := m.View(); !strings.Contains(v, "pinned as A already") || strings.Contains(v, "m pins the whole run") {
+	if v := m.View(); !strings.Contains(v, "already pinned as A") || strings.Contains(v, "m pins the whole run") {
 		t.Fatalf("opening the pinned case again:\n%s", v)
 	}
 }
@@ -437,5 +437,30 @@ func TestGoalCutBetweenSentences(t *testing.T) {
 	p.text = "One sentence far too long for the lines it is given to fit in whole here."
 	if got := p.fit(2); len(got) != 2 || !strings.HasSuffix(got[1], "…") {
 		t.Errorf("a first sentence too long: %q", got)
+	}
+}
+
+// The counter says "not made" only where every intent short of its effect
+// is one its caller believes failed, and nothing still executes: a
+// guarded caller that does not know yet is short, not "not made".
+func TestNotMadeOnlyWhenKnownFailed(t *testing.T) {
+	for _, ms := range missions.BuiltIn().Missions {
+		for _, p := range missions.Policies {
+			m := newLab(t, Options{Mission: ms.ID, Overrides: missions.Overrides{Policy: &p}}, 100, 30)
+			for pos := 1; pos <= m.steps; pos++ {
+				m = press(t, m, "n")
+				if !strings.Contains(m.header.View(), "not made") {
+					continue
+				}
+				if len(m.cas.Ledger.InFlight) > 0 {
+					t.Errorf("%s %s step %d: not made while a request executes", ms.ID, p, pos)
+				}
+				for _, v := range m.cas.Outcome.Verdicts {
+					if v.Effects == 0 && v.Belief != missions.BelievesFailed {
+						t.Errorf("%s %s step %d: not made while %s believes %s", ms.ID, p, pos, v.Intent, v.Belief)
+					}
+				}
+			}
+		}
 	}
 }

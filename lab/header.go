@@ -59,7 +59,16 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	switch {
 	case pos >= 1 && pos <= len(m.Schedule):
 		st := m.Schedule[pos-1]
-		h.stepLine = [2]string{export.CleanLine(stepPhrase(st)), export.CleanLine(shortStep(st, len(m.Intents) > 1))}
+		short := shortStep(st, len(m.Intents) > 1)
+		if st.Kind() == missions.StepAttempt {
+			// Short, but still named a fixture: "failure_before_commit"
+			// alone beside the counter reads as what came of the step.
+			short = "fixture " + shortStep(st, false)
+			if len(m.Intents) > 1 {
+				short = st.Attempt + ", " + short
+			}
+		}
+		h.stepLine = [2]string{export.CleanLine(stepPhrase(st)), export.CleanLine(short)}
 		if held := heldAt(c, pos); held > 0 {
 			// The step names a fixture; the caller chose not to send, so
 			// no request met it. The timeline's hold row says why.
@@ -118,12 +127,25 @@ func (h *header) counterLook() (lipgloss.Style, string) {
 		return h.st.Text, notRun
 	}
 	worst := worstVerdict(h.verdicts)
-	if h.executing && worst == missions.FailedCleanly {
-		// A request is still executing at the provider: what the caller
-		// believes failed may yet commit, so nothing is known not made.
+	if worst == missions.FailedCleanly && (h.executing || !allBelieveFailed(h.verdicts)) {
+		// A request is still executing at the provider, so what the
+		// caller believes failed may yet commit; or a caller does not
+		// know yet (a guarded one after a timeout): nothing is known
+		// not made.
 		worst = ""
 	}
 	return h.st.outcomeStyle(h.effects, h.intended, worst), counterState(h.effects, h.intended, worst)
+}
+
+// allBelieveFailed: every intent with no effect is one its caller
+// believes failed, not one it does not know yet.
+func allBelieveFailed(vs []missions.IntentVerdict) bool {
+	for _, v := range vs {
+		if v.Effects == 0 && v.Belief != missions.BelievesFailed {
+			return false
+		}
+	}
+	return true
 }
 
 // worstVerdict is the verdict that says most is wrong: a caller that
@@ -315,8 +337,18 @@ func (h *header) View() string {
 func stepPhrase(st missions.Step) string {
 	switch st.Kind() {
 	case missions.StepAttempt:
-		head, tail, _ := strings.Cut(st.String(), " → "+string(st.Fixture))
-		return head + ", fixture " + string(st.Fixture) + tail
+		out := fmt.Sprintf("attempt %s, fixture %s", st.Attempt, st.Fixture)
+		if st.Delay > 0 {
+			out += fmt.Sprintf(" (+%d", st.Delay)
+			if st.Resolve != 0 {
+				out += " → " + st.Resolve.String()
+			}
+			out += ")"
+		}
+		if len(st.Payload) > 0 {
+			out += " with " + missions.NormalizePayload(st.Payload)
+		}
+		return out
 	case missions.StepTogether:
 		parts := make([]string, len(st.Together))
 		for i, t := range st.Together {

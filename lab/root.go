@@ -196,6 +196,11 @@ func (m *Model) quit() tea.Cmd {
 	}, tea.Quit)
 }
 
+// pinsUnsaved: there are pins that no export has written or is writing.
+func (m *Model) pinsUnsaved() bool {
+	return len(m.pinned) > 0 && m.savedGen != m.pinGen && (m.pinWrites == 0 || m.writingGen != m.pinGen)
+}
+
 // inLesson: a lesson is under way, on screen or under the glossary opened
 // from it.
 func (m *Model) inLesson() bool {
@@ -231,8 +236,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.layout()
 	case exportedMsg:
 		m.exporting--
-		if msg.pins && msg.err == nil {
-			m.savedGen = m.writingGen
+		if msg.pins {
+			m.pinWrites--
+			if msg.err == nil {
+				m.savedGen = max(m.savedGen, msg.gen)
+			}
 		}
 		m.exported(msg, m.width)
 		if m.quitting && m.exporting <= 0 {
@@ -287,12 +295,20 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 		return tea.Sequence(m.keepPlace(), m.quit())
-	case key.Matches(k, m.global.Quit) && len(m.pinned) > 0 && m.savedGen != m.pinGen && k.String() == "q" && !asked:
+	case key.Matches(k, m.global.Quit) && m.pinsUnsaved() && k.String() == "q" && !asked:
 		// Pins live only in the lab: q asks before it drops them.
 		m.leaveAsked = true
 		n := export.Plural(len(m.pinned), "pinned case")
-		m.setStatus(fmt.Sprintf("q again quits and drops the %s, not exported · v then e exports them · any other key stays", n),
-			fmt.Sprintf("q again quits, dropping the %s · v then e exports them", n), "q again quits, dropping the pins")
+		how := "v then e exports them"
+		switch m.screen {
+		case screenCompare:
+			how = "e exports them"
+		case screenLab:
+		default:
+			how = "esc, v, then e exports them"
+		}
+		m.setStatus(fmt.Sprintf("q again quits and drops the %s, not exported · %s · any other key stays", n, how),
+			fmt.Sprintf("q again quits, dropping the %s · %s", n, how), "q again quits, dropping the pins")
 		return nil
 	case key.Matches(k, m.global.Quit):
 		return m.quit()
@@ -334,6 +350,15 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case screenCompare:
 		m.compare, cmd, n = m.compare.Update(k, &m.statusBar, m.dir, m.pinned, m.runScreen.keys)
+		if n.savesPins {
+			// The export's answer says which pins it wrote.
+			write, gen := cmd, m.pinGen
+			cmd = func() tea.Msg {
+				msg := write().(exportedMsg)
+				msg.pins, msg.gen = true, gen
+				return msg
+			}
+		}
 	case screenEvidence:
 		m.evidence, n = m.evidence.Update(k, &m.statusBar, m.runScreen.keys)
 	case screenCourse:
@@ -351,7 +376,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 func (m *Model) follow(n nav) {
 	m.exporting += n.writes
 	if n.savesPins {
-		m.writingGen = m.pinGen
+		m.writingGen, m.pinWrites = m.pinGen, m.pinWrites+1
 	}
 	if n.unpin {
 		m.pinned = nil
@@ -397,12 +422,10 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 			if m.adding {
 				m.setStatus(fmt.Sprintf("m pins the whole run beside the %d pinned and compares them", len(m.pinned)),
 					"m pins the whole run beside the pinned and compares")
-				for i, c := range m.pinned {
-					if c.Mission.ID == ms.ID && c.Settings == m.settings {
-						// Pinned already, under these very settings.
-						m.setStatus(fmt.Sprintf("this case is pinned as %s: change a setting (k, p, c) and m pins it beside the others, or esc to pick another", export.CaseName(i)),
-							fmt.Sprintf("pinned as %s already: change a setting (k, p, c), then m", export.CaseName(i)))
-					}
+				if name, ok := m.pinnedAs(); ok {
+					// Pinned already, under these very settings.
+					m.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) and m pins it beside the others, or esc to pick another", name),
+						fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s), then m", name))
 				}
 				m.layout()
 				return nil

@@ -64,10 +64,11 @@ type runScreen struct {
 	foot bool
 
 	pinned []*missions.Case
-	// pinGen counts the changes of the pins; savedGen is the count the
-	// last export of them that ended well was started at, writingGen the
-	// one of the export under way.
-	pinGen, savedGen, writingGen int
+	// pinGen counts the changes of the pins; savedGen is the newest
+	// count an export of them that ended well was started at; writingGen
+	// the newest one an export still under way was started at, and
+	// pinWrites how many such exports are under way.
+	pinGen, savedGen, writingGen, pinWrites int
 }
 
 func newRunScreen(st *Styles, over missions.Overrides) runScreen {
@@ -180,13 +181,22 @@ func verdictChange(a, b []missions.IntentVerdict) string {
 	return strings.Join(out, ", ")
 }
 
-func (r *runScreen) pin(sb *statusBar) {
+// pinnedAs is the letter of the pin that holds the run on screen, if one
+// does: the same mission under the same settings.
+func (r *runScreen) pinnedAs() (string, bool) {
 	for i, p := range r.pinned {
 		if p.Mission.ID == r.full.Mission.ID && p.Settings == r.full.Settings {
-			sb.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) to pin a contrasting case", export.CaseName(i)),
-				fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) first", export.CaseName(i)))
-			return
+			return export.CaseName(i), true
 		}
+	}
+	return "", false
+}
+
+func (r *runScreen) pin(sb *statusBar) {
+	if name, ok := r.pinnedAs(); ok {
+		sb.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) to pin a contrasting case", name),
+			fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) first", name))
+		return
 	}
 	c := r.kept()
 	// Pins are lettered in the order of their export file names, as

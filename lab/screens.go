@@ -58,12 +58,7 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
 		sb.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(pinned), "pinned case")))
-		write := exportCases(dir, pinned...)
-		return c, func() tea.Msg {
-			msg := write().(exportedMsg)
-			msg.pins = true
-			return msg
-		}, nav{to: screenCompare, writes: 1, savesPins: true}
+		return c, exportCases(dir, pinned...), nav{to: screenCompare, writes: 1, savesPins: true}
 	case key.Matches(k, c.keys.Unpin):
 		sb.setStatus("pins cleared")
 		return c, nil, nav{to: screenLab, unpin: true}

@@ -31,7 +31,7 @@ var Glossary = []Term{
 	{"= as intended", "The counter's third line: the ledger holds as many effects as intended, and every caller's belief agrees with it."},
 	{"▲ N extra", "The counter's third line: the ledger holds N effects more than intended, a duplicate."},
 	{"▼ N not made", "The counter's third line: N intended effects were not made, and the caller knows it failed (failed_cleanly)."},
-	{"▼ N short", "The counter's third line: N intended effects are not in the ledger (not yet, or not at all), and no caller knows its intent failed."},
+	{"▼ N short", "The counter's third line: N intended effects are not in the ledger (not yet, or not at all), and that is not known to stay so: a caller does not yet know its intent failed, or a request still executing at the provider may yet commit."},
 	{"a verdict on the counter", "The counter's third line when the count is as intended but a verdict is not exactly_once or failed_cleanly: it names that verdict, duplicate, hidden_effect or phantom in red (one intent made twice where another made none, or a caller's belief is not what the ledger holds), escalated in amber (a person decides)."},
 	{"idempotency key, key A", "A name the caller sends with a request so the provider can tell a retry from a new request. The lab letters them in the order they are first sent: key A, key B. \"same\" marks a retry under a key sent before, \"new\" a key other than those sent before; the hash is in the row's detail strip."},
 	{"idempotency record", "What the provider keeps under a key: the answer it gave (such as 200 re_0001) and until which tick it keeps it (kept to t100)."},

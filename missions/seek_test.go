@@ -145,3 +145,45 @@ func TestValidIDIsThePattern(t *testing.T) {
 
 // idPattern is what validID checks, as a regexp.
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// TestUnderIsAFreshRun: a runner made from another by Under, for every
+// built-in mission and every setting in turn, each made from the one
+// before, runs to the case a fresh run under those settings gives, moved
+// about or not: what Under shares with the runner it came from is the
+// mission's alone.
+func TestUnderIsAFreshRun(t *testing.T) {
+	cat := BuiltIn()
+	for _, m := range cat.Missions {
+		var prev *Runner
+		for _, c := range ledger.Contracts {
+			for _, p := range Policies {
+				for _, stable := range []bool{true, false} {
+					s := m.Settings(Overrides{Contract: &c, Policy: &p, StableKeys: &stable})
+					var r *Runner
+					var err error
+					if prev == nil {
+						r, err = NewRunner(m, s)
+					} else {
+						r, err = prev.Under(s)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.Seek(r.Steps())
+					r.Seek(r.Steps() / 2)
+					r.Seek(r.Steps())
+					fresh, err := Run(m, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, _ := json.Marshal(r.Case())
+					want, _ := json.Marshal(fresh)
+					if string(got) != string(want) {
+						t.Fatalf("%s under %+v: a runner from Under differs from a fresh run", m.ID, s)
+					}
+					prev = r
+				}
+			}
+		}
+	}
+}
