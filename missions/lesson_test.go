@@ -142,3 +142,41 @@ func TestNoAnswerSettlesTheNextQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestNoVerdictAfterItsReveal: a verdict is not asked once the answer
+// before it has shown the schedule's last step and, with it, the intent's
+// final belief and effects: with only the clock left to run, the screen
+// one key earlier would hold the verdict's answer.
+func TestNoVerdictAfterItsReveal(t *testing.T) {
+	for _, l := range BuiltInCourse().Lessons {
+		for _, r := range l.Runs {
+			for i, q := range r.Questions {
+				if q.Kind != AskVerdict || i == 0 || r.Questions[i-1].Step < len(r.Mission.Schedule) {
+					continue
+				}
+				end, err := Run(r.Mission, r.Settings())
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The answer before shows the state after its step.
+				shown, err := runTo(r.Mission, r.Settings(), r.Questions[i-1].Step)
+				if err != nil {
+					t.Fatal(err)
+				}
+				final, then := verdictOf(end, q.Intent), verdictOf(shown, q.Intent)
+				if then.Belief == final.Belief && then.Effects == final.Effects {
+					t.Errorf("%s run %s asks the verdict of %s after the answer at step %d showed its end: %s with %d effects", l.ID, r.Name, q.Intent, r.Questions[i-1].Step, final.Belief, final.Effects)
+				}
+			}
+		}
+	}
+}
+
+func verdictOf(c *Case, intent string) IntentVerdict {
+	for _, v := range c.Outcome.Verdicts {
+		if v.Intent == intent {
+			return v
+		}
+	}
+	return IntentVerdict{}
+}
