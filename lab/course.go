@@ -125,6 +125,9 @@ type course struct {
 	// paused: esc left the lesson midway for the list; its place is kept
 	// in the course as it was, and opening it again goes back there.
 	paused bool
+	// leaveFor is the lesson an enter asked to open while another is
+	// paused, which a second enter opens; -1 when none was asked.
+	leaveFor int
 	run    int
 	runner *missions.Runner
 	view   *missions.Case
@@ -154,7 +157,7 @@ type course struct {
 }
 
 func newCourse(st *Styles, c *missions.Course, p export.Progress) course {
-	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st)}
+	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st), leaveFor: -1}
 	cs.cursor = cs.firstUndone()
 	cs.startLesson(cs.cursor)
 	if p.Resume != nil && cs.resume(*p.Resume) {
@@ -394,6 +397,8 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 	}
 	cs.note = ""
 	if cs.phase == phaseMenu {
+		asked := cs.leaveFor
+		cs.leaveFor = -1
 		switch {
 		case key.Matches(k, cs.keys.Up):
 			cs.cursor = max(0, cs.cursor-1)
@@ -402,6 +407,11 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 		case key.Matches(k, cs.keys.Open) && cs.paused && cs.cursor == cs.lesson:
 			// Back to the place esc left.
 			cs.phase, cs.paused = phaseRun, false
+		case key.Matches(k, cs.keys.Open) && cs.paused && asked != cs.cursor:
+			// Another lesson would let go of the place kept: ask first.
+			cs.leaveFor = cs.cursor
+			cs.note = fmt.Sprintf("lesson %d is in progress, %d of %d right so far: enter again opens lesson %d and lets its place go",
+				cs.lesson+1, cs.right, cs.asked, cs.cursor+1)
 		case key.Matches(k, cs.keys.Open):
 			cs.paused = false
 			cs.startLesson(cs.cursor)

@@ -421,9 +421,9 @@ func TestCourseEscKeepsThePlace(t *testing.T) {
 	if cs.phase != phaseRun || cs.run != run || cs.next != next || !cs.open || cs.asked != 1 || cs.right != 0 {
 		t.Fatalf("back at run %d question %d (open %v, %d of %d right), want run %d question %d with 0 of 1", cs.run, cs.next, cs.open, cs.right, cs.asked, run, next)
 	}
-	// Another lesson opened from the list starts afresh, and the place is
-	// let go.
-	m = press(t, m, "esc", "down", "enter")
+	// Another lesson opened from the list (asked twice) starts afresh,
+	// and the place is let go.
+	m = press(t, m, "esc", "down", "enter", "enter")
 	if m.course.phase != phaseIntro || m.course.lesson != 1 || m.course.paused {
 		t.Fatalf("another lesson from the list: phase %v lesson %d paused %v", m.course.phase, m.course.lesson, m.course.paused)
 	}
@@ -585,5 +585,20 @@ func TestRetakeMakesNoCopies(t *testing.T) {
 	}
 	if v := m.View(); strings.Contains(v, "was taken") {
 		t.Errorf("the retake says a name was taken:\n%s", v)
+	}
+}
+
+// Opening another lesson while one is paused asks first: the first enter
+// says what would be let go, the second opens the other lesson.
+func TestOpeningAnotherLessonAsksFirst(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 100, 30)
+	m = toSecondQuestion(t, m)
+	m = press(t, m, "esc", "down", "enter")
+	if m.course.phase != phaseMenu || !strings.Contains(m.View(), "lesson 1 is in progress, 0 of 1 right so far: enter again opens lesson 2") {
+		t.Fatalf("enter on lesson 2 with lesson 1 paused:\n%s", m.View())
+	}
+	m = press(t, m, "enter")
+	if m.course.phase == phaseMenu || m.course.lesson != 1 {
+		t.Fatalf("a second enter did not open lesson 2 (lesson %d, phase %d)", m.course.lesson+1, m.course.phase)
 	}
 }
