@@ -687,7 +687,12 @@ func (cs *course) scheduleRows(pos, w int, whole bool) []string {
 	m := cs.runNow().Mission
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
 	for i, st := range m.Schedule {
-		lines = append(lines, cs.stepRow(i+1, pos, export.CleanLine(courseStep(m, st)), w, whole)...)
+		text := export.CleanLine(courseStep(m, st))
+		if i+1 <= pos && st.Kind() == missions.StepAttempt && heldIn(cs.view, send{i + 1, 0}) {
+			// Run, and the caller let it go by: say so, as the lab does.
+			text = "held, not sent"
+		}
+		lines = append(lines, cs.stepRow(i+1, pos, text, w, whole)...)
 	}
 	return append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: anything still running finishes", w, whole)...)
 }
@@ -725,9 +730,11 @@ func courseStep(m *missions.Mission, st missions.Step) string {
 	}
 	switch st.Kind() {
 	case missions.StepAttempt:
-		s := "send" + who + ": " + missions.FixtureWords(st)
+		// "if sent": the step is the caller's turn, which a guarded
+		// caller may let go by; the words are what a send would meet.
+		s := "if sent" + who + ": " + missions.FixtureWords(st)
 		if len(st.Payload) > 0 {
-			s = "send" + who + " with other parameters: " + missions.FixtureWords(st)
+			s = "if sent" + who + " with other parameters: " + missions.FixtureWords(st)
 		}
 		return s
 	case missions.StepTogether:

@@ -602,3 +602,38 @@ func TestOpeningAnotherLessonAsksFirst(t *testing.T) {
 		t.Fatalf("a second enter did not open lesson 2 (lesson %d, phase %d)", m.course.lesson+1, m.course.phase)
 	}
 }
+
+// A step the guarded caller let go by is said to be held in the course's
+// schedule, as in the lab's, not ticked off as a send.
+func TestCourseScheduleSaysHeld(t *testing.T) {
+	seen := 0
+	for li := range missions.BuiltInCourse().Lessons {
+		m := newCourseLab(t, t.TempDir(), "", 100, 30)
+		m.course.startLesson(li)
+		for range 300 {
+			cs := m.course
+			if cs.phase == phaseClosing {
+				break
+			}
+			if cs.phase == phaseRun && cs.view != nil {
+				pos := cs.runner.Position()
+				for step := 1; step <= pos && step <= len(cs.runNow().Mission.Schedule); step++ {
+					if heldIn(cs.view, send{step, 0}) && cs.runNow().Mission.Schedule[step-1].Kind() == missions.StepAttempt {
+						if !strings.Contains(m.View(), fmt.Sprintf("✓ %d held, not sent", step)) {
+							t.Fatalf("lesson %d: step %d was held, but the schedule says:\n%s", li+1, step, m.View())
+						}
+						seen++
+					}
+				}
+			}
+			k := "n"
+			if m.course.open {
+				k = answerKey(t, m, false)
+			}
+			m = press(t, m, k)
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no lesson holds a step back")
+	}
+}
