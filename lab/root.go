@@ -299,13 +299,19 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		// Pins live only in the lab: q asks before it drops them.
 		m.leaveAsked = true
 		n := export.Plural(len(m.pinned), "pinned case")
-		how := "v then e exports them"
+		them := "them"
+		if len(m.pinned) == 1 {
+			them = "it"
+		}
+		how := "v then e exports " + them
 		switch m.screen {
 		case screenCompare:
-			how = "e exports them"
+			how = "e exports " + them
+		case screenPicker:
+			how = "enter, v, then e exports " + them
 		case screenLab:
 		default:
-			how = "esc, v, then e exports them"
+			how = "esc, v, then e exports " + them
 		}
 		m.setStatus(fmt.Sprintf("q again quits and drops the %s, not exported · %s · any other key stays", n, how),
 			fmt.Sprintf("q again quits, dropping the %s · %s", n, how), "q again quits, dropping the pins")

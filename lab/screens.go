@@ -53,8 +53,8 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 		sb.leftScreen()
 		return c, nil, nav{to: screenLab}
 	case key.Matches(k, c.keys.Add):
-		sb.setStatus(fmt.Sprintf("pick a mission to pin beside the %d pinned: enter opens it, then m pins it and comes back here", len(pinned)),
-			"pick a mission: enter opens it; there m pins it and comes back here")
+		sb.setStatus(fmt.Sprintf("pick a mission to pin beside the %d pinned: enter opens it, then m pins it and comes back to compare", len(pinned)),
+			"pick a mission: enter opens it; there m pins it and comes back to compare")
 		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
 		sb.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(pinned), "pinned case")))
