@@ -21,7 +21,10 @@ type exportedMsg struct {
 	// renamed counts the files that got a numeric suffix because their
 	// name was taken.
 	renamed int
-	err     error
+	// same counts the files, first in paths, that were already there
+	// with the very bytes, and were not written again.
+	same int
+	err  error
 	// pins: the files are the pinned cases, from compare, as they stood
 	// at pin generation gen (see runScreen.pinGen).
 	pins bool
@@ -37,18 +40,11 @@ func caseFileName(c *missions.Case) string { return export.FileName(c.Mission.ID
 // which fails rather than replaces when the name is taken; a taken name
 // gets a numeric suffix instead. The lab's Update never touches the disk
 // itself.
+//
+// A case is deterministic: one exported again is already there, byte for
+// byte, under its name or a numbered one, and that file stands for it
+// rather than another numbered copy.
 func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
-	return writeCases(dir, false, cases)
-}
-
-// courseCases is exportCases for the course's own directory, where a case
-// a retaken lesson makes again is already there, byte for byte (a case is
-// deterministic): that file stands for it, and no numbered copy piles up.
-func courseCases(dir string, cases ...*missions.Case) tea.Cmd {
-	return writeCases(dir, true, cases)
-}
-
-func writeCases(dir string, keepSame bool, cases []*missions.Case) tea.Cmd {
 	// The command runs later, on its own goroutine: it gets its own list,
 	// which a pin made meanwhile cannot shift under it.
 	cases = slices.Clone(cases)
@@ -63,11 +59,9 @@ func writeCases(dir string, keepSame bool, cases []*missions.Case) tea.Cmd {
 				return msg
 			}
 			f := export.File{Path: caseFileName(c), Data: data}
-			if keepSame {
-				if path, ok := sameThere(dir, f); ok {
-					there = append(there, path)
-					continue
-				}
+			if path, ok := sameThere(dir, f); ok {
+				there = append(there, path)
+				continue
 			}
 			files = append(files, f)
 		}
@@ -82,7 +76,7 @@ func writeCases(dir string, keepSame bool, cases []*missions.Case) tea.Cmd {
 				msg.renamed++
 			}
 		}
-		msg.paths = append(there, paths...)
+		msg.paths, msg.same = append(there, paths...), len(there)
 		return msg
 	}
 }

@@ -742,7 +742,10 @@ func TestCompareOpensWhereTheDivergenceShows(t *testing.T) {
 func TestExportStatusKeepsTheFileNameEnd(t *testing.T) {
 	dir := t.TempDir()
 	m := newLab(t, Options{Mission: tts, Dir: dir}, 80, 24)
-	m = pressRun(t, press(t, m, "r"), "e")
+	// The case's name holds another file, edited by hand.
+	if err := os.WriteFile(filepath.Join(dir, "timeout-then-success.stable-keys-on.naive.v1.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	m = pressRun(t, m, "e")
 	line := m.statusLine()
 	// The second export's name was taken: the line says so after the name.
@@ -754,17 +757,36 @@ func TestExportStatusKeepsTheFileNameEnd(t *testing.T) {
 		!strings.HasSuffix(wide, "v1-2.json (timeout-then-success.stable-keys-on.naive.v1.json was there already)") {
 		t.Fatalf("status line at 220 columns: %q", wide)
 	}
+	// The same case exported again is already there: no copy, and the
+	// line says which file holds it.
+	again := pressRun(t, m, "e")
+	if files, _ := os.ReadDir(dir); len(files) != 2 || !strings.HasPrefix(resize(again, 220, 24).statusLine(), "already exported: "+dir) {
+		t.Fatalf("exported again: %d files, status %q", len(files), resize(again, 220, 24).statusLine())
+	}
 	// The first export took its own name and says nothing of it.
 	first := pressRun(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 220, 24), "e").statusLine()
 	if !strings.HasSuffix(first, "stable-keys-on.naive.v1.json") {
 		t.Fatalf("first export: %q", first)
 	}
-	// Many cases, names taken: the line says some took a suffix.
-	m = press(t, m, "m", "k", "m", "v")
-	m = pressRun(t, m, "e")
+	// Many cases, names taken by other files: the line says some took a
+	// suffix; exported again, that they were there already.
+	dir2 := t.TempDir()
+	for _, name := range []string{"timeout-then-success.stable-keys-on.naive.v1.json", "timeout-then-success.stable-keys-off.naive.v1.json"} {
+		if err := os.WriteFile(filepath.Join(dir2, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m = press(t, newLab(t, Options{Mission: tts, Dir: dir2}, 80, 24), "r", "m", "k", "m", "v")
 	m = pressRun(t, m, "e")
 	if line := m.statusLine(); !strings.HasPrefix(line, "exported 2 cases to …") || !strings.HasSuffix(line, "; 2 got a -N suffix, the name being taken") || lipgloss.Width(line) > 80 {
-		t.Fatalf("status line after exporting pins twice: %q", line)
+		t.Fatalf("status line after exporting pins over taken names: %q", line)
+	}
+	m = pressRun(t, m, "e")
+	if line := m.statusLine(); !strings.HasPrefix(line, "already exported: the 2 cases are in …") || !strings.HasSuffix(line, ", the very same") || lipgloss.Width(line) > 80 {
+		t.Fatalf("status line after exporting the pins again: %q", line)
+	}
+	if files, _ := os.ReadDir(dir2); len(files) != 4 {
+		t.Fatalf("%d files after exporting the pins twice, want 4", len(files))
 	}
 }
 

@@ -459,7 +459,7 @@ func (m *Model) courseKey(k tea.KeyMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if len(m.course.exports) > 0 {
 		m.exporting++
-		cmds = append(cmds, courseCases(m.dir, m.course.exports...))
+		cmds = append(cmds, exportCases(m.dir, m.course.exports...))
 		m.course.exports = nil
 	}
 	if m.course.saveProgress {

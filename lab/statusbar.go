@@ -82,6 +82,14 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 		b.setError(fmt.Errorf("exported %s, then failed: %w", strings.Join(msg.paths, ", "), msg.err))
 	case msg.err != nil:
 		b.setError(fmt.Errorf("export failed: %w", msg.err))
+	case len(msg.paths) == 1 && msg.same == 1:
+		b.setStatus("already exported: " + msg.paths[0] + " holds this very case")
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = "already exported: ", msg.paths[0], ""
+	case msg.same == len(msg.paths):
+		dir := filepath.Dir(msg.paths[0])
+		lead := fmt.Sprintf("already exported: the %d cases are in ", len(msg.paths))
+		b.setStatus(lead + dir + ", the very same")
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, ", the very same"
 	case len(msg.paths) == 1:
 		tail := ""
 		if msg.renamed > 0 {
@@ -105,6 +113,12 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 				tail = "; 1 got a -N suffix, its name being taken"
 			}
 			s += tail
+		}
+		if msg.same > 0 {
+			// Already there, the same bytes: nothing new was written for
+			// them.
+			same := fmt.Sprintf("; %d already there, the same", msg.same)
+			s, tail = s+same, tail+same
 		}
 		if ansi.StringWidth(s) > w {
 			// Too many names to read on one line: say where they are.
