@@ -895,6 +895,10 @@ func (cs *course) runEndLines() []string {
 func (cs *course) compareLines() []string {
 	lines := []string{cs.titleLine(), cs.st.Subtle.Render(cut("The runs side by side: the same words, different ledgers.", cs.w)), ""}
 	lines = append(lines, strings.Split(cs.compare.View(), "\n")...)
+	if cs.compare.cmp.Diverge > 0 {
+		// What a ◆ on the rows means, as the lab's compare says it.
+		return append(lines, cs.st.Subtle.Render(cut("n goes on · "+export.DivergeMark+" marks where a pair first has the same words, different ledgers", cs.w)))
+	}
 	return append(lines, cs.st.Subtle.Render("n goes on"))
 }
 
