@@ -639,6 +639,9 @@ func settingsPhrase(s missions.Settings) string {
 	if !s.StableKeys {
 		keys = "stable keys off (a fresh key per attempt)"
 	}
+	if s.KeySource == missions.KeyPayloadHash {
+		keys = "keys hashed from the payload (alike payloads, one key)"
+	}
 	if s.Contract == ledger.None {
 		keys = "the provider ignores keys"
 	}
@@ -652,6 +655,9 @@ func settingsLine(s missions.Settings, w int) string {
 		return p
 	}
 	keys := "stable keys " + missions.OnOff(s.StableKeys)
+	if s.KeySource == missions.KeyPayloadHash {
+		keys = "keys from the payload's hash"
+	}
 	if s.Contract == ledger.None {
 		keys = "keys ignored"
 	}
