@@ -464,3 +464,17 @@ func TestNotMadeOnlyWhenKnownFailed(t *testing.T) {
 		}
 	}
 }
+
+// One pin made mid-run says what to do next, as one made at the end does:
+// the contrasting case, not a compare of one.
+func TestOnePinMidRunSuggestsTheContrast(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 120, 30)
+	m = press(t, m, "n", "m")
+	if line := m.statusLine(); !strings.Contains(line, "k, then m pins the other case") || strings.Contains(line, "v compares") {
+		t.Fatalf("status after one pin mid-run: %q", line)
+	}
+	m = press(t, m, "k", "m")
+	if line := m.statusLine(); !strings.Contains(line, "v compares") {
+		t.Fatalf("status after a second pin mid-run: %q", line)
+	}
+}

@@ -217,9 +217,15 @@ func (r *runScreen) pin(sb *statusBar) {
 	}
 	if r.pos < r.steps {
 		// A pin keeps the whole run; saying its count here would tell
-		// how the steps not yet taken end.
-		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · v compares", name, shortSettings(c.Settings), moved),
-			fmt.Sprintf("pinned %s, the whole run%s · v compares", name, short))
+		// how the steps not yet taken end. One pin compares with
+		// nothing: the next thing is the contrasting case.
+		next := "v compares"
+		if len(r.pinned) == 1 {
+			k, _ := contrast(c.Settings)
+			next = k + ", then m pins the other case"
+		}
+		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · %s", name, shortSettings(c.Settings), moved, next),
+			fmt.Sprintf("pinned %s, the whole run%s · %s", name, short, next))
 		return
 	}
 	if len(r.pinned) == 1 {
