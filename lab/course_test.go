@@ -500,10 +500,7 @@ func TestRunEndNamesEachIntent(t *testing.T) {
 	for li, l := range missions.BuiltInCourse().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", 100, 30)
 		m.course.startLesson(li)
-		for range 300 {
-			if m.course.phase == phaseClosing {
-				break
-			}
+		playLesson(t, m, press1, func(m Model) {
 			cs := m.course
 			if cs.phase == phaseRun && !cs.open && cs.last == nil && cs.runner.Done() {
 				if r := cs.runNow(); len(r.Mission.Intents) > 1 {
@@ -516,12 +513,7 @@ func TestRunEndNamesEachIntent(t *testing.T) {
 					checked++
 				}
 			}
-			k := "n"
-			if m.course.open {
-				k = answerKey(t, m, false)
-			}
-			m = press(t, m, k)
-		}
+		})
 	}
 	if checked == 0 {
 		t.Fatal("no lesson ran a mission of several intents to its end")
@@ -553,19 +545,7 @@ func TestCourseCompareRowWhole(t *testing.T) {
 func TestRetakeMakesNoCopies(t *testing.T) {
 	dir := t.TempDir()
 	m := newCourseLab(t, dir, "", 100, 30)
-	play := func(m Model) Model {
-		for range 300 {
-			if m.course.phase == phaseClosing {
-				break
-			}
-			k := "n"
-			if m.course.open {
-				k = answerKey(t, m, false)
-			}
-			m = pressRun(t, m, k)
-		}
-		return m
-	}
+	play := func(m Model) Model { return playLesson(t, m, pressRun, func(Model) {}) }
 	m = play(m)
 	first, _ := os.ReadDir(dir)
 	// A file edited by hand under a case's name: the retake's copy of
@@ -610,11 +590,8 @@ func TestCourseScheduleSaysHeld(t *testing.T) {
 	for li := range missions.BuiltInCourse().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", 100, 30)
 		m.course.startLesson(li)
-		for range 300 {
+		playLesson(t, m, press1, func(m Model) {
 			cs := m.course
-			if cs.phase == phaseClosing {
-				break
-			}
 			if cs.phase == phaseRun && cs.view != nil {
 				pos := cs.runner.Position()
 				for step := 1; step <= pos && step <= len(cs.runNow().Mission.Schedule); step++ {
@@ -626,14 +603,31 @@ func TestCourseScheduleSaysHeld(t *testing.T) {
 					}
 				}
 			}
-			k := "n"
-			if m.course.open {
-				k = answerKey(t, m, false)
-			}
-			m = press(t, m, k)
-		}
+		})
 	}
 	if seen == 0 {
 		t.Fatal("no lesson holds a step back")
 	}
 }
+
+// playLesson plays the lesson open in m to its closing, answering right,
+// each key sent by send, and hands every screen to look before its key.
+func playLesson(t *testing.T, m Model, send func(testing.TB, Model, string) Model, look func(Model)) Model {
+	t.Helper()
+	for range 300 {
+		if m.course.phase == phaseClosing {
+			return m
+		}
+		look(m)
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = send(t, m, k)
+	}
+	t.Fatal("the lesson did not end in 300 keys")
+	return m
+}
+
+// press1 is press for one key, in playLesson's shape.
+func press1(t testing.TB, m Model, k string) Model { return press(t, m, k) }

@@ -337,18 +337,7 @@ func (h *header) View() string {
 func stepPhrase(st missions.Step) string {
 	switch st.Kind() {
 	case missions.StepAttempt:
-		out := fmt.Sprintf("attempt %s, fixture %s", st.Attempt, st.Fixture)
-		if st.Delay > 0 {
-			out += fmt.Sprintf(" (+%d", st.Delay)
-			if st.Resolve != 0 {
-				out += " → " + st.Resolve.String()
-			}
-			out += ")"
-		}
-		if len(st.Payload) > 0 {
-			out += " with " + missions.NormalizePayload(st.Payload)
-		}
-		return out
+		return fmt.Sprintf("attempt %s, fixture %s", st.Attempt, st.Fixture) + st.Terms()
 	case missions.StepTogether:
 		parts := make([]string, len(st.Together))
 		for i, t := range st.Together {

@@ -227,22 +227,29 @@ func (s Step) Kind() StepKind {
 	return ""
 }
 
+// Terms is what an attempt step adds to its fixture, in a line: the delay
+// and how a pending object resolves, " (+3 → succeeded)", and a payload
+// override, " with {…}"; "" when it adds nothing.
+func (s Step) Terms() string {
+	out := ""
+	if s.Delay > 0 {
+		out += fmt.Sprintf(" (+%d", s.Delay)
+		if s.Resolve != 0 {
+			out += " → " + s.Resolve.String()
+		}
+		out += ")"
+	}
+	if len(s.Payload) > 0 {
+		out += " with " + NormalizePayload(s.Payload)
+	}
+	return out
+}
+
 // String renders the step in one short line, for schedules on screen.
 func (s Step) String() string {
 	switch s.Kind() {
 	case StepAttempt:
-		out := fmt.Sprintf("attempt %s → %s", s.Attempt, s.Fixture)
-		if s.Delay > 0 {
-			out += fmt.Sprintf(" (+%d", s.Delay)
-			if s.Resolve != 0 {
-				out += " → " + s.Resolve.String()
-			}
-			out += ")"
-		}
-		if len(s.Payload) > 0 {
-			out += " with " + NormalizePayload(s.Payload)
-		}
-		return out
+		return fmt.Sprintf("attempt %s → %s", s.Attempt, s.Fixture) + s.Terms()
 	case StepWait:
 		return fmt.Sprintf("wait %d ticks", s.Wait)
 	case StepRead:
