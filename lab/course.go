@@ -128,9 +128,9 @@ type course struct {
 	// leaveFor is the lesson an enter asked to open while another is
 	// paused, which a second enter opens; -1 when none was asked.
 	leaveFor int
-	run    int
-	runner *missions.Runner
-	view   *missions.Case
+	run      int
+	runner   *missions.Runner
+	view     *missions.Case
 	// next is the index of the run's next question; open says the
 	// question at next is on screen, waiting for its answer.
 	next int
