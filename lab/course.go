@@ -410,9 +410,15 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 		case key.Matches(k, cs.keys.Open) && cs.paused && asked != cs.cursor:
 			// Another lesson would let go of the place kept: ask first.
 			cs.leaveFor = cs.cursor
-			cs.note = fmt.Sprintf("lesson %d is in progress, %d of %d right so far: enter again opens lesson %d and lets its place go",
+			cs.note = fmt.Sprintf("lesson %d is in progress (%d of %d right): enter again opens lesson %d, letting it go",
 				cs.lesson+1, cs.right, cs.asked, cs.cursor+1)
 		case key.Matches(k, cs.keys.Open):
+			if cs.paused && cs.prog.Resume != nil {
+				// The place let go is let go on disk too, or the next
+				// learn would reopen it.
+				cs.prog.Resume = nil
+				cs.saveProgress = true
+			}
 			cs.paused = false
 			cs.startLesson(cs.cursor)
 		}

@@ -574,12 +574,28 @@ func TestOpeningAnotherLessonAsksFirst(t *testing.T) {
 	m := newCourseLab(t, t.TempDir(), "", 100, 30)
 	m = toSecondQuestion(t, m)
 	m = press(t, m, "esc", "down", "enter")
-	if m.course.phase != phaseMenu || !strings.Contains(m.View(), "lesson 1 is in progress, 0 of 1 right so far: enter again opens lesson 2") {
+	if m.course.phase != phaseMenu || !strings.Contains(m.View(), "lesson 1 is in progress (0 of 1 right): enter again opens lesson 2, letting it go") {
 		t.Fatalf("enter on lesson 2 with lesson 1 paused:\n%s", m.View())
 	}
 	m = press(t, m, "enter")
 	if m.course.phase == phaseMenu || m.course.lesson != 1 {
 		t.Fatalf("a second enter did not open lesson 2 (lesson %d, phase %d)", m.course.lesson+1, m.course.phase)
+	}
+
+	// A place kept on disk and let go this way is let go on disk too:
+	// the next learn does not reopen it.
+	dir := t.TempDir()
+	progress := filepath.Join(dir, "progress.json")
+	kept := export.Resume{Lesson: missions.BuiltInCourse().Lessons[0].ID, Run: 0, Question: 1, Right: 0, Asked: 1}
+	if err := export.WriteProgress(progress, export.Progress{Resume: &kept}); err != nil {
+		t.Fatal(err)
+	}
+	m = newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{Resume: &kept}, ProgressPath: progress, Dir: dir}, 100, 30)
+	m = press(t, m, "esc", "down", "enter")
+	m = pressRun(t, m, "enter")
+	p, _, err := export.ReadProgress(progress)
+	if err != nil || p.Resume != nil {
+		t.Fatalf("the place let go is still on disk: %+v %v", p.Resume, err)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // TestBuiltInCourse: every lesson reads, each question has an answer the
@@ -179,4 +181,30 @@ func verdictOf(c *Case, intent string) IntentVerdict {
 		}
 	}
 	return IntentVerdict{}
+}
+
+// TestNoCountOfAnIdleClock: a count asked of the step where the clock
+// runs out is asked only where something is still running or pending;
+// otherwise the ledger on screen already holds the answer.
+func TestNoCountOfAnIdleClock(t *testing.T) {
+	for _, l := range BuiltInCourse().Lessons {
+		for _, r := range l.Runs {
+			for _, q := range r.Questions {
+				if q.Kind != AskEffects || q.Step <= len(r.Mission.Schedule) {
+					continue
+				}
+				before, err := runTo(r.Mission, r.Settings(), q.Step-1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				busy := len(before.Ledger.InFlight) > 0
+				for _, o := range before.Ledger.Objects {
+					busy = busy || o.Status == ledger.Pending
+				}
+				if !busy {
+					t.Errorf("%s run %s counts the effects after the clock runs out, with nothing running: the count on screen is the answer", l.ID, r.Name)
+				}
+			}
+		}
+	}
 }
