@@ -848,6 +848,11 @@ func (cs *course) answerLines(pos int) []string {
 	if _, more := cs.questionAt(a.question.Step); more {
 		return append(lines, cs.st.Subtle.Render("  n: one more question about this step"))
 	}
+	if hid := a.question.Kind == missions.AskVerdict || a.question.Kind == missions.AskSends; hid && pos >= 2 {
+		// The step before the question's was run with its words hidden,
+		// as they gave the answer away: what it did is said now.
+		lines = append(lines, cs.happenedAs(pos-1, fmt.Sprintf("step %d: ", pos-1))...)
+	}
 	return append(lines, cs.happened(pos)...)
 }
 
@@ -860,7 +865,10 @@ func (cs *course) stepLines(pos int) []string {
 }
 
 // happened is the engine's own words for what step pos did.
-func (cs *course) happened(pos int) []string {
+func (cs *course) happened(pos int) []string { return cs.happenedAs(pos, "what happened: ") }
+
+// happenedAs is happened with its own lead.
+func (cs *course) happenedAs(pos int, lead string) []string {
 	var notes []string
 	for _, ev := range cs.view.Events {
 		if ev.Step == pos && ev.Note != "" && ev.Kind != missions.EventCheckpoint {
@@ -871,7 +879,7 @@ func (cs *course) happened(pos int) []string {
 		return nil
 	}
 	out := []string{}
-	for _, l := range firstLines(wrap("what happened: "+strings.Join(notes, "; "), cs.w-2), 3, cs.w-2, "…") {
+	for _, l := range firstLines(wrap(lead+strings.Join(notes, "; "), cs.w-2), 3, cs.w-2, "…") {
 		out = append(out, "  "+cs.st.Subtle.Render(l))
 	}
 	return out

@@ -647,3 +647,35 @@ func playLesson(t *testing.T, m Model, send func(testing.TB, Model, string) Mode
 
 // press1 is press for one key, in playLesson's shape.
 func press1(t testing.TB, m Model, k string) Model { return press(t, m, k) }
+
+// A step run while the question after it hid its words (a verdict, a
+// send) is said once the question is answered: nothing the reason
+// refers to stays unseen.
+func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
+	seen := 0
+	for li := range missions.BuiltInCourse().Lessons {
+		m := newCourseLab(t, t.TempDir(), "", 100, 40)
+		m.course.startLesson(li)
+		playLesson(t, m, press1, func(m Model) {
+			cs := m.course
+			a := cs.last
+			if a == nil || cs.phase != phaseRun || (a.question.Kind != missions.AskVerdict && a.question.Kind != missions.AskSends) {
+				return
+			}
+			if _, more := cs.questionAt(a.question.Step); more {
+				return
+			}
+			pos := cs.runner.Position()
+			if pos < 2 || len(cs.happenedAs(pos-1, "")) == 0 {
+				return
+			}
+			if view := strings.Join(strings.Fields(m.View()), " "); !strings.Contains(view, fmt.Sprintf("step %d: ", pos-1)) {
+				t.Errorf("lesson %d: after a %s answer, step %d is not said:\n%s", li+1, a.question.Kind, pos-1, m.View())
+			}
+			seen++
+		})
+	}
+	if seen == 0 {
+		t.Fatal("no answer followed a hidden step")
+	}
+}
