@@ -57,7 +57,7 @@ var Glossary = []Term{
 	{"provider: late_commit", "A request the provider was still running when the caller stopped waiting has now committed."},
 	{"(provider)", "A timeline row of the provider's own doing, with no request of the caller's: a late commit, a pending refund resolved, a key pruned."},
 	{"eff, ↑ ↓", "The timeline's effects column: the ledger's count after the row; ↑ where the row made an effect, ↓ where a pending refund ended failed."},
-	{"›, ▶, ✓, ▸", "In the schedule: › the step n runs next, ▶ the step just run, ✓ the steps run before it. In the timeline: › the rows of the step just run, ▸ the selected row."},
+	{"›, ▶, ✓, ▸", "In the schedule: › the step n runs next, ▶ the step just run, ✓ the steps run before it. In the timeline: › the rows of the step just run, ▸ the selected row. In the course's schedule, ▸ is the step that runs next."},
 	{"↳", "The strip under the timeline: the selected row in full, its note, the agent's words and the key's hash."},
 	{"!!", "Marks a timeline row where the caller handed the intent to a person."},
 	{"observed", "What the caller saw: success, error, timeout, conflict, mismatch, pending, or nothing."},

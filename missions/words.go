@@ -508,19 +508,19 @@ func FixtureWords(st Step) string {
 	case FailureBeforeCommit:
 		return "the provider refuses it before running anything"
 	case TimeoutAfterCommit:
-		return "the provider refunds, but its reply is lost on the way back"
+		return "the provider commits it, unless it replays a known key; the reply is lost on the way back"
 	case Success:
 		return "it reaches the provider, which answers"
 	case TimeoutBeforeCommit:
 		return "the request is lost on the way to the provider"
 	case ServerErrorAfterCommit:
-		return "the provider refunds, then saves a 500 as its answer"
+		return "the provider commits it, unless it replays a known key, and saves a 500 as its answer"
 	case LateCommit:
 		return fmt.Sprintf("the provider is slow: it is still running when the caller stops waiting, and commits %s later", Plural(st.Delay, "tick"))
 	case PendingFixture:
 		return fmt.Sprintf("the provider takes it as pending; it ends %s %s later", st.Resolve, Plural(st.Delay, "tick"))
 	case CrashAfterSend:
-		return "the provider refunds and answers, but the caller's process dies before it records the answer"
+		return "the provider commits it, unless it replays a known key, and answers; the caller's process dies before it records the answer"
 	}
 	return string(st.Fixture)
 }
