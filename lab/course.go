@@ -758,7 +758,7 @@ func courseStep(m *missions.Mission, st missions.Step) string {
 	case missions.StepWait:
 		return fmt.Sprintf("wait %s", missions.Plural(st.Wait, "tick"))
 	case missions.StepRead:
-		return "read the provider's refunds for the order back"
+		return "read back the refunds the provider holds for the order"
 	case missions.StepRestart:
 		return "the caller restarts from what it recorded"
 	}
