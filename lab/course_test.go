@@ -679,3 +679,15 @@ func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
 		t.Fatal("no answer followed a hidden step")
 	}
 }
+
+// Every run's header line, its mission's title and what the run is
+// about, is whole at 80 columns.
+func TestRunHeadersWholeAt80(t *testing.T) {
+	for _, l := range missions.BuiltInCourse().Lessons {
+		for _, r := range l.Runs {
+			if n := cells(export.CleanLine(r.Mission.Title) + ": " + r.About); n > 80-12 {
+				t.Errorf("%s run %s: the header's %d cells are cut at 80 columns", l.ID, r.Name, n)
+			}
+		}
+	}
+}
