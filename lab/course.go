@@ -410,8 +410,12 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 		case key.Matches(k, cs.keys.Open) && cs.paused && asked != cs.cursor:
 			// Another lesson would let go of the place kept: ask first.
 			cs.leaveFor = cs.cursor
-			cs.note = fmt.Sprintf("lesson %d is in progress (%d of %d right): enter again opens lesson %d, letting it go",
-				cs.lesson+1, cs.right, cs.asked, cs.cursor+1)
+			score := ""
+			if cs.asked > 0 {
+				score = fmt.Sprintf(" (%d of %d right)", cs.right, cs.asked)
+			}
+			cs.note = fmt.Sprintf("lesson %d is in progress%s: enter again opens lesson %d, letting it go",
+				cs.lesson+1, score, cs.cursor+1)
 		case key.Matches(k, cs.keys.Open):
 			if cs.paused && cs.prog.Resume != nil {
 				// The place let go is let go on disk too, or the next
@@ -560,8 +564,9 @@ func (cs *course) runView() []string {
 	l := cs.lessonNow()
 	s := r.Settings()
 	lines := []string{cs.titleLine()}
-	lines = append(lines, cs.st.Selected.Render(fmt.Sprintf("Run %s", r.Name))+cs.st.Subtle.Render(fmt.Sprintf(" of %d · ", len(l.Runs)))+
-		cs.st.Text.Render(cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-12)))
+	head := fmt.Sprintf(" of %d · ", len(l.Runs))
+	lines = append(lines, cs.st.Selected.Render(fmt.Sprintf("Run %s", r.Name))+cs.st.Subtle.Render(head)+
+		cs.st.Text.Render(cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-cells("Run "+r.Name+head))))
 	lines = append(lines, cs.st.Subtle.Render(settingsLine(s, cs.w)))
 
 	pos := cs.runner.Position()
@@ -700,9 +705,17 @@ func (cs *course) scheduleRows(pos, w int, whole bool) []string {
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
 	for i, st := range m.Schedule {
 		text := export.CleanLine(courseStep(m, st))
-		if i+1 <= pos && st.Kind() == missions.StepAttempt && heldIn(cs.view, send{i + 1, 0}) {
-			// Run, and the caller let it go by: say so, as the lab does.
-			text = "held, not sent"
+		if i+1 <= pos && st.Kind() == missions.StepAttempt {
+			// Run: sent, or let go by, as the lab's schedule says.
+			who := ""
+			if len(m.Intents) > 1 {
+				who = " (" + export.CleanLine(st.Attempt) + ")"
+			}
+			if heldIn(cs.view, send{i + 1, 0}) {
+				text = "held, not sent" + who
+			} else {
+				text = "sent" + strings.TrimPrefix(text, "if sent")
+			}
 		}
 		lines = append(lines, cs.stepRow(i+1, pos, text, w, whole)...)
 	}

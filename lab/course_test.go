@@ -685,7 +685,7 @@ func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
 func TestRunHeadersWholeAt80(t *testing.T) {
 	for _, l := range missions.BuiltInCourse().Lessons {
 		for _, r := range l.Runs {
-			if n := cells(export.CleanLine(r.Mission.Title) + ": " + r.About); n > 80-12 {
+			if n := cells(fmt.Sprintf("Run %s of %d · ", r.Name, len(l.Runs)) + export.CleanLine(r.Mission.Title) + ": " + r.About); n > 80 {
 				t.Errorf("%s run %s: the header's %d cells are cut at 80 columns", l.ID, r.Name, n)
 			}
 		}

@@ -51,8 +51,11 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 	return func() tea.Msg {
 		var msg exportedMsg
 		var files []export.File
-		var there []string
-		for _, c := range cases {
+		// paths are the cases' files in the cases' order; at holds, for
+		// each file to write, which case it is.
+		paths := make([]string, len(cases))
+		var at []int
+		for i, c := range cases {
 			data, err := export.Marshal(c)
 			if err != nil {
 				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
@@ -60,23 +63,25 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 			}
 			f := export.File{Path: caseFileName(c), Data: data}
 			if path, ok := sameThere(dir, f); ok {
-				there = append(there, path)
+				paths[i] = path
+				msg.same++
 				continue
 			}
-			files = append(files, f)
+			files, at = append(files, f), append(at, i)
 		}
 		// All or nothing: a full disk leaves none of the cases.
-		paths, err := export.WriteAllNew(dir, files)
+		written, err := export.WriteAllNew(dir, files)
 		if err != nil {
-			msg.err = err
+			msg.err, msg.same = err, 0
 			return msg
 		}
-		for i, p := range paths {
-			if filepath.Base(p) != files[i].Path {
+		for j, p := range written {
+			paths[at[j]] = p
+			if filepath.Base(p) != files[j].Path {
 				msg.renamed++
 			}
 		}
-		msg.paths, msg.same = append(there, paths...), len(there)
+		msg.paths = paths
 		return msg
 	}
 }

@@ -154,6 +154,51 @@ func TestQuitWithPinsWhileTheyAreWriting(t *testing.T) {
 	if v := press(t, m, "q").View(); !strings.Contains(v, "· e exports them") {
 		t.Errorf("on compare the question names e alone:\n%s", v)
 	}
+
+	// The other order: the newer export fails while the older one still
+	// writes; the third pin is then written by none, and q asks.
+	m = newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "k", "m", "v")
+	next, first = m.Update(keyMsg("e"))
+	m = next.(Model)
+	m = press(t, m, "esc", "c", "m", "v")
+	next, second = m.Update(keyMsg("e"))
+	m = next.(Model)
+	failed = second().(exportedMsg)
+	failed.err, failed.paths = os.ErrPermission, nil
+	next, _ = m.Update(failed)
+	m = next.(Model)
+	next, _ = m.Update(first())
+	m = next.(Model)
+	if next, cmd := m.Update(keyMsg("q")); isQuit(cmd) || !next.(Model).leaveAsked {
+		t.Fatal("q quit with a pin whose only export failed")
+	}
+
+	// q waits for the pins' only export, which fails: the lab asks
+	// again rather than quit and drop them.
+	m = newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "v")
+	next, first = m.Update(keyMsg("e"))
+	m = next.(Model)
+	m = press(t, m, "q")
+	failed = first().(exportedMsg)
+	failed.err, failed.paths = os.ErrPermission, nil
+	next, cmd = m.Update(failed)
+	m = next.(Model)
+	if isQuit(cmd) || !m.leaveAsked || !strings.Contains(m.View(), "not exported") {
+		t.Fatalf("the pins' export failed while q waited: quit %v, asked %v\n%s", isQuit(cmd), m.leaveAsked, m.View())
+	}
+	if _, cmd := m.Update(keyMsg("q")); !isQuit(cmd) {
+		t.Fatal("q again after the failed export did not quit")
+	}
+
+	// Asked from a screen where v does not compare, the words do not
+	// send the person through esc, which answers the question.
+	m = newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 120, 30)
+	m = press(t, m, "r", "m", "w", "q")
+	if v := m.View(); !strings.Contains(v, "from the lab, v then e exports it") {
+		t.Errorf("q on the glossary with a pin:\n%s", v)
+	}
 }
 
 // An export writes its case on its own goroutine while the lab moves on:

@@ -238,11 +238,23 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.exporting--
 		if msg.pins {
 			m.pinWrites--
-			if msg.err == nil {
+			switch {
+			case msg.err == nil:
 				m.savedGen = max(m.savedGen, msg.gen)
+			case msg.gen == m.writingGen:
+				// The newest export of the pins failed: none under way
+				// writes them as they stand.
+				m.writingGen = -1
 			}
 		}
 		m.exported(msg, m.width)
+		if m.quitting && m.exporting <= 0 && m.pinsUnsaved() && msg.pins && msg.err != nil {
+			// q waited for the pins' export, which failed: asking again
+			// beats dropping them unsaid.
+			m.quitting, m.leaveAsked = false, true
+			m.setError(fmt.Errorf("the pins were not exported (%w); q again quits, dropping them", msg.err))
+			return m, nil
+		}
 		if m.quitting && m.exporting <= 0 {
 			m.quitNote = m.status
 			return m, tea.Quit
@@ -311,7 +323,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			how = "enter, v, then e exports " + them
 		case screenLab:
 		default:
-			how = "esc, v, then e exports " + them
+			how = "from the lab, v then e exports " + them
 		}
 		m.setStatus(fmt.Sprintf("q again quits and drops the %s, not exported · %s · any other key stays", n, how),
 			fmt.Sprintf("q again quits, dropping the %s · %s", n, how), "q again quits, dropping the pins")

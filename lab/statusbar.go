@@ -103,8 +103,11 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 		}
 	default:
 		dir := filepath.Dir(msg.paths[0])
-		s := fmt.Sprintf("exported %d cases to %s: %s", len(msg.paths), dir, strings.Join(names, ", "))
 		lead, tail := fmt.Sprintf("exported %d cases to ", len(msg.paths)), ""
+		if msg.same > 0 {
+			lead = fmt.Sprintf("exported %d of %d cases to ", len(msg.paths)-msg.same, len(msg.paths))
+		}
+		s := lead + dir + ": " + strings.Join(names, ", ")
 		if msg.renamed > 0 {
 			// Names were taken: the suffixed files are not where the
 			// person would look first.
@@ -117,7 +120,10 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 		if msg.same > 0 {
 			// Already there, the same bytes: nothing new was written for
 			// them.
-			same := fmt.Sprintf("; %d already there, the same", msg.same)
+			same := fmt.Sprintf("; %d was already there, the same", msg.same)
+			if msg.same > 1 {
+				same = fmt.Sprintf("; %d were already there, the same", msg.same)
+			}
 			s, tail = s+same, tail+same
 		}
 		if ansi.StringWidth(s) > w {
