@@ -173,14 +173,14 @@ func (v *compareView) sentences() [][]string {
 	}
 	if len(out) == 0 && len(v.cmp.Cases) == 1 {
 		c := v.cmp.Cases[0]
+		k, turns := contrast(c.Settings)
+		next := k + " (it " + turns + ") and m to pin"
 		if l := v.lab; l != nil && (l.Mission.ID != c.Mission || l.Settings != c.Settings) {
 			// The lab already holds a contrasting case: pinning it is
 			// the next step, not a toggle that would undo it.
-			out = append(out, wrap("Pin another case to compare: esc, then m pins the lab's case ("+shortSettings(l.Settings)+"), or a to pin a case of another mission.", v.w))
-		} else {
-			k, turns := contrast(c.Settings)
-			out = append(out, wrap("Pin another case to compare: esc, then "+k+" (it "+turns+") and m to pin, or a to pin a case of another mission.", v.w))
+			next = "m pins the lab's case (" + shortSettings(l.Settings) + ")"
 		}
+		out = append(out, wrap("Pin another case to compare: esc, then "+next+", or a to pin a case of another mission.", v.w))
 	}
 	if len(out) == 0 {
 		out = append(out, wrap("Pin another case (m on the lab screen) to compare.", v.w))

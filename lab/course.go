@@ -635,7 +635,13 @@ func (cs *course) hiding() (words, ledger bool) {
 	if !cs.open || cs.next >= len(cs.runNow().Questions) {
 		return false, false
 	}
-	switch cs.runNow().Questions[cs.next].Kind {
+	return hides(cs.runNow().Questions[cs.next].Kind)
+}
+
+// hides is what a question of kind k keeps off the screen until it is
+// answered (see hiding).
+func hides(k missions.QuestionKind) (words, ledger bool) {
+	switch k {
 	case missions.AskVerdict:
 		return true, true
 	case missions.AskSends:
@@ -646,17 +652,7 @@ func (cs *course) hiding() (words, ledger bool) {
 
 // settingsPhrase says a run's settings in words a learner reads.
 func settingsPhrase(s missions.Settings) string {
-	keys := "stable keys on (the retry reuses the key)"
-	if !s.StableKeys {
-		keys = "stable keys off (a fresh key per attempt)"
-	}
-	if s.KeySource == missions.KeyPayloadHash {
-		keys = "keys hashed from the payload (alike payloads, one key)"
-	}
-	if s.Contract == ledger.None {
-		keys = "the provider ignores keys"
-	}
-	return fmt.Sprintf("%s · %s caller · provider contract %s", keys, s.Policy, s.Contract)
+	return fmt.Sprintf("%s · %s caller · provider contract %s", keysPhrase(s, false), s.Policy, s.Contract)
 }
 
 // settingsLine is settingsPhrase in w cells: the key's gloss goes first
@@ -665,18 +661,32 @@ func settingsLine(s missions.Settings, w int) string {
 	if p := settingsPhrase(s); cells(p) <= w {
 		return p
 	}
-	keys := "stable keys " + missions.OnOff(s.StableKeys)
-	if s.KeySource == missions.KeyPayloadHash {
-		keys = "keys from the payload's hash"
-	}
-	if s.Contract == ledger.None {
-		keys = "keys ignored"
-	}
-	return cut(fmt.Sprintf("%s · %s caller · contract %s", keys, s.Policy, s.Contract), w)
+	return cut(fmt.Sprintf("%s · %s caller · contract %s", keysPhrase(s, true), s.Policy, s.Contract), w)
 }
 
-// scheduleLines are the run's steps in words: the steps done marked ✓,
-// the next one ▸ and written out whole, the others one line each.
+// keysPhrase says where a run's keys come from, with a gloss unless
+// short.
+func keysPhrase(s missions.Settings, short bool) string {
+	switch {
+	case s.Contract == ledger.None && short:
+		return "keys ignored"
+	case s.Contract == ledger.None:
+		return "the provider ignores keys"
+	case s.KeySource == missions.KeyPayloadHash && short:
+		return "keys from the payload's hash"
+	case s.KeySource == missions.KeyPayloadHash:
+		return "keys hashed from the payload (alike payloads, one key)"
+	case short:
+		return "stable keys " + missions.OnOff(s.StableKeys)
+	case s.StableKeys:
+		return "stable keys on (the retry reuses the key)"
+	}
+	return "stable keys off (a fresh key per attempt)"
+}
+
+// scheduleLines are the run's steps in words, in h lines: the steps done
+// marked ✓, the next one ▸ and written out whole; the others whole too
+// where roomy and they fit, else one line each.
 func (cs *course) scheduleLines(pos, w, h int, roomy bool) []string {
 	if roomy {
 		// Room to spare: every step written out whole, none cut.
@@ -699,7 +709,7 @@ func (cs *course) scheduleLines(pos, w, h int, roomy bool) []string {
 }
 
 // scheduleRows are the schedule's title and steps: the next step written
-// out whole, the others too with whole, else one line each.
+// out whole, the others whole too if whole, else one line each.
 func (cs *course) scheduleRows(pos, w int, whole bool) []string {
 	m := cs.runNow().Mission
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
@@ -861,7 +871,7 @@ func (cs *course) answerLines(pos int) []string {
 	if _, more := cs.questionAt(a.question.Step); more {
 		return append(lines, cs.st.Subtle.Render("  n: one more question about this step"))
 	}
-	if hid := a.question.Kind == missions.AskVerdict || a.question.Kind == missions.AskSends; hid && pos >= 2 {
+	if hid, _ := hides(a.question.Kind); hid && pos >= 2 {
 		// The step before the question's was run with its words hidden,
 		// as they gave the answer away: what it did is said now.
 		lines = append(lines, cs.happenedAs(pos-1, fmt.Sprintf("step %d: ", pos-1))...)
@@ -930,7 +940,7 @@ func (cs *course) compareLines() []string {
 	lines = append(lines, strings.Split(cs.compare.View(), "\n")...)
 	if cs.compare.cmp.Diverge > 0 {
 		// What a ◆ on the rows means, as the lab's compare says it.
-		return append(lines, cs.st.Subtle.Render(cut("n goes on · "+export.DivergeMark+" marks where a pair first has the same words, different ledgers", cs.w)))
+		return append(lines, cs.st.Subtle.Render(cut("n goes on · "+pairDivergeLegend, cs.w)))
 	}
 	return append(lines, cs.st.Subtle.Render("n goes on"))
 }

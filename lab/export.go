@@ -21,8 +21,8 @@ type exportedMsg struct {
 	// renamed counts the files that got a numeric suffix because their
 	// name was taken.
 	renamed int
-	// same counts the files, first in paths, that were already there
-	// with the very bytes, and were not written again.
+	// same counts the files of paths that were already there with the
+	// very bytes, and were not written again.
 	same int
 	err  error
 	// pins: the files are the pinned cases, from compare, as they stood

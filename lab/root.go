@@ -315,13 +315,14 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		if len(m.pinned) == 1 {
 			them = "it"
 		}
-		how := "v then e exports " + them
+		var how string
 		switch m.screen {
+		case screenLab:
+			how = "v then e exports " + them
 		case screenCompare:
 			how = "e exports " + them
 		case screenPicker:
 			how = "enter, v, then e exports " + them
-		case screenLab:
 		default:
 			how = "from the lab, v then e exports " + them
 		}

@@ -51,7 +51,6 @@ func (r *runController) rerun() (resized bool, err error) {
 	s := r.mission.Settings(r.over)
 	if r.runner == nil || r.runner.Settings() != s {
 		var runner *missions.Runner
-		var err error
 		if r.runner == nil {
 			runner, err = missions.NewRunner(r.mission, s)
 		} else {

@@ -95,13 +95,16 @@ func (c compareScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.PageUp, k.Left}, {k.Add, k.Export, k.Unpin, k.Leave}}
 }
 
+// pairDivergeLegend says what a ◆ marks where several pairs may each
+// have one: the lab's compare and the course's say it alike.
+const pairDivergeLegend = export.DivergeMark + " marks where a pair first has the same words, different ledgers"
+
 func (c *compareScreen) hint() []string {
 	if c.cmp.Diverge > 0 && len(c.cmp.Cases) > 2 {
 		// Each pair marks its own first divergence; the findings below
 		// the rows say which pair a ◆ is for.
 		return []string{"◆ marks where a pair of cases first has the same words and different ledgers; the ◆ findings name the pair",
-			"◆ marks where a pair first has the same words, different ledgers",
-			"◆: a pair's same words, different ledgers"}
+			pairDivergeLegend, "◆: a pair's same words, different ledgers"}
 	}
 	if c.cmp.Diverge > 0 {
 		return []string{"◆ marks the first attempt where the words match and the ledgers do not · a adds another mission's case",
