@@ -359,7 +359,6 @@ func (cs *course) give(i int) {
 // finishRun keeps the run's case for the export and the comparison.
 func (cs *course) finishRun() {
 	c := cs.runner.Case()
-	c.Events = append([]missions.Event(nil), c.Events...)
 	if len(cs.cases) == cs.run {
 		cs.cases = append(cs.cases, c)
 		cs.exports = append(cs.exports, c)
@@ -609,7 +608,7 @@ func (cs *course) runView() []string {
 	left = firstLines(left, colH, lw, " …")
 	cs.holds.SetCase(cs.view)
 	var names keyNames
-	names.add(cs.view.Events, 0)
+	names.add(cs.view.Log(), 0)
 	cs.holds.SetNames(names)
 	cs.holds.SetSize(rw, colH)
 	// While a question is open the runner stands before the step it
@@ -791,9 +790,10 @@ func courseStep(m *missions.Mission, st missions.Step) string {
 // saidLine is what the agent last said, up to pos: always on screen.
 func (cs *course) saidLine(pos int) []string {
 	last := ""
-	for _, ev := range cs.view.Events {
-		if ev.Step <= pos && ev.Say != "" {
-			last = ev.Say
+	log := cs.view.Log()
+	for i := range log.Len() {
+		if log.Step(i) <= pos && log.Says(i) {
+			last = log.At(i).Say
 		}
 	}
 	if last == "" {
@@ -893,8 +893,12 @@ func (cs *course) happened(pos int) []string { return cs.happenedAs(pos, "what h
 // happenedAs is happened with its own lead.
 func (cs *course) happenedAs(pos int, lead string) []string {
 	var notes []string
-	for _, ev := range cs.view.Events {
-		if ev.Step == pos && ev.Note != "" && ev.Kind != missions.EventCheckpoint {
+	log := cs.view.Log()
+	for i := range log.Len() {
+		if log.Step(i) != pos || log.Kind(i) == missions.EventCheckpoint {
+			continue
+		}
+		if ev := log.At(i); ev.Note != "" {
 			notes = append(notes, export.CleanLine(ev.Note))
 		}
 	}

@@ -62,9 +62,10 @@ func (v *evidenceView) SetCase(c *missions.Case) {
 		v.labels[in.ID] = in.Label
 	}
 	v.ticks = map[string]int{}
-	for i := range c.Events {
-		if ev := &c.Events[i]; ev.Kind == missions.EventEscalate {
-			v.ticks[ev.Intent] = ev.Tick
+	log := c.Log()
+	for i := range log.Len() {
+		if log.Kind(i) == missions.EventEscalate {
+			v.ticks[log.At(i).Intent] = log.Tick(i)
 		}
 	}
 	v.offset = 0

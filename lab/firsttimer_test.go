@@ -287,7 +287,7 @@ func TestAgentWordsAlwaysReachable(t *testing.T) {
 			for pos := 0; pos < m.steps; pos++ {
 				m = press(t, m, "n")
 				last := ""
-				for _, ev := range m.cas.Events {
+				for _, ev := range m.cas.Whole().Events {
 					if ev.Say != "" {
 						last = ev.Say
 					}
@@ -307,7 +307,7 @@ func TestAgentWordsAlwaysReachable(t *testing.T) {
 			if m.focus != focusSaid {
 				t.Fatalf("tab twice does not reach what the agent said")
 			}
-			firstSaid := strings.Join(strings.Fields(m.said.lines[0].text)[:3], " ")
+			firstSaid := strings.Join(strings.Fields(m.said.text(m.said.lines[0]))[:3], " ")
 			for range m.said.lines {
 				m = press(t, m, "up")
 			}

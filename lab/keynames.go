@@ -32,13 +32,16 @@ func (k *keyNames) letter(key string) (string, bool) {
 // add names the keys of events from index from on; from 0 starts afresh.
 // A run moved back keeps its letters: stepped on again, it sends the same
 // keys in the same order.
-func (k *keyNames) add(evs []missions.Event, from int) {
+func (k *keyNames) add(log missions.EventLog, from int) {
 	if from == 0 || k.keys == nil {
 		k.keys = map[string]keyName{}
 	}
-	for i := from; i < len(evs); i++ {
-		key := evs[i].Key
-		if key == "" || evs[i].Kind != missions.EventAttempt {
+	for i := from; i < log.Len(); i++ {
+		if log.Kind(i) != missions.EventAttempt {
+			continue
+		}
+		key := log.Key(i)
+		if key == "" {
 			continue
 		}
 		if _, ok := k.keys[key]; !ok {
@@ -57,21 +60,21 @@ func (k *keyNames) name(key string) string {
 
 // cell is what the key column shows for event i: the key's letter, and
 // whether an attempt's key is new or the same as an earlier attempt's.
-func (k *keyNames) cell(evs []missions.Event, i int) string {
-	ev := &evs[i]
-	if ev.Key == "" {
-		if ev.Kind == missions.EventAttempt {
+func (k *keyNames) cell(log missions.EventLog, i int) string {
+	key, kind := log.Key(i), log.Kind(i)
+	if key == "" {
+		if kind == missions.EventAttempt {
 			return "no key"
 		}
 		return "—"
 	}
-	l, ok := k.letter(ev.Key)
+	l, ok := k.letter(key)
 	switch {
 	case !ok:
-		return export.CleanLine(ev.Key)
-	case ev.Kind != missions.EventAttempt:
+		return export.CleanLine(key)
+	case kind != missions.EventAttempt:
 		return "key " + l
-	case k.keys[ev.Key].first < i:
+	case k.keys[key].first < i:
 		return "key " + l + ", same"
 	case l != "A":
 		return "key " + l + ", new"

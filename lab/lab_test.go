@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -45,9 +46,9 @@ func TestStepKeysMoveForward(t *testing.T) {
 				t.Fatalf("%s: position %d, want 1", k, m.pos)
 			}
 			want := wantCase(t, tts, missions.Overrides{}, 1)
-			if m.cas.Outcome.Effects != want.Outcome.Effects || len(m.cas.Events) != len(want.Events) {
+			if m.cas.Outcome.Effects != want.Outcome.Effects || len(m.cas.Whole().Events) != len(want.Events) {
 				t.Fatalf("%s: lab shows %d effects/%d events, engine says %d/%d", k,
-					m.cas.Outcome.Effects, len(m.cas.Events), want.Outcome.Effects, len(want.Events))
+					m.cas.Outcome.Effects, len(m.cas.Whole().Events), want.Outcome.Effects, len(want.Events))
 			}
 		})
 	}
@@ -74,7 +75,7 @@ func TestStepBackKeys(t *testing.T) {
 			if m.pos != 1 {
 				t.Fatalf("%s: position %d, want 1", k, m.pos)
 			}
-			if got, want := len(m.cas.Events), len(wantCase(t, tts, missions.Overrides{}, 1).Events); got != want {
+			if got, want := len(m.cas.Whole().Events), len(wantCase(t, tts, missions.Overrides{}, 1).Events); got != want {
 				t.Fatalf("%s: %d events after stepping back, want %d", k, got, want)
 			}
 		})
@@ -94,12 +95,12 @@ func TestRunToEndAndRestart(t *testing.T) {
 		t.Fatalf("r: position %d, want %d", m.pos, m.steps)
 	}
 	full, _ := missions.Run(m.mission, m.settings)
-	if m.cas.Outcome.Effects != full.Outcome.Effects || len(m.cas.Events) != len(full.Events) {
+	if m.cas.Outcome.Effects != full.Outcome.Effects || len(m.cas.Whole().Events) != len(full.Events) {
 		t.Fatal("r does not show the whole run")
 	}
 	m = press(t, m, "0")
-	if m.pos != 0 || len(m.cas.Events) != 0 || m.cas.Outcome.Effects != 0 {
-		t.Fatalf("0: position %d, %d events, %d effects; want a fresh start", m.pos, len(m.cas.Events), m.cas.Outcome.Effects)
+	if m.pos != 0 || len(m.cas.Whole().Events) != 0 || m.cas.Outcome.Effects != 0 {
+		t.Fatalf("0: position %d, %d events, %d effects; want a fresh start", m.pos, len(m.cas.Whole().Events), m.cas.Outcome.Effects)
 	}
 }
 
@@ -273,7 +274,7 @@ func TestFocusAndScrolling(t *testing.T) {
 	if m.timeline.cursor >= end || m.timeline.offset != m.timeline.cursor {
 		t.Fatalf("pgup: cursor %d offset %d; want the cursor above the old first row, on the top row", m.timeline.cursor, m.timeline.offset)
 	}
-	if got := m.timeline.Current(); got != &m.cas.Events[m.timeline.cursor] {
+	if got := m.timeline.Current(); !reflect.DeepEqual(*got, m.cas.Whole().Events[m.timeline.cursor]) {
 		t.Fatal("the current event is not the cursor's")
 	}
 	m = press(t, m, "pgdown", "pgdown", "down", "down", "down")

@@ -28,7 +28,7 @@ func TestCheckpointRowsHideAndShow(t *testing.T) {
 	}
 	effects, rowsBefore := m.cas.Outcome.Effects, m.timeline.count()
 	checkpoints := 0
-	for _, ev := range m.cas.Events {
+	for _, ev := range m.cas.Whole().Events {
 		if ev.Kind == missions.EventCheckpoint {
 			checkpoints++
 		}
@@ -193,8 +193,8 @@ func TestPanelsAreSizedForTheWholeRun(t *testing.T) {
 			t.Fatalf("step %d moved the panels: timeline %d→%d, bottom %d→%d", m.pos, th, m.timeline.h, bh, m.holds.h)
 		}
 	}
-	if m.timeline.rows() < len(m.cas.Events) {
-		t.Fatalf("at 100x30 the timeline shows %d of %d events", m.timeline.rows(), len(m.cas.Events))
+	if m.timeline.rows() < len(m.cas.Whole().Events) {
+		t.Fatalf("at 100x30 the timeline shows %d of %d events", m.timeline.rows(), len(m.cas.Whole().Events))
 	}
 	// No stretch of blank lines across the whole screen.
 	blank := 0
@@ -211,8 +211,8 @@ func TestPanelsAreSizedForTheWholeRun(t *testing.T) {
 	// At 80x24 the timeline still holds the whole of this run, and the
 	// bottom row is no taller than its tallest panel needs.
 	small := press(t, newLab(t, Options{Mission: tts}, 80, 24), "r")
-	if small.timeline.rows() < len(small.cas.Events) {
-		t.Fatalf("at 80x24 the timeline shows %d of %d events", small.timeline.rows(), len(small.cas.Events))
+	if small.timeline.rows() < len(small.cas.Whole().Events) {
+		t.Fatalf("at 80x24 the timeline shows %d of %d events", small.timeline.rows(), len(small.cas.Whole().Events))
 	}
 	if small.goal.h != 0 {
 		t.Fatal("the goal takes room at 80x24")
@@ -247,7 +247,7 @@ func TestTimelineMarksAFailedObject(t *testing.T) {
 func TestLongNotesWrapWhenTheRunFits(t *testing.T) {
 	note := "" // the read-back's note, long enough to need three lines at 120
 	m := press(t, guardedAt(t, "no-idempotency-contract", true, 120, 40), "r")
-	for _, ev := range m.cas.Events {
+	for _, ev := range m.cas.Whole().Events {
 		if ev.Kind == missions.EventRead {
 			note = ev.Note
 		}

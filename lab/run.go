@@ -1,10 +1,6 @@
 package lab
 
-import (
-	"slices"
-
-	"github.com/replaylab/replaylab/missions"
-)
+import "github.com/replaylab/replaylab/missions"
 
 // runController holds the run the lab screen shows: the mission, the
 // settings chosen, and the engine's runner moved to the position. It
@@ -62,10 +58,11 @@ func (r *runController) rerun() (resized bool, err error) {
 			return false, err
 		}
 		runner.Seek(runner.Steps())
-		// The whole run shares the runner's events, which it writes
-		// again, the same, as it moves back and forth: what leaves
-		// the screen (a pin, an export) takes its own copy, by kept.
-		r.runner, r.full, resized = runner, runner.Case(), true
+		// The whole run reads its events from the runner's records,
+		// which it writes again, the same, as it moves back and forth;
+		// the panels make whole events of those they draw, and what
+		// leaves the screen (a pin, an export) is made whole, by kept.
+		r.runner, r.full, resized = runner, runner.Logged(), true
 	}
 	r.runner.Seek(r.pos)
 	r.settings, r.steps, r.pos, r.cas = s, r.runner.Steps(), r.runner.Position(), r.runner.View()
@@ -74,11 +71,7 @@ func (r *runController) rerun() (resized bool, err error) {
 
 // kept is the whole run with events of its own, for what outlives the
 // runner or is read away from the screen's goroutine: a pin, an export.
-func (r *runController) kept() *missions.Case {
-	c := *r.full
-	c.Events = slices.Clone(c.Events)
-	return &c
-}
+func (r *runController) kept() *missions.Case { return r.full.Whole() }
 
 // seek moves the run to position pos, within the run.
 func (r *runController) seek(pos int) (resized bool, err error) {

@@ -303,7 +303,7 @@ func carriedShort(s, d missions.Settings) string {
 // sameRun reports whether two cases ran alike: the same events, the same
 // ledger and the same outcome, whatever their settings say.
 func sameRun(a, b *missions.Case) bool {
-	return reflect.DeepEqual(a.Events, b.Events) && reflect.DeepEqual(a.Ledger, b.Ledger) &&
+	return missions.SameEvents(a.Log(), b.Log()) && reflect.DeepEqual(a.Ledger, b.Ledger) &&
 		reflect.DeepEqual(a.Outcome, b.Outcome)
 }
 
@@ -655,7 +655,7 @@ func (r *runScreen) layout() {
 			needB = max(needB, said.Height(rest))
 		}
 		rows := r.timeline.rowsFor(r.full, rest)
-		if len(r.full.Events) > 0 {
+		if r.full.Log().Len() > 0 {
 			// The strip under the timeline is as tall as the run's
 			// longest row needs, within a share of the screen. A run
 			// of more rows than the screen has lines gets the whole

@@ -67,9 +67,10 @@ func heldIn(c *missions.Case, s send) bool {
 	if c == nil {
 		return false
 	}
-	evs := c.Events
-	for i := sort.Search(len(evs), func(i int) bool { return evs[i].Step >= s.step }); i < len(evs) && evs[i].Step == s.step; i++ {
-		if evs[i].Kind == missions.EventHold && evs[i].Worker == s.worker {
+	log := c.Log()
+	n := log.Len()
+	for i := sort.Search(n, func(i int) bool { return log.Step(i) >= s.step }); i < n && log.Step(i) == s.step; i++ {
+		if log.Kind(i) == missions.EventHold && log.Worker(i) == s.worker {
 			return true
 		}
 	}
@@ -79,9 +80,9 @@ func heldIn(c *missions.Case, s send) bool {
 // heldAt is how many of step pos's sends the caller held back in c, read
 // from the events at the end of c, which are that step's.
 func heldAt(c *missions.Case, pos int) int {
-	n := 0
-	for i := len(c.Events) - 1; i >= 0 && c.Events[i].Step == pos; i-- {
-		if c.Events[i].Kind == missions.EventHold {
+	n, log := 0, c.Log()
+	for i := log.Len() - 1; i >= 0 && log.Step(i) == pos; i-- {
+		if log.Kind(i) == missions.EventHold {
 			n++
 		}
 	}

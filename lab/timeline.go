@@ -33,9 +33,9 @@ const (
 // request was sent, the provider changed its ledger by itself.
 const providerLabel = "(provider)"
 
-// timeline is the scrollable list of the run's events. It keeps a
-// reference to the case's events and builds only the rows on screen, so a
-// run of ten thousand events draws as fast as a run of ten.
+// timeline is the scrollable list of the run's events. It keeps the
+// case's log and makes whole events, words and all, only of the rows on
+// screen, so a run of ten thousand events draws as fast as a run of ten.
 //
 // Three kinds of row share its columns. Attempts fill every column. The
 // provider's own changes (a late commit, a pending object resolving, a key
@@ -52,7 +52,7 @@ type timeline struct {
 	st      *Styles
 	keys    scrollKeys
 	w, h    int
-	events  []missions.Event
+	log     missions.EventLog
 	names   keyNames
 	shown   []int // indices of the rows shown when checkpoints are hidden
 	hideCP  bool  // checkpoint rows are left out
@@ -111,26 +111,21 @@ func (t *timeline) FullHelp() [][]key.Binding {
 // measured and indexed for its new events only, so a step costs what it
 // adds, not what the run holds.
 func (t *timeline) SetCase(c *missions.Case, pos int) {
+	log := c.Log()
 	from, measured := 0, 0
-	if sameEvents(t.events, c.Events) {
-		from = min(len(t.events), len(c.Events))
-		if len(c.Events) >= len(t.events) {
+	if t.log.Shares(log) {
+		from = min(t.log.Len(), log.Len())
+		if log.Len() >= t.log.Len() {
 			// The largest effect count so far still stands; a step back
 			// may have taken it away, so then it is found again.
 			measured = from
 		}
 	}
-	t.events, t.pos = c.Events, pos
-	t.names.add(c.Events, from)
+	t.log, t.pos = log, pos
+	t.names.add(log, from)
 	t.measure(c, measured)
 	t.index(from)
 	t.clampOffset()
-}
-
-// sameEvents reports whether b holds the events of a, the same run's, from
-// the same start: b is a, stepped on or moved back.
-func sameEvents(a, b []missions.Event) bool {
-	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
 }
 
 // measure sets the column widths the events of c need; the events before
@@ -140,15 +135,16 @@ func (t *timeline) measure(c *missions.Case, from int) {
 	if from == 0 {
 		t.most = 0
 	}
-	if n := len(c.Events); n > 0 {
+	log := c.Log()
+	if n := log.Len(); n > 0 {
 		for i := from; i < n; i++ {
-			t.most = max(t.most, c.Events[i].Effects)
+			t.most = max(t.most, log.Effects(i))
 		}
 		t.effW = max(effectsW, len(fmt.Sprint(t.most))+2)
-		t.tickW = max(4, len(fmt.Sprint(c.Events[n-1].Tick))+1)
+		t.tickW = max(4, len(fmt.Sprint(log.Tick(n-1)))+1)
 		for i := n - 1; i >= 0; i-- {
-			if c.Events[i].Attempt > 0 {
-				t.attW = max(2, len(fmt.Sprint(c.Events[i].Attempt))+1)
+			if a := log.Attempt(i); a > 0 {
+				t.attW = max(2, len(fmt.Sprint(a))+1)
 				break
 			}
 		}
@@ -179,27 +175,29 @@ func (t *timeline) index(from int) {
 	if !t.hideCP {
 		return
 	}
-	for i := from; i < len(t.events); i++ {
-		if !t.hides(&t.events[i]) {
+	for i := from; i < t.log.Len(); i++ {
+		if !t.hides(t.log.Kind(i)) {
 			t.shown = append(t.shown, i)
 		}
 	}
 }
 
-// hides reports whether ev has no row: a checkpoint, while they are hidden.
-func (t *timeline) hides(ev *missions.Event) bool {
-	return t.hideCP && ev.Kind == missions.EventCheckpoint
+// hides reports whether an event of kind k has no row: a checkpoint,
+// while they are hidden.
+func (t *timeline) hides(k missions.EventKind) bool {
+	return t.hideCP && k == missions.EventCheckpoint
 }
 
 // rowsFor is how many rows the events of c would make here, up to limit,
 // so the lab can size the timeline for a whole run.
 func (t *timeline) rowsFor(c *missions.Case, limit int) int {
+	log := c.Log()
 	if !t.hideCP {
-		return min(len(c.Events), limit)
+		return min(log.Len(), limit)
 	}
 	n := 0
-	for i := 0; i < len(c.Events) && n < limit; i++ {
-		if !t.hides(&c.Events[i]) {
+	for i := 0; i < log.Len() && n < limit; i++ {
+		if !t.hides(log.Kind(i)) {
 			n++
 		}
 	}
@@ -248,7 +246,7 @@ func (t *timeline) count() int {
 	if t.hideCP {
 		return len(t.shown)
 	}
-	return len(t.events)
+	return t.log.Len()
 }
 
 // at is the event index of row r.
@@ -323,12 +321,14 @@ func (t timeline) Update(msg tea.Msg) (timeline, tea.Cmd) {
 	return t, nil
 }
 
-// Current is the event under the cursor, or nil before anything happened.
+// Current is the event under the cursor, whole, or nil before anything
+// happened.
 func (t *timeline) Current() *missions.Event {
 	if t.count() == 0 {
 		return nil
 	}
-	return &t.events[t.at(t.cursor)]
+	ev := t.log.At(t.at(t.cursor))
+	return &ev
 }
 
 // fixedW is the width of every column but the note.
@@ -339,7 +339,7 @@ func (t *timeline) fixedW(kw int) int {
 // title is the panel's title note: how many events, which are on screen,
 // and how many checkpoints are hidden.
 func (t *timeline) title() string {
-	n, all := t.count(), len(t.events)
+	n, all := t.count(), t.log.Len()
 	note := export.Plural(all, "event")
 	if n > t.rows() && t.rows() > 0 {
 		note = fmt.Sprintf("%d–%d of %d", t.offset+1, min(n, t.offset+t.rows()), n)
@@ -390,12 +390,13 @@ func (t *timeline) wrapExtra(c *missions.Case, w, limit int) int {
 		return 0
 	}
 	extra := 0
-	for i := range c.Events {
-		ev := &c.Events[i]
-		if probe.hides(ev) {
+	log := c.Log()
+	for i := range log.Len() {
+		if probe.hides(log.Kind(i)) {
 			continue
 		}
-		if note := t.names.named(rowNote(ev)); ansi.StringWidth(note) > noteW {
+		ev := log.At(i)
+		if note := t.names.named(rowNote(&ev)); ansi.StringWidth(note) > noteW {
 			extra += len(wrap(note, noteW)) - 1
 			if extra > limit {
 				break
@@ -418,7 +419,7 @@ func (t *timeline) View() string {
 	}
 	lines = append(lines, t.st.Subtle.Render(cut(head, t.w)))
 	switch {
-	case len(t.events) == 0:
+	case t.log.Len() == 0:
 		lines = append(lines, t.st.Subtle.Render(cut(" nothing has happened yet: n sends the first step", t.w)))
 		// A blank line, the title, then the goal in every row left.
 		if room := t.h - len(lines) - 2; t.goal != "" && room >= 1 {
@@ -495,8 +496,10 @@ func (t *timeline) detailNeed(c *missions.Case, w, most int) int {
 	most = min(most, maxDetail)
 	room := w - lipgloss.Width(detailLead)
 	var spans []span // one buffer for every row measured
-	for i := range c.Events {
-		ev := &c.Events[i]
+	log := c.Log()
+	for i := range log.Len() {
+		whole := log.At(i)
+		ev := &whole
 		// Most rows say little: measure only those that could need more
 		// than a line (the tag and a label take fewer than 48 cells).
 		if len(ev.Note)+len(ev.Say)+48 <= room {
@@ -517,18 +520,17 @@ func (t *timeline) detailNeed(c *missions.Case, w, most int) int {
 // the event changed it (up for a new effect, down for a pending object that
 // ended failed). Events other than attempts show it only then.
 func (t *timeline) effCell(i int) string {
-	ev := &t.events[i]
-	prev := 0
+	eff, prev := t.log.Effects(i), 0
 	if i > 0 {
-		prev = t.events[i-1].Effects
+		prev = t.log.Effects(i - 1)
 	}
 	switch {
-	case ev.Effects > prev:
-		return fmt.Sprintf("%d ↑", ev.Effects)
-	case ev.Effects < prev:
-		return fmt.Sprintf("%d ↓", ev.Effects)
-	case ev.Kind == missions.EventAttempt:
-		return fmt.Sprint(ev.Effects)
+	case eff > prev:
+		return fmt.Sprintf("%d ↑", eff)
+	case eff < prev:
+		return fmt.Sprintf("%d ↓", eff)
+	case t.log.Kind(i) == missions.EventAttempt:
+		return fmt.Sprint(eff)
 	}
 	return ""
 }
@@ -567,7 +569,8 @@ func providerOwn(k missions.EventKind) bool {
 
 // row renders event i; cur marks the cursor's row.
 func (t *timeline) row(i, kw, noteW int, cur bool) string {
-	ev := &t.events[i]
+	whole := t.log.At(i)
+	ev := &whole
 	now := ev.Step == t.pos
 	gutter, text, dim := " ", t.st.Done, t.st.Done
 	if now {
@@ -586,7 +589,7 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 	if ev.Kind == missions.EventAttempt {
 		// One style for the whole row: one render, the cheapest row.
 		cells := lead + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
-			fit(t.names.cell(t.events, i), kw) + " " +
+			fit(t.names.cell(t.log, i), kw) + " " +
 			fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " +
 			fit(export.CleanLine(ev.Provider), providerW) + " " +
 			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
@@ -604,7 +607,7 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		if !now {
 			own = t.st.Done
 		}
-		b.WriteString(text.Render(fit("", t.attW)+" "+fit(t.names.cell(t.events, i), kw)+" ") +
+		b.WriteString(text.Render(fit("", t.attW)+" "+fit(t.names.cell(t.log, i), kw)+" ") +
 			own.Render(fit(providerLabel, t.fixW)) + " " +
 			own.Render(fit(export.CleanLine(ev.Provider), providerW)) + " " +
 			text.Render(fit("", observedW)+" "+fit(t.effCell(i), t.effW)))

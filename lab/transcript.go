@@ -14,17 +14,26 @@ import (
 )
 
 // said is one thing the agent told the user, with the ledger's effect
-// count at that moment.
+// count at that moment. Its words are made when it is drawn: a long run
+// says thousands of things and the panel shows a few.
 type said struct {
-	// who is "#2" for words said at the step of attempt 2, in answer to
-	// it; words said at a later step (after a read-back, a restart, the
-	// clock running out) or before any attempt carry their tick, "t3",
-	// as the timeline's rows do.
-	who     string
-	text    string
-	effects int
-	step    int
-	event   int // the index of the event that said it
+	// attempt is 2 for words said at the step of attempt 2, in answer to
+	// it, and 0 for words said at a later step (after a read-back, a
+	// restart, the clock running out) or before any attempt, which carry
+	// their tick instead, as the timeline's rows do.
+	attempt, tick int
+	effects       int
+	step          int
+	event         int // the index of the event that said it
+}
+
+// who is "#2" for words said in answer to attempt 2, else "t3" for the
+// tick they were said at.
+func (e said) who() string {
+	if e.attempt > 0 {
+		return "#" + strconv.Itoa(e.attempt)
+	}
+	return "t" + strconv.Itoa(e.tick)
 }
 
 // transcript shows what the agent told the user, newest last, each line
@@ -40,9 +49,9 @@ type transcript struct {
 	// newest back.
 	back    int
 	focused bool
-	// events are the events the lines were read from, up to seenTo;
-	// attempt and attemptStep the last attempt among them.
-	events               []missions.Event
+	// log holds the events the lines were read from, up to seenTo;
+	// attempt and attemptStep are the last attempt among them.
+	log                  missions.EventLog
 	seenTo               int
 	attempt, attemptStep int
 }
@@ -75,9 +84,10 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 		p.back = 0
 	}
 	p.pos = pos
+	log := c.Log()
 	from := 0
-	if sameEvents(p.events, c.Events) {
-		from = min(len(p.events), len(c.Events))
+	if p.log.Shares(log) {
+		from = min(p.log.Len(), log.Len())
 	}
 	k := len(p.lines)
 	for k > 0 && p.lines[k-1].event >= from {
@@ -91,28 +101,28 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 		// The last attempt before from, for the words after it.
 		p.attempt, p.attemptStep = 0, 0
 		for i := from - 1; i >= 0; i-- {
-			if c.Events[i].Attempt > 0 {
-				p.attempt, p.attemptStep = c.Events[i].Attempt, c.Events[i].Step
+			if a := log.Attempt(i); a > 0 {
+				p.attempt, p.attemptStep = a, log.Step(i)
 				break
 			}
 		}
 	}
-	p.events = c.Events
-	for i := from; i < len(c.Events); i++ {
-		ev := &c.Events[i]
-		if ev.Attempt > 0 {
-			p.attempt, p.attemptStep = ev.Attempt, ev.Step
+	p.log = log
+	for i := from; i < log.Len(); i++ {
+		step := log.Step(i)
+		if a := log.Attempt(i); a > 0 {
+			p.attempt, p.attemptStep = a, step
 		}
-		if ev.Say == "" {
+		if !log.Says(i) {
 			continue
 		}
-		who := "t" + strconv.Itoa(ev.Tick)
-		if p.attempt > 0 && ev.Step == p.attemptStep {
-			who = "#" + strconv.Itoa(p.attempt)
+		e := said{tick: log.Tick(i), effects: log.Effects(i), step: step, event: i}
+		if p.attempt > 0 && step == p.attemptStep {
+			e.attempt = p.attempt
 		}
-		p.lines = append(p.lines, said{who: who, text: export.CleanLine(ev.Say), effects: ev.Effects, step: ev.Step, event: i})
+		p.lines = append(p.lines, e)
 	}
-	p.seenTo = len(c.Events)
+	p.seenTo = log.Len()
 }
 
 // block is the lines of one entry: the words, wrapped, then what the
@@ -123,9 +133,9 @@ func (p *transcript) block(e said, tail int) []string {
 	if e.step == p.pos {
 		style = p.st.Say
 	}
-	prefix := e.who + " "
+	prefix := e.who() + " "
 	indent := fit("", len(prefix))
-	words := wrap(e.text, p.w-len(prefix))
+	words := wrap(p.text(e), p.w-len(prefix))
 	b := make([]string, 0, len(words)+1)
 	for j, l := range words {
 		lead := indent
@@ -147,6 +157,9 @@ func (p *transcript) block(e said, tail int) []string {
 	}
 	return b
 }
+
+// text is what the agent said in e, made from its event.
+func (p *transcript) text(e said) string { return export.CleanLine(p.log.At(e.event).Say) }
 
 // Height is how many lines the panel needs to show every entry at its
 // width, counting no further than limit.

@@ -13,7 +13,17 @@ import (
 func TestTranscriptContinuationKeepsTheLineEnd(t *testing.T) {
 	st := DefaultStyles()
 	p := newTranscript(&st)
-	e := said{who: "#1", text: "The refund of 45.00 on order 1042 is recorded (re_0001) but still pending. I won't send it again; I'll wait for it to finish.", effects: 1, step: 1}
+	// The words are the guarded agent's for a pending refund, said in
+	// answer to attempt 1 of the pending mission.
+	m := press(t, guardedAt(t, "refund-pending-then-failed", true, 100, 30), "n")
+	if len(m.said.lines) == 0 {
+		t.Fatal("setup: the agent said nothing at step 1")
+	}
+	p.log = m.said.log
+	e := m.said.lines[len(m.said.lines)-1]
+	if got := p.text(e); !strings.Contains(got, "still pending") || len(got) < 100 {
+		t.Fatalf("setup: the words are %q; want the long words on a pending refund", got)
+	}
 	for w := 20; w <= 40; w++ {
 		p.SetSize(w, 0)
 		checkTail(t, &p, e)
@@ -60,7 +70,7 @@ func TestTranscriptNamesTheAttemptOnlyAtItsStep(t *testing.T) {
 		m := press(t, newLab(t, Options{Mission: tc.id, Overrides: tc.o}, 100, 30), tc.keys...)
 		var got []string
 		for _, l := range m.said.lines {
-			got = append(got, l.who)
+			got = append(got, l.who())
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("%s %v: entries marked %v, want %v", tc.id, tc.keys, got, tc.want)

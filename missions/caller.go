@@ -371,7 +371,9 @@ func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
 		key = "" // the provider accepts no key, so none is sent
 	}
 	rep := w.Send(i, key, t)
-	if w.Recording() {
+	// The evidence is for a person, and only the guarded caller ever
+	// hands an intent to one.
+	if w.Recording() && c.settings.Policy == Guarded {
 		payload := in.Payload
 		if len(t.Payload) > 0 {
 			payload = NormalizePayload(mergePayload(in.Intent.Payload, t.Payload))

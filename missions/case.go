@@ -16,6 +16,9 @@ type Case struct {
 	// beliefs and a thinner ledger, and versions 1 and 2 answer a
 	// mismatch 422; see export.AsVersion.
 	Version int `json:"-"`
+	// live is the runner's log of a case it shows (Runner.View), which
+	// has no Events; see Log.
+	live *EventLog
 }
 
 // EventKind names an Event.

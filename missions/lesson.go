@@ -225,7 +225,7 @@ func runTo(m *Mission, s Settings, pos int) (*Case, error) {
 		return nil, err
 	}
 	r.Seek(pos)
-	return r.View(), nil
+	return r.Case(), nil
 }
 
 // Course is the lessons in order.

@@ -26,6 +26,7 @@ type Runner struct {
 	// offered, the turns the whole schedule offers.
 	ahead, offered []int
 	index          map[string]int
+	lastIntent     int
 	// turns is offered by intent id, as the caller takes it.
 	turns map[string]int
 	// digests holds, per schedule step (and per together part), the digest
@@ -35,11 +36,10 @@ type Runner struct {
 	tally   tally
 
 	quiet bool
-	// events holds every event so far; the first rendered of them have
-	// their words.
-	events   []Event
-	rendered int
-	words    Words
+	// log holds every event so far, as records; words is what makes
+	// events of them when they are read.
+	log   eventLog
+	words Words
 	// marks are saved states to rewind to, every markEvery steps, kept
 	// once Seek is used (a plain run keeps none).
 	marks     []mark
@@ -106,7 +106,7 @@ func (r *Runner) start(s Settings, led *ledger.Ledger) {
 	// for a caller that holds, four for one that resends and sees its
 	// keys pruned): the first few thousand are room enough to say, and
 	// the room then grows to what the run so far foretells (grow).
-	r.events = make([]Event, 0, min(3*len(m.Schedule)+6, firstEvents))
+	r.log.recs = make([]record, 0, min(3*len(m.Schedule)+6, firstEvents))
 	k := len(m.Intents)
 	counts := make([]int, 3*k)
 	r.offered, r.ahead, r.tally.live = counts[:k:k], counts[k:2*k:2*k], counts[2*k:]
@@ -173,13 +173,14 @@ type mark struct {
 	ahead         []int
 	led           *ledger.Ledger
 	caller        Caller
-	events        int
-	tally         tally
+	// recs, texts and extras are the lengths of the event log's parts.
+	recs, texts, extras int
+	tally               tally
 }
 
 func (r *Runner) save() mark {
 	return mark{step: r.step, attempt: r.attempt, down: r.down, ahead: append([]int{}, r.ahead...),
-		led: r.led.Clone(), caller: r.caller.Clone(), events: len(r.events),
+		led: r.led.Clone(), caller: r.caller.Clone(), recs: len(r.log.recs), texts: len(r.log.texts), extras: len(r.log.extras),
 		tally: tally{live: append([]int{}, r.tally.live...), succeeded: r.tally.succeeded}}
 }
 
@@ -188,8 +189,7 @@ func (r *Runner) load(k mark) {
 	r.ahead = append(r.ahead[:0], k.ahead...)
 	r.led.CopyFrom(k.led)
 	r.caller.CopyFrom(k.caller)
-	r.events = r.events[:k.events]
-	r.rendered = min(r.rendered, k.events)
+	r.log.truncate(k.recs, k.texts, k.extras)
 	r.tally.copyFrom(&k.tally)
 }
 
@@ -223,7 +223,7 @@ func (r *Runner) reset() {
 	copy(r.ahead, r.offered)
 	clear(r.tally.live)
 	r.tally.succeeded = 0
-	r.events, r.rendered = r.events[:0], 0
+	r.log.truncate(0, 0, 0)
 }
 
 // Step runs the next schedule step and reports whether one ran.
@@ -408,28 +408,37 @@ func (r *Runner) Classified(c Class) {
 	if r.quiet {
 		return
 	}
-	for j := len(r.events) - 1; j >= 0; j-- {
-		if r.events[j].Kind == EventAttempt {
-			r.events[j].Class = c
+	recs := r.log.recs
+	for j := len(recs) - 1; j >= 0; j-- {
+		if recs[j].kind == kindAttempt {
+			recs[j].class = classNames.code(c)
 			return
 		}
 	}
 }
+
+// kindAttempt is the code of EventAttempt.
+var kindAttempt = kindNames.code(EventAttempt)
 
 // Say attaches the agent's words to the last event about intent i (Wire).
 func (r *Runner) Say(i int, s Said) {
 	if r.quiet {
 		return
 	}
-	id := r.m.Intents[i].ID
-	for j := len(r.events) - 1; j >= 0; j-- {
-		if r.events[j].Intent == id {
-			r.events[j].Saying = s
-			if j < r.rendered {
-				r.words.Render(&r.events[j])
-			}
-			return
+	recs := r.log.recs
+	for j := len(recs) - 1; j >= 0; j-- {
+		rec := &recs[j]
+		if int(rec.intent) != i+1 {
+			continue
 		}
+		rec.say, rec.sayObj = s.Code, int32(s.Obj)
+		switch {
+		case rec.extra != 0:
+			r.log.extras[rec.extra-1].payload = s.Payload
+		case s.Payload != nil:
+			rec.extra = r.log.keep(extra{payload: s.Payload})
+		}
+		return
 	}
 }
 
@@ -444,24 +453,47 @@ func (r *Runner) emitAt(ev Event, effects int) {
 	if r.quiet {
 		return
 	}
-	ev.Seq = len(r.events) + 1
-	ev.Step = r.step
-	ev.Effects = effects
-	if i, ok := r.index[ev.Intent]; ok && ev.Intent != "" {
-		ev.Belief = r.caller.Belief(i)
+	y := &ev.Why
+	rec := record{
+		tick: int32(ev.Tick), step: int32(r.step), attempt: int32(ev.Attempt), effects: int32(effects),
+		obj: int32(y.Obj), sayObj: int32(ev.Saying.Obj), n: y.N, worker: uint8(ev.Worker),
+		kind: kindNames.code(ev.Kind), fixture: fixtureNames.code(ev.Fixture),
+		provider: providerNames.code(ev.Provider), observed: observedNames.code(ev.Observed),
+		class: classNames.code(ev.Class), checkpoint: checkpointNames.code(ev.Checkpoint),
+		belief: beliefNames.code(ev.Belief),
+		why:    y.Code, sub: y.Sub, tail: y.Tail, whyObs: observedNames.code(y.Obs), whyStatus: y.Status,
+		say: ev.Saying.Code,
+		key: r.log.text(ev.Key), a: r.log.text(y.A),
 	}
-	if len(r.events) == cap(r.events) {
-		r.grow()
+	if ev.Response != nil {
+		rec.respCode, rec.respObj, rec.respStatus, rec.hasResp = int32(ev.Response.Code), int32(ev.Response.Object), ev.Response.Status, true
 	}
-	r.events = append(r.events, ev)
-	if r.marking {
-		// A runner that rewinds replays events over the ones cases it
-		// handed out still share: each is written whole, words and all,
-		// so what those cases show never changes.
-		for ; r.rendered < len(r.events); r.rendered++ {
-			r.words.Render(&r.events[r.rendered])
+	if y.B != "" || y.Found != nil || ev.Saying.Payload != nil {
+		rec.extra = r.log.keep(extra{b: y.B, found: y.Found, payload: ev.Saying.Payload})
+	}
+	if ev.Intent != "" {
+		if i, ok := r.intentIndex(ev.Intent); ok {
+			rec.intent = uint16(i + 1)
+			rec.belief = beliefNames.code(r.caller.Belief(i))
 		}
 	}
+	if len(r.log.recs) == cap(r.log.recs) {
+		r.grow()
+	}
+	r.log.recs = append(r.log.recs, rec)
+}
+
+// intentIndex is the place of the intent named id. The events of a step
+// mostly name one intent, so the last one found is tried first.
+func (r *Runner) intentIndex(id string) (int, bool) {
+	if k := r.lastIntent; k < len(r.m.Intents) && r.m.Intents[k].ID == id {
+		return k, true
+	}
+	i, ok := r.index[id]
+	if ok {
+		r.lastIntent = i
+	}
+	return i, ok
 }
 
 // firstEvents is the room a runner starts with for a long mission's
@@ -473,33 +505,47 @@ const firstEvents = 4096
 // copies its events once or twice, not at every quarter of growth as
 // append would, and holds little room it never uses.
 func (r *Runner) grow() {
-	n := len(r.events)
+	n := len(r.log.recs)
 	want := n * r.Steps() / max(1, r.step)
-	r.events = slices.Grow(r.events, max(want+want/8, n+n/4)+64-n)
+	r.log.recs = slices.Grow(r.log.recs, max(want+want/8, n+n/4)+64-n)
 }
 
-// Case returns the record of the run so far, its words rendered.
-func (r *Runner) Case() *Case { return r.build(r.led.Snapshot()) }
+// Case returns the record of the run so far, whole: every event with its
+// words, in memory of its own.
+func (r *Runner) Case() *Case {
+	c := r.build(r.led.Snapshot())
+	c.Events = c.live.All()
+	c.live = nil
+	return c
+}
+
+// Logged is Case with the events left in the runner's records, read
+// through Log: a driver keeps the whole run (a long one makes tens of
+// thousands of events) and makes whole events only of those it shows.
+// Its ledger is its own, as Case's is; its log reads the same however the
+// runner moves. Whole makes it a Case.
+func (r *Runner) Logged() *Case { return r.build(r.led.Snapshot()) }
 
 // View is Case for a driver that shows the run and moves on (the lab): the
-// ledger's objects are shared rather than copied, so it costs what the
-// step added, not what the ledger holds. It stays true until the runner
-// moves; take Case to keep one.
+// ledger's objects are shared rather than copied, and the events are read
+// from the runner's own records through Log, with no Events made, so it
+// costs what the step added, not what the run holds. Its ledger stays
+// true until the runner moves; its log, always.
 func (r *Runner) View() *Case { return r.build(r.led.View()) }
 
 func (r *Runner) build(snap ledger.Snapshot) *Case {
-	// The words of events are made once, as they are first asked for.
-	for j := r.rendered; j < len(r.events); j++ {
-		r.words.Render(&r.events[j])
-	}
-	r.rendered = len(r.events)
+	l := &r.log
 	c := &Case{
 		Mission:  *r.m,
 		Settings: r.s,
-		// The case shares the runner's events, read only: the runner
+		// The log shares the runner's records, read only: the runner
 		// only appends to them, and what it replays after a rewind is
 		// what was there.
-		Events:  r.events[:len(r.events):len(r.events)],
+		live: &EventLog{log: eventLog{
+			recs:   l.recs[:len(l.recs):len(l.recs)],
+			texts:  l.texts[:len(l.texts):len(l.texts)],
+			extras: l.extras[:len(l.extras):len(l.extras)],
+		}, words: r.words},
 		Ledger:  snap,
 		Outcome: Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Succeeded: r.tally.succeeded, Verdicts: make([]IntentVerdict, 0, len(r.m.Intents))},
 	}

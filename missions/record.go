@@ -1,0 +1,329 @@
+package missions
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/replaylab/replaylab/ledger"
+)
+
+// record is an event as the runner keeps it while it runs: the facts in
+// small numbers, no words, and nothing the garbage collector must follow.
+// A long run makes tens of thousands of events and a driver draws a
+// screenful, so an Event, words and all, is made from its record only
+// when it is read (EventLog.At, Case).
+type record struct {
+	tick, step, attempt, effects int32
+	// obj and n are the Why's Obj and N; sayObj the Said's Obj.
+	obj, sayObj int32
+	n           int
+	// The response, if any: its code, object and status.
+	respCode, respObj int32
+	// key and a are 1 + the place of the event's key and of its Why's A
+	// in the run's texts, 0 for none; extra is 1 + the place of what few
+	// events carry (a second text, what a read-back found, the payload
+	// the agent names), 0 for none.
+	key, a, extra int32
+	// intent is 1 + the intent's place in the mission, 0 for none.
+	intent uint16
+	worker uint8
+	// The event's words, each as its place in its list of names (0 for
+	// none; see names).
+	kind, fixture, provider, observed, class, checkpoint, belief uint8
+	why, sub, tail                                              WhyCode
+	whyObs                                                      uint8
+	whyStatus, respStatus                                       ledger.Status
+	say                                                         SayCode
+	hasResp                                                     bool
+}
+
+// extra is what an event rarely carries, kept beside the records.
+type extra struct {
+	b       string
+	found   []EvidenceObject
+	payload map[string]string
+}
+
+// The names an event's words take, in the order their codes count them
+// from 1.
+var (
+	kindNames = newNames(EventAttempt, EventHold, EventRead, EventWait, EventRestart,
+		EventCommit, EventResolve, EventPrune, EventCheckpoint, EventEscalate)
+	providerNames = newNames(string(ledger.Rejected), string(ledger.Committed), string(ledger.Executing),
+		string(ledger.Replayed), string(ledger.Completed), string(ledger.Conflict), string(ledger.Mismatch),
+		"not_reached", string(ledger.LateCommit), string(ledger.Resolved), string(ledger.Pruned))
+	fixtureNames    = newNames(Fixtures...)
+	observedNames   = newNames(ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending, ObservedNothing)
+	classNames      = newNames(KnownFailureBeforeExecution, RecordedNotTerminal, KnownTerminal, Unknown)
+	checkpointNames = newNames(Planned, Approved, Submitted, Committed, Reconciled, Delivered, FailedCheckpoint, UnknownState, Escalated)
+	beliefNames     = newNames(BelievesDone, BelievesFailed, BelievesPending, BelievesUnknown, BelievesEscalated)
+)
+
+// names numbers a list of words from 1 (0 is none), and finds a word's
+// number with one comparison: every event the runner records turns
+// several words into numbers, so a search through the list would cost a
+// long run more than its ledger does.
+type names[T ~string] struct {
+	list []T
+	// byHash holds each word's number at the place its hash gives; no
+	// two words of a list share one.
+	byHash [256]uint8
+}
+
+func newNames[T ~string](list ...T) *names[T] {
+	n := &names[T]{list: list}
+	for i, w := range list {
+		h := nameHash(w)
+		if n.byHash[h] != 0 {
+			panic(fmt.Sprintf("missions: %q and %q share a hash", list[n.byHash[h]-1], w))
+		}
+		n.byHash[h] = uint8(i + 1)
+	}
+	return n
+}
+
+func nameHash[T ~string](w T) uint8 {
+	k := len(w)
+	return uint8(k + int(w[0]) + int(w[k-1])*8 + int(w[k/2])*3)
+}
+
+// code is w's number: 0 for none, else 1 + its place. The engine only
+// writes the words listed, so one outside them is a bug in the engine,
+// not bad input.
+func (n *names[T]) code(w T) uint8 {
+	if w == "" {
+		return 0
+	}
+	if c := n.byHash[nameHash(w)]; c != 0 && n.list[c-1] == w {
+		return c
+	}
+	panic(fmt.Sprintf("missions: an event names %q, which is not among %q", w, n.list))
+}
+
+// name is the word numbered c.
+func (n *names[T]) name(c uint8) T {
+	if c == 0 {
+		return ""
+	}
+	return n.list[c-1]
+}
+
+// eventLog is the event store of a run: its records and the texts and
+// extras they point into. The runner appends to it and, rewinding,
+// truncates it and appends the very same again, so a shorter view of it
+// taken earlier reads the same all along.
+type eventLog struct {
+	recs   []record
+	texts  []string
+	extras []extra
+}
+
+// text keeps s among the run's texts and returns its reference; the text
+// just kept is kept once, however many events in a row name it.
+func (l *eventLog) text(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if n := len(l.texts); n > 0 && l.texts[n-1] == s {
+		return int32(n)
+	}
+	l.texts = append(l.texts, s)
+	return int32(len(l.texts))
+}
+
+// keep keeps x beside the records and returns its reference.
+func (l *eventLog) keep(x extra) int32 {
+	l.extras = append(l.extras, x)
+	return int32(len(l.extras))
+}
+
+// truncate cuts the log back to the lengths a mark saved. What lies
+// beyond stays as it was: a longer view taken earlier still reads it, and
+// stepping on writes the very same there again.
+func (l *eventLog) truncate(recs, texts, extras int) {
+	l.recs, l.texts, l.extras = l.recs[:recs], l.texts[:texts], l.extras[:extras]
+}
+
+// EventLog is a run's events, read by place: a driver that shows a long
+// run makes whole events (words and all) only of the ones it draws, and
+// asks the others only what it scans them for. It reads the same however
+// the runner that made it moves on or back. A case read from a file, or
+// made whole, has a log over its events.
+type EventLog struct {
+	log   eventLog
+	words Words
+	// evs is set for a log over whole events.
+	evs   []Event
+	whole bool
+}
+
+// Len is the number of events.
+func (l EventLog) Len() int {
+	if l.whole {
+		return len(l.evs)
+	}
+	return len(l.log.recs)
+}
+
+// At is event i, whole, with its words.
+func (l EventLog) At(i int) Event {
+	if l.whole {
+		return l.evs[i]
+	}
+	ev := l.fact(i)
+	l.words.Render(&ev)
+	return ev
+}
+
+// All is every event, whole, in a slice of its own.
+func (l EventLog) All() []Event {
+	if l.whole {
+		return append([]Event(nil), l.evs...)
+	}
+	out := make([]Event, len(l.log.recs))
+	for i := range out {
+		out[i] = l.fact(i)
+		l.words.Render(&out[i])
+	}
+	return out
+}
+
+// Kind is event i's kind.
+func (l EventLog) Kind(i int) EventKind {
+	if l.whole {
+		return l.evs[i].Kind
+	}
+	return kindNames.name(l.log.recs[i].kind)
+}
+
+// Step is the step that made event i.
+func (l EventLog) Step(i int) int {
+	if l.whole {
+		return l.evs[i].Step
+	}
+	return int(l.log.recs[i].step)
+}
+
+// Tick is the tick of event i.
+func (l EventLog) Tick(i int) int {
+	if l.whole {
+		return l.evs[i].Tick
+	}
+	return int(l.log.recs[i].tick)
+}
+
+// Attempt is event i's attempt number, 0 for an event that sends nothing.
+func (l EventLog) Attempt(i int) int {
+	if l.whole {
+		return l.evs[i].Attempt
+	}
+	return int(l.log.recs[i].attempt)
+}
+
+// Worker is the worker of event i.
+func (l EventLog) Worker(i int) int {
+	if l.whole {
+		return l.evs[i].Worker
+	}
+	return int(l.log.recs[i].worker)
+}
+
+// Effects is the ledger's effect count right after event i.
+func (l EventLog) Effects(i int) int {
+	if l.whole {
+		return l.evs[i].Effects
+	}
+	return int(l.log.recs[i].effects)
+}
+
+// Key is the key event i carries, if any.
+func (l EventLog) Key(i int) string {
+	if l.whole {
+		return l.evs[i].Key
+	}
+	return l.log.str(l.log.recs[i].key)
+}
+
+// Says reports whether the agent said something at event i.
+func (l EventLog) Says(i int) bool {
+	if l.whole {
+		return l.evs[i].Say != ""
+	}
+	return l.log.recs[i].say != sayNothing
+}
+
+func (l *eventLog) str(ref int32) string {
+	if ref == 0 {
+		return ""
+	}
+	return l.texts[ref-1]
+}
+
+// fact is event i without its words.
+func (l EventLog) fact(i int) Event {
+	rec := &l.log.recs[i]
+	ev := Event{
+		Seq: i + 1, Tick: int(rec.tick), Step: int(rec.step), Kind: kindNames.name(rec.kind), Fixture: fixtureNames.name(rec.fixture),
+		Attempt: int(rec.attempt), Worker: int(rec.worker), Key: l.log.str(rec.key),
+		Provider: providerNames.name(rec.provider), Observed: observedNames.name(rec.observed),
+		Class: classNames.name(rec.class), Checkpoint: checkpointNames.name(rec.checkpoint),
+		Belief: beliefNames.name(rec.belief), Effects: int(rec.effects),
+		Why: Why{Code: rec.why, Obj: ledger.ObjectID(rec.obj), N: rec.n, Obs: observedNames.name(rec.whyObs), Status: rec.whyStatus,
+			A: l.log.str(rec.a), Sub: rec.sub, Tail: rec.tail},
+		Saying: Said{Code: rec.say, Obj: ledger.ObjectID(rec.sayObj)},
+	}
+	if rec.intent != 0 {
+		ev.Intent = l.words.Mission.Intents[rec.intent-1].ID
+	}
+	if rec.hasResp {
+		ev.Response = &ledger.Response{Code: int(rec.respCode), Object: ledger.ObjectID(rec.respObj), Status: rec.respStatus}
+	}
+	if rec.extra != 0 {
+		x := &l.log.extras[rec.extra-1]
+		ev.Why.B, ev.Why.Found, ev.Saying.Payload = x.b, x.found, x.payload
+	}
+	return ev
+}
+
+// Log is the case's events, read by place: the runner's own records for a
+// case a runner shows (View), or the case's Events.
+func (c *Case) Log() EventLog {
+	if c.live != nil {
+		return *c.live
+	}
+	return EventLog{evs: c.Events, whole: true}
+}
+
+// Whole is c with every event made whole, in memory of its own, and no
+// log of a runner's: what a driver keeps or writes away from the runner.
+func (c *Case) Whole() *Case {
+	w := *c
+	w.Events, w.live = c.Log().All(), nil
+	return &w
+}
+
+// Shares reports whether l and o are logs of the same run, one perhaps
+// stepped on or moved back from the other: they read the same storage
+// from its start.
+func (l EventLog) Shares(o EventLog) bool {
+	if l.whole != o.whole {
+		return false
+	}
+	if l.whole {
+		return len(l.evs) > 0 && len(o.evs) > 0 && &l.evs[0] == &o.evs[0]
+	}
+	return len(l.log.recs) > 0 && len(o.log.recs) > 0 && &l.log.recs[0] == &o.log.recs[0]
+}
+
+// SameEvents reports whether a and b hold the same events.
+func SameEvents(a, b EventLog) bool {
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := range a.Len() {
+		if !reflect.DeepEqual(a.At(i), b.At(i)) {
+			return false
+		}
+	}
+	return true
+}
