@@ -30,11 +30,11 @@ type record struct {
 	// The event's words, each as its place in its list of names (0 for
 	// none; see names).
 	kind, fixture, provider, observed, class, checkpoint, belief uint8
-	why, sub, tail                                              WhyCode
-	whyObs                                                      uint8
-	whyStatus, respStatus                                       ledger.Status
-	say                                                         SayCode
-	hasResp                                                     bool
+	why, sub, tail                                               WhyCode
+	whyObs                                                       uint8
+	whyStatus, respStatus                                        ledger.Status
+	say                                                          SayCode
+	hasResp                                                      bool
 }
 
 // extra is what an event rarely carries, kept beside the records.
