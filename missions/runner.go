@@ -286,18 +286,21 @@ func (r *Runner) tick(n int) {
 			}
 			continue
 		}
-		ev := Event{Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind), Tick: ch.Tick, Why: changeWhy(ch.Kind, ch.Object, ch.Key, ch.Status)}
+		y := changeWhy(ch.Kind, ch.Object, ch.Key, ch.Status)
+		rec := record{tick: int32(ch.Tick), effects: int32(ch.Effects), provider: providerNames.code(string(ch.Kind)),
+			why: y.Code, obj: int32(y.Obj), whyStatus: y.Status, key: r.log.text(ch.Key), a: r.log.text(y.A)}
+		i, _ := r.intentIndex(ch.Intent)
 		switch ch.Kind {
 		case ledger.LateCommit:
-			ev.Kind = EventCommit
-			r.tally.created(r.index[ch.Intent], ch.Status)
+			rec.kind = kindCommit
+			r.tally.created(i, ch.Status)
 		case ledger.Resolved:
-			ev.Kind = EventResolve
-			r.tally.resolved(r.index[ch.Intent], ch.Status)
+			rec.kind = kindResolve
+			r.tally.resolved(i, ch.Status)
 		case ledger.Pruned:
-			ev.Kind = EventPrune
+			rec.kind = kindPrune
 		}
-		r.emitAt(ev, ch.Effects)
+		r.put(rec, i)
 	}
 }
 
@@ -344,8 +347,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	rep := Reply{Attempt: r.attempt}
 	if !w.Reaches {
 		if !r.quiet {
-			r.emit(Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture,
-				Provider: "not_reached", Observed: ObservedTimeout, Why: Why{Code: whyDropped}})
+			r.putAttempt(i, key, t, record{provider: providerNotReached, observed: observedTimeout, why: whyDropped})
 		}
 		return rep
 	}
@@ -369,15 +371,20 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	}
 	if !r.quiet {
 		// The case records what the provider answered, heard or not.
-		r.emit(Event{Kind: EventAttempt, Intent: in.Intent.ID, Attempt: r.attempt, Worker: t.Worker, Key: key, Fixture: st.Fixture,
-			Provider: string(res.Action), Response: newResponse(resp), Observed: rep.Observation(), Why: Why{Code: whyProvider}})
+		r.putAttempt(i, key, t, record{provider: providerNames.code(string(res.Action)), observed: observedNames.code(rep.Observation()),
+			why: whyProvider, hasResp: true, respCode: int32(resp.Code), respObj: int32(resp.Object), respStatus: resp.Status})
 	}
 	return rep
 }
 
-// newResponse keeps a copy of resp on the heap, for an event; only a run
-// that records pays for it.
-func newResponse(resp ledger.Response) *ledger.Response { return &resp }
+// putAttempt records the current send for intent i, rec holding what
+// the provider and the wire did with it.
+func (r *Runner) putAttempt(i int, key string, t Turn, rec record) {
+	rec.kind, rec.tick, rec.effects = kindAttempt, int32(r.led.Now()), int32(r.led.Effects())
+	rec.attempt, rec.worker, rec.key = int32(r.attempt), uint8(t.Worker), r.log.text(key)
+	rec.fixture = fixtureNames.code(r.cur.Fixture)
+	r.put(rec, i)
+}
 
 // view is the object as a response body shows it, with the status the
 // response gives.
@@ -417,8 +424,15 @@ func (r *Runner) Classified(c Class) {
 	}
 }
 
-// kindAttempt is the code of EventAttempt.
-var kindAttempt = kindNames.code(EventAttempt)
+// The codes of the words the runner writes itself.
+var (
+	kindAttempt        = kindNames.code(EventAttempt)
+	kindCommit         = kindNames.code(EventCommit)
+	kindResolve        = kindNames.code(EventResolve)
+	kindPrune          = kindNames.code(EventPrune)
+	providerNotReached = providerNames.code("not_reached")
+	observedTimeout    = observedNames.code(ObservedTimeout)
+)
 
 // Say attaches the agent's words to the last event about intent i (Wire).
 func (r *Runner) Say(i int, s Said) {
@@ -471,11 +485,20 @@ func (r *Runner) emitAt(ev Event, effects int) {
 	if y.B != "" || y.Found != nil || ev.Saying.Payload != nil {
 		rec.extra = r.log.keep(extra{b: y.B, found: y.Found, payload: ev.Saying.Payload})
 	}
+	i := -1
 	if ev.Intent != "" {
-		if i, ok := r.intentIndex(ev.Intent); ok {
-			rec.intent = uint16(i + 1)
-			rec.belief = beliefNames.code(r.caller.Belief(i))
-		}
+		i, _ = r.intentIndex(ev.Intent)
+	}
+	r.put(rec, i)
+}
+
+// put records rec, made at the current step, about intent i (or none,
+// -1), with the caller's belief about it.
+func (r *Runner) put(rec record, i int) {
+	rec.step = int32(r.step)
+	if i >= 0 {
+		rec.intent = uint16(i + 1)
+		rec.belief = beliefNames.code(r.caller.Belief(i))
 	}
 	if len(r.log.recs) == cap(r.log.recs) {
 		r.grow()
@@ -483,17 +506,18 @@ func (r *Runner) emitAt(ev Event, effects int) {
 	r.log.recs = append(r.log.recs, rec)
 }
 
-// intentIndex is the place of the intent named id. The events of a step
-// mostly name one intent, so the last one found is tried first.
+// intentIndex is the place of the intent named id, or -1. The events of
+// a step mostly name one intent, so the last one found is tried first.
 func (r *Runner) intentIndex(id string) (int, bool) {
 	if k := r.lastIntent; k < len(r.m.Intents) && r.m.Intents[k].ID == id {
 		return k, true
 	}
 	i, ok := r.index[id]
-	if ok {
-		r.lastIntent = i
+	if !ok {
+		return -1, false
 	}
-	return i, ok
+	r.lastIntent = i
+	return i, true
 }
 
 // firstEvents is the room a runner starts with for a long mission's
