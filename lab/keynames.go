@@ -34,7 +34,16 @@ func (k *keyNames) letter(key string) (string, bool) {
 // keys in the same order.
 func (k *keyNames) add(log missions.EventLog, from int) {
 	if from == 0 || k.keys == nil {
-		k.keys = map[string]keyName{}
+		// Room for a key a send, at most: a long run of fresh keys
+		// names tens of thousands, and a map grown step by step would
+		// move them many times over.
+		sends := 0
+		for i := range log.Len() {
+			if log.Kind(i) == missions.EventAttempt {
+				sends++
+			}
+		}
+		k.keys = make(map[string]keyName, sends)
 	}
 	for i := from; i < log.Len(); i++ {
 		if log.Kind(i) != missions.EventAttempt {

@@ -114,6 +114,7 @@ type callerBase struct {
 }
 
 func (c *callerBase) Belief(i int) Belief       { return c.intents[i].Belief }
+func (c *callerBase) mint() *keyMint            { return c.keys }
 func (c *callerBase) Intent(i int) *IntentState { return &c.intents[i] }
 func (c *callerBase) appendBase(b []byte) []byte {
 	b = appendU(b, uint64(c.mints))
@@ -230,10 +231,17 @@ func classIndex(c Class) byte {
 
 // NewCaller returns the caller for s.Policy, with a durable record of each
 // of m's intents and the number of turns the schedule plans for each.
-func NewCaller(m *Mission, s Settings) Caller { return newCaller(m, s, offeredAttempts(m.Schedule)) }
+func NewCaller(m *Mission, s Settings) Caller {
+	return newCaller(m, s, offeredAttempts(m.Schedule), nil)
+}
 
-func newCaller(m *Mission, s Settings, offered map[string]int) Caller {
-	base := callerBase{settings: s, keys: newKeyMint(s.Seed)}
+// newCaller is NewCaller with the turns the schedule offers counted, and
+// the keys of s's seed minted so far by keys, when it is not nil.
+func newCaller(m *Mission, s Settings, offered map[string]int, keys *keyMint) Caller {
+	if keys == nil || keys.seed != s.Seed {
+		keys = newKeyMint(s.Seed)
+	}
+	base := callerBase{settings: s, keys: keys}
 	base.intents = make([]IntentState, len(m.Intents))
 	for i := range m.Intents {
 		in := &m.Intents[i]

@@ -68,12 +68,13 @@ func (c *naiveCaller) Clone() Caller {
 // a seed is always the same, so copies of a caller share one mint and a
 // key is formatted once, however many branches use it.
 type keyMint struct {
+	seed uint64
 	pcg  rand.PCG
 	keys []string
 }
 
 func newKeyMint(seed uint64) *keyMint {
-	k := &keyMint{}
+	k := &keyMint{seed: seed}
 	k.pcg.Seed(seed, 0x5eed)
 	return k
 }

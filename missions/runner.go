@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"sort"
 	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/ledger"
@@ -40,14 +41,18 @@ type Runner struct {
 	// events of them when they are read.
 	log   eventLog
 	words Words
-	// marks are saved states to rewind to, every markEvery steps, kept
-	// once Seek is used (a plain run keeps none).
+	// marks are saved states to rewind to, in the order of their steps,
+	// every markEvery steps where the run was moved back and sparser
+	// elsewhere (see mark), kept once Seek is used (a plain run keeps
+	// none).
 	marks     []mark
 	markEvery int
-	marking   bool
-	changes   []ledger.Change
-	objs      []ledger.Object
-	views     []ObjectView
+	// reached is the furthest step the runner has run.
+	reached int
+	marking bool
+	changes []ledger.Change
+	objs    []ledger.Object
+	views   []ObjectView
 }
 
 // NewRunner prepares a run of m under s. Neither is modified.
@@ -73,7 +78,7 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 			r.addDigest(stepRef(i, j+1), t)
 		}
 	}
-	r.start(s, led)
+	r.start(s, led, nil)
 	return r, nil
 }
 
@@ -90,14 +95,24 @@ func (r *Runner) Under(s Settings) (*Runner, error) {
 		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
 	}
 	n := &Runner{m: r.m, turns: r.turns, index: r.index, digests: r.digests}
-	n.start(s, led)
+	n.start(s, led, mintOf(r.caller))
 	return n, nil
 }
 
+// mintOf is the key mint of c: the keys of a seed are the same in every
+// run, so a run under other settings formats none of them again. Runners
+// that share one are for one goroutine.
+func mintOf(c Caller) *keyMint {
+	if m, ok := c.(interface{ mint() *keyMint }); ok {
+		return m.mint()
+	}
+	return nil
+}
+
 // start sets the runner before its first step under s, on led.
-func (r *Runner) start(s Settings, led *ledger.Ledger) {
+func (r *Runner) start(s Settings, led *ledger.Ledger, keys *keyMint) {
 	m := r.m
-	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns)
+	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns, keys)
 	r.words = Words{Mission: m, Settings: s}
 	// Rewinding replays at most markEvery steps from a mark, and at most
 	// about sixteen marks are kept, so a long mission's marks stay small.
@@ -215,10 +230,32 @@ func (r *Runner) Seek(pos int) {
 	}
 }
 
+// markSparse is how many marks apart the marks are that a run makes on
+// ground it has not covered before.
+const markSparse = 4
+
+// mark saves the state before the next step, to rewind to, unless a mark
+// holds it already. The first time the runner passes a place it keeps
+// only one mark of every markSparse: a driver that runs a long mission
+// to its end under new settings (a toggle) copies the ledger a few times,
+// not sixteen. Where it is moved back, the steps it replays fill in the
+// marks between, so stepping back there again replays no more than
+// markEvery steps.
+func (r *Runner) mark() {
+	k := sort.Search(len(r.marks), func(k int) bool { return r.marks[k].step >= r.step })
+	if k < len(r.marks) && r.marks[k].step == r.step {
+		return
+	}
+	if r.step >= r.reached && (r.step/r.markEvery)%markSparse != 0 {
+		return
+	}
+	r.marks = slices.Insert(r.marks, k, r.save())
+}
+
 // reset puts the runner back before its first step.
 func (r *Runner) reset() {
 	r.led.Reset()
-	r.caller = newCaller(r.m, r.s, r.turns)
+	r.caller = newCaller(r.m, r.s, r.turns, mintOf(r.caller))
 	r.step, r.attempt, r.down = 0, 0, false
 	copy(r.ahead, r.offered)
 	clear(r.tally.live)
@@ -231,10 +268,11 @@ func (r *Runner) Step() bool {
 	if r.Done() {
 		return false
 	}
-	if r.marking && r.step%r.markEvery == 0 && (len(r.marks) == 0 || r.marks[len(r.marks)-1].step < r.step) {
-		r.marks = append(r.marks, r.save())
+	if r.marking && r.step%r.markEvery == 0 {
+		r.mark()
 	}
 	r.step++
+	r.reached = max(r.reached, r.step)
 	if r.step > len(r.m.Schedule) {
 		r.settle()
 		return true
