@@ -57,6 +57,11 @@ type document struct {
 // Marshal renders a case as indented JSON with a trailing newline. The same
 // case always gives the same bytes.
 func Marshal(c *missions.Case) ([]byte, error) {
+	if c.Live() {
+		// A case that reads its events from a runner's records
+		// (Runner.View, Runner.Logged) is written with them all.
+		c = c.Whole()
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")

@@ -177,6 +177,25 @@ func TestMarshalIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestMarshalOfARunnersCase: a case that reads its events from a runner's
+// records (what the lab holds) is written with every event, as a whole
+// case is, never with its events left out.
+func TestMarshalOfARunnersCase(t *testing.T) {
+	for _, m := range missions.BuiltIn().Missions {
+		r, err := missions.NewRunner(m, m.Settings(missions.Overrides{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Seek(r.Steps())
+		want, _ := export.Marshal(r.Case())
+		for name, c := range map[string]*missions.Case{"Logged": r.Logged(), "View": r.View()} {
+			if got, _ := export.Marshal(c); !bytes.Equal(got, want) {
+				t.Errorf("%s: %s is written otherwise than Case:\n%.300s", m.ID, name, got)
+			}
+		}
+	}
+}
+
 // TestRoundTrip reads every export back and writes it again, byte for byte.
 func TestRoundTrip(t *testing.T) {
 	for _, cc := range catalogCases(t) {

@@ -160,9 +160,9 @@ func spoilers(t *testing.T, m Model) []string {
 		t.Fatal(err)
 	}
 	runner.Seek(q.Step - 1)
-	before := runner.View()
+	before := runner.View().Whole()
 	runner.Seek(q.Step)
-	after := runner.View()
+	after := runner.View().Whole()
 	var out []string
 	for _, o := range after.Ledger.Objects {
 		if !slices.ContainsFunc(before.Ledger.Objects, func(b ledger.Object) bool { return b.ID == o.ID }) {
@@ -195,7 +195,7 @@ func spoilers(t *testing.T, m Model) []string {
 		// A verdict is the ledger's count against the caller's belief:
 		// the count at the end, and the caller's last words, give it.
 		runner.Seek(runner.Steps())
-		end := runner.View()
+		end := runner.View().Whole()
 		out = append(out, "objects: "+export.Plural(end.Outcome.Effects, "effect"))
 		for _, ev := range slices.Backward(end.Events) {
 			if ev.Say != "" {

@@ -3,6 +3,7 @@ package missions
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -178,7 +179,7 @@ func (l EventLog) At(i int) Event {
 // All is every event, whole, in a slice of its own.
 func (l EventLog) All() []Event {
 	if l.whole {
-		return append([]Event(nil), l.evs...)
+		return slices.Clone(l.evs)
 	}
 	out := make([]Event, len(l.log.recs))
 	for i := range out {
@@ -293,6 +294,11 @@ func (c *Case) Log() EventLog {
 	}
 	return EventLog{evs: c.Events, whole: true}
 }
+
+// Live reports whether c reads its events from a runner's records
+// (Runner.View, Runner.Logged): its Events are empty, and Log or Whole
+// has them.
+func (c *Case) Live() bool { return c.live != nil }
 
 // Whole is c with every event made whole, in memory of its own, and no
 // log of a runner's: what a driver keeps or writes away from the runner.

@@ -114,8 +114,10 @@ func (r *Runner) start(s Settings, led *ledger.Ledger, keys *keyMint) {
 	m := r.m
 	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns, keys)
 	r.words = Words{Mission: m, Settings: s}
-	// Rewinding replays at most markEvery steps from a mark, and at most
-	// about sixteen marks are kept, so a long mission's marks stay small.
+	// Rewinding replays at most markEvery steps from a mark where the
+	// run was moved back before, and fewer than markSparse*markEvery the
+	// first time (see mark); at most about sixteen marks are kept, so a
+	// long mission's marks stay small.
 	r.markEvery = max(64, (len(m.Schedule)+15)/16)
 	// How many events a run makes depends on its settings (one a step
 	// for a caller that holds, four for one that resends and sees its
@@ -210,8 +212,9 @@ func (r *Runner) load(k mark) {
 
 // Seek moves the runner to position pos (0 to Steps): forward by
 // stepping, back by rewinding to the nearest mark before pos and stepping
-// from there, so no move costs more than a few dozen steps more than it
-// moves. A Case taken earlier keeps what it showed.
+// from there, so no move back costs more than markEvery steps where the
+// run was moved back before, and markSparse times that the first time. A
+// Case taken earlier keeps what it showed.
 func (r *Runner) Seek(pos int) {
 	pos = max(0, min(pos, r.Steps()))
 	r.marking = true

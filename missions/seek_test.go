@@ -44,7 +44,7 @@ func TestSeekIsAFreshRun(t *testing.T) {
 			r.markEvery = 7 // many marks, to rewind across
 		}
 		var kept []string
-		var keptCases []*Case
+		var keptCases, keptLogs []*Case
 		for range rapid.IntRange(1, 12).Draw(t, "moves") {
 			pos := rapid.IntRange(0, r.Steps()).Draw(t, "pos")
 			r.Seek(pos)
@@ -57,6 +57,8 @@ func TestSeekIsAFreshRun(t *testing.T) {
 				t.Fatalf("%s at %d after seeking: differs from a fresh run", m.ID, pos)
 			}
 			kept, keptCases = append(kept, string(got)), append(keptCases, cs)
+			// A case that reads its events from the runner's records.
+			keptLogs = append(keptLogs, r.Logged())
 			// The tallies the verdicts read agree with the ledger itself.
 			succeeded := 0
 			for _, o := range cs.Ledger.Objects {
@@ -82,6 +84,9 @@ func TestSeekIsAFreshRun(t *testing.T) {
 		for i, cs := range keptCases {
 			if b, _ := json.Marshal(cs); string(b) != kept[i] {
 				t.Fatalf("case %d changed after the runner moved on", i)
+			}
+			if b, _ := json.Marshal(keptLogs[i].Whole()); string(b) != kept[i] {
+				t.Fatalf("the log of case %d read otherwise after the runner moved on", i)
 			}
 		}
 	})
