@@ -10,6 +10,7 @@ package ledger
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 )
 
@@ -697,6 +698,9 @@ func (l *Ledger) soonest(t int) int { return max(t, l.now+1) }
 // commit records a new effect and returns its id.
 func (l *Ledger) commit(req *Request) ObjectID {
 	id := ObjectID(len(l.objects) + 1)
+	if len(l.objects) == cap(l.objects) {
+		l.objects = doubled(l.objects)
+	}
 	l.objects = append(l.objects, Object{
 		ID:      id,
 		Intent:  req.Intent,
@@ -709,10 +713,19 @@ func (l *Ledger) commit(req *Request) ObjectID {
 	return id
 }
 
+// doubled is s with room for as many again. Past a few hundred
+// elements append grows a slice by a quarter at a time, so a ledger of
+// ten thousand objects would be copied a dozen times over as it grew;
+// doubling copies it once, all told.
+func doubled[E any](s []E) []E { return slices.Grow(s, max(len(s), 8)) }
+
 // insert adds a record for a key the index does not hold.
 func (l *Ledger) insert(rec Record) {
 	rec.ExpiresAt = l.now + l.cfg.Retention
 	pos := len(l.records)
+	if len(l.records) == cap(l.records) {
+		l.records = doubled(l.records)
+	}
 	l.records = append(l.records, rec)
 	switch {
 	case l.indexed:

@@ -128,6 +128,11 @@ func (l *eventLog) text(s string) int32 {
 	if n := len(l.texts); n > 0 && l.texts[n-1] == s {
 		return int32(n)
 	}
+	if len(l.texts) == cap(l.texts) {
+		// Doubled, not grown by a quarter as append would: a long run
+		// keeps tens of thousands of keys.
+		l.texts = slices.Grow(l.texts, max(len(l.texts), 64))
+	}
 	l.texts = append(l.texts, s)
 	return int32(len(l.texts))
 }
