@@ -310,7 +310,8 @@ func (r *Runner) Step() bool {
 func (r *Runner) turn(st Step, ref, worker int) {
 	i := r.index[st.Attempt]
 	r.ahead[i]--
-	r.cur = st
+	// Most of what the step records is about this intent.
+	r.cur, r.lastIntent = st, i
 	r.caller.Turn(r, i, Turn{Worker: worker, Payload: st.Payload, Digest: r.digests[ref], Ahead: r.ahead[i]})
 }
 
