@@ -155,41 +155,51 @@ func (l *eventLog) truncate(recs, texts, extras int) {
 // asks the others only what it scans them for. It reads the same however
 // the runner that made it moves on or back. A case read from a file, or
 // made whole, has a log over its events.
+//
+// It is small, so that reading it by value costs nothing: the records it
+// reads, and the rest behind a pointer.
 type EventLog struct {
-	log   eventLog
-	words Words
-	// evs is set for a log over whole events.
-	evs   []Event
+	recs  []record
+	src   *logSource
 	whole bool
+}
+
+// logSource is what a log's records point into, and the words that make
+// events of them; or, for a log over whole events, the events.
+type logSource struct {
+	texts  []string
+	extras []extra
+	words  Words
+	evs    []Event
 }
 
 // Len is the number of events.
 func (l EventLog) Len() int {
 	if l.whole {
-		return len(l.evs)
+		return len(l.src.evs)
 	}
-	return len(l.log.recs)
+	return len(l.recs)
 }
 
 // At is event i, whole, with its words.
 func (l EventLog) At(i int) Event {
 	if l.whole {
-		return l.evs[i]
+		return l.src.evs[i]
 	}
 	ev := l.fact(i)
-	l.words.Render(&ev)
+	l.src.words.Render(&ev)
 	return ev
 }
 
 // All is every event, whole, in a slice of its own.
 func (l EventLog) All() []Event {
 	if l.whole {
-		return slices.Clone(l.evs)
+		return slices.Clone(l.src.evs)
 	}
-	out := make([]Event, len(l.log.recs))
+	out := make([]Event, len(l.recs))
 	for i := range out {
 		out[i] = l.fact(i)
-		l.words.Render(&out[i])
+		l.src.words.Render(&out[i])
 	}
 	return out
 }
@@ -197,95 +207,95 @@ func (l EventLog) All() []Event {
 // Kind is event i's kind.
 func (l EventLog) Kind(i int) EventKind {
 	if l.whole {
-		return l.evs[i].Kind
+		return l.src.evs[i].Kind
 	}
-	return kindNames.name(l.log.recs[i].kind)
+	return kindNames.name(l.recs[i].kind)
 }
 
 // Step is the step that made event i.
 func (l EventLog) Step(i int) int {
 	if l.whole {
-		return l.evs[i].Step
+		return l.src.evs[i].Step
 	}
-	return int(l.log.recs[i].step)
+	return int(l.recs[i].step)
 }
 
 // Tick is the tick of event i.
 func (l EventLog) Tick(i int) int {
 	if l.whole {
-		return l.evs[i].Tick
+		return l.src.evs[i].Tick
 	}
-	return int(l.log.recs[i].tick)
+	return int(l.recs[i].tick)
 }
 
 // Attempt is event i's attempt number, 0 for an event that sends nothing.
 func (l EventLog) Attempt(i int) int {
 	if l.whole {
-		return l.evs[i].Attempt
+		return l.src.evs[i].Attempt
 	}
-	return int(l.log.recs[i].attempt)
+	return int(l.recs[i].attempt)
 }
 
 // Worker is the worker of event i.
 func (l EventLog) Worker(i int) int {
 	if l.whole {
-		return l.evs[i].Worker
+		return l.src.evs[i].Worker
 	}
-	return int(l.log.recs[i].worker)
+	return int(l.recs[i].worker)
 }
 
 // Effects is the ledger's effect count right after event i.
 func (l EventLog) Effects(i int) int {
 	if l.whole {
-		return l.evs[i].Effects
+		return l.src.evs[i].Effects
 	}
-	return int(l.log.recs[i].effects)
+	return int(l.recs[i].effects)
 }
 
 // Key is the key event i carries, if any.
 func (l EventLog) Key(i int) string {
 	if l.whole {
-		return l.evs[i].Key
+		return l.src.evs[i].Key
 	}
-	return l.log.str(l.log.recs[i].key)
+	return l.src.str(l.recs[i].key)
 }
 
 // Says reports whether the agent said something at event i.
 func (l EventLog) Says(i int) bool {
 	if l.whole {
-		return l.evs[i].Say != ""
+		return l.src.evs[i].Say != ""
 	}
-	return l.log.recs[i].say != sayNothing
+	return l.recs[i].say != sayNothing
 }
 
-func (l *eventLog) str(ref int32) string {
+func (s *logSource) str(ref int32) string {
 	if ref == 0 {
 		return ""
 	}
-	return l.texts[ref-1]
+	return s.texts[ref-1]
 }
 
 // fact is event i without its words.
 func (l EventLog) fact(i int) Event {
-	rec := &l.log.recs[i]
+	rec := &l.recs[i]
 	ev := Event{
 		Seq: i + 1, Tick: int(rec.tick), Step: int(rec.step), Kind: kindNames.name(rec.kind), Fixture: fixtureNames.name(rec.fixture),
-		Attempt: int(rec.attempt), Worker: int(rec.worker), Key: l.log.str(rec.key),
+		Attempt: int(rec.attempt), Worker: int(rec.worker), Key: l.src.str(rec.key),
 		Provider: providerNames.name(rec.provider), Observed: observedNames.name(rec.observed),
 		Class: classNames.name(rec.class), Checkpoint: checkpointNames.name(rec.checkpoint),
 		Belief: beliefNames.name(rec.belief), Effects: int(rec.effects),
 		Why: Why{Code: rec.why, Obj: ledger.ObjectID(rec.obj), N: rec.n, Obs: observedNames.name(rec.whyObs), Status: rec.whyStatus,
-			A: l.log.str(rec.a), Sub: rec.sub, Tail: rec.tail},
+			A: l.src.str(rec.a), Sub: rec.sub, Tail: rec.tail},
 		Saying: Said{Code: rec.say, Obj: ledger.ObjectID(rec.sayObj)},
 	}
 	if rec.intent != 0 {
-		ev.Intent = l.words.Mission.Intents[rec.intent-1].ID
+		ev.Intent = l.src.words.Mission.Intents[rec.intent-1].ID
 	}
 	if rec.hasResp {
 		ev.Response = &ledger.Response{Code: int(rec.respCode), Object: ledger.ObjectID(rec.respObj), Status: rec.respStatus}
 	}
 	if rec.extra != 0 {
-		x := &l.log.extras[rec.extra-1]
+		x := &l.src.extras[rec.extra-1]
 		ev.Why.B, ev.Why.Found, ev.Saying.Payload = x.b, x.found, x.payload
 	}
 	return ev
@@ -297,7 +307,7 @@ func (c *Case) Log() EventLog {
 	if c.live != nil {
 		return *c.live
 	}
-	return EventLog{evs: c.Events, whole: true}
+	return EventLog{src: &logSource{evs: c.Events}, whole: true}
 }
 
 // Live reports whether c reads its events from a runner's records
@@ -321,9 +331,9 @@ func (l EventLog) Shares(o EventLog) bool {
 		return false
 	}
 	if l.whole {
-		return len(l.evs) > 0 && len(o.evs) > 0 && &l.evs[0] == &o.evs[0]
+		return len(l.src.evs) > 0 && len(o.src.evs) > 0 && &l.src.evs[0] == &o.src.evs[0]
 	}
-	return len(l.log.recs) > 0 && len(o.log.recs) > 0 && &l.log.recs[0] == &o.log.recs[0]
+	return len(l.recs) > 0 && len(o.recs) > 0 && &l.recs[0] == &o.recs[0]
 }
 
 // SameEvents reports whether a and b hold the same events.

@@ -607,11 +607,11 @@ func (r *Runner) build(snap ledger.Snapshot) *Case {
 		// The log shares the runner's records, read only: the runner
 		// only appends to them, and what it replays after a rewind is
 		// what was there.
-		live: &EventLog{log: eventLog{
-			recs:   l.recs[:len(l.recs):len(l.recs)],
+		live: &EventLog{recs: l.recs[:len(l.recs):len(l.recs)], src: &logSource{
 			texts:  l.texts[:len(l.texts):len(l.texts)],
 			extras: l.extras[:len(l.extras):len(l.extras)],
-		}, words: r.words},
+			words:  r.words,
+		}},
 		Ledger:  snap,
 		Outcome: Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Succeeded: r.tally.succeeded, Verdicts: make([]IntentVerdict, 0, len(r.m.Intents))},
 	}
