@@ -15,16 +15,16 @@ import (
 // when it is read (EventLog.At, Case).
 type record struct {
 	tick, step, attempt, effects int32
-	// obj and n are the Why's Obj and N; sayObj the Said's Obj.
-	obj, sayObj int32
-	n           int
-	// The response, if any: its code, object and status.
-	respCode, respObj int32
-	// key and a are 1 + the place of the event's key and of its Why's A
-	// in the run's texts, 0 for none; extra is 1 + the place of what few
-	// events carry (a second text, what a read-back found, the payload
-	// the agent names), 0 for none.
-	key, a, extra int32
+	// obj is the object the event names: its response's, when it has
+	// one (flagResp), else its Why's Obj. What else an event names, and
+	// rarely, is in its extra.
+	obj int32
+	// text is 1 + the place in the run's texts of the event's key
+	// (flagKey) or its Why's A (flagA), or both when they are the same,
+	// 0 for neither; extra is 1 + the place of what few events carry, 0
+	// for none.
+	text, extra int32
+	respCode    int16
 	// intent is 1 + the intent's place in the mission, 0 for none.
 	intent uint16
 	worker uint8
@@ -33,16 +33,30 @@ type record struct {
 	kind, fixture, provider, observed, class, checkpoint, belief uint8
 	why, sub, tail                                               WhyCode
 	whyObs                                                       uint8
-	whyStatus, respStatus                                        ledger.Status
 	say                                                          SayCode
-	hasResp                                                      bool
+	whyStatus, respStatus                                        ledger.Status
+	flags                                                        uint8
 }
+
+// A record's flags.
+const (
+	flagResp uint8 = 1 << iota // the event has a response; obj is its object
+	flagKey                    // text is the event's key
+	flagA                      // text is the Why's A
+)
 
 // extra is what an event rarely carries, kept beside the records.
 type extra struct {
 	b       string
 	found   []EvidenceObject
 	payload map[string]string
+	// a is the Why's A where the text holds another (the key).
+	a string
+	// n is the Why's N; obj its Obj where obj holds the response's.
+	n, obj int
+	// sayObj is the Said's Obj where it is not the record's obj.
+	sayObj    int32
+	hasSayObj bool
 }
 
 // The names an event's words take, in the order their codes count them
@@ -257,7 +271,10 @@ func (l EventLog) Key(i int) string {
 	if l.whole {
 		return l.src.evs[i].Key
 	}
-	return l.src.str(l.recs[i].key)
+	if rec := &l.recs[i]; rec.flags&flagKey != 0 {
+		return l.src.str(rec.text)
+	}
+	return ""
 }
 
 // Says reports whether the agent said something at event i.
@@ -280,23 +297,43 @@ func (l EventLog) fact(i int) Event {
 	rec := &l.recs[i]
 	ev := Event{
 		Seq: i + 1, Tick: int(rec.tick), Step: int(rec.step), Kind: kindNames.name(rec.kind), Fixture: fixtureNames.name(rec.fixture),
-		Attempt: int(rec.attempt), Worker: int(rec.worker), Key: l.src.str(rec.key),
+		Attempt: int(rec.attempt), Worker: int(rec.worker),
 		Provider: providerNames.name(rec.provider), Observed: observedNames.name(rec.observed),
 		Class: classNames.name(rec.class), Checkpoint: checkpointNames.name(rec.checkpoint),
 		Belief: beliefNames.name(rec.belief), Effects: int(rec.effects),
-		Why: Why{Code: rec.why, Obj: ledger.ObjectID(rec.obj), N: rec.n, Obs: observedNames.name(rec.whyObs), Status: rec.whyStatus,
-			A: l.src.str(rec.a), Sub: rec.sub, Tail: rec.tail},
-		Saying: Said{Code: rec.say, Obj: ledger.ObjectID(rec.sayObj)},
+		Why:    Why{Code: rec.why, Obs: observedNames.name(rec.whyObs), Status: rec.whyStatus, Sub: rec.sub, Tail: rec.tail},
+		Saying: Said{Code: rec.say},
+	}
+	if rec.say != sayNothing {
+		ev.Saying.Obj = ledger.ObjectID(rec.obj)
+	}
+	text := l.src.str(rec.text)
+	if rec.flags&flagKey != 0 {
+		ev.Key = text
+	}
+	if rec.flags&flagA != 0 {
+		ev.Why.A = text
+	}
+	if rec.flags&flagResp != 0 {
+		ev.Response = &ledger.Response{Code: int(rec.respCode), Object: ledger.ObjectID(rec.obj), Status: rec.respStatus}
+	} else {
+		ev.Why.Obj = ledger.ObjectID(rec.obj)
 	}
 	if rec.intent != 0 {
 		ev.Intent = l.src.words.Mission.Intents[rec.intent-1].ID
 	}
-	if rec.hasResp {
-		ev.Response = &ledger.Response{Code: int(rec.respCode), Object: ledger.ObjectID(rec.respObj), Status: rec.respStatus}
-	}
 	if rec.extra != 0 {
 		x := &l.src.extras[rec.extra-1]
-		ev.Why.B, ev.Why.Found, ev.Saying.Payload = x.b, x.found, x.payload
+		ev.Why.B, ev.Why.Found, ev.Saying.Payload, ev.Why.N = x.b, x.found, x.payload, x.n
+		if x.a != "" {
+			ev.Why.A = x.a
+		}
+		if rec.flags&flagResp != 0 {
+			ev.Why.Obj = ledger.ObjectID(x.obj)
+		}
+		if x.hasSayObj && rec.say != sayNothing {
+			ev.Saying.Obj = ledger.ObjectID(x.sayObj)
+		}
 	}
 	return ev
 }

@@ -330,7 +330,8 @@ func (r *Runner) tick(n int) {
 		}
 		y := changeWhy(ch.Kind, ch.Object, ch.Key, ch.Status)
 		rec := record{tick: int32(ch.Tick), effects: int32(ch.Effects), provider: providerNames.code(string(ch.Kind)),
-			why: y.Code, obj: int32(y.Obj), whyStatus: y.Status, key: r.log.text(ch.Key), a: r.log.text(y.A)}
+			why: y.Code, obj: int32(y.Obj), whyStatus: y.Status}
+		r.setText(&rec, ch.Key, y.A)
 		i, _ := r.intentIndex(ch.Intent)
 		switch ch.Kind {
 		case ledger.LateCommit:
@@ -414,7 +415,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	if !r.quiet {
 		// The case records what the provider answered, heard or not.
 		r.putAttempt(i, key, t, record{provider: providerNames.code(string(res.Action)), observed: observedNames.code(rep.Observation()),
-			why: whyProvider, hasResp: true, respCode: int32(resp.Code), respObj: int32(resp.Object), respStatus: resp.Status})
+			why: whyProvider, flags: flagResp, respCode: int16(resp.Code), obj: int32(resp.Object), respStatus: resp.Status})
 	}
 	return rep
 }
@@ -423,7 +424,8 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 // the provider and the wire did with it.
 func (r *Runner) putAttempt(i int, key string, t Turn, rec record) {
 	rec.kind, rec.tick, rec.effects = kindAttempt, int32(r.led.Now()), int32(r.led.Effects())
-	rec.attempt, rec.worker, rec.key = int32(r.attempt), uint8(t.Worker), r.log.text(key)
+	rec.attempt, rec.worker = int32(r.attempt), uint8(t.Worker)
+	r.setText(&rec, key, "")
 	rec.fixture = fixtureNames.code(r.cur.Fixture)
 	r.put(rec, i)
 }
@@ -487,12 +489,19 @@ func (r *Runner) Say(i int, s Said) {
 		if int(rec.intent) != i+1 {
 			continue
 		}
-		rec.say, rec.sayObj = s.Code, int32(s.Obj)
+		rec.say = s.Code
+		switch {
+		case int32(s.Obj) != rec.obj:
+			x := r.extraOf(rec)
+			x.sayObj, x.hasSayObj = int32(s.Obj), true
+		case rec.extra != 0:
+			r.log.extras[rec.extra-1].hasSayObj = false
+		}
 		switch {
 		case rec.extra != 0:
 			r.log.extras[rec.extra-1].payload = s.Payload
 		case s.Payload != nil:
-			rec.extra = r.log.keep(extra{payload: s.Payload})
+			r.extraOf(rec).payload = s.Payload
 		}
 		return
 	}
@@ -512,26 +521,61 @@ func (r *Runner) emitAt(ev Event, effects int) {
 	y := &ev.Why
 	rec := record{
 		tick: int32(ev.Tick), step: int32(r.step), attempt: int32(ev.Attempt), effects: int32(effects),
-		obj: int32(y.Obj), sayObj: int32(ev.Saying.Obj), n: y.N, worker: uint8(ev.Worker),
+		obj: int32(y.Obj), worker: uint8(ev.Worker),
 		kind: kindNames.code(ev.Kind), fixture: fixtureNames.code(ev.Fixture),
 		provider: providerNames.code(ev.Provider), observed: observedNames.code(ev.Observed),
 		class: classNames.code(ev.Class), checkpoint: checkpointNames.code(ev.Checkpoint),
 		belief: beliefNames.code(ev.Belief),
 		why:    y.Code, sub: y.Sub, tail: y.Tail, whyObs: observedNames.code(y.Obs), whyStatus: y.Status,
 		say: ev.Saying.Code,
-		key: r.log.text(ev.Key), a: r.log.text(y.A),
 	}
+	r.setText(&rec, ev.Key, y.A)
 	if ev.Response != nil {
-		rec.respCode, rec.respObj, rec.respStatus, rec.hasResp = int32(ev.Response.Code), int32(ev.Response.Object), ev.Response.Status, true
+		rec.flags |= flagResp
+		rec.respCode, rec.obj, rec.respStatus = int16(ev.Response.Code), int32(ev.Response.Object), ev.Response.Status
+		if y.Obj != 0 {
+			r.extraOf(&rec).obj = int(y.Obj)
+		}
 	}
-	if y.B != "" || y.Found != nil || ev.Saying.Payload != nil {
-		rec.extra = r.log.keep(extra{b: y.B, found: y.Found, payload: ev.Saying.Payload})
+	if y.B != "" || y.Found != nil || ev.Saying.Payload != nil || y.N != 0 {
+		x := r.extraOf(&rec)
+		x.b, x.found, x.payload, x.n = y.B, y.Found, ev.Saying.Payload, y.N
+	}
+	if ev.Saying.Code != sayNothing && int32(ev.Saying.Obj) != rec.obj {
+		x := r.extraOf(&rec)
+		x.sayObj, x.hasSayObj = int32(ev.Saying.Obj), true
 	}
 	i := -1
 	if ev.Intent != "" {
 		i, _ = r.intentIndex(ev.Intent)
 	}
 	r.put(rec, i)
+}
+
+// setText keeps the event's key and its Why's A in rec: in its text, or,
+// where they differ, A in its extra.
+func (r *Runner) setText(rec *record, key, a string) {
+	switch {
+	case key != "":
+		rec.text, rec.flags = r.log.text(key), rec.flags|flagKey
+		switch {
+		case a == key:
+			rec.flags |= flagA
+		case a != "":
+			r.extraOf(rec).a = a
+		}
+	case a != "":
+		rec.text, rec.flags = r.log.text(a), rec.flags|flagA
+	}
+}
+
+// extraOf is rec's extra, kept now if it has none. It stays good until
+// the next one is kept.
+func (r *Runner) extraOf(rec *record) *extra {
+	if rec.extra == 0 {
+		rec.extra = r.log.keep(extra{})
+	}
+	return &r.log.extras[rec.extra-1]
 }
 
 // put records rec, made at the current step, about intent i (or none,
