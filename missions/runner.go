@@ -294,7 +294,7 @@ func (r *Runner) Step() bool {
 		}
 		r.tick(1)
 	case StepWait:
-		r.emit(Event{Kind: EventWait, Why: Why{Code: whyWait, N: st.Wait}})
+		r.emit(&Event{Kind: EventWait, Why: Why{Code: whyWait, N: st.Wait}})
 		r.tick(st.Wait)
 	case StepRead:
 		r.caller.Read(r, r.index[st.Read])
@@ -359,7 +359,7 @@ func (r *Runner) settle() {
 // restart brings the caller process back with what it kept durable.
 func (r *Runner) restart(why WhyCode) {
 	r.down = false
-	r.emit(Event{Kind: EventRestart, Why: Why{Code: why}})
+	r.emit(&Event{Kind: EventRestart, Why: Why{Code: why}})
 	r.caller.Restarted(r)
 }
 
@@ -452,7 +452,7 @@ func (r *Runner) ReadBack(intent string) []ObjectView {
 }
 
 // Log records an event the caller made (Wire).
-func (r *Runner) Log(ev Event) { r.emit(ev) }
+func (r *Runner) Log(ev Event) { r.emit(&ev) }
 
 // Classified marks the class the caller gave the last send (Wire).
 func (r *Runner) Classified(c Class) {
@@ -507,14 +507,14 @@ func (r *Runner) Say(i int, s Said) {
 	}
 }
 
-func (r *Runner) emit(ev Event) {
+func (r *Runner) emit(ev *Event) {
 	ev.Tick = r.led.Now()
 	r.emitAt(ev, r.led.Effects())
 }
 
 // emitAt records an event with the ledger's effect count right after it,
 // and the caller's belief about the event's intent.
-func (r *Runner) emitAt(ev Event, effects int) {
+func (r *Runner) emitAt(ev *Event, effects int) {
 	if r.quiet {
 		return
 	}
