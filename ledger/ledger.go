@@ -713,6 +713,15 @@ func (l *Ledger) commit(req *Request) ObjectID {
 	return id
 }
 
+// Reserve makes room for n objects in all, so a driver that can foretell
+// a long run's size (the runner does, from its steps so far) has the
+// ledger grow its objects once rather than by doubling.
+func (l *Ledger) Reserve(n int) {
+	if n > cap(l.objects) {
+		l.objects = slices.Grow(l.objects, n-len(l.objects))
+	}
+}
+
 // doubled is s with room for as many again. Past a few hundred
 // elements append grows a slice by a quarter at a time, so a ledger of
 // ten thousand objects would be copied a dozen times over as it grew;

@@ -618,6 +618,9 @@ func (r *Runner) grow() {
 	n := len(r.log.recs)
 	want := n * r.Steps() / max(1, r.step)
 	r.log.recs = slices.Grow(r.log.recs, max(want+want/8, n+n/4)+64-n)
+	// The ledger's objects grow at their own rate, foretold the same way.
+	objs := r.led.Objects() * r.Steps() / max(1, r.step)
+	r.led.Reserve(objs + objs/8)
 }
 
 // Case returns the record of the run so far, whole: every event with its
