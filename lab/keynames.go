@@ -12,7 +12,51 @@ import (
 // hashes (ik_496bcda83e, ik_c4c020c660) read alike; the hash itself is in
 // the timeline's detail strip.
 type keyNames struct {
+	// ids holds the keys of the shape the engine makes (ik_ or ph_ and
+	// ten hex digits) by the number they spell, which a long run of
+	// fresh keys, tens of thousands of them, names at half the cost of
+	// their text; keys holds any other.
+	ids  map[uint64]keyName
 	keys map[string]keyName
+	n    int // how many keys are named
+}
+
+// keyID is the number a key of the engine's shape spells: its prefix
+// (ik_ 0, ph_ 1) above its ten hex digits.
+func keyID(key string) (uint64, bool) {
+	if len(key) != 13 || key[2] != '_' {
+		return 0, false
+	}
+	var v uint64
+	switch key[:3] {
+	case "ik_":
+	case "ph_":
+		v = 1
+	default:
+		return 0, false
+	}
+	for i := 3; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+// lookup is key's name, if it was sent.
+func (k *keyNames) lookup(key string) (keyName, bool) {
+	if id, ok := keyID(key); ok {
+		kn, ok := k.ids[id]
+		return kn, ok
+	}
+	kn, ok := k.keys[key]
+	return kn, ok
 }
 
 // keyName is a key's place among the keys sent (0 is A) and the index of
@@ -22,7 +66,7 @@ type keyName struct{ n, first int }
 
 // letter is the key's letter, if it was sent.
 func (k *keyNames) letter(key string) (string, bool) {
-	kn, ok := k.keys[key]
+	kn, ok := k.lookup(key)
 	if !ok {
 		return "", false
 	}
@@ -33,7 +77,7 @@ func (k *keyNames) letter(key string) (string, bool) {
 // A run moved back keeps its letters: stepped on again, it sends the same
 // keys in the same order.
 func (k *keyNames) add(log missions.EventLog, from int) {
-	if from == 0 || k.keys == nil {
+	if from == 0 || k.ids == nil {
 		// Room for a key a send, at most: a long run of fresh keys
 		// names tens of thousands, and a map grown step by step would
 		// move them many times over.
@@ -43,7 +87,7 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 				sends++
 			}
 		}
-		k.keys = make(map[string]keyName, sends)
+		k.ids, k.keys, k.n = make(map[uint64]keyName, sends), nil, 0
 	}
 	for i := from; i < log.Len(); i++ {
 		if log.Kind(i) != missions.EventAttempt {
@@ -53,10 +97,27 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 		if key == "" {
 			continue
 		}
+		if id, ok := keyID(key); ok {
+			if _, ok := k.ids[id]; !ok {
+				k.ids[id] = keyName{n: k.n, first: i}
+				k.n++
+			}
+			continue
+		}
 		if _, ok := k.keys[key]; !ok {
-			k.keys[key] = keyName{n: len(k.keys), first: i}
+			if k.keys == nil {
+				k.keys = map[string]keyName{}
+			}
+			k.keys[key] = keyName{n: k.n, first: i}
+			k.n++
 		}
 	}
+}
+
+// first is the index of the event that first sent key.
+func (k *keyNames) first(key string) int {
+	kn, _ := k.lookup(key)
+	return kn.first
 }
 
 // name is "key A", or the key itself where it was never sent.
@@ -83,7 +144,7 @@ func (k *keyNames) cell(log missions.EventLog, i int) string {
 		return export.CleanLine(key)
 	case kind != missions.EventAttempt:
 		return "key " + l
-	case k.keys[key].first < i:
+	case k.first(key) < i:
 		return "key " + l + ", same"
 	case l != "A":
 		return "key " + l + ", new"
@@ -94,7 +155,7 @@ func (k *keyNames) cell(log missions.EventLog, i int) string {
 // named puts the letters in place of the keys a note names: "with key
 // ik_496bcda83e" reads "with key A".
 func (k *keyNames) named(note string) string {
-	if len(k.keys) == 0 || (!strings.Contains(note, "ik_") && !strings.Contains(note, "ph_")) {
+	if k.n == 0 || (!strings.Contains(note, "ik_") && !strings.Contains(note, "ph_")) {
 		return note
 	}
 	var b strings.Builder
