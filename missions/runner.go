@@ -415,6 +415,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	if !r.quiet {
 		// The case records what the provider answered, heard or not.
 		r.putAttempt(i, key, t, record{provider: providerNames.code(string(res.Action)), observed: observedNames.code(rep.Observation()),
+			// The provider's codes are HTTP's, three digits (see ledger).
 			why: whyProvider, flags: flagResp, respCode: int16(resp.Code), obj: int32(resp.Object), respStatus: resp.Status})
 	}
 	return rep
@@ -479,12 +480,16 @@ var (
 )
 
 // Say attaches the agent's words to the last event about intent i (Wire).
+// The event is one of this step's: the words go with what the caller just
+// did. A record of an earlier step is never changed, as a log or a mark
+// taken since reads it as it was; words with no event of the step about
+// their intent are not kept (no caller says anything before it logs).
 func (r *Runner) Say(i int, s Said) {
 	if r.quiet {
 		return
 	}
 	recs := r.log.recs
-	for j := len(recs) - 1; j >= 0; j-- {
+	for j := len(recs) - 1; j >= 0 && int(recs[j].step) == r.step; j-- {
 		rec := &recs[j]
 		if int(rec.intent) != i+1 {
 			continue
@@ -541,6 +546,8 @@ func (r *Runner) emitAt(ev *Event, effects int) {
 		x := r.extraOf(&rec)
 		x.b, x.found, x.payload, x.n = y.B, y.Found, ev.Saying.Payload, y.N
 	}
+	// What is said is kept only with its code: words with no code are
+	// none, whatever object they name.
 	if ev.Saying.Code != sayNothing && int32(ev.Saying.Obj) != rec.obj {
 		x := r.extraOf(&rec)
 		x.sayObj, x.hasSayObj = int32(ev.Saying.Obj), true
