@@ -97,21 +97,23 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 		if key == "" {
 			continue
 		}
-		if id, ok := keyID(key); ok {
-			if _, ok := k.ids[id]; !ok {
-				k.ids[id] = keyName{n: k.n, first: i}
-				k.n++
-			}
-			continue
-		}
-		if _, ok := k.keys[key]; !ok {
-			if k.keys == nil {
-				k.keys = map[string]keyName{}
-			}
-			k.keys[key] = keyName{n: k.n, first: i}
+		if _, ok := k.lookup(key); !ok {
+			k.put(key, keyName{n: k.n, first: i})
 			k.n++
 		}
 	}
+}
+
+// put names key kn, in the map its shape goes to.
+func (k *keyNames) put(key string, kn keyName) {
+	if id, ok := keyID(key); ok {
+		k.ids[id] = kn
+		return
+	}
+	if k.keys == nil {
+		k.keys = map[string]keyName{}
+	}
+	k.keys[key] = kn
 }
 
 // first is the index of the event that first sent key.

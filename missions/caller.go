@@ -114,7 +114,6 @@ type callerBase struct {
 }
 
 func (c *callerBase) Belief(i int) Belief       { return c.intents[i].Belief }
-func (c *callerBase) mint() *keyMint            { return c.keys }
 func (c *callerBase) Intent(i int) *IntentState { return &c.intents[i] }
 func (c *callerBase) appendBase(b []byte) []byte {
 	b = appendU(b, uint64(c.mints))
@@ -238,7 +237,7 @@ func NewCaller(m *Mission, s Settings) Caller {
 // newCaller is NewCaller with the turns the schedule offers counted, and
 // the keys of s's seed minted so far by keys, when it is not nil.
 func newCaller(m *Mission, s Settings, offered map[string]int, keys *keyMint) Caller {
-	if keys == nil || keys.seed != s.Seed {
+	if keys == nil {
 		keys = newKeyMint(s.Seed)
 	}
 	base := callerBase{settings: s, keys: keys}

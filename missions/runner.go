@@ -28,6 +28,8 @@ type Runner struct {
 	ahead, offered []int
 	index          map[string]int
 	lastIntent     int
+	// keys mints the keys of the run's seed, for its callers.
+	keys *keyMint
 	// turns is offered by intent id, as the caller takes it.
 	turns map[string]int
 	// digests holds, per schedule step (and per together part), the digest
@@ -78,7 +80,7 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 			r.addDigest(stepRef(i, j+1), t)
 		}
 	}
-	r.start(s, led, nil)
+	r.start(s, led)
 	return r, nil
 }
 
@@ -94,25 +96,21 @@ func (r *Runner) Under(s Settings) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
 	}
-	n := &Runner{m: r.m, turns: r.turns, index: r.index, digests: r.digests}
-	n.start(s, led, mintOf(r.caller))
+	// The keys of a seed are the same in every run, so a run under
+	// other settings formats none of them again; runners that share a
+	// mint are for one goroutine.
+	n := &Runner{m: r.m, turns: r.turns, index: r.index, digests: r.digests, keys: r.keys}
+	n.start(s, led)
 	return n, nil
 }
 
-// mintOf is the key mint of c: the keys of a seed are the same in every
-// run, so a run under other settings formats none of them again. Runners
-// that share one are for one goroutine.
-func mintOf(c Caller) *keyMint {
-	if m, ok := c.(interface{ mint() *keyMint }); ok {
-		return m.mint()
-	}
-	return nil
-}
-
 // start sets the runner before its first step under s, on led.
-func (r *Runner) start(s Settings, led *ledger.Ledger, keys *keyMint) {
+func (r *Runner) start(s Settings, led *ledger.Ledger) {
 	m := r.m
-	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns, keys)
+	if r.keys == nil || r.keys.seed != s.Seed {
+		r.keys = newKeyMint(s.Seed)
+	}
+	r.s, r.led, r.caller = s, led, newCaller(m, s, r.turns, r.keys)
 	r.words = Words{Mission: m, Settings: s}
 	// Rewinding replays at most markEvery steps from a mark where the
 	// run was moved back before, and fewer than markSparse*markEvery the
@@ -258,7 +256,7 @@ func (r *Runner) mark() {
 // reset puts the runner back before its first step.
 func (r *Runner) reset() {
 	r.led.Reset()
-	r.caller = newCaller(r.m, r.s, r.turns, mintOf(r.caller))
+	r.caller = newCaller(r.m, r.s, r.turns, r.keys)
 	r.step, r.attempt, r.down = 0, 0, false
 	copy(r.ahead, r.offered)
 	clear(r.tally.live)
@@ -332,7 +330,7 @@ func (r *Runner) tick(n int) {
 		rec := record{tick: int32(ch.Tick), effects: int32(ch.Effects), provider: providerNames.code(string(ch.Kind)),
 			why: y.Code, obj: int32(y.Obj), whyStatus: y.Status}
 		r.setText(&rec, ch.Key, y.A)
-		i, _ := r.intentIndex(ch.Intent)
+		i := r.intentIndex(ch.Intent)
 		switch ch.Kind {
 		case ledger.LateCommit:
 			rec.kind = kindCommit
@@ -494,20 +492,7 @@ func (r *Runner) Say(i int, s Said) {
 		if int(rec.intent) != i+1 {
 			continue
 		}
-		rec.say = s.Code
-		switch {
-		case int32(s.Obj) != rec.obj:
-			x := r.extraOf(rec)
-			x.sayObj, x.hasSayObj = int32(s.Obj), true
-		case rec.extra != 0:
-			r.log.extras[rec.extra-1].hasSayObj = false
-		}
-		switch {
-		case rec.extra != 0:
-			r.log.extras[rec.extra-1].payload = s.Payload
-		case s.Payload != nil:
-			r.extraOf(rec).payload = s.Payload
-		}
+		r.said(rec, s)
 		return
 	}
 }
@@ -542,21 +527,37 @@ func (r *Runner) emitAt(ev *Event, effects int) {
 			r.extraOf(&rec).obj = int(y.Obj)
 		}
 	}
-	if y.B != "" || y.Found != nil || ev.Saying.Payload != nil || y.N != 0 {
+	if y.B != "" || y.Found != nil || y.N != 0 {
 		x := r.extraOf(&rec)
-		x.b, x.found, x.payload, x.n = y.B, y.Found, ev.Saying.Payload, y.N
+		x.b, x.found, x.n = y.B, y.Found, y.N
 	}
-	// What is said is kept only with its code: words with no code are
-	// none, whatever object they name.
-	if ev.Saying.Code != sayNothing && int32(ev.Saying.Obj) != rec.obj {
-		x := r.extraOf(&rec)
-		x.sayObj, x.hasSayObj = int32(ev.Saying.Obj), true
-	}
+	r.said(&rec, ev.Saying)
 	i := -1
 	if ev.Intent != "" {
-		i, _ = r.intentIndex(ev.Intent)
+		i = r.intentIndex(ev.Intent)
 	}
 	r.put(rec, i)
+}
+
+// said keeps in rec what the agent says with its event: the code in the
+// record, the object where it is not the record's own, the payload it
+// names. What is said is kept only with its code: words with no code are
+// none, whatever object they name.
+func (r *Runner) said(rec *record, s Said) {
+	rec.say = s.Code
+	switch {
+	case s.Code != sayNothing && int32(s.Obj) != rec.obj:
+		x := r.extraOf(rec)
+		x.sayObj, x.hasSayObj = int32(s.Obj), true
+	case rec.extra != 0:
+		r.log.extras[rec.extra-1].hasSayObj = false
+	}
+	switch {
+	case rec.extra != 0:
+		r.log.extras[rec.extra-1].payload = s.Payload
+	case s.Payload != nil:
+		r.extraOf(rec).payload = s.Payload
+	}
 }
 
 // setText keeps the event's key and its Why's A in rec: in its text, or,
@@ -601,16 +602,16 @@ func (r *Runner) put(rec record, i int) {
 
 // intentIndex is the place of the intent named id, or -1. The events of
 // a step mostly name one intent, so the last one found is tried first.
-func (r *Runner) intentIndex(id string) (int, bool) {
+func (r *Runner) intentIndex(id string) int {
 	if k := r.lastIntent; k < len(r.m.Intents) && r.m.Intents[k].ID == id {
-		return k, true
+		return k
 	}
 	i, ok := r.index[id]
 	if !ok {
-		return -1, false
+		return -1
 	}
 	r.lastIntent = i
-	return i, true
+	return i
 }
 
 // firstEvents is the room a runner starts with for a long mission's
@@ -634,8 +635,7 @@ func (r *Runner) grow() {
 // words, in memory of its own.
 func (r *Runner) Case() *Case {
 	c := r.build(r.led.Snapshot())
-	c.Events = c.live.All()
-	c.live = nil
+	c.Events = r.eventLog().All()
 	return c
 }
 
@@ -644,30 +644,43 @@ func (r *Runner) Case() *Case {
 // thousands of events) and makes whole events only of those it shows.
 // Its ledger is its own, as Case's is; its log reads the same however the
 // runner moves. Whole makes it a Case.
-func (r *Runner) Logged() *Case { return r.build(r.led.Snapshot()) }
+func (r *Runner) Logged() *Case { return r.live(r.led.Snapshot()) }
 
 // View is Case for a driver that shows the run and moves on (the lab): the
 // ledger's objects are shared rather than copied, and the events are read
 // from the runner's own records through Log, with no Events made, so it
 // costs what the step added, not what the run holds. Its ledger stays
 // true until the runner moves; its log, always.
-func (r *Runner) View() *Case { return r.build(r.led.View()) }
+func (r *Runner) View() *Case { return r.live(r.led.View()) }
 
-func (r *Runner) build(snap ledger.Snapshot) *Case {
+// live is the case of the run so far on snap, its events read from the
+// runner's records.
+func (r *Runner) live(snap ledger.Snapshot) *Case {
+	c := r.build(snap)
+	l := r.eventLog()
+	c.live = &l
+	return c
+}
+
+// eventLog is the run's events so far, read from the runner's records.
+// It shares them, read only: the runner only appends to them, and what
+// it replays after a rewind is what was there.
+func (r *Runner) eventLog() EventLog {
 	l := &r.log
+	return EventLog{recs: l.recs[:len(l.recs):len(l.recs)], src: &logSource{
+		texts:  l.texts[:len(l.texts):len(l.texts)],
+		extras: l.extras[:len(l.extras):len(l.extras)],
+		words:  r.words,
+	}}
+}
+
+// build is the case of the run so far on snap, without its events.
+func (r *Runner) build(snap ledger.Snapshot) *Case {
 	c := &Case{
 		Mission:  *r.m,
 		Settings: r.s,
-		// The log shares the runner's records, read only: the runner
-		// only appends to them, and what it replays after a rewind is
-		// what was there.
-		live: &EventLog{recs: l.recs[:len(l.recs):len(l.recs)], src: &logSource{
-			texts:  l.texts[:len(l.texts):len(l.texts)],
-			extras: l.extras[:len(l.extras):len(l.extras)],
-			words:  r.words,
-		}},
-		Ledger:  snap,
-		Outcome: Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Succeeded: r.tally.succeeded, Verdicts: make([]IntentVerdict, 0, len(r.m.Intents))},
+		Ledger:   snap,
+		Outcome:  Outcome{Effects: snap.Effects, Intended: len(r.m.Intents), Succeeded: r.tally.succeeded, Verdicts: make([]IntentVerdict, 0, len(r.m.Intents))},
 	}
 	for i := range r.m.Intents {
 		in := r.caller.Intent(i)
