@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
@@ -12,14 +13,23 @@ import (
 // hashes (ik_496bcda83e, ik_c4c020c660) read alike; the hash itself is in
 // the timeline's detail strip.
 type keyNames struct {
-	// ids holds the keys of the shape the engine makes (ik_ or ph_ and
-	// ten hex digits) by the number they spell, which a long run of
-	// fresh keys, tens of thousands of them, names at half the cost of
-	// their text; keys holds any other.
-	ids  map[uint64]keyName
-	keys map[string]keyName
-	n    int // how many keys are named
+	// log is the run whose keys are named. minted holds the names of the
+	// keys its seed minted, by their number (missions.EventLog.Minted):
+	// a long run of fresh keys names tens of thousands, and numbers cost
+	// no hashing at all. ids holds the other keys of the engine's shape
+	// (ik_ or ph_ and ten hex digits: a payload's hash, a case read from
+	// a file) by the number they spell, in a table of their own (see
+	// idTable); keys holds any other.
+	log    missions.EventLog
+	minted []mintedName
+	ids    idTable
+	keys   map[string]keyName
+	n      int // how many keys are named
 }
+
+// mintedName is a minted key's name: n is 1 + its place among the keys
+// sent, 0 for a key not sent; first, the event that first sent it.
+type mintedName struct{ n, first int32 }
 
 // keyID is the number a key of the engine's shape spells: its prefix
 // (ik_ 0, ph_ 1) above its ten hex digits.
@@ -51,12 +61,84 @@ func keyID(key string) (uint64, bool) {
 
 // lookup is key's name, if it was sent.
 func (k *keyNames) lookup(key string) (keyName, bool) {
+	if m, ok := k.log.MintedNumber(key); ok {
+		return k.mintedName(m)
+	}
 	if id, ok := keyID(key); ok {
-		kn, ok := k.ids[id]
-		return kn, ok
+		return k.ids.get(id)
 	}
 	kn, ok := k.keys[key]
 	return kn, ok
+}
+
+// idTable maps the numbers keys of the engine's shape spell to their
+// names: open addressing, probed in order from the place a key's number
+// hashes to, at most half full. Keys are only ever added; a copy of the
+// table shares its slots until either grows.
+type idTable struct {
+	slots []idSlot
+	used  int
+}
+
+// idSlot is one place in an idTable: id is the key's number plus one,
+// 0 for a free place.
+type idSlot struct {
+	id       uint64
+	n, first int32
+}
+
+// newIDTable makes a table with room for n keys.
+func newIDTable(n int) idTable {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return idTable{slots: make([]idSlot, size)}
+}
+
+// place is where the search for id starts: the top bits of its product
+// with 2⁶⁴/φ, which spreads numbers in a row as well as random ones.
+func (t *idTable) place(id uint64) int {
+	return int((id * 0x9e3779b97f4a7c15) >> (64 - bits.TrailingZeros(uint(len(t.slots)))))
+}
+
+func (t *idTable) get(id uint64) (keyName, bool) {
+	if t.used == 0 {
+		return keyName{}, false
+	}
+	mask := len(t.slots) - 1
+	for i := t.place(id); ; i = (i + 1) & mask {
+		switch s := &t.slots[i]; s.id {
+		case id + 1:
+			return keyName{n: int(s.n), first: int(s.first)}, true
+		case 0:
+			return keyName{}, false
+		}
+	}
+}
+
+// put names id, which the table does not hold.
+func (t *idTable) put(id uint64, kn keyName) {
+	if 2*(t.used+1) > len(t.slots) {
+		old := t.slots
+		*t = newIDTable(len(old))
+		for _, s := range old {
+			if s.id != 0 {
+				t.insert(s)
+			}
+		}
+	}
+	t.insert(idSlot{id: id + 1, n: int32(kn.n), first: int32(kn.first)})
+}
+
+func (t *idTable) insert(s idSlot) {
+	mask := len(t.slots) - 1
+	i := t.place(s.id - 1)
+	for t.slots[i].id != 0 {
+		i = (i + 1) & mask
+	}
+	t.slots[i] = s
+	t.used++
 }
 
 // keyName is a key's place among the keys sent (0 is A) and the index of
@@ -77,20 +159,24 @@ func (k *keyNames) letter(key string) (string, bool) {
 // A run moved back keeps its letters: stepped on again, it sends the same
 // keys in the same order.
 func (k *keyNames) add(log missions.EventLog, from int) {
-	if from == 0 || k.ids == nil {
-		// Room for a key a send, at most: a long run of fresh keys
-		// names tens of thousands, and a map grown step by step would
-		// move them many times over.
-		sends := 0
-		for i := range log.Len() {
-			if log.Kind(i) == missions.EventAttempt {
-				sends++
-			}
-		}
-		k.ids, k.keys, k.n = make(map[uint64]keyName, sends), nil, 0
+	if from == 0 {
+		// New tables, never cleared: a copy of the names (a panel's)
+		// may still read the old ones.
+		*k = keyNames{}
 	}
+	k.log = log
 	for i := from; i < log.Len(); i++ {
 		if log.Kind(i) != missions.EventAttempt {
+			continue
+		}
+		if m, ok := log.Minted(i); ok {
+			if m >= len(k.minted) {
+				k.minted = append(k.minted, make([]mintedName, m+1-len(k.minted))...)
+			}
+			if k.minted[m].n == 0 {
+				k.n++
+				k.minted[m] = mintedName{n: int32(k.n), first: int32(i)}
+			}
 			continue
 		}
 		key := log.Key(i)
@@ -104,10 +190,18 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 	}
 }
 
+// mintedName is the name of the key minted m-th, if it was sent.
+func (k *keyNames) mintedName(m int) (keyName, bool) {
+	if m >= len(k.minted) || k.minted[m].n == 0 {
+		return keyName{}, false
+	}
+	return keyName{n: int(k.minted[m].n) - 1, first: int(k.minted[m].first)}, true
+}
+
 // put names key kn, in the map its shape goes to.
 func (k *keyNames) put(key string, kn keyName) {
 	if id, ok := keyID(key); ok {
-		k.ids[id] = kn
+		k.ids.put(id, kn)
 		return
 	}
 	if k.keys == nil {

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
@@ -29,6 +30,81 @@ func TestKeyNamesOfEveryShape(t *testing.T) {
 	for _, k := range []string{"ik_012345678", "IK_0123456789", "ik_012345678G", "ik-0123456789"} {
 		if _, ok := keyID(k); ok {
 			t.Errorf("%q is taken for a key of the engine's shape", k)
+		}
+	}
+}
+
+// The table of key numbers names what a map would, however many keys it
+// holds and however they are spread: numbers in a row, numbers alike in
+// their low bits, and numbers at random, past several doublings.
+func TestKeyNumberTableAgreesWithAMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, spread := range []func(i int) uint64{
+		func(i int) uint64 { return uint64(i) },
+		func(i int) uint64 { return uint64(i) << 20 },
+		func(int) uint64 { return rng.Uint64() >> 23 },
+	} {
+		table, want := newIDTable(0), map[uint64]keyName{}
+		for i := range 5000 {
+			id := spread(i)
+			if _, ok := want[id]; ok {
+				continue
+			}
+			if _, ok := table.get(id); ok {
+				t.Fatalf("key %d is named before it is put", id)
+			}
+			kn := keyName{n: len(want), first: 3 * i}
+			table.put(id, kn)
+			want[id] = kn
+		}
+		for id, kn := range want {
+			if got, ok := table.get(id); !ok || got != kn {
+				t.Fatalf("key %d: %+v %v, want %+v", id, got, ok, kn)
+			}
+		}
+		if 2*table.used > len(table.slots) {
+			t.Errorf("%d keys in %d places: over half full", table.used, len(table.slots))
+		}
+	}
+}
+
+// A runner's log letters its keys by the number the seed minted them
+// under, a case made whole by their text: every row and every note reads
+// the same either way, under fresh keys, stable keys and a payload's hash.
+func TestKeyNamesOfALiveLogAndAWholeOne(t *testing.T) {
+	m := bigMission(400)
+	for _, stable := range []bool{false, true} {
+		for _, ks := range missions.KeySources {
+			s := m.Settings(missions.Overrides{StableKeys: &stable, KeySource: &ks})
+			r, err := missions.NewRunner(m, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Seek(r.Steps())
+			live := r.Logged()
+			whole := live.Whole()
+			var a, b keyNames
+			a.add(live.Log(), 0)
+			b.add(whole.Log(), 0)
+			if a.n != b.n || a.n == 0 {
+				t.Fatalf("%+v: %d keys named from the log, %d from the whole case", s, a.n, b.n)
+			}
+			minted := 0
+			for i := range live.Log().Len() {
+				if _, ok := live.Log().Minted(i); ok {
+					minted++
+				}
+				if x, y := a.cell(live.Log(), i), b.cell(whole.Log(), i); x != y {
+					t.Fatalf("%+v, event %d: %q from the log, %q from the whole case", s, i, x, y)
+				}
+				ev := whole.Events[i]
+				if x, y := a.named(ev.Note), b.named(ev.Note); x != y {
+					t.Fatalf("%+v, event %d: %q from the log, %q from the whole case", s, i, x, y)
+				}
+			}
+			if want := ks == missions.KeyPerIntent; (minted > 0) != want {
+				t.Errorf("%+v: %d events read by a minted number", s, minted)
+			}
 		}
 	}
 }

@@ -66,24 +66,41 @@ func (c *naiveCaller) Clone() Caller {
 
 // keyMint hands out the seeded generator's keys in order. The n-th key of
 // a seed is always the same, so copies of a caller share one mint and a
-// key is formatted once, however many branches use it.
+// key is formatted once, however many branches use it. A run's records
+// name a minted key by its number (see Runner.keepText), which is what a
+// driver that letters tens of thousands of keys reads them by.
 type keyMint struct {
 	seed uint64
 	pcg  rand.PCG
+	// keys are only ever appended to, never changed: a log that read the
+	// slice before it grew reads the same.
 	keys []string
+	// numbers is the place of each key minted, the first where two of
+	// ten hex digits come out alike.
+	numbers map[string]int32
 }
 
 func newKeyMint(seed uint64) *keyMint {
-	k := &keyMint{seed: seed}
+	k := &keyMint{seed: seed, numbers: map[string]int32{}}
 	k.pcg.Seed(seed, 0x5eed)
 	return k
 }
 
 func (k *keyMint) nth(n int) string {
 	for len(k.keys) <= n {
-		k.keys = append(k.keys, formatKey(k.pcg.Uint64()>>24))
+		key := formatKey(k.pcg.Uint64() >> 24)
+		if _, ok := k.numbers[key]; !ok {
+			k.numbers[key] = int32(len(k.keys))
+		}
+		k.keys = append(k.keys, key)
 	}
 	return k.keys[n]
+}
+
+// number is the place of key among the keys minted so far.
+func (k *keyMint) number(key string) (int, bool) {
+	n, ok := k.numbers[key]
+	return int(n), ok
 }
 
 // formatKey writes a minted key: ik_ and ten hex digits.

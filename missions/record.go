@@ -21,8 +21,9 @@ type record struct {
 	obj int32
 	// text is 1 + the place in the run's texts of the event's key
 	// (flagKey) or its Why's A (flagA), or both when they are the same,
-	// 0 for neither; extra is 1 + the place of what few events carry, 0
-	// for none.
+	// 0 for neither; for a key the run's seed minted (flagMinted), 1 +
+	// its number. extra is 1 + the place of what few events carry, 0 for
+	// none.
 	text, extra int32
 	respCode    int16
 	// intent is 1 + the intent's place in the mission, 0 for none.
@@ -40,9 +41,10 @@ type record struct {
 
 // A record's flags.
 const (
-	flagResp uint8 = 1 << iota // the event has a response; obj is its object
-	flagKey                    // text is the event's key
-	flagA                      // text is the Why's A
+	flagResp   uint8 = 1 << iota // the event has a response; obj is its object
+	flagKey                      // text is the event's key
+	flagA                        // text is the Why's A
+	flagMinted                   // text is a minted key's number, not a place in the texts
 )
 
 // extra is what an event rarely carries, kept beside the records.
@@ -104,11 +106,16 @@ func nameHash[T ~string](w T) uint8 {
 
 // code is w's number: 0 for none, else 1 + its place. The engine only
 // writes the words listed, so one outside them is a bug in the engine,
-// not bad input.
+// not bad input. Most words an event leaves empty, and that case costs no
+// call.
 func (n *names[T]) code(w T) uint8 {
 	if w == "" {
 		return 0
 	}
+	return n.find(w)
+}
+
+func (n *names[T]) find(w T) uint8 {
 	if c := n.byHash[nameHash(w)]; c != 0 && n.list[c-1] == w {
 		return c
 	}
@@ -183,6 +190,7 @@ type EventLog struct {
 type logSource struct {
 	texts  []string
 	extras []extra
+	mint   *keyMint
 	words  Words
 	evs    []Event
 }
@@ -272,9 +280,33 @@ func (l EventLog) Key(i int) string {
 		return l.src.evs[i].Key
 	}
 	if rec := &l.recs[i]; rec.flags&flagKey != 0 {
-		return l.src.str(rec.text)
+		return l.src.text(rec)
 	}
 	return ""
+}
+
+// Minted is the number of the key event i carries among the keys its
+// run's seed mints, for a key the engine minted: the same key, the same
+// number, so a driver that letters tens of thousands of keys compares
+// numbers, not texts. A log over whole events, and a key of another
+// source (a payload's hash), have none.
+func (l EventLog) Minted(i int) (int, bool) {
+	if l.whole {
+		return 0, false
+	}
+	if rec := &l.recs[i]; rec.flags&(flagKey|flagMinted) == flagKey|flagMinted {
+		return int(rec.text) - 1, true
+	}
+	return 0, false
+}
+
+// MintedNumber is key's number among the keys the seed of l's run mints,
+// as Minted gives it, if the engine minted it.
+func (l EventLog) MintedNumber(key string) (int, bool) {
+	if l.whole || l.src == nil || l.src.mint == nil {
+		return 0, false
+	}
+	return l.src.mint.number(key)
 }
 
 // Says reports whether the agent said something at event i.
@@ -285,11 +317,16 @@ func (l EventLog) Says(i int) bool {
 	return l.recs[i].say != sayNothing
 }
 
-func (s *logSource) str(ref int32) string {
-	if ref == 0 {
+// text is the text rec keeps: a key the seed minted, or one of the
+// run's texts.
+func (s *logSource) text(rec *record) string {
+	switch {
+	case rec.text == 0:
 		return ""
+	case rec.flags&flagMinted != 0:
+		return s.mint.keys[rec.text-1]
 	}
-	return s.texts[ref-1]
+	return s.texts[rec.text-1]
 }
 
 // fact is event i without its words.
@@ -307,7 +344,7 @@ func (l EventLog) fact(i int) Event {
 	if rec.say != sayNothing {
 		ev.Saying.Obj = ledger.ObjectID(rec.obj)
 	}
-	text := l.src.str(rec.text)
+	text := l.src.text(rec)
 	if rec.flags&flagKey != 0 {
 		ev.Key = text
 	}

@@ -28,8 +28,12 @@ type Runner struct {
 	ahead, offered []int
 	index          map[string]int
 	lastIntent     int
-	// keys mints the keys of the run's seed, for its callers.
-	keys *keyMint
+	// keys mints the keys of the run's seed, for its callers;
+	// lastMinted is the key keepText last found among them, and
+	// lastNumber 1 + its number.
+	keys       *keyMint
+	lastMinted string
+	lastNumber int32
 	// turns is offered by intent id, as the caller takes it.
 	turns map[string]int
 	// digests holds, per schedule step (and per together part), the digest
@@ -310,7 +314,11 @@ func (r *Runner) turn(st Step, ref, worker int) {
 	r.ahead[i]--
 	// Most of what the step records is about this intent.
 	r.cur, r.lastIntent = st, i
-	r.caller.Turn(r, i, Turn{Worker: worker, Payload: st.Payload, Digest: r.digests[ref], Ahead: r.ahead[i]})
+	t := Turn{Worker: worker, Payload: st.Payload, Ahead: r.ahead[i]}
+	if len(st.Payload) > 0 {
+		t.Digest = r.digests[ref]
+	}
+	r.caller.Turn(r, i, t)
 }
 
 // tick moves the clock and records what the provider did meanwhile.
@@ -320,9 +328,9 @@ func (r *Runner) tick(n int) {
 		if r.quiet {
 			switch ch.Kind {
 			case ledger.LateCommit:
-				r.tally.created(r.index[ch.Intent], ch.Status)
+				r.tally.created(r.intentIndex(ch.Intent), ch.Status)
 			case ledger.Resolved:
-				r.tally.resolved(r.index[ch.Intent], ch.Status)
+				r.tally.resolved(r.intentIndex(ch.Intent), ch.Status)
 			}
 			continue
 		}
@@ -565,7 +573,8 @@ func (r *Runner) said(rec *record, s Said) {
 func (r *Runner) setText(rec *record, key, a string) {
 	switch {
 	case key != "":
-		rec.text, rec.flags = r.log.text(key), rec.flags|flagKey
+		r.keepText(rec, key)
+		rec.flags |= flagKey
 		switch {
 		case a == key:
 			rec.flags |= flagA
@@ -573,8 +582,27 @@ func (r *Runner) setText(rec *record, key, a string) {
 			r.extraOf(rec).a = a
 		}
 	case a != "":
-		rec.text, rec.flags = r.log.text(a), rec.flags|flagA
+		r.keepText(rec, a)
+		rec.flags |= flagA
 	}
+}
+
+// keepText keeps s as rec's text: a key the run's seed minted by its
+// number, which costs the run no text of its own and lets a driver
+// compare keys by number; any other among the run's texts.
+func (r *Runner) keepText(rec *record, s string) {
+	if s == r.lastMinted {
+		rec.text, rec.flags = r.lastNumber, rec.flags|flagMinted
+		return
+	}
+	if n, ok := r.keys.number(s); ok {
+		// A send's key is named by its checkpoint and then its
+		// attempt: the last one found is tried first.
+		r.lastMinted, r.lastNumber = s, int32(n)+1
+		rec.text, rec.flags = int32(n)+1, rec.flags|flagMinted
+		return
+	}
+	rec.text = r.log.text(s)
 }
 
 // extraOf is rec's extra, kept now if it has none. It stays good until
@@ -670,6 +698,7 @@ func (r *Runner) eventLog() EventLog {
 	return EventLog{recs: l.recs[:len(l.recs):len(l.recs)], src: &logSource{
 		texts:  l.texts[:len(l.texts):len(l.texts)],
 		extras: l.extras[:len(l.extras):len(l.extras)],
+		mint:   r.keys,
 		words:  r.words,
 	}}
 }
