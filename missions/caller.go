@@ -41,6 +41,10 @@ type Turn struct {
 	Digest string
 	// Ahead is how many more turns the schedule plans for the intent.
 	Ahead int
+	// minted is, once the caller has chosen the send's key, 1 + its
+	// number among the keys the seed mints, 0 for a key not minted: the
+	// run records the send's key by it.
+	minted int32
 }
 
 // Wire is the caller's view of the world: the clock, the provider's
@@ -74,8 +78,10 @@ type IntentState struct {
 	Intent  *Intent
 	Digest  string
 	Payload string
-	// Key is the key minted when the intent was recorded.
-	Key string
+	// Key is the key minted when the intent was recorded; minted, 1 +
+	// its number (see callerBase.mintKey).
+	Key    string
+	minted int32
 	// hashKey is the key a hash of the intent's payload gives.
 	hashKey string
 	Budget  int
@@ -259,7 +265,7 @@ func newCaller(m *Mission, s Settings, offered map[string]int, keys *keyMint) Ca
 		}
 		st.hashKey = payloadHashKey(st.Digest)
 		// The key is minted once, when the intent is recorded.
-		st.Key = base.mintKey(st.Digest)
+		st.Key, st.minted = base.mintKey(st.Digest)
 	}
 	if s.Policy == Guarded {
 		return &guardedCaller{callerBase: base}
@@ -268,29 +274,32 @@ func newCaller(m *Mission, s Settings, offered map[string]int, keys *keyMint) Ca
 }
 
 // mintKey makes a key: the next from the seeded generator for per-intent
-// keys, from the payload digest for payload-hash keys.
-func (c *callerBase) mintKey(digest string) string {
+// keys, from the payload digest for payload-hash keys. minted is 1 + the
+// key's number among the seed's keys (see keyMint.number), 0 for a key
+// not minted.
+func (c *callerBase) mintKey(digest string) (key string, minted int32) {
 	if c.settings.KeySource == KeyPayloadHash {
-		return payloadHashKey(digest)
+		return payloadHashKey(digest), 0
 	}
-	k := c.keys.nth(c.mints)
+	key, n := c.keys.nth(c.mints)
 	c.mints++
-	return k
+	return key, int32(n) + 1
 }
 
 // attemptKey is the key for a new send: the one minted with the intent when
-// keys are stable, a fresh one otherwise, or the payload's hash.
-func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) string {
+// keys are stable, a fresh one otherwise, or the payload's hash; and
+// minted, as mintKey gives it.
+func (c *callerBase) attemptKey(w Wire, in *IntentState, t Turn) (key string, minted int32) {
 	digest, hashKey := in.Digest, in.hashKey
 	if len(t.Payload) > 0 {
 		digest = t.Digest
 		hashKey = payloadHashKey(digest)
 	}
 	if c.settings.KeySource == KeyPayloadHash {
-		return hashKey
+		return hashKey, 0
 	}
 	if c.settings.StableKeys {
-		return in.Key
+		return in.Key, in.minted
 	}
 	return c.mintKey(digest)
 }
@@ -319,7 +328,8 @@ func (c *callerBase) sendTurn(w Wire, i int, t Turn) (Reply, bool) {
 		c.hold(w, i, t.Worker, why)
 		return Reply{}, false
 	}
-	key := c.attemptKey(w, in, t)
+	key, minted := c.attemptKey(w, in, t)
+	t.minted = minted
 	c.submit(w, i, key)
 	return c.send(w, i, key, t), true
 }

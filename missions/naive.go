@@ -66,40 +66,61 @@ func (c *naiveCaller) Clone() Caller {
 
 // keyMint hands out the seeded generator's keys in order. The n-th key of
 // a seed is always the same, so copies of a caller share one mint and a
-// key is formatted once, however many branches use it. A run's records
-// name a minted key by its number (see Runner.keepText), which is what a
-// driver that letters tens of thousands of keys reads them by.
+// key is formatted once, however many branches use it. A run records a
+// send's minted key by its number, which is what a driver that letters
+// tens of thousands of keys compares them by.
 type keyMint struct {
 	seed uint64
 	pcg  rand.PCG
-	// keys are only ever appended to, never changed: a log that read the
-	// slice before it grew reads the same.
+	// keys and numbers are only ever appended to, never changed: a log
+	// that read them before they grew reads the same.
 	keys []string
-	// numbers is the place of each key minted, the first where two of
-	// ten hex digits come out alike.
-	numbers map[string]int32
+	// numbers holds each key's number: its place among the keys, or
+	// that of the first key alike where two of ten hex digits come out
+	// the same, so that the same key always has the same number. first
+	// finds it by the digits' value.
+	numbers []int32
+	first   map[uint64]int32
 }
 
 func newKeyMint(seed uint64) *keyMint {
-	k := &keyMint{seed: seed, numbers: map[string]int32{}}
+	k := &keyMint{seed: seed, first: map[uint64]int32{}}
 	k.pcg.Seed(seed, 0x5eed)
 	return k
 }
 
-func (k *keyMint) nth(n int) string {
+// nth is the n-th key the seed mints, and its number.
+func (k *keyMint) nth(n int) (string, int) {
 	for len(k.keys) <= n {
-		key := formatKey(k.pcg.Uint64() >> 24)
-		if _, ok := k.numbers[key]; !ok {
-			k.numbers[key] = int32(len(k.keys))
+		v := k.pcg.Uint64() >> 24
+		num, ok := k.first[v]
+		if !ok {
+			num = int32(len(k.keys))
+			k.first[v] = num
 		}
-		k.keys = append(k.keys, key)
+		k.keys, k.numbers = append(k.keys, formatKey(v)), append(k.numbers, num)
 	}
-	return k.keys[n]
+	return k.keys[n], int(k.numbers[n])
 }
 
-// number is the place of key among the keys minted so far.
+// number is key's number, if the seed has minted it.
 func (k *keyMint) number(key string) (int, bool) {
-	n, ok := k.numbers[key]
+	if len(key) != 13 || key[:3] != "ik_" {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range []byte(key[3:]) {
+		// Only lower-case hex digits make a minted key.
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	n, ok := k.first[v]
 	return int(n), ok
 }
 

@@ -28,12 +28,8 @@ type Runner struct {
 	ahead, offered []int
 	index          map[string]int
 	lastIntent     int
-	// keys mints the keys of the run's seed, for its callers;
-	// lastMinted is the key keepText last found among them, and
-	// lastNumber 1 + its number.
-	keys       *keyMint
-	lastMinted string
-	lastNumber int32
+	// keys mints the keys of the run's seed, for its callers.
+	keys *keyMint
 	// turns is offered by intent id, as the caller takes it.
 	turns map[string]int
 	// digests holds, per schedule step (and per together part), the digest
@@ -432,7 +428,13 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 func (r *Runner) putAttempt(i int, key string, t Turn, rec record) {
 	rec.kind, rec.tick, rec.effects = kindAttempt, int32(r.led.Now()), int32(r.led.Effects())
 	rec.attempt, rec.worker = int32(r.attempt), uint8(t.Worker)
-	r.setText(&rec, key, "")
+	if key != "" && t.minted != 0 {
+		// The key is kept by its number: the seed's keys are kept
+		// once, and a driver compares numbers, not texts.
+		rec.text, rec.flags = t.minted, rec.flags|flagKey|flagMinted
+	} else {
+		r.setText(&rec, key, "")
+	}
 	rec.fixture = fixtureNames.code(r.cur.Fixture)
 	r.put(rec, i)
 }
@@ -573,8 +575,7 @@ func (r *Runner) said(rec *record, s Said) {
 func (r *Runner) setText(rec *record, key, a string) {
 	switch {
 	case key != "":
-		r.keepText(rec, key)
-		rec.flags |= flagKey
+		rec.text, rec.flags = r.log.text(key), rec.flags|flagKey
 		switch {
 		case a == key:
 			rec.flags |= flagA
@@ -582,27 +583,8 @@ func (r *Runner) setText(rec *record, key, a string) {
 			r.extraOf(rec).a = a
 		}
 	case a != "":
-		r.keepText(rec, a)
-		rec.flags |= flagA
+		rec.text, rec.flags = r.log.text(a), rec.flags|flagA
 	}
-}
-
-// keepText keeps s as rec's text: a key the run's seed minted by its
-// number, which costs the run no text of its own and lets a driver
-// compare keys by number; any other among the run's texts.
-func (r *Runner) keepText(rec *record, s string) {
-	if s == r.lastMinted {
-		rec.text, rec.flags = r.lastNumber, rec.flags|flagMinted
-		return
-	}
-	if n, ok := r.keys.number(s); ok {
-		// A send's key is named by its checkpoint and then its
-		// attempt: the last one found is tried first.
-		r.lastMinted, r.lastNumber = s, int32(n)+1
-		rec.text, rec.flags = int32(n)+1, rec.flags|flagMinted
-		return
-	}
-	rec.text = r.log.text(s)
 }
 
 // extraOf is rec's extra, kept now if it has none. It stays good until
