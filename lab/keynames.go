@@ -2,6 +2,7 @@ package lab
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
@@ -171,7 +172,12 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 		}
 		if m, ok := log.Minted(i); ok {
 			if m >= len(k.minted) {
-				k.minted = append(k.minted, make([]mintedName, m+1-len(k.minted))...)
+				// Doubled: fresh keys come one a send. Room past
+				// the length is zero, never written by a copy.
+				if m >= cap(k.minted) {
+					k.minted = slices.Grow(k.minted, max(m+1, 2*cap(k.minted))-len(k.minted))
+				}
+				k.minted = k.minted[:m+1]
 			}
 			if k.minted[m].n == 0 {
 				k.n++

@@ -150,12 +150,7 @@ func (t *timeline) measure(c *missions.Case, from int) {
 		}
 	}
 	if from == 0 || t.fixOf != c.Mission.ID {
-		t.fixW, t.fixOf = len(providerLabel), c.Mission.ID
-		for _, f := range missions.Fixtures {
-			if fixtureUsed(&c.Mission, f) {
-				t.fixW = max(t.fixW, len(f))
-			}
-		}
+		t.fixW, t.fixOf = max(len(providerLabel), longestFixture(&c.Mission)), c.Mission.ID
 	}
 }
 
@@ -257,20 +252,17 @@ func (t *timeline) at(r int) int {
 	return r
 }
 
-// fixtureUsed reports whether the mission's schedule names f. Missions
-// name few distinct fixtures, so this stops early.
-func fixtureUsed(m *missions.Mission, f missions.Fixture) bool {
+// longestFixture is the length of the longest fixture name m's schedule
+// uses, in one pass over it.
+func longestFixture(m *missions.Mission) int {
+	n := 0
 	for _, st := range m.Schedule {
-		if st.Fixture == f {
-			return true
-		}
+		n = max(n, len(st.Fixture))
 		for _, tg := range st.Together {
-			if tg.Fixture == f {
-				return true
-			}
+			n = max(n, len(tg.Fixture))
 		}
 	}
-	return false
+	return n
 }
 
 // Follow puts the cursor on the newest row and keeps it there.
