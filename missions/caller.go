@@ -64,6 +64,11 @@ type Wire interface {
 	// Log records an event the caller made (checkpoint, hold, read,
 	// escalation). The world stamps its tick, step and effect count.
 	Log(ev Event)
+	// LogIntent is Log for an event about intent i with no more to it
+	// than its kind, worker, checkpoint, class and reason: the
+	// checkpoints and holds a caller makes at nearly every step, which a
+	// long run records without making an Event of each.
+	LogIntent(i int, kind EventKind, worker int, cp Checkpoint, class Class, why Why)
 	// Classified marks the class the caller gave the last send.
 	Classified(c Class)
 	// Say attaches the agent's words to the last event about intent i.
@@ -341,7 +346,7 @@ func retriesAhead(in *IntentState, t Turn) bool { return in.Sent < in.Budget && 
 func (c *callerBase) hold(w Wire, i, worker int, why Why) {
 	in := &c.intents[i]
 	if w.Recording() {
-		w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: worker, Checkpoint: in.Checkpoint, Why: why})
+		w.LogIntent(i, EventHold, worker, in.Checkpoint, "", why)
 	}
 }
 
@@ -353,7 +358,7 @@ func (c *callerBase) setCheckpoint(w Wire, i int, cp Checkpoint, why Why) {
 	}
 	in.Checkpoint = cp
 	if w.Recording() {
-		w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: cp, Class: in.Class, Why: why})
+		w.LogIntent(i, EventCheckpoint, 0, cp, in.Class, why)
 	}
 }
 
@@ -372,9 +377,7 @@ func (c *callerBase) submit(w Wire, i int, key string) {
 	if contract, _ := w.Contract(); contract == ledger.None {
 		why = Why{Code: whySubmittedNoKey}
 	}
-	if w.Recording() {
-		w.Log(Event{Kind: EventCheckpoint, Intent: in.Intent.ID, Checkpoint: Submitted, Class: in.Class, Why: why})
-	}
+	w.LogIntent(i, EventCheckpoint, 0, Submitted, in.Class, why)
 }
 
 // send puts one attempt on the wire and keeps what was heard as evidence.

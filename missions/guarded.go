@@ -34,7 +34,7 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 	if in.Class == RecordedNotTerminal {
 		// Recorded, not terminal: do not send again, poll the object.
 		if w.Recording() {
-			w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint, Why: Why{Code: whyPolling}})
+			w.LogIntent(i, EventHold, t.Worker, in.Checkpoint, in.Class, Why{Code: whyPolling})
 		}
 		c.Read(w, i)
 		return
@@ -42,8 +42,7 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 	if in.Class == Unknown {
 		if why, ok := c.sameKeyRetry(w, in); !ok {
 			if w.Recording() {
-				w.Log(Event{Kind: EventHold, Intent: in.Intent.ID, Worker: t.Worker, Class: in.Class, Checkpoint: in.Checkpoint,
-					Why: Why{Code: whyNoResend, Sub: why.Code, N: why.N}})
+				w.LogIntent(i, EventHold, t.Worker, in.Checkpoint, in.Class, Why{Code: whyNoResend, Sub: why.Code, N: why.N})
 			}
 			c.Read(w, i)
 			return
@@ -325,7 +324,7 @@ func (c *guardedCaller) escalate(w Wire, i int, reason Why) {
 	}
 	in.Checkpoint = Escalated
 	if w.Recording() {
-		w.Log(Event{Kind: EventEscalate, Intent: in.Intent.ID, Class: in.Class, Checkpoint: Escalated, Why: reason})
+		w.LogIntent(i, EventEscalate, 0, Escalated, in.Class, reason)
 	}
 	w.Say(i, Said{Code: sayEscalated})
 }

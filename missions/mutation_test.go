@@ -105,9 +105,12 @@ func (w *scriptedWire) Now() int                         { return w.now }
 func (w *scriptedWire) Contract() (ledger.Contract, int) { return ledger.V1, 100 }
 func (w *scriptedWire) ReadBack(string) []ObjectView     { return w.found }
 func (w *scriptedWire) Log(ev Event)                     { w.events = append(w.events, ev) }
-func (w *scriptedWire) Classified(Class)                 {}
-func (w *scriptedWire) Say(_ int, s Said)                { w.said = append(w.said, s) }
-func (w *scriptedWire) Recording() bool                  { return true }
+func (w *scriptedWire) LogIntent(_ int, kind EventKind, worker int, cp Checkpoint, class Class, why Why) {
+	w.Log(Event{Kind: kind, Worker: worker, Checkpoint: cp, Class: class, Why: why})
+}
+func (w *scriptedWire) Classified(Class)  {}
+func (w *scriptedWire) Say(_ int, s Said) { w.said = append(w.said, s) }
+func (w *scriptedWire) Recording() bool   { return true }
 func (w *scriptedWire) Send(int, string, Turn) Reply {
 	r := w.replies[0]
 	w.replies = w.replies[1:]

@@ -518,18 +518,15 @@ func (r *Runner) emitAt(ev *Event, effects int) {
 	if r.quiet {
 		return
 	}
-	y := &ev.Why
 	rec := record{
-		tick: int32(ev.Tick), step: int32(r.step), attempt: int32(ev.Attempt), effects: int32(effects),
-		obj: int32(y.Obj), worker: uint8(ev.Worker),
+		tick: int32(ev.Tick), attempt: int32(ev.Attempt), effects: int32(effects), worker: uint8(ev.Worker),
 		kind: kindNames.code(ev.Kind), fixture: fixtureNames.code(ev.Fixture),
 		provider: providerNames.code(ev.Provider), observed: observedNames.code(ev.Observed),
 		class: classNames.code(ev.Class), checkpoint: checkpointNames.code(ev.Checkpoint),
 		belief: beliefNames.code(ev.Belief),
-		why:    y.Code, sub: y.Sub, tail: y.Tail, whyObs: observedNames.code(y.Obs), whyStatus: y.Status,
-		say: ev.Saying.Code,
 	}
-	r.setText(&rec, ev.Key, y.A)
+	y := &ev.Why
+	r.keepWhy(&rec, ev.Key, y)
 	if ev.Response != nil {
 		rec.flags |= flagResp
 		rec.respCode, rec.obj, rec.respStatus = int16(ev.Response.Code), int32(ev.Response.Object), ev.Response.Status
@@ -537,16 +534,38 @@ func (r *Runner) emitAt(ev *Event, effects int) {
 			r.extraOf(&rec).obj = int(y.Obj)
 		}
 	}
-	if y.B != "" || y.Found != nil || y.N != 0 {
-		x := r.extraOf(&rec)
-		x.b, x.found, x.n = y.B, y.Found, y.N
-	}
 	r.said(&rec, ev.Saying)
 	i := -1
 	if ev.Intent != "" {
 		i = r.intentIndex(ev.Intent)
 	}
 	r.put(rec, i)
+}
+
+// LogIntent records an event about intent i made of its kind, worker,
+// checkpoint, class and reason, as Log would (Wire).
+func (r *Runner) LogIntent(i int, kind EventKind, worker int, cp Checkpoint, class Class, why Why) {
+	if r.quiet {
+		return
+	}
+	rec := record{
+		tick: int32(r.led.Now()), effects: int32(r.led.Effects()), worker: uint8(worker),
+		kind: kindNames.code(kind), class: classNames.code(class), checkpoint: checkpointNames.code(cp),
+	}
+	r.keepWhy(&rec, "", &why)
+	r.put(rec, i)
+}
+
+// keepWhy keeps in rec the event's key and its reason y: its codes, its
+// object, its text and what it rarely carries.
+func (r *Runner) keepWhy(rec *record, key string, y *Why) {
+	rec.obj, rec.why, rec.sub, rec.tail = int32(y.Obj), y.Code, y.Sub, y.Tail
+	rec.whyObs, rec.whyStatus = observedNames.code(y.Obs), y.Status
+	r.setText(rec, key, y.A)
+	if y.B != "" || y.Found != nil || y.N != 0 {
+		x := r.extraOf(rec)
+		x.b, x.found, x.n = y.B, y.Found, y.N
+	}
 }
 
 // said keeps in rec what the agent says with its event: the code in the
