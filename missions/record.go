@@ -3,7 +3,9 @@ package missions
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -138,6 +140,116 @@ type eventLog struct {
 	recs   []record
 	texts  []string
 	extras []extra
+	// store holds the memory of a long run's records (see recStore); nil
+	// for a short run, whose records are few.
+	store *recStore
+}
+
+// recStore holds the memory of a long run's records for the runner and
+// every log read from it, which all keep the store. Once none is left,
+// the memory goes to the next long run, which neither waits for fresh
+// memory nor clears it: a driver that toggles a setting on a long
+// mission makes one such run after another, each several megabytes.
+type recStore struct{ buf *recBuf }
+
+// recBuf is the records' memory as the store last grew it, apart from
+// the store, so that it outlives it.
+type recBuf struct{ recs []record }
+
+// freeRecords holds the memory of long runs' records no runner or log
+// reads any more: the last few, for the next long runs. Unlike a
+// sync.Pool, it keeps them across collections, which a driver that
+// toggles a long mission makes between its runs.
+var freeRecords struct {
+	sync.Mutex
+	bufs []*recBuf
+}
+
+// keptFree is how many long runs' memory freeRecords keeps.
+const keptFree = 4
+
+// free gives b's memory to the next long runs, in place of the smallest
+// kept where there is no room for more.
+func free(b *recBuf) {
+	f := &freeRecords
+	f.Lock()
+	defer f.Unlock()
+	if len(f.bufs) < keptFree {
+		f.bufs = append(f.bufs, b)
+		return
+	}
+	small := 0
+	for i, k := range f.bufs {
+		if cap(k.recs) < cap(f.bufs[small].recs) {
+			small = i
+		}
+	}
+	if cap(b.recs) > cap(f.bufs[small].recs) {
+		f.bufs[small] = b
+	}
+}
+
+// takeFree takes the smallest memory kept with room for n records, if
+// any has room.
+func takeFree(n int) ([]record, bool) {
+	f := &freeRecords
+	f.Lock()
+	defer f.Unlock()
+	best := -1
+	for i, k := range f.bufs {
+		if cap(k.recs) >= n && (best < 0 || cap(k.recs) < cap(f.bufs[best].recs)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, false
+	}
+	recs := f.bufs[best].recs
+	f.bufs = slices.Delete(f.bufs, best, best+1)
+	return recs[:0], true
+}
+
+// longRun is the number of events past which a run's records are kept in
+// a store: a long run foretells how many it will make once it has made
+// that many (see Runner.grow), and takes memory for them then.
+const longRun = 4096
+
+// newRecStore is a store with room for n records.
+func newRecStore(n int) *recStore {
+	b := &recBuf{recs: takeRecords(n)}
+	s := &recStore{buf: b}
+	runtime.AddCleanup(s, free, b)
+	return s
+}
+
+// takeRecords is room for n records: freed memory where some has room
+// enough, else new.
+func takeRecords(n int) []record {
+	if recs, ok := takeFree(n); ok {
+		// Every record the new run reads it writes first.
+		return recs
+	}
+	return make([]record, 0, n)
+}
+
+// grow makes room for n records in all, keeping those held.
+func (l *eventLog) grow(n int) {
+	if n <= cap(l.recs) {
+		return
+	}
+	if l.store == nil {
+		if n <= longRun {
+			l.recs = slices.Grow(l.recs, n-len(l.recs))
+			return
+		}
+		l.store = newRecStore(n)
+	} else {
+		l.store.buf.recs = takeRecords(n)
+	}
+	// A log read before keeps the memory it read: the store now holds
+	// the new.
+	l.recs = append(l.store.buf.recs, l.recs...)
+	l.store.buf.recs = l.recs
 }
 
 // text keeps s among the run's texts and returns its reference; the text
@@ -190,9 +302,12 @@ type EventLog struct {
 type logSource struct {
 	texts  []string
 	extras []extra
-	mint   *keyMint
-	words  Words
-	evs    []Event
+	// store keeps the records' memory from another run while the log
+	// reads it.
+	store *recStore
+	mint  *keyMint
+	words Words
+	evs   []Event
 }
 
 // Len is the number of events.

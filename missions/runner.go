@@ -121,7 +121,8 @@ func (r *Runner) start(s Settings, led *ledger.Ledger) {
 	// for a caller that holds, four for one that resends and sees its
 	// keys pruned): the first few thousand are room enough to say, and
 	// the room then grows to what the run so far foretells (grow).
-	r.log.recs = make([]record, 0, min(3*len(m.Schedule)+6, firstEvents))
+	r.log = eventLog{}
+	r.log.grow(min(3*len(m.Schedule)+6, firstEvents))
 	k := len(m.Intents)
 	counts := make([]int, 3*k)
 	r.offered, r.ahead, r.tally.live = counts[:k:k], counts[k:2*k:2*k], counts[2*k:]
@@ -654,10 +655,14 @@ const firstEvents = 4096
 func (r *Runner) grow() {
 	n := len(r.log.recs)
 	want := n * r.Steps() / max(1, r.step)
-	r.log.recs = slices.Grow(r.log.recs, max(want+want/8, n+n/4)+64-n)
-	// The ledger's objects grow at their own rate, foretold the same way.
+	r.log.grow(max(want+want/8, n+n/4) + 64)
+	// The ledger's objects and the run's texts grow at their own rates,
+	// foretold the same way.
 	objs := r.led.Objects() * r.Steps() / max(1, r.step)
 	r.led.Reserve(objs + objs/8)
+	if texts := len(r.log.texts) * r.Steps() / max(1, r.step); texts > cap(r.log.texts) {
+		r.log.texts = slices.Grow(r.log.texts, texts+texts/8-len(r.log.texts))
+	}
 }
 
 // Case returns the record of the run so far, whole: every event with its
@@ -699,6 +704,7 @@ func (r *Runner) eventLog() EventLog {
 	return EventLog{recs: l.recs[:len(l.recs):len(l.recs)], src: &logSource{
 		texts:  l.texts[:len(l.texts):len(l.texts)],
 		extras: l.extras[:len(l.extras):len(l.extras)],
+		store:  l.store,
 		mint:   r.keys,
 		words:  r.words,
 	}}

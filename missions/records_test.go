@@ -1,0 +1,67 @@
+package missions
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// settle lets the collector find what nothing reads any more, and its
+// cleanups run.
+func settle() {
+	runtime.GC()
+	for range 5 {
+		runtime.Gosched()
+	}
+}
+
+// A long run's records go to the next long run once no runner or log
+// reads them, never before: a case kept from one run reads the same while
+// other runs come and go, and a run on another's memory reads as one on
+// fresh memory.
+func TestLongRunsTakeFreedRecords(t *testing.T) {
+	m := longMission(8000)
+	run := func(stable bool) *Runner {
+		r, err := NewRunner(m, m.Settings(Overrides{StableKeys: &stable}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Seek(r.Steps())
+		return r
+	}
+	r := run(false)
+	if n := r.eventLog().Len(); n <= longRun {
+		t.Fatalf("the long mission makes %d events, fewer than a long run's %d", n, longRun)
+	}
+	kept := r.Logged()
+	want := kept.Whole().Events
+	r = nil
+	for range 3 {
+		settle()
+		other := run(true)
+		other.Seek(other.Steps() / 2)
+		if got := kept.Log().All(); !reflect.DeepEqual(got, want) {
+			t.Fatal("a case kept from a run changed while other runs came and went")
+		}
+	}
+	kept = nil
+
+	// Nothing reads the first run now: its memory comes back, once the
+	// collector has seen it go.
+	freed := false
+	for range 100 {
+		settle()
+		if recs, ok := takeFree(longRun); ok {
+			free(&recBuf{recs: recs})
+			freed = true
+			break
+		}
+	}
+	if !freed {
+		t.Fatal("no long run's memory came back once nothing read it")
+	}
+	got := run(false).Case().Events
+	if !reflect.DeepEqual(got, want) {
+		t.Error("a run on another run's memory reads other than one on fresh memory")
+	}
+}
