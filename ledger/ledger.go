@@ -432,6 +432,11 @@ type Ledger struct {
 	// compactDue: tombstones outnumber the living records; the records
 	// are compacted once the tick being worked is done.
 	compactDue bool
+	// shared is how many objects at the front of the objects' memory a
+	// Mark shares: the ledger writes no more there, but to a pending
+	// object (which a mark keeps a copy of), and writes anything else in
+	// memory of its own.
+	shared int
 }
 
 type lateCommit struct {
@@ -461,7 +466,7 @@ func New(cfg Config) (*Ledger, error) {
 // ledger does not allocate again. Snapshots taken earlier stay valid.
 func (l *Ledger) Reset() {
 	l.now = 0
-	l.objects = l.objects[:0]
+	l.objects = l.unshared()[:0]
 	l.records = l.records[:0]
 	l.late = l.late[:0]
 	l.clearNear()
@@ -524,7 +529,7 @@ func (l *Ledger) reindex() {
 // that branches often (the explorer) copies without allocating.
 func (l *Ledger) CopyFrom(src *Ledger) {
 	l.cfg, l.now = src.cfg, src.now
-	l.objects = append(l.objects[:0], src.objects...)
+	l.objects = append(l.unshared()[:0], src.objects...)
 	l.records = append(l.records[:0], src.records...)
 	l.late = append(l.late[:0], src.late...)
 	l.queue = append(l.queue[:0], src.queue...)
@@ -573,6 +578,60 @@ func (l *Ledger) Clone() *Ledger {
 	c := &Ledger{}
 	c.CopyFrom(l)
 	return c
+}
+
+// Mark is a ledger's state at one moment, to go back to with Rewind: what
+// a driver that replays a long run keeps every so often. A ledger only
+// appends objects, and changes in place only pending ones, so a mark
+// shares the objects with the ledger and copies the pending ones; the
+// rest it copies whole, and it is small.
+type Mark struct {
+	state   Ledger
+	objects []Object
+	pending []Object
+}
+
+// Mark returns the ledger's state now, to Rewind to.
+func (l *Ledger) Mark() *Mark {
+	m := &Mark{objects: l.objects[:len(l.objects):len(l.objects)]}
+	if l.pending > 0 {
+		for _, o := range l.objects {
+			if o.Status == Pending {
+				m.pending = append(m.pending, o)
+			}
+		}
+	}
+	objects := l.objects
+	l.objects = nil
+	m.state.CopyFrom(l)
+	l.objects = objects
+	l.shared = max(l.shared, len(l.objects))
+	return m
+}
+
+// Rewind puts the ledger back in the state m holds. The objects since
+// are dropped and the pending ones put back, in memory of the ledger's
+// own: the memory m shares stays as m holds it.
+func (l *Ledger) Rewind(m *Mark) {
+	// Room for as many objects as the ledger held: a driver that
+	// rewinds mostly replays to where it was.
+	room := max(len(l.objects), len(m.objects))
+	l.CopyFrom(&m.state)
+	l.objects = append(make([]Object, 0, room), m.objects...)
+	for _, o := range m.pending {
+		l.objects[o.ID-1] = o
+	}
+	l.shared = 0
+}
+
+// unshared is the objects' memory, or, where a mark shares it, none: what
+// the ledger may write over from the start.
+func (l *Ledger) unshared() []Object {
+	if l.shared > 0 {
+		l.shared = 0
+		return nil
+	}
+	return l.objects
 }
 
 // Config returns the ledger's configuration.
@@ -1029,6 +1088,12 @@ func (l *Ledger) Cancel(id ObjectID) bool {
 func (l *Ledger) Amend(id ObjectID, payload string) bool {
 	if id < 1 || int(id) > len(l.objects) {
 		return false
+	}
+	if int(id) <= l.shared {
+		// A mark shares the object: the change goes to memory of the
+		// ledger's own.
+		l.objects = append([]Object(nil), l.objects...)
+		l.shared = 0
 	}
 	l.objects[id-1].Payload = payload
 	return true

@@ -214,3 +214,77 @@ func TestPruneKeepsLaterRecordsInPlace(t *testing.T) {
 		t.Errorf("k199 after compaction: %s, want replayed", res.Action)
 	}
 }
+
+// A mark brings the ledger back to the moment it was taken, and the
+// ledger then behaves as a copy taken at that moment would; however the
+// ledger moved in between (other submits, amends, cancels, a reset,
+// rewinds to other marks) and whichever marks it went back to before.
+func TestMarkAndRewind(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := genConfig(t)
+		ops := genOps(t)
+		l, _ := New(cfg)
+		type kept struct {
+			m     *Mark
+			snap  Snapshot
+			state []byte
+			clone *Ledger
+		}
+		var marks []kept
+		// twin is a copy that makes every move l makes since its last
+		// rewind (or from the start), for l's answers to be checked by.
+		twin := l.Clone()
+		both := func(what string, f func(*Ledger) string) {
+			if got, want := f(l), f(twin); got != want {
+				t.Fatalf("%s: %s, a copy %s", what, got, want)
+			}
+		}
+		for _, op := range ops {
+			switch rapid.IntRange(0, 11).Draw(t, "move") {
+			case 0:
+				marks = append(marks, kept{l.Mark(), l.Snapshot(), l.AppendState(nil), l.Clone()})
+			case 1:
+				if len(marks) == 0 {
+					continue
+				}
+				k := marks[rapid.IntRange(0, len(marks)-1).Draw(t, "mark")]
+				l.Rewind(k.m)
+				if got := l.Snapshot(); !reflect.DeepEqual(got, k.snap) {
+					t.Fatalf("rewound to\n%+v\nmarked\n%+v", got, k.snap)
+				}
+				if !bytes.Equal(l.AppendState(nil), k.state) {
+					t.Fatalf("rewound state encodes other than the marked one")
+				}
+				twin = k.clone.Clone()
+			case 2, 3:
+				if n := len(l.objects); n > 0 {
+					id := ObjectID(rapid.IntRange(1, n).Draw(t, "object"))
+					payload := fmt.Sprintf("amended %d", rapid.IntRange(0, 9).Draw(t, "payload"))
+					both("amend", func(x *Ledger) string { return fmt.Sprint(x.Amend(id, payload)) })
+				}
+			case 4:
+				if n := len(l.objects); n > 0 {
+					id := ObjectID(rapid.IntRange(1, n).Draw(t, "object"))
+					both("cancel", func(x *Ledger) string { return fmt.Sprint(x.Cancel(id)) })
+				}
+			case 5:
+				if rapid.IntRange(0, 5).Draw(t, "reset") == 0 {
+					l.Reset()
+					twin.Reset()
+				}
+			default:
+				both(fmt.Sprintf("%+v", op), func(x *Ledger) string { return apply(x, op) })
+			}
+		}
+		if !reflect.DeepEqual(l.Snapshot(), twin.Snapshot()) {
+			t.Fatalf("ends\n%+v\na copy\n%+v", l.Snapshot(), twin.Snapshot())
+		}
+		// Every mark still holds its moment.
+		for _, k := range marks {
+			l.Rewind(k.m)
+			if got := l.Snapshot(); !reflect.DeepEqual(got, k.snap) {
+				t.Fatalf("rewound at the end to\n%+v\nmarked\n%+v", got, k.snap)
+			}
+		}
+	})
+}

@@ -187,7 +187,7 @@ type mark struct {
 	step, attempt int
 	down          bool
 	ahead         []int
-	led           *ledger.Ledger
+	led           *ledger.Mark
 	caller        Caller
 	// recs, texts and extras are the lengths of the event log's parts.
 	recs, texts, extras int
@@ -196,14 +196,14 @@ type mark struct {
 
 func (r *Runner) save() mark {
 	return mark{step: r.step, attempt: r.attempt, down: r.down, ahead: append([]int{}, r.ahead...),
-		led: r.led.Clone(), caller: r.caller.Clone(), recs: len(r.log.recs), texts: len(r.log.texts), extras: len(r.log.extras),
+		led: r.led.Mark(), caller: r.caller.Clone(), recs: len(r.log.recs), texts: len(r.log.texts), extras: len(r.log.extras),
 		tally: tally{live: append([]int{}, r.tally.live...), succeeded: r.tally.succeeded}}
 }
 
 func (r *Runner) load(k mark) {
 	r.step, r.attempt, r.down = k.step, k.attempt, k.down
 	r.ahead = append(r.ahead[:0], k.ahead...)
-	r.led.CopyFrom(k.led)
+	r.led.Rewind(k.led)
 	r.caller.CopyFrom(k.caller)
 	r.log.truncate(k.recs, k.texts, k.extras)
 	r.tally.copyFrom(&k.tally)
