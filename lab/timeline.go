@@ -73,9 +73,9 @@ type timeline struct {
 
 	tickW, attW, fixW, effW int
 	// most is the largest effect count among the events measured, and
-	// fixOf the mission whose fixtures fixW was measured for.
+	// fixOf the schedule whose fixtures fixW was measured for.
 	most  int
-	fixOf string
+	fixOf []missions.Step
 }
 
 func newTimeline(st *Styles) timeline {
@@ -149,8 +149,9 @@ func (t *timeline) measure(c *missions.Case, from int) {
 			}
 		}
 	}
-	if from == 0 || t.fixOf != c.Mission.ID {
-		t.fixW, t.fixOf = max(len(providerLabel), longestFixture(&c.Mission)), c.Mission.ID
+	if sched := c.Mission.Schedule; !sameSteps(sched, t.fixOf) {
+		// Once a schedule: a toggle replays the same one.
+		t.fixW, t.fixOf = max(len(providerLabel), longestFixture(&c.Mission)), sched
 	}
 }
 
@@ -250,6 +251,12 @@ func (t *timeline) at(r int) int {
 		return t.shown[r]
 	}
 	return r
+}
+
+// sameSteps reports whether a and b are one schedule, of some steps, in
+// the same memory.
+func sameSteps(a, b []missions.Step) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 // longestFixture is the length of the longest fixture name m's schedule

@@ -28,6 +28,11 @@ type Runner struct {
 	ahead, offered []int
 	index          map[string]int
 	lastIntent     int
+	// attempts holds, per schedule step, the place of the intent it
+	// offers a send for (-1 for a step that offers none, or several):
+	// made once, with the mission, since a long mission looks it up at
+	// every step.
+	attempts []int32
 	// keys mints the keys of the run's seed, for its callers.
 	keys *keyMint
 	// turns is offered by intent id, as the caller takes it.
@@ -74,7 +79,12 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
+	r.attempts = make([]int32, len(m.Schedule))
 	for i, st := range m.Schedule {
+		r.attempts[i] = -1
+		if st.Attempt != "" {
+			r.attempts[i] = int32(r.index[st.Attempt])
+		}
 		r.addDigest(stepRef(i, 0), st)
 		for j, t := range st.Together {
 			r.addDigest(stepRef(i, j+1), t)
@@ -99,7 +109,7 @@ func (r *Runner) Under(s Settings) (*Runner, error) {
 	// The keys of a seed are the same in every run, so a run under
 	// other settings formats none of them again; runners that share a
 	// mint are for one goroutine.
-	n := &Runner{m: r.m, turns: r.turns, index: r.index, digests: r.digests, keys: r.keys}
+	n := &Runner{m: r.m, turns: r.turns, index: r.index, attempts: r.attempts, digests: r.digests, keys: r.keys}
 	n.start(s, led)
 	return n, nil
 }
@@ -285,11 +295,11 @@ func (r *Runner) Step() bool {
 	}
 	switch st.Kind() {
 	case StepAttempt:
-		r.turn(*st, stepRef(r.step-1, 0), 0)
+		r.turn(*st, int(r.attempts[r.step-1]), stepRef(r.step-1, 0), 0)
 		r.tick(1)
 	case StepTogether:
 		for i, t := range st.Together {
-			r.turn(t, stepRef(r.step-1, i+1), i+1)
+			r.turn(t, r.index[t.Attempt], stepRef(r.step-1, i+1), i+1)
 		}
 		r.tick(1)
 	case StepWait:
@@ -305,9 +315,9 @@ func (r *Runner) Step() bool {
 	return true
 }
 
-// turn hands the caller its chance to send for the step's intent.
-func (r *Runner) turn(st Step, ref, worker int) {
-	i := r.index[st.Attempt]
+// turn hands the caller its chance to send for the step's intent, the
+// i-th.
+func (r *Runner) turn(st Step, i, ref, worker int) {
 	r.ahead[i]--
 	// Most of what the step records is about this intent.
 	r.cur, r.lastIntent = st, i
