@@ -49,11 +49,8 @@ type transcript struct {
 	// newest back.
 	back    int
 	focused bool
-	// log holds the events the lines were read from, up to seenTo;
-	// attempt and attemptStep are the last attempt among them.
-	log                  missions.EventLog
-	seenTo               int
-	attempt, attemptStep int
+	// log holds the events the lines were read from.
+	log missions.EventLog
 }
 
 func newTranscript(st *Styles) transcript { return transcript{st: st, keys: newScrollKeys()} }
@@ -94,35 +91,20 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 		k--
 	}
 	p.lines = p.lines[:k]
-	if from == 0 {
-		p.attempt, p.attemptStep, p.seenTo = 0, 0, 0
-	}
-	if p.seenTo > from {
-		// The last attempt before from, for the words after it.
-		p.attempt, p.attemptStep = 0, 0
-		for i := from - 1; i >= 0; i-- {
-			if a := log.Attempt(i); a > 0 {
-				p.attempt, p.attemptStep = a, log.Step(i)
+	p.log = log
+	for i := log.NextSaid(from); i < log.Len(); i = log.NextSaid(i + 1) {
+		step := log.Step(i)
+		e := said{tick: log.Tick(i), effects: log.Effects(i), step: step, event: i}
+		// Words said at the step of an attempt answer it: the last
+		// attempt up to them, within their step.
+		for j := i; j >= 0 && log.Step(j) == step; j-- {
+			if a := log.Attempt(j); a > 0 {
+				e.attempt = a
 				break
 			}
 		}
-	}
-	p.log = log
-	for i := from; i < log.Len(); i++ {
-		step := log.Step(i)
-		if a := log.Attempt(i); a > 0 {
-			p.attempt, p.attemptStep = a, step
-		}
-		if !log.Says(i) {
-			continue
-		}
-		e := said{tick: log.Tick(i), effects: log.Effects(i), step: step, event: i}
-		if p.attempt > 0 && step == p.attemptStep {
-			e.attempt = p.attempt
-		}
 		p.lines = append(p.lines, e)
 	}
-	p.seenTo = log.Len()
 }
 
 // block is the lines of one entry: the words, wrapped, then what the

@@ -409,7 +409,9 @@ type Ledger struct {
 	records []Record
 	// index maps a live key to its position once there are more than
 	// smallIndex records; below that a scan is cheaper than a map, and a
-	// copy of the ledger copies no map.
+	// copy of the ledger copies no map. A pruned key stays in the index
+	// until the records are compacted, as its tombstone does: lookup
+	// passes over it.
 	index   map[string]int
 	indexed bool
 	dead    int
@@ -484,7 +486,7 @@ const smallIndex = 16
 func (l *Ledger) lookup(key string) (int, bool) {
 	if l.indexed {
 		i, ok := l.index[key]
-		return i, ok
+		return i, ok && l.records[i].State != 0
 	}
 	for i := range l.records {
 		if l.records[i].State != 0 && l.records[i].Key == key {
@@ -810,9 +812,6 @@ func (l *Ledger) insert(rec Record) {
 // later record moves; once tombstones outnumber the living, the records
 // are compacted, which costs what pruning saved.
 func (l *Ledger) prune(i int) {
-	if l.indexed {
-		delete(l.index, l.records[i].Key)
-	}
 	l.records[i] = Record{}
 	l.dead++
 	if l.dead > 32 && l.dead > len(l.records)/2 {

@@ -434,6 +434,26 @@ func (l EventLog) Says(i int) bool {
 
 // text is the text rec keeps: a key the seed minted, or one of the
 // run's texts.
+// NextSaid is the first event from i on at which the agent says
+// something, or Len where none does: a driver that lists what was said in
+// a long run passes over the rest at the cost of a comparison each.
+func (l EventLog) NextSaid(i int) int {
+	if l.whole {
+		for ; i < len(l.src.evs); i++ {
+			if l.src.evs[i].Say != "" {
+				return i
+			}
+		}
+		return i
+	}
+	for ; i < len(l.recs); i++ {
+		if l.recs[i].say != sayNothing {
+			return i
+		}
+	}
+	return i
+}
+
 func (s *logSource) text(rec *record) string {
 	switch {
 	case rec.text == 0:

@@ -643,6 +643,9 @@ func (r *Runner) put(rec record, i int) {
 // intentIndex is the place of the intent named id, or -1. The events of
 // a step mostly name one intent, so the last one found is tried first.
 func (r *Runner) intentIndex(id string) int {
+	if id == "" {
+		return -1
+	}
 	if k := r.lastIntent; k < len(r.m.Intents) && r.m.Intents[k].ID == id {
 		return k
 	}
