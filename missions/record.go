@@ -124,6 +124,92 @@ func (n *names[T]) find(w T) uint8 {
 	panic(fmt.Sprintf("missions: an event names %q, which is not among %q", w, n.list))
 }
 
+// The codes of the words the engine writes most, a few a step, found by
+// comparison with the words themselves, which costs a long run a third
+// of what names.code does; any other word goes to names.code.
+var (
+	beliefFailed     = beliefNames.code(BelievesFailed)
+	beliefDone       = beliefNames.code(BelievesDone)
+	kindCheckpoint   = kindNames.code(EventCheckpoint)
+	kindHold         = kindNames.code(EventHold)
+	cpSubmitted      = checkpointNames.code(Submitted)
+	cpFailed         = checkpointNames.code(FailedCheckpoint)
+	cpApproved       = checkpointNames.code(Approved)
+	obsTimeout       = observedNames.code(ObservedTimeout)
+	obsError         = observedNames.code(ObservedError)
+	obsSuccess       = observedNames.code(ObservedSuccess)
+	providerExecutes = providerNames.code(string(ledger.Executing))
+	providerCommits  = providerNames.code(string(ledger.Committed))
+	providerRejects  = providerNames.code(string(ledger.Rejected))
+	providerReplays  = providerNames.code(string(ledger.Replayed))
+	providerPrunes   = providerNames.code(string(ledger.Pruned))
+	providerLands    = providerNames.code(string(ledger.LateCommit))
+)
+
+func beliefCode(b Belief) uint8 {
+	switch b {
+	case BelievesFailed:
+		return beliefFailed
+	case BelievesDone:
+		return beliefDone
+	}
+	return beliefNames.code(b)
+}
+
+func kindCode(k EventKind) uint8 {
+	switch k {
+	case EventCheckpoint:
+		return kindCheckpoint
+	case EventHold:
+		return kindHold
+	}
+	return kindNames.code(k)
+}
+
+func checkpointCode(cp Checkpoint) uint8 {
+	switch cp {
+	case Submitted:
+		return cpSubmitted
+	case FailedCheckpoint:
+		return cpFailed
+	case Approved:
+		return cpApproved
+	}
+	return checkpointNames.code(cp)
+}
+
+func observedCode(o Observation) uint8 {
+	switch o {
+	case "":
+		return 0
+	case ObservedTimeout:
+		return obsTimeout
+	case ObservedError:
+		return obsError
+	case ObservedSuccess:
+		return obsSuccess
+	}
+	return observedNames.code(o)
+}
+
+func providerCode(p string) uint8 {
+	switch p {
+	case string(ledger.Executing):
+		return providerExecutes
+	case string(ledger.Committed):
+		return providerCommits
+	case string(ledger.Rejected):
+		return providerRejects
+	case string(ledger.Replayed):
+		return providerReplays
+	case string(ledger.Pruned):
+		return providerPrunes
+	case string(ledger.LateCommit):
+		return providerLands
+	}
+	return providerNames.code(p)
+}
+
 // name is the word numbered c.
 func (n *names[T]) name(c uint8) T {
 	if c == 0 {

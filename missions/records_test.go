@@ -65,3 +65,33 @@ func TestLongRunsTakeFreedRecords(t *testing.T) {
 		t.Error("a run on another run's memory reads other than one on fresh memory")
 	}
 }
+
+// The codes found by comparison are the ones names gives, for every word
+// of each list.
+func TestHotCodesAreTheNamesCodes(t *testing.T) {
+	for _, w := range beliefNames.list {
+		if got, want := beliefCode(w), beliefNames.code(w); got != want {
+			t.Errorf("belief %q: %d, want %d", w, got, want)
+		}
+	}
+	for _, w := range kindNames.list {
+		if got, want := kindCode(w), kindNames.code(w); got != want {
+			t.Errorf("kind %q: %d, want %d", w, got, want)
+		}
+	}
+	for _, w := range checkpointNames.list {
+		if got, want := checkpointCode(w), checkpointNames.code(w); got != want {
+			t.Errorf("checkpoint %q: %d, want %d", w, got, want)
+		}
+	}
+	for _, w := range append(observedNames.list, "") {
+		if got, want := observedCode(w), observedNames.code(w); got != want {
+			t.Errorf("observation %q: %d, want %d", w, got, want)
+		}
+	}
+	for _, w := range providerNames.list {
+		if got, want := providerCode(w), providerNames.code(w); got != want {
+			t.Errorf("provider %q: %d, want %d", w, got, want)
+		}
+	}
+}

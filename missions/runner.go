@@ -33,6 +33,10 @@ type Runner struct {
 	// made once, with the mission, since a long mission looks it up at
 	// every step.
 	attempts []int32
+	// fixtures holds, per schedule step, the code of its fixture, and
+	// curFixture that of the turn's.
+	fixtures   []uint8
+	curFixture uint8
 	// keys mints the keys of the run's seed, for its callers.
 	keys *keyMint
 	// turns is offered by intent id, as the caller takes it.
@@ -79,8 +83,9 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	for i, in := range m.Intents {
 		r.index[in.ID] = i
 	}
-	r.attempts = make([]int32, len(m.Schedule))
+	r.attempts, r.fixtures = make([]int32, len(m.Schedule)), make([]uint8, len(m.Schedule))
 	for i, st := range m.Schedule {
+		r.fixtures[i] = fixtureNames.code(st.Fixture)
 		r.attempts[i] = -1
 		if st.Attempt != "" {
 			r.attempts[i] = int32(r.index[st.Attempt])
@@ -109,7 +114,7 @@ func (r *Runner) Under(s Settings) (*Runner, error) {
 	// The keys of a seed are the same in every run, so a run under
 	// other settings formats none of them again; runners that share a
 	// mint are for one goroutine.
-	n := &Runner{m: r.m, turns: r.turns, index: r.index, attempts: r.attempts, digests: r.digests, keys: r.keys}
+	n := &Runner{m: r.m, turns: r.turns, index: r.index, attempts: r.attempts, fixtures: r.fixtures, digests: r.digests, keys: r.keys}
 	n.start(s, led)
 	return n, nil
 }
@@ -321,6 +326,11 @@ func (r *Runner) turn(st Step, i, ref, worker int) {
 	r.ahead[i]--
 	// Most of what the step records is about this intent.
 	r.cur, r.lastIntent = st, i
+	if ref == stepRef(r.step-1, 0) {
+		r.curFixture = r.fixtures[r.step-1]
+	} else {
+		r.curFixture = fixtureNames.code(st.Fixture)
+	}
 	t := Turn{Worker: worker, Payload: st.Payload, Ahead: r.ahead[i]}
 	if len(st.Payload) > 0 {
 		t.Digest = r.digests[ref]
@@ -342,7 +352,7 @@ func (r *Runner) tick(n int) {
 			continue
 		}
 		y := changeWhy(ch.Kind, ch.Object, ch.Key, ch.Status)
-		rec := record{tick: int32(ch.Tick), effects: int32(ch.Effects), provider: providerNames.code(string(ch.Kind)),
+		rec := record{tick: int32(ch.Tick), effects: int32(ch.Effects), provider: providerCode(string(ch.Kind)),
 			why: y.Code, obj: int32(y.Obj), whyStatus: y.Status}
 		r.setText(&rec, ch.Key, y.A)
 		i := r.intentIndex(ch.Intent)
@@ -427,7 +437,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	}
 	if !r.quiet {
 		// The case records what the provider answered, heard or not.
-		r.putAttempt(i, key, t, record{provider: providerNames.code(string(res.Action)), observed: observedNames.code(rep.Observation()),
+		r.putAttempt(i, key, t, record{provider: providerCode(string(res.Action)), observed: observedCode(rep.Observation()),
 			// The provider's codes are HTTP's, three digits (see ledger).
 			why: whyProvider, flags: flagResp, respCode: int16(resp.Code), obj: int32(resp.Object), respStatus: resp.Status})
 	}
@@ -446,7 +456,7 @@ func (r *Runner) putAttempt(i int, key string, t Turn, rec record) {
 	} else {
 		r.setText(&rec, key, "")
 	}
-	rec.fixture = fixtureNames.code(r.cur.Fixture)
+	rec.fixture = r.curFixture
 	r.put(rec, i)
 }
 
@@ -561,7 +571,7 @@ func (r *Runner) LogIntent(i int, kind EventKind, worker int, cp Checkpoint, cla
 	}
 	rec := record{
 		tick: int32(r.led.Now()), effects: int32(r.led.Effects()), worker: uint8(worker),
-		kind: kindNames.code(kind), class: classNames.code(class), checkpoint: checkpointNames.code(cp),
+		kind: kindCode(kind), class: classNames.code(class), checkpoint: checkpointCode(cp),
 	}
 	r.keepWhy(&rec, "", &why)
 	r.put(rec, i)
@@ -571,7 +581,7 @@ func (r *Runner) LogIntent(i int, kind EventKind, worker int, cp Checkpoint, cla
 // object, its text and what it rarely carries.
 func (r *Runner) keepWhy(rec *record, key string, y *Why) {
 	rec.obj, rec.why, rec.sub, rec.tail = int32(y.Obj), y.Code, y.Sub, y.Tail
-	rec.whyObs, rec.whyStatus = observedNames.code(y.Obs), y.Status
+	rec.whyObs, rec.whyStatus = observedCode(y.Obs), y.Status
 	r.setText(rec, key, y.A)
 	if y.B != "" || y.Found != nil || y.N != 0 {
 		x := r.extraOf(rec)
@@ -632,7 +642,7 @@ func (r *Runner) put(rec record, i int) {
 	rec.step = int32(r.step)
 	if i >= 0 {
 		rec.intent = uint16(i + 1)
-		rec.belief = beliefNames.code(r.caller.Belief(i))
+		rec.belief = beliefCode(r.caller.Belief(i))
 	}
 	if len(r.log.recs) == cap(r.log.recs) {
 		r.grow()
