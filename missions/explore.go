@@ -255,6 +255,8 @@ type state struct {
 }
 
 type explorer struct {
+	// step is the move being played, which the runner points at.
+	step     Step
 	m        *Mission
 	s        Settings
 	o        ExploreOptions
@@ -347,13 +349,13 @@ func (e *explorer) done(st *state) { st.down, st.tally = e.w.down, e.w.tally }
 // apply plays one move on the branch the runner points at.
 func (e *explorer) apply(st *state, mv Move) {
 	e.use(st)
-	step := e.o.Alphabet[mv.Fixture]
-	step.Attempt = e.m.Intents[mv.Intent].ID
+	e.step = e.o.Alphabet[mv.Fixture]
+	e.step.Attempt = e.m.Intents[mv.Intent].ID
 	if e.w.down {
 		e.w.down = false
 		e.w.caller.Restarted(e.w)
 	}
-	e.w.cur = step
+	e.w.cur = &e.step
 	e.w.caller.Turn(e.w, mv.Intent, Turn{Ahead: 1})
 	e.w.tick(1)
 	e.done(st)

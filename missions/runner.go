@@ -44,7 +44,7 @@ type Runner struct {
 	// digests holds, per schedule step (and per together part), the digest
 	// of its payload override, computed once.
 	digests map[int]string
-	cur     Step
+	cur     *Step
 	tally   tally
 
 	quiet bool
@@ -298,12 +298,16 @@ func (r *Runner) Step() bool {
 	if r.down && !st.Restart {
 		r.restart(whyComesBack)
 	}
-	switch st.Kind() {
-	case StepAttempt:
-		r.turn(*st, int(r.attempts[r.step-1]), stepRef(r.step-1, 0), 0)
+	if i := r.attempts[r.step-1]; i >= 0 {
+		// The step offers one send, as most do.
+		r.turn(st, int(i), stepRef(r.step-1, 0), 0)
 		r.tick(1)
+		return true
+	}
+	switch st.Kind() {
 	case StepTogether:
-		for i, t := range st.Together {
+		for i := range st.Together {
+			t := &st.Together[i]
 			r.turn(t, r.index[t.Attempt], stepRef(r.step-1, i+1), i+1)
 		}
 		r.tick(1)
@@ -322,7 +326,7 @@ func (r *Runner) Step() bool {
 
 // turn hands the caller its chance to send for the step's intent, the
 // i-th.
-func (r *Runner) turn(st Step, i, ref, worker int) {
+func (r *Runner) turn(st *Step, i, ref, worker int) {
 	r.ahead[i]--
 	// Most of what the step records is about this intent.
 	r.cur, r.lastIntent = st, i
@@ -417,7 +421,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		}
 		return rep
 	}
-	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(st))
+	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(*st))
 	resp := res.Response
 	if res.Action == ledger.Committed {
 		r.tally.created(i, r.led.ObjectStatus(resp.Object))
