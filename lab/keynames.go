@@ -166,10 +166,7 @@ func (k *keyNames) add(log missions.EventLog, from int) {
 		*k = keyNames{}
 	}
 	k.log = log
-	for i := from; i < log.Len(); i++ {
-		if log.Kind(i) != missions.EventAttempt {
-			continue
-		}
+	for i := log.NextAttempt(from); i < log.Len(); i = log.NextAttempt(i + 1) {
 		if m, ok := log.Minted(i); ok {
 			if m >= len(k.minted) {
 				// Doubled: fresh keys come one a send. Room past

@@ -137,9 +137,7 @@ func (t *timeline) measure(c *missions.Case, from int) {
 	}
 	log := c.Log()
 	if n := log.Len(); n > 0 {
-		for i := from; i < n; i++ {
-			t.most = max(t.most, log.Effects(i))
-		}
+		t.most = max(t.most, log.MostEffects(from))
 		t.effW = max(effectsW, len(fmt.Sprint(t.most))+2)
 		t.tickW = max(4, len(fmt.Sprint(log.Tick(n-1)))+1)
 		for i := n - 1; i >= 0; i-- {

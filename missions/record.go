@@ -540,6 +540,41 @@ func (l EventLog) NextSaid(i int) int {
 	return i
 }
 
+// NextAttempt is the first event from i on that is a send, or Len where
+// none is, at the cost of a comparison an event.
+func (l EventLog) NextAttempt(i int) int {
+	if l.whole {
+		for ; i < len(l.src.evs); i++ {
+			if l.src.evs[i].Kind == EventAttempt {
+				return i
+			}
+		}
+		return i
+	}
+	for ; i < len(l.recs); i++ {
+		if l.recs[i].kind == kindAttempt {
+			return i
+		}
+	}
+	return i
+}
+
+// MostEffects is the highest effect count of the events from i on, 0 for
+// none.
+func (l EventLog) MostEffects(i int) int {
+	most := 0
+	if l.whole {
+		for _, ev := range l.src.evs[min(i, len(l.src.evs)):] {
+			most = max(most, ev.Effects)
+		}
+		return most
+	}
+	for _, rec := range l.recs[min(i, len(l.recs)):] {
+		most = max(most, int(rec.effects))
+	}
+	return most
+}
+
 func (s *logSource) text(rec *record) string {
 	switch {
 	case rec.text == 0:

@@ -95,3 +95,41 @@ func TestHotCodesAreTheNamesCodes(t *testing.T) {
 		}
 	}
 }
+
+// The scans a driver makes of a long run (the next send, the next words,
+// the highest count) find what reading every event finds, in a runner's
+// log and in a case's whole events alike.
+func TestLogScansReadAsEveryEvent(t *testing.T) {
+	m := longMission(300)
+	for _, p := range Policies {
+		r, err := NewRunner(m, m.Settings(Overrides{Policy: &p}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Seek(r.Steps())
+		live := r.Logged()
+		for _, l := range []EventLog{live.Log(), live.Whole().Log()} {
+			for from := range l.Len() + 1 {
+				attempt, says, most := l.Len(), l.Len(), 0
+				for i := l.Len() - 1; i >= from; i-- {
+					if l.Kind(i) == EventAttempt {
+						attempt = i
+					}
+					if l.Says(i) {
+						says = i
+					}
+					most = max(most, l.Effects(i))
+				}
+				if got := l.NextAttempt(from); got != attempt {
+					t.Fatalf("%s: the next send from %d is %d, not %d", p, from, got, attempt)
+				}
+				if got := l.NextSaid(from); got != says {
+					t.Fatalf("%s: the next words from %d are at %d, not %d", p, from, got, says)
+				}
+				if got := l.MostEffects(from); got != most {
+					t.Fatalf("%s: the most effects from %d are %d, not %d", p, from, got, most)
+				}
+			}
+		}
+	}
+}
