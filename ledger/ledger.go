@@ -431,8 +431,8 @@ type Ledger struct {
 	mask  uint64
 	queue []due
 	batch []due
-	// compactDue: tombstones outnumber the living records; the records
-	// are compacted once the tick being worked is done.
+	// compactDue: tombstones outnumber the living records three to one;
+	// the records are compacted once the tick being worked is done.
 	compactDue bool
 	// shared is how many objects at the front of the objects' memory a
 	// Mark shares: the ledger writes no more there, but to a pending
@@ -809,12 +809,13 @@ func (l *Ledger) insert(rec Record) {
 }
 
 // prune drops the record at position i. It leaves a tombstone, so no
-// later record moves; once tombstones outnumber the living, the records
-// are compacted, which costs what pruning saved.
+// later record moves; once tombstones outnumber the living three to one,
+// the records are compacted. A compaction costs what the living hold, so
+// each costs less than the prunes since the last.
 func (l *Ledger) prune(i int) {
 	l.records[i] = Record{}
 	l.dead++
-	if l.dead > 32 && l.dead > len(l.records)/2 {
+	if l.dead > 32 && l.dead > 3*(len(l.records)-l.dead) {
 		l.compactDue = true
 	}
 }
@@ -851,12 +852,14 @@ func (l *Ledger) requeuePrunes() {
 	l.queue = l.queue[:0]
 	for _, d := range q {
 		if d.kind != duePrune {
-			l.push(d)
+			l.pushHeap(d)
 		}
 	}
+	// Into the heap, all of them: in near, the many falling due soon
+	// would each be passed over at every tick until theirs.
 	for i, r := range l.records {
 		if r.State == RecordSaved {
-			l.push(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
+			l.pushHeap(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
 		}
 	}
 }
@@ -908,6 +911,11 @@ func (l *Ledger) push(d due) {
 		l.mask |= 1 << (d.at % nearTicks)
 		return
 	}
+	l.pushHeap(d)
+}
+
+// pushHeap queues d in the heap, however soon it falls due.
+func (l *Ledger) pushHeap(d due) {
 	l.queue = append(l.queue, d)
 	q := l.queue
 	i := len(q) - 1
