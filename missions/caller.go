@@ -335,7 +335,7 @@ func (c *callerBase) sendTurn(w Wire, i int, t Turn) (Reply, bool) {
 	}
 	key, minted := c.attemptKey(w, in, t)
 	t.minted = minted
-	c.submit(w, i, key)
+	c.submit(w, i, key, minted)
 	return c.send(w, i, key, t), true
 }
 
@@ -364,7 +364,7 @@ func (c *callerBase) setCheckpoint(w Wire, i int, cp Checkpoint, why Why) {
 
 // submit records, before a send, that the intent is approved and
 // submitted, with the key the send will carry.
-func (c *callerBase) submit(w Wire, i int, key string) {
+func (c *callerBase) submit(w Wire, i int, key string, minted int32) {
 	in := &c.intents[i]
 	if in.Checkpoint == Planned {
 		c.setCheckpoint(w, i, Approved, Why{Code: whyApproved})
@@ -373,7 +373,7 @@ func (c *callerBase) submit(w Wire, i int, key string) {
 	if !w.Recording() {
 		return
 	}
-	why := Why{Code: whySubmitted, A: key}
+	why := Why{Code: whySubmitted, A: key, minted: minted}
 	if contract, _ := w.Contract(); contract == ledger.None {
 		why = Why{Code: whySubmittedNoKey}
 	}

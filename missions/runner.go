@@ -586,7 +586,11 @@ func (r *Runner) LogIntent(i int, kind EventKind, worker int, cp Checkpoint, cla
 func (r *Runner) keepWhy(rec *record, key string, y *Why) {
 	rec.obj, rec.why, rec.sub, rec.tail = int32(y.Obj), y.Code, y.Sub, y.Tail
 	rec.whyObs, rec.whyStatus = observedCode(y.Obs), y.Status
-	r.setText(rec, key, y.A)
+	if key == "" && y.A != "" && y.minted != 0 {
+		rec.text, rec.flags = y.minted, rec.flags|flagA|flagMinted
+	} else {
+		r.setText(rec, key, y.A)
+	}
 	if y.B != "" || y.Found != nil || y.N != 0 {
 		x := r.extraOf(rec)
 		x.b, x.found, x.n = y.B, y.Found, y.N

@@ -83,6 +83,10 @@ type Why struct {
 	Tail WhyCode
 	// Found is what a read-back found.
 	Found []EvidenceObject
+	// minted is, where A is a key the run's seed minted, 1 + its number:
+	// the run keeps A by it (see Runner.keepWhy), with no text of its
+	// own. Only the caller that chose the key sets it.
+	minted int32
 }
 
 // SayCode names what the agent tells the user.
