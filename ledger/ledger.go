@@ -631,7 +631,7 @@ func (l *Ledger) Rewind(m *Mark) {
 func (l *Ledger) unshared() []Object {
 	if l.shared > 0 {
 		l.shared = 0
-		return nil
+		return []Object{}
 	}
 	return l.objects
 }
@@ -1128,6 +1128,20 @@ func (l *Ledger) Snapshot() Snapshot {
 		Records:  l.liveRecords(true),
 		InFlight: l.inFlightRequests(),
 	}
+}
+
+// Kept is a Snapshot for a driver that keeps a long run's state and only
+// reads it: where no object is pending, it shares the objects rather than
+// copying them, as a Mark does, and the ledger never writes over them.
+// It must not be changed.
+func (l *Ledger) Kept() Snapshot {
+	if l.pending > 0 {
+		return l.Snapshot()
+	}
+	s := l.View()
+	s.Records = l.liveRecords(true)
+	l.shared = max(l.shared, len(l.objects))
+	return s
 }
 
 // View is a Snapshot that shares the ledger's objects (and its records,

@@ -218,7 +218,8 @@ func TestPruneKeepsLaterRecordsInPlace(t *testing.T) {
 // A mark brings the ledger back to the moment it was taken, and the
 // ledger then behaves as a copy taken at that moment would; however the
 // ledger moved in between (other submits, amends, cancels, a reset,
-// rewinds to other marks) and whichever marks it went back to before.
+// rewinds to other marks) and whichever marks it went back to before. A
+// state Kept reads as it did, however the ledger moved since.
 func TestMarkAndRewind(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := genConfig(t)
@@ -231,6 +232,8 @@ func TestMarkAndRewind(t *testing.T) {
 			clone *Ledger
 		}
 		var marks []kept
+		// views are states kept by Kept, each beside a copy taken with it.
+		var views [][2]Snapshot
 		// twin is a copy that makes every move l makes since its last
 		// rewind (or from the start), for l's answers to be checked by.
 		twin := l.Clone()
@@ -240,9 +243,11 @@ func TestMarkAndRewind(t *testing.T) {
 			}
 		}
 		for _, op := range ops {
-			switch rapid.IntRange(0, 11).Draw(t, "move") {
+			switch rapid.IntRange(0, 12).Draw(t, "move") {
 			case 0:
 				marks = append(marks, kept{l.Mark(), l.Snapshot(), l.AppendState(nil), l.Clone()})
+			case 12:
+				views = append(views, [2]Snapshot{l.Kept(), l.Snapshot()})
 			case 1:
 				if len(marks) == 0 {
 					continue
@@ -278,6 +283,13 @@ func TestMarkAndRewind(t *testing.T) {
 		}
 		if !reflect.DeepEqual(l.Snapshot(), twin.Snapshot()) {
 			t.Fatalf("ends\n%+v\na copy\n%+v", l.Snapshot(), twin.Snapshot())
+		}
+		// Every state kept still reads as it did.
+		for _, v := range views {
+			// Printed: an empty list reads the same, made or not.
+			if fmt.Sprintf("%+v", v[0]) != fmt.Sprintf("%+v", v[1]) {
+				t.Fatalf("a state kept reads\n%+v\nwhere it read\n%+v", v[0], v[1])
+			}
 		}
 		// Every mark still holds its moment.
 		for _, k := range marks {

@@ -709,7 +709,7 @@ func (r *Runner) Case() *Case {
 // thousands of events) and makes whole events only of those it shows.
 // Its ledger is its own, as Case's is; its log reads the same however the
 // runner moves. Whole makes it a Case.
-func (r *Runner) Logged() *Case { return r.live(r.led.Snapshot()) }
+func (r *Runner) Logged() *Case { return r.live(r.led.Kept()) }
 
 // View is Case for a driver that shows the run and moves on (the lab): the
 // ledger's objects are shared rather than copied, and the events are read
