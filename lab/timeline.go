@@ -169,11 +169,7 @@ func (t *timeline) index(from int) {
 	if !t.hideCP {
 		return
 	}
-	for i := from; i < t.log.Len(); i++ {
-		if !t.hides(t.log.Kind(i)) {
-			t.shown = append(t.shown, i)
-		}
-	}
+	t.shown = t.log.AppendOthers(t.shown, from, missions.EventCheckpoint)
 }
 
 // hides reports whether an event of kind k has no row: a checkpoint,

@@ -559,6 +559,27 @@ func (l EventLog) NextAttempt(i int) int {
 	return i
 }
 
+// AppendOthers appends to dst the places of the events from i on that
+// are not of kind k, and returns it: the rows a driver shows with one
+// kind of event hidden, at the cost of a comparison an event.
+func (l EventLog) AppendOthers(dst []int, i int, k EventKind) []int {
+	if l.whole {
+		for ; i < len(l.src.evs); i++ {
+			if l.src.evs[i].Kind != k {
+				dst = append(dst, i)
+			}
+		}
+		return dst
+	}
+	c := kindNames.code(k)
+	for ; i < len(l.recs); i++ {
+		if l.recs[i].kind != c {
+			dst = append(dst, i)
+		}
+	}
+	return dst
+}
+
 // MostEffects is the highest effect count of the events from i on, 0 for
 // none.
 func (l EventLog) MostEffects(i int) int {

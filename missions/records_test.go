@@ -97,7 +97,7 @@ func TestHotCodesAreTheNamesCodes(t *testing.T) {
 }
 
 // The scans a driver makes of a long run (the next send, the next words,
-// the highest count) find what reading every event finds, in a runner's
+// the highest count, the events but one kind) find what reading every event finds, in a runner's
 // log and in a case's whole events alike.
 func TestLogScansReadAsEveryEvent(t *testing.T) {
 	m := longMission(300)
@@ -125,6 +125,15 @@ func TestLogScansReadAsEveryEvent(t *testing.T) {
 				}
 				if got := l.NextSaid(from); got != says {
 					t.Fatalf("%s: the next words from %d are at %d, not %d", p, from, got, says)
+				}
+				var others []int
+				for i := from; i < l.Len(); i++ {
+					if l.Kind(i) != EventCheckpoint {
+						others = append(others, i)
+					}
+				}
+				if got := l.AppendOthers(nil, from, EventCheckpoint); !reflect.DeepEqual(got, others) {
+					t.Fatalf("%s: the events from %d but checkpoints are %v, not %v", p, from, got, others)
 				}
 				if got := l.MostEffects(from); got != most {
 					t.Fatalf("%s: the most effects from %d are %d, not %d", p, from, got, most)
