@@ -110,6 +110,22 @@ func BenchmarkLabKey(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6/(float64(n)/1000), "ms/1000-attempts")
 		})
+		// The same toggle with the checkpoints hidden, as a first-timer
+		// sees the timeline: the rows shown are listed anew.
+		b.Run(fmt.Sprintf("toggle-checkpoints-hidden/%d-steps/%s", n, keys), func(b *testing.B) {
+			m.moveTo(m.steps)
+			m = press(b, m, "h")
+			if !m.timeline.hideCP {
+				b.Fatal("h did not hide the checkpoints")
+			}
+			for b.Loop() {
+				m = press(b, m, "k")
+				b.StopTimer()
+				m = press(b, m, "k")
+				b.StartTimer()
+			}
+			m = press(b, m, "h")
+		})
 		// The first step back after a toggle: a run keeps few marks
 		// where it has not been moved back before, so this step pays
 		// for filling them in.
