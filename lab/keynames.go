@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"math/bits"
 	"slices"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/numtab"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -19,11 +19,11 @@ type keyNames struct {
 	// a long run of fresh keys names tens of thousands, and numbers cost
 	// no hashing at all. ids holds the other keys of the engine's shape
 	// (ik_ or ph_ and ten hex digits: a payload's hash, a case read from
-	// a file) by the number they spell, in a table of their own (see
-	// idTable); keys holds any other.
+	// a file) by the number they spell, in a table of their own; keys
+	// holds any other.
 	log    missions.EventLog
 	minted []mintedName
-	ids    idTable
+	ids    numtab.Table[keyName]
 	keys   map[string]keyName
 	n      int // how many keys are named
 }
@@ -66,80 +66,10 @@ func (k *keyNames) lookup(key string) (keyName, bool) {
 		return k.mintedName(m)
 	}
 	if id, ok := keyID(key); ok {
-		return k.ids.get(id)
+		return k.ids.Get(id)
 	}
 	kn, ok := k.keys[key]
 	return kn, ok
-}
-
-// idTable maps the numbers keys of the engine's shape spell to their
-// names: open addressing, probed in order from the place a key's number
-// hashes to, at most half full. Keys are only ever added; a copy of the
-// table shares its slots until either grows.
-type idTable struct {
-	slots []idSlot
-	used  int
-}
-
-// idSlot is one place in an idTable: id is the key's number plus one,
-// 0 for a free place.
-type idSlot struct {
-	id       uint64
-	n, first int32
-}
-
-// newIDTable makes a table with room for n keys.
-func newIDTable(n int) idTable {
-	size := 16
-	for size < 2*n {
-		size *= 2
-	}
-	return idTable{slots: make([]idSlot, size)}
-}
-
-// place is where the search for id starts: the top bits of its product
-// with 2⁶⁴/φ, which spreads numbers in a row as well as random ones.
-func (t *idTable) place(id uint64) int {
-	return int((id * 0x9e3779b97f4a7c15) >> (64 - bits.TrailingZeros(uint(len(t.slots)))))
-}
-
-func (t *idTable) get(id uint64) (keyName, bool) {
-	if t.used == 0 {
-		return keyName{}, false
-	}
-	mask := len(t.slots) - 1
-	for i := t.place(id); ; i = (i + 1) & mask {
-		switch s := &t.slots[i]; s.id {
-		case id + 1:
-			return keyName{n: int(s.n), first: int(s.first)}, true
-		case 0:
-			return keyName{}, false
-		}
-	}
-}
-
-// put names id, which the table does not hold.
-func (t *idTable) put(id uint64, kn keyName) {
-	if 2*(t.used+1) > len(t.slots) {
-		old := t.slots
-		*t = newIDTable(len(old))
-		for _, s := range old {
-			if s.id != 0 {
-				t.insert(s)
-			}
-		}
-	}
-	t.insert(idSlot{id: id + 1, n: int32(kn.n), first: int32(kn.first)})
-}
-
-func (t *idTable) insert(s idSlot) {
-	mask := len(t.slots) - 1
-	i := t.place(s.id - 1)
-	for t.slots[i].id != 0 {
-		i = (i + 1) & mask
-	}
-	t.slots[i] = s
-	t.used++
 }
 
 // keyName is a key's place among the keys sent (0 is A) and the index of
@@ -204,7 +134,7 @@ func (k *keyNames) mintedName(m int) (keyName, bool) {
 // put names key kn, in the map its shape goes to.
 func (k *keyNames) put(key string, kn keyName) {
 	if id, ok := keyID(key); ok {
-		k.ids.put(id, kn)
+		k.ids.Put(id, kn)
 		return
 	}
 	if k.keys == nil {

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
@@ -30,40 +29,6 @@ func TestKeyNamesOfEveryShape(t *testing.T) {
 	for _, k := range []string{"ik_012345678", "IK_0123456789", "ik_012345678G", "ik-0123456789"} {
 		if _, ok := keyID(k); ok {
 			t.Errorf("%q is taken for a key of the engine's shape", k)
-		}
-	}
-}
-
-// The table of key numbers names what a map would, however many keys it
-// holds and however they are spread: numbers in a row, numbers alike in
-// their low bits, and numbers at random, past several doublings.
-func TestKeyNumberTableAgreesWithAMap(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, spread := range []func(i int) uint64{
-		func(i int) uint64 { return uint64(i) },
-		func(i int) uint64 { return uint64(i) << 20 },
-		func(int) uint64 { return rng.Uint64() >> 23 },
-	} {
-		table, want := newIDTable(0), map[uint64]keyName{}
-		for i := range 5000 {
-			id := spread(i)
-			if _, ok := want[id]; ok {
-				continue
-			}
-			if _, ok := table.get(id); ok {
-				t.Fatalf("key %d is named before it is put", id)
-			}
-			kn := keyName{n: len(want), first: 3 * i}
-			table.put(id, kn)
-			want[id] = kn
-		}
-		for id, kn := range want {
-			if got, ok := table.get(id); !ok || got != kn {
-				t.Fatalf("key %d: %+v %v, want %+v", id, got, ok, kn)
-			}
-		}
-		if 2*table.used > len(table.slots) {
-			t.Errorf("%d keys in %d places: over half full", table.used, len(table.slots))
 		}
 	}
 }

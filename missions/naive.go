@@ -1,6 +1,10 @@
 package missions
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/replaylab/replaylab/internal/numtab"
+)
 
 // naiveCaller is the agent loop: anything but a success reads as failed
 // and is retried while the budget lasts.
@@ -80,27 +84,43 @@ type keyMint struct {
 	// the same, so that the same key always has the same number. first
 	// finds it by the digits' value.
 	numbers []int32
-	first   map[uint64]int32
+	first   numtab.Table[int32]
 }
 
 func newKeyMint(seed uint64) *keyMint {
-	k := &keyMint{seed: seed, first: map[uint64]int32{}}
+	k := &keyMint{seed: seed}
 	k.pcg.Seed(seed, 0x5eed)
 	return k
 }
 
-// nth is the n-th key the seed mints, and its number.
+// nth is the n-th key the seed mints, and its number. Keys are minted a
+// batch at a time, their texts parts of one string: a run of fresh keys
+// mints tens of thousands.
 func (k *keyMint) nth(n int) (string, int) {
-	for len(k.keys) <= n {
-		v := k.pcg.Uint64() >> 24
-		num, ok := k.first[v]
-		if !ok {
-			num = int32(len(k.keys))
-			k.first[v] = num
-		}
-		k.keys, k.numbers = append(k.keys, formatKey(v)), append(k.numbers, num)
+	if n >= len(k.keys) {
+		k.mint(max(n+1-len(k.keys), min(max(len(k.keys), 8), 1024)))
 	}
 	return k.keys[n], int(k.numbers[n])
+}
+
+// mint mints the next batch keys.
+func (k *keyMint) mint(batch int) {
+	const size = len("ik_0123456789")
+	texts := make([]byte, 0, batch*size)
+	values := make([]uint64, batch)
+	for i := range values {
+		values[i] = k.pcg.Uint64() >> 24
+		texts = appendKey(texts, values[i])
+	}
+	all := string(texts)
+	for i, v := range values {
+		num, ok := k.first.Get(v)
+		if !ok {
+			num = int32(len(k.keys))
+			k.first.Put(v, num)
+		}
+		k.keys, k.numbers = append(k.keys, all[i*size:(i+1)*size]), append(k.numbers, num)
+	}
 }
 
 // number is key's number, if the seed has minted it.
@@ -120,18 +140,16 @@ func (k *keyMint) number(key string) (int, bool) {
 			return 0, false
 		}
 	}
-	n, ok := k.first[v]
+	n, ok := k.first.Get(v)
 	return int(n), ok
 }
 
-// formatKey writes a minted key: ik_ and ten hex digits.
-func formatKey(v uint64) string {
+// appendKey appends a minted key to b: ik_ and ten hex digits.
+func appendKey(b []byte, v uint64) []byte {
 	const hexDigits = "0123456789abcdef"
-	var b [13]byte
-	copy(b[:], "ik_")
-	for i := 12; i >= 3; i-- {
-		b[i] = hexDigits[v&0xF]
-		v >>= 4
+	b = append(b, "ik_"...)
+	for shift := 36; shift >= 0; shift -= 4 {
+		b = append(b, hexDigits[(v>>shift)&0xF])
 	}
-	return string(b[:])
+	return b
 }
