@@ -35,29 +35,11 @@ type mintedName struct{ n, first int32 }
 // keyID is the number a key of the engine's shape spells: its prefix
 // (ik_ 0, ph_ 1) above its ten hex digits.
 func keyID(key string) (uint64, bool) {
-	if len(key) != 13 || key[2] != '_' {
-		return 0, false
+	prefix, v, ok := missions.KeyValue(key)
+	if prefix == "ph_" {
+		v |= 1 << 40
 	}
-	var v uint64
-	switch key[:3] {
-	case "ik_":
-	case "ph_":
-		v = 1
-	default:
-		return 0, false
-	}
-	for i := 3; i < len(key); i++ {
-		c := key[i]
-		switch {
-		case c >= '0' && c <= '9':
-			v = v<<4 | uint64(c-'0')
-		case c >= 'a' && c <= 'f':
-			v = v<<4 | uint64(c-'a'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
+	return v, ok
 }
 
 // lookup is key's name, if it was sent.

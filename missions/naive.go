@@ -125,23 +125,32 @@ func (k *keyMint) mint(batch int) {
 
 // number is key's number, if the seed has minted it.
 func (k *keyMint) number(key string) (int, bool) {
-	if len(key) != 13 || key[:3] != "ik_" {
+	prefix, v, ok := KeyValue(key)
+	if !ok || prefix != "ik_" {
 		return 0, false
 	}
-	var v uint64
+	n, ok := k.first.Get(v)
+	return int(n), ok
+}
+
+// KeyValue splits a key of the shape the engine makes, ik_ (minted) or
+// ph_ (a payload's hash) and ten lower-case hex digits, into its prefix
+// and the number the digits spell.
+func KeyValue(key string) (prefix string, v uint64, ok bool) {
+	if len(key) != 13 || (key[:3] != "ik_" && key[:3] != "ph_") {
+		return "", 0, false
+	}
 	for _, c := range []byte(key[3:]) {
-		// Only lower-case hex digits make a minted key.
 		switch {
 		case c >= '0' && c <= '9':
 			v = v<<4 | uint64(c-'0')
 		case c >= 'a' && c <= 'f':
 			v = v<<4 | uint64(c-'a'+10)
 		default:
-			return 0, false
+			return "", 0, false
 		}
 	}
-	n, ok := k.first.Get(v)
-	return int(n), ok
+	return key[:3], v, true
 }
 
 // appendKey appends a minted key to b: ik_ and ten hex digits.
