@@ -431,8 +431,8 @@ type Ledger struct {
 	mask  uint64
 	queue []due
 	batch []due
-	// compactDue: tombstones outnumber the living records three to one;
-	// the records are compacted once the tick being worked is done.
+	// compactDue: tombstones outnumber the living records; the records
+	// are compacted once the tick being worked is done.
 	compactDue bool
 	// shared is how many objects at the front of the objects' memory a
 	// Mark shares: the ledger writes no more there, but to a pending
@@ -809,13 +809,13 @@ func (l *Ledger) insert(rec Record) {
 }
 
 // prune drops the record at position i. It leaves a tombstone, so no
-// later record moves; once tombstones outnumber the living three to one,
-// the records are compacted. A compaction costs what the living hold, so
-// each costs less than the prunes since the last.
+// later record moves; once tombstones outnumber the living, the records
+// are compacted, which costs what pruning saved. The index keeps the
+// key until then, as the records keep its tombstone.
 func (l *Ledger) prune(i int) {
 	l.records[i] = Record{}
 	l.dead++
-	if l.dead > 32 && l.dead > 3*(len(l.records)-l.dead) {
+	if l.dead > 32 && l.dead > len(l.records)/2 {
 		l.compactDue = true
 	}
 }
