@@ -376,7 +376,10 @@ func (l *eventLog) truncate(recs, texts, extras int) {
 // made whole, has a log over its events.
 //
 // It is small, so that reading it by value costs nothing: the records it
-// reads, and the rest behind a pointer.
+// reads, and the rest behind a pointer. The rest keeps the store that
+// holds the records' memory (see recStore): every read of the records
+// keeps the rest alive until it is done, so that the memory cannot go to
+// another run meanwhile.
 type EventLog struct {
 	recs  []record
 	src   *logSource
@@ -432,7 +435,9 @@ func (l EventLog) Kind(i int) EventKind {
 	if l.whole {
 		return l.src.evs[i].Kind
 	}
-	return kindNames.name(l.recs[i].kind)
+	v := l.recs[i].kind
+	runtime.KeepAlive(l.src)
+	return kindNames.name(v)
 }
 
 // Step is the step that made event i.
@@ -440,7 +445,9 @@ func (l EventLog) Step(i int) int {
 	if l.whole {
 		return l.src.evs[i].Step
 	}
-	return int(l.recs[i].step)
+	v := l.recs[i].step
+	runtime.KeepAlive(l.src)
+	return int(v)
 }
 
 // Tick is the tick of event i.
@@ -448,7 +455,9 @@ func (l EventLog) Tick(i int) int {
 	if l.whole {
 		return l.src.evs[i].Tick
 	}
-	return int(l.recs[i].tick)
+	v := l.recs[i].tick
+	runtime.KeepAlive(l.src)
+	return int(v)
 }
 
 // Attempt is event i's attempt number, 0 for an event that sends nothing.
@@ -456,7 +465,9 @@ func (l EventLog) Attempt(i int) int {
 	if l.whole {
 		return l.src.evs[i].Attempt
 	}
-	return int(l.recs[i].attempt)
+	v := l.recs[i].attempt
+	runtime.KeepAlive(l.src)
+	return int(v)
 }
 
 // Worker is the worker of event i.
@@ -464,7 +475,9 @@ func (l EventLog) Worker(i int) int {
 	if l.whole {
 		return l.src.evs[i].Worker
 	}
-	return int(l.recs[i].worker)
+	v := l.recs[i].worker
+	runtime.KeepAlive(l.src)
+	return int(v)
 }
 
 // Effects is the ledger's effect count right after event i.
@@ -472,7 +485,9 @@ func (l EventLog) Effects(i int) int {
 	if l.whole {
 		return l.src.evs[i].Effects
 	}
-	return int(l.recs[i].effects)
+	v := l.recs[i].effects
+	runtime.KeepAlive(l.src)
+	return int(v)
 }
 
 // Key is the key event i carries, if any.
@@ -480,8 +495,10 @@ func (l EventLog) Key(i int) string {
 	if l.whole {
 		return l.src.evs[i].Key
 	}
-	if rec := &l.recs[i]; rec.flags&flagKey != 0 {
-		return l.src.text(rec)
+	rec := l.recs[i]
+	runtime.KeepAlive(l.src)
+	if rec.flags&flagKey != 0 {
+		return l.src.text(&rec)
 	}
 	return ""
 }
@@ -495,7 +512,9 @@ func (l EventLog) Minted(i int) (int, bool) {
 	if l.whole {
 		return 0, false
 	}
-	if rec := &l.recs[i]; rec.flags&(flagKey|flagMinted) == flagKey|flagMinted {
+	rec := l.recs[i]
+	runtime.KeepAlive(l.src)
+	if rec.flags&(flagKey|flagMinted) == flagKey|flagMinted {
 		return int(rec.text) - 1, true
 	}
 	return 0, false
@@ -515,11 +534,11 @@ func (l EventLog) Says(i int) bool {
 	if l.whole {
 		return l.src.evs[i].Say != ""
 	}
-	return l.recs[i].say != sayNothing
+	v := l.recs[i].say
+	runtime.KeepAlive(l.src)
+	return v != sayNothing
 }
 
-// text is the text rec keeps: a key the seed minted, or one of the
-// run's texts.
 // NextSaid is the first event from i on at which the agent says
 // something, or Len where none does: a driver that lists what was said in
 // a long run passes over the rest at the cost of a comparison each.
@@ -532,6 +551,7 @@ func (l EventLog) NextSaid(i int) int {
 		}
 		return i
 	}
+	defer runtime.KeepAlive(l.src)
 	for ; i < len(l.recs); i++ {
 		if l.recs[i].say != sayNothing {
 			return i
@@ -551,6 +571,7 @@ func (l EventLog) NextAttempt(i int) int {
 		}
 		return i
 	}
+	defer runtime.KeepAlive(l.src)
 	for ; i < len(l.recs); i++ {
 		if l.recs[i].kind == kindAttempt {
 			return i
@@ -571,6 +592,7 @@ func (l EventLog) AppendOthers(dst []int, i int, k EventKind) []int {
 		}
 		return dst
 	}
+	defer runtime.KeepAlive(l.src)
 	c := kindNames.code(k)
 	for ; i < len(l.recs); i++ {
 		if l.recs[i].kind != c {
@@ -593,9 +615,12 @@ func (l EventLog) MostEffects(i int) int {
 	for _, rec := range l.recs[min(i, len(l.recs)):] {
 		most = max(most, int(rec.effects))
 	}
+	runtime.KeepAlive(l.src)
 	return most
 }
 
+// text is the text rec keeps: a key the seed minted, or one of the
+// run's texts.
 func (s *logSource) text(rec *record) string {
 	switch {
 	case rec.text == 0:
@@ -649,6 +674,7 @@ func (l EventLog) fact(i int) Event {
 			ev.Saying.Obj = ledger.ObjectID(x.sayObj)
 		}
 	}
+	runtime.KeepAlive(l.src)
 	return ev
 }
 

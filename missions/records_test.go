@@ -1,9 +1,13 @@
 package missions
 
 import (
+	"fmt"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
+
+	"github.com/replaylab/replaylab/ledger"
 )
 
 // settle lets the collector find what nothing reads any more, and its
@@ -60,9 +64,106 @@ func TestLongRunsTakeFreedRecords(t *testing.T) {
 	if !freed {
 		t.Fatal("no long run's memory came back once nothing read it")
 	}
+	poison()
 	got := run(false).Case().Events
 	if !reflect.DeepEqual(got, want) {
 		t.Error("a run on another run's memory reads other than one on fresh memory")
+	}
+}
+
+// poison fills the memory kept for the next long runs with records no
+// run writes: a run that read its memory before writing it would read
+// them.
+func poison() {
+	var taken [][]record
+	for {
+		recs, ok := takeFree(0)
+		if !ok {
+			break
+		}
+		taken = append(taken, recs)
+	}
+	for _, recs := range taken {
+		recs = recs[:cap(recs)]
+		for i := range recs {
+			recs[i] = record{tick: -7, step: -7, attempt: -7, effects: -7, obj: -7, text: 9999, extra: 9999, kind: 255, flags: 255}
+		}
+		free(&recBuf{recs: recs[:0]})
+	}
+}
+
+// rampMission waits through its first steps and then sends at every one:
+// a run of it foretells, from its first events, fewer than it makes, and
+// its records grow again once in memory of their own.
+func rampMission() *Mission {
+	m := &Mission{ID: "ramp", Title: "Ramp", Goal: "Wait, then send.", Contract: ledger.V1, Retention: 100, KeySource: KeyPerIntent}
+	for i := range 10 {
+		m.Intents = append(m.Intents, Intent{ID: fmt.Sprintf("r%d", i), Op: "refund", Principal: "agent", Payload: map[string]string{"order": fmt.Sprint(i)}})
+	}
+	for range 4500 {
+		m.Schedule = append(m.Schedule, Step{Wait: 1})
+	}
+	// Every fixture but success: the naive caller sends at every turn.
+	faults := slices.DeleteFunc(slices.Clone(Fixtures), func(f Fixture) bool { return f == Success })
+	for i := range 4000 {
+		st := Step{Attempt: m.Intents[i%10].ID, Fixture: faults[(i/10)%len(faults)]}
+		switch st.Fixture {
+		case LateCommit:
+			st.Delay = 3
+		case PendingFixture:
+			st.Delay, st.Resolve = 3, ledger.Succeeded
+		}
+		m.Schedule = append(m.Schedule, st)
+	}
+	return m
+}
+
+// A run whose records grow more than once, on memory other runs freed
+// (poisoned first), reads as the same run on fresh memory, and so do the
+// cases kept from it at every growth.
+func TestRecordsGrowAgainOnFreedMemory(t *testing.T) {
+	m := rampMission()
+	s := m.Settings(Overrides{StableKeys: ptr(false)})
+	fresh := func() *Runner {
+		r, err := NewRunner(m, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// Fresh memory: nothing kept for the next long runs.
+	for {
+		if _, ok := takeFree(0); !ok {
+			break
+		}
+	}
+	r := fresh()
+	r.Seek(r.Steps())
+	want := r.Case().Events
+	if len(want) < 3*longRun {
+		t.Fatalf("the ramp makes %d events, too few to grow twice", len(want))
+	}
+	// Memory other long runs freed, poisoned.
+	for range 3 {
+		other := fresh()
+		other.Seek(other.Steps())
+	}
+	settle()
+	poison()
+	r = fresh()
+	var kept []*Case
+	for r.Step() {
+		if r.Position()%1500 == 0 {
+			kept = append(kept, r.Logged())
+		}
+	}
+	if got := r.Case().Events; !reflect.DeepEqual(got, want) {
+		t.Fatal("a run on freed memory reads other than one on fresh memory")
+	}
+	for _, c := range kept {
+		if got := c.Whole().Events; !reflect.DeepEqual(got, want[:len(got)]) {
+			t.Fatalf("a case kept at %d events reads other than the run did", len(got))
+		}
 	}
 }
 
