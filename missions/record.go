@@ -245,7 +245,9 @@ type recBuf struct{ recs []record }
 // freeRecords holds the memory of long runs' records no runner or log
 // reads any more: the last few, for the next long runs. Unlike a
 // sync.Pool, it keeps them across collections, which a driver that
-// toggles a long mission makes between its runs.
+// toggles a long mission makes between its runs. What it keeps is
+// bounded: keptFree runs' records, each within what the largest mission
+// the limits allow makes (a few megabytes).
 var freeRecords struct {
 	sync.Mutex
 	bufs []*recBuf
