@@ -107,19 +107,19 @@ func (k *keyMint) nth(n int) (string, int) {
 func (k *keyMint) mint(batch int) {
 	const size = len("ik_0123456789")
 	texts := make([]byte, 0, batch*size)
-	values := make([]uint64, batch)
-	for i := range values {
-		values[i] = k.pcg.Uint64() >> 24
-		texts = appendKey(texts, values[i])
-	}
-	all := string(texts)
-	for i, v := range values {
+	for range batch {
+		v := k.pcg.Uint64() >> 24
+		texts = appendKey(texts, v)
 		num, ok := k.first.Get(v)
 		if !ok {
-			num = int32(len(k.keys))
+			num = int32(len(k.numbers))
 			k.first.Put(v, num)
 		}
-		k.keys, k.numbers = append(k.keys, all[i*size:(i+1)*size]), append(k.numbers, num)
+		k.numbers = append(k.numbers, num)
+	}
+	all := string(texts)
+	for i := range batch {
+		k.keys = append(k.keys, all[i*size:(i+1)*size])
 	}
 }
 
