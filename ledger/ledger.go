@@ -465,7 +465,9 @@ func New(cfg Config) (*Ledger, error) {
 
 // Reset empties the ledger and rewinds its clock to tick 0, keeping the
 // memory it has grown, so a driver that replays many runs against one
-// ledger does not allocate again. Snapshots taken earlier stay valid.
+// ledger does not allocate again; where a Mark or a Kept state shares
+// the objects' memory, the objects take memory of their own instead.
+// Snapshots taken earlier stay valid.
 func (l *Ledger) Reset() {
 	l.now = 0
 	l.objects = l.unshared()[:0]

@@ -707,8 +707,9 @@ func (r *Runner) Case() *Case {
 // Logged is Case with the events left in the runner's records, read
 // through Log: a driver keeps the whole run (a long one makes tens of
 // thousands of events) and makes whole events only of those it shows.
-// Its ledger is its own, as Case's is; its log reads the same however the
-// runner moves. Whole makes it a Case.
+// Its ledger and its log read the same however the runner moves (the
+// ledger shares what the runner's never writes again; see ledger.Kept),
+// and it must not be changed. Whole makes it a Case.
 func (r *Runner) Logged() *Case { return r.live(r.led.Kept()) }
 
 // View is Case for a driver that shows the run and moves on (the lab): the
