@@ -151,21 +151,25 @@ func (r *runScreen) toggle(sb *statusBar, change func(*missions.Overrides), what
 	if r.pos == r.steps {
 		// At the end the header shows the verdicts: a setting can change
 		// them with the count unmoved (a saved 500 under v1 and v2).
-		if vc := verdictChange(verdicts, r.cas.Outcome.Verdicts); vc != "" {
+		if vc, n := verdictChange(verdicts, r.cas.Outcome.Verdicts); n > 0 {
 			moved += ", " + vc
-			briefly += ", a verdict changed"
+			if n == 1 {
+				briefly += ", a verdict changed"
+			} else {
+				briefly += fmt.Sprintf(", %d verdicts changed", n)
+			}
 		}
 	}
 	sb.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(r.settings), r.pos, r.steps, moved),
 		what(r.settings)+": "+moved, what(r.settings)+": "+briefly)
 }
 
-// verdictChange says which verdicts moved from a to b, or "" when none
-// did: "verdict hidden_effect → exactly_once" for a mission of one
-// intent, each changed intent by name for several.
-func verdictChange(a, b []missions.IntentVerdict) string {
+// verdictChange says which verdicts moved from a to b, and how many did:
+// "verdict hidden_effect → exactly_once" for a mission of one intent,
+// each changed intent by name for several, "" when none moved.
+func verdictChange(a, b []missions.IntentVerdict) (string, int) {
 	if len(a) != len(b) {
-		return ""
+		return "", 0
 	}
 	var out []string
 	for i := range a {
@@ -174,11 +178,11 @@ func verdictChange(a, b []missions.IntentVerdict) string {
 		}
 		change := fmt.Sprintf("%s → %s", a[i].Verdict, b[i].Verdict)
 		if len(a) == 1 {
-			return "verdict " + change
+			return "verdict " + change, 1
 		}
 		out = append(out, a[i].Intent+" "+change)
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(out, ", "), len(out)
 }
 
 // pinnedAs is the letter of the pin that holds the run on screen, if one

@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
@@ -92,5 +94,37 @@ func TestToggleSaysHowTheVerdictMoved(t *testing.T) {
 	m = press(t, m, "r", "s")
 	if !strings.HasSuffix(m.status, "effects 2 → 1, refund-1042-b exactly_once → phantom") {
 		t.Fatalf("status after s: %q", m.status)
+	}
+}
+
+// A toggle that changes several verdicts says how many where the line
+// has room only for the short form: "a verdict changed" read as one when
+// all ten had.
+func TestToggleCountsTheVerdictsThatChanged(t *testing.T) {
+	cat := missions.BuiltIn()
+	mm := bigMission(40)
+	data, err := missions.Format(mm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.AddFS(fstest.MapFS{"big.yaml": {Data: data}}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	stable := true
+	m := newLab(t, Options{Catalog: cat, Mission: mm.ID, Dir: t.TempDir(), Overrides: missions.Overrides{StableKeys: &stable}}, 80, 24)
+	m = press(t, m, "r", "k")
+	changed := 0
+	for _, v := range m.cas.Outcome.Verdicts {
+		if v.Verdict != missions.ExactlyOnce {
+			changed++
+		}
+	}
+	if changed < 2 {
+		t.Fatalf("the toggle changed %d verdicts; this checks nothing", changed)
+	}
+	lines := strings.Split(m.View(), "\n")
+	status := lines[len(lines)-2]
+	if want := fmt.Sprintf("%d verdicts changed", changed); !strings.Contains(status, want) {
+		t.Fatalf("the status line %q does not say %q", status, want)
 	}
 }
