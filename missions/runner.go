@@ -300,7 +300,7 @@ func (r *Runner) Step() bool {
 	}
 	if i := r.attempts[r.step-1]; i >= 0 {
 		// The step offers one send, as most do.
-		r.turn(st, int(i), stepRef(r.step-1, 0), 0)
+		r.turn(st, int(i), r.fixtures[r.step-1], stepRef(r.step-1, 0), 0)
 		r.tick(1)
 		return true
 	}
@@ -308,7 +308,7 @@ func (r *Runner) Step() bool {
 	case StepTogether:
 		for i := range st.Together {
 			t := &st.Together[i]
-			r.turn(t, r.index[t.Attempt], stepRef(r.step-1, i+1), i+1)
+			r.turn(t, r.index[t.Attempt], fixtureNames.code(t.Fixture), stepRef(r.step-1, i+1), i+1)
 		}
 		r.tick(1)
 	case StepWait:
@@ -325,16 +325,11 @@ func (r *Runner) Step() bool {
 }
 
 // turn hands the caller its chance to send for the step's intent, the
-// i-th.
-func (r *Runner) turn(st *Step, i, ref, worker int) {
+// i-th, whose fixture has the code fixture.
+func (r *Runner) turn(st *Step, i int, fixture uint8, ref, worker int) {
 	r.ahead[i]--
 	// Most of what the step records is about this intent.
-	r.cur, r.lastIntent = st, i
-	if ref == stepRef(r.step-1, 0) {
-		r.curFixture = r.fixtures[r.step-1]
-	} else {
-		r.curFixture = fixtureNames.code(st.Fixture)
-	}
+	r.cur, r.curFixture, r.lastIntent = st, fixture, i
 	t := Turn{Worker: worker, Payload: st.Payload, Ahead: r.ahead[i]}
 	if len(st.Payload) > 0 {
 		t.Digest = r.digests[ref]
