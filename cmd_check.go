@@ -11,6 +11,7 @@ import (
 
 	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -57,7 +58,7 @@ line does not read (with its line number) or the history holds nothing.`,
 				return err
 			}
 			if session && !asJSON {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s is a serve session: it is checked as the history serve --record FILE.jsonl writes of it, and the line numbers below are that history's\n", export.CleanLine(path))
+				fmt.Fprintf(cmd.OutOrStdout(), "%s is a serve session: it is checked as the history serve --record FILE.jsonl writes of it, and the line numbers below are that history's\n", termtext.CleanLine(path))
 			}
 			// The report is written an anomaly at a time: a history with a
 			// million of them is never a million messages in memory.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -198,14 +199,14 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote the JUnit XML to %s\n", f.junit)
 		}
 		if f.record != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", export.Plural(sessions, "session"), f.record)
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
 		}
 	}
 	switch {
 	case rep.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
 	case rep.Passed < len(rep.Rows):
-		return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %s did not pass", len(rep.Rows)-rep.Passed, export.Plural(len(rep.Rows), "scenario"))}
+		return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %s did not pass", len(rep.Rows)-rep.Passed, termtext.Plural(len(rep.Rows), "scenario"))}
 	}
 	return nil
 }
@@ -262,11 +263,11 @@ func catalogIDs(cat *missions.Catalog) []string {
 // passes.
 func scenarioList(scenarios []*conform.Scenario, width int) string {
 	var b strings.Builder
-	for _, line := range export.Wrap(conform.Passes, width) {
+	for _, line := range termtext.Wrap(conform.Passes, width) {
 		b.WriteString(line + "\n")
 	}
 	item := func(label, text string) {
-		lines := export.Wrap(text, max(width-14, 30))
+		lines := termtext.Wrap(text, max(width-14, 30))
 		for i, line := range lines {
 			if i == 0 {
 				fmt.Fprintf(&b, "  %-11s %s\n", label, line)
@@ -276,11 +277,11 @@ func scenarioList(scenarios []*conform.Scenario, width int) string {
 		}
 	}
 	for _, sc := range scenarios {
-		fmt.Fprintf(&b, "\n%s: %s\n", export.CleanLine(sc.ID()), export.CleanLine(sc.Mission.Title))
-		item("plays", export.CleanLine(sc.Plays()))
+		fmt.Fprintf(&b, "\n%s: %s\n", termtext.CleanLine(sc.ID()), termtext.CleanLine(sc.Mission.Title))
+		item("plays", termtext.CleanLine(sc.Plays()))
 		item("escalating", sc.Escalation())
 	}
-	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", export.Plural(len(scenarios), "scenario"))
+	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", termtext.Plural(len(scenarios), "scenario"))
 	return b.String()
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -224,7 +225,7 @@ func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progres
 	return func(p missions.Progress) bool {
 		if onTerminal && time.Since(start) > time.Second {
 			fmt.Fprintf(f, "\r\x1b[Kexplore: setting %d of %d, %d attempts deep, %s, %s",
-				p.Setting+1, p.Settings, p.Level, export.Plural64(p.Schedules, "schedule"), export.Plural64(int64(p.States), "state"))
+				p.Setting+1, p.Settings, p.Level, termtext.Plural64(p.Schedules, "schedule"), termtext.Plural64(int64(p.States), "state"))
 		}
 		// The line is cleared where the report is written.
 		return ctx.Err() == nil
@@ -244,7 +245,7 @@ func writeExploration(cmd *cobra.Command, x *missions.Exploration, asJSON bool) 
 		_, err = w.Write(data)
 		return err
 	}
-	_, err := fmt.Fprint(w, export.Clean(export.ExploreText(x)))
+	_, err := fmt.Fprint(w, termtext.Clean(export.ExploreText(x)))
 	return err
 }
 
@@ -286,7 +287,7 @@ func counterJobs(x *missions.Exploration, dir string, force bool) ([]counterJob,
 // how to open each.
 func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool) error {
 	if len(jobs) == 0 {
-		fmt.Fprintf(w, "\nno counterexample to write into %s\n", export.CleanLine(dir))
+		fmt.Fprintf(w, "\nno counterexample to write into %s\n", termtext.CleanLine(dir))
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -301,8 +302,8 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	}
 	fmt.Fprintln(w)
 	for _, j := range jobs {
-		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", export.CleanLine(j.path),
-			export.ShellWord(export.CleanLine(j.id)), export.ShellWord(export.CleanLine(dir)), strings.Join(j.flags, " "))
+		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", termtext.CleanLine(j.path),
+			export.ShellWord(termtext.CleanLine(j.id)), export.ShellWord(termtext.CleanLine(dir)), strings.Join(j.flags, " "))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -134,7 +135,7 @@ func newExportCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			for _, j := range jobs {
-				fmt.Fprintf(w, "wrote %s  (%s)\n", export.CleanLine(j.path), caseBrief(j.c))
+				fmt.Fprintf(w, "wrote %s  (%s)\n", termtext.CleanLine(j.path), caseBrief(j.c))
 			}
 			return nil
 		},
@@ -153,7 +154,7 @@ func newExportCmd() *cobra.Command {
 func caseBrief(c *missions.Case) string {
 	var vs []string
 	for _, v := range c.Outcome.Verdicts {
-		vs = append(vs, export.CleanLine(v.Intent)+" "+string(v.Verdict))
+		vs = append(vs, termtext.CleanLine(v.Intent)+" "+string(v.Verdict))
 	}
-	return fmt.Sprintf("%s; %s", export.Plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
+	return fmt.Sprintf("%s; %s", termtext.Plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
 }

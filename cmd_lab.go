@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 )
 
@@ -96,7 +97,7 @@ func runProgram(cmd *cobra.Command, m lab.Model) error {
 	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
 		// What became of the writes the lab waited for, once the screen
 		// is gone.
-		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(lm.QuitNote()))
+		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", termtext.CleanLine(lm.QuitNote()))
 	}
 	return err
 }

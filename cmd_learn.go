@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -65,7 +66,7 @@ directory unasked; the screen says where.`,
 				// A look only: a file that does not read stays put.
 				prog, note := export.PeekProgress(path)
 				if note != "" {
-					fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
+					fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", termtext.CleanLine(note))
 				}
 				return printCourseStatus(cmd, course, prog, path, asJSON)
 			}
@@ -106,12 +107,12 @@ func resetProgress(cmd *cobra.Command, path string) error {
 	err := os.Remove(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(cmd.OutOrStdout(), "no progress to reset (%s does not exist)\n", export.CleanLine(path))
+		fmt.Fprintf(cmd.OutOrStdout(), "no progress to reset (%s does not exist)\n", termtext.CleanLine(path))
 		return nil
 	case err != nil:
-		return badInput(fmt.Errorf("resetting the progress %s: %w", export.CleanLine(path), export.Cause(err)))
+		return badInput(fmt.Errorf("resetting the progress %s: %w", termtext.CleanLine(path), export.Cause(err)))
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "progress reset: removed %s\n", export.CleanLine(path))
+	fmt.Fprintf(cmd.OutOrStdout(), "progress reset: removed %s\n", termtext.CleanLine(path))
 	return nil
 }
 
@@ -129,7 +130,7 @@ func printCourseStatus(cmd *cobra.Command, c *missions.Course, p export.Progress
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), string(export.EscapeHidden(out)))
+	fmt.Fprintln(cmd.OutOrStdout(), string(termtext.EscapeHidden(out)))
 	return nil
 }
 
@@ -148,7 +149,7 @@ func runCourse(cmd *cobra.Command, c *missions.Course, path, dir string) error {
 		return badInput(err)
 	}
 	if note != "" {
-		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", export.CleanLine(note))
+		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", termtext.CleanLine(note))
 	}
 	m, err := lab.New(lab.Options{Course: c, Progress: p, ProgressPath: path, Dir: dir, FirstTime: len(p.Lessons) == 0})
 	if err != nil {

@@ -5,9 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/spf13/cobra"
-
-	"github.com/replaylab/replaylab/export"
 )
 
 func newMissionsCmd() *cobra.Command {
@@ -29,7 +28,7 @@ func newMissionsCmd() *cobra.Command {
 			lineW := min(textWidth(w, width), 96)
 			idWidth := 0
 			for _, m := range cat.Missions {
-				idWidth = max(idWidth, ansi.StringWidth(export.CleanLine(m.ID)))
+				idWidth = max(idWidth, ansi.StringWidth(termtext.CleanLine(m.ID)))
 			}
 			// A long id on a narrow line puts the title and goal under it.
 			indentW := idWidth + 2
@@ -38,17 +37,17 @@ func newMissionsCmd() *cobra.Command {
 			}
 			indent := strings.Repeat(" ", indentW)
 			for _, m := range cat.Missions {
-				id := export.CleanLine(m.ID)
+				id := termtext.CleanLine(m.ID)
 				var text []string
 				if indentW == idWidth+2 {
-					text = append(export.Wrap(export.CleanLine(m.Title), lineW-indentW), "")
+					text = append(termtext.Wrap(termtext.CleanLine(m.Title), lineW-indentW), "")
 					fmt.Fprintf(w, "%s%s  %s\n", id, strings.Repeat(" ", idWidth-ansi.StringWidth(id)), text[0])
 					text = text[1 : len(text)-1]
 				} else {
 					fmt.Fprintln(w, id)
-					text = export.Wrap(export.CleanLine(m.Title), lineW-indentW)
+					text = termtext.Wrap(termtext.CleanLine(m.Title), lineW-indentW)
 				}
-				text = append(text, export.Wrap(goalLine(m.Goal), lineW-indentW)...)
+				text = append(text, termtext.Wrap(goalLine(m.Goal), lineW-indentW)...)
 				for _, line := range text {
 					fmt.Fprintf(w, "%s%s\n", indent, line)
 				}
@@ -65,7 +64,7 @@ func newMissionsCmd() *cobra.Command {
 // the goal is wrapped prose, so its first sentence says more than its
 // first line.
 func goalLine(goal string) string {
-	g := strings.Join(strings.Fields(export.CleanLine(goal)), " ")
+	g := strings.Join(strings.Fields(termtext.CleanLine(goal)), " ")
 	if i := strings.Index(g, ". "); i >= 0 {
 		g = g[:i+1]
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -97,9 +98,9 @@ func truthProblems(path string, c *missions.Case, s *export.Session) []string {
 	var out []string
 	switch {
 	case err != nil:
-		out = append(out, fmt.Sprintf("%s: %v", export.CleanLine(path), err))
+		out = append(out, fmt.Sprintf("%s: %v", termtext.CleanLine(path), err))
 	case diff != "":
-		out = append(out, fmt.Sprintf("%s: differs from its replay; first difference: %s", export.CleanLine(path), export.CleanLine(diff)))
+		out = append(out, fmt.Sprintf("%s: differs from its replay; first difference: %s", termtext.CleanLine(path), termtext.CleanLine(diff)))
 	}
 	if m != nil {
 		out = append(out, builtInClaim(path, m)...)
@@ -115,9 +116,9 @@ func replayCase(path string, c *missions.Case) (report string, same bool, err er
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
 	if diff == "" {
-		return fmt.Sprintf("%s: identical\n", export.CleanLine(path)), true, nil
+		return fmt.Sprintf("%s: identical\n", termtext.CleanLine(path)), true, nil
 	}
-	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", export.CleanLine(path), export.CleanLine(diff)), false, nil
+	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
 }
 
 // replaySession re-submits a session's requests to a fresh ledger and
@@ -128,16 +129,16 @@ func replaySession(path string, s *export.Session) (report string, same bool, er
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
 	if diff == "" {
-		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", export.CleanLine(path), export.Plural(len(s.Requests), "request")), true, nil
+		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", termtext.CleanLine(path), termtext.Plural(len(s.Requests), "request")), true, nil
 	}
-	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", export.CleanLine(path), export.CleanLine(diff)), false, nil
+	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
 }
 
 // builtInClaim says when m has a built-in mission's id but not its
 // content: a file edited after export, still passing as the catalog's.
 func builtInClaim(path string, m *missions.Mission) []string {
 	if d := export.BuiltInClaim(m); d != "" {
-		return []string{export.CleanLine(path) + ": " + d}
+		return []string{termtext.CleanLine(path) + ": " + d}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -155,7 +156,7 @@ func newRunCmd() *cobra.Command {
 				if err := writeFileAtomic(out, b, force); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", export.CleanLine(out))
+				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", termtext.CleanLine(out))
 			}
 			return failedVerdicts(c, fail)
 		},
@@ -207,7 +208,7 @@ func failedVerdicts(c *missions.Case, fail map[missions.Verdict]bool) error {
 	var hit []string
 	for _, v := range c.Outcome.Verdicts {
 		if fail[v.Verdict] {
-			hit = append(hit, fmt.Sprintf("%s ended %s", export.CleanLine(v.Intent), v.Verdict))
+			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.CleanLine(v.Intent), v.Verdict))
 		}
 	}
 	if len(hit) == 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
@@ -331,7 +332,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	var hit []string
 	for _, v := range sess.Outcome.Verdicts {
 		if fail[v.Verdict] {
-			hit = append(hit, fmt.Sprintf("%s ended %s", export.Escaped(v.Intent), v.Verdict))
+			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.Escaped(v.Intent), v.Verdict))
 		}
 	}
 	if len(hit) > 0 {
@@ -397,7 +398,7 @@ func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 	case o.Mission != nil:
 		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, link)
 		for _, in := range o.Mission.Intents {
-			fmt.Fprintf(&b, "    %s: %s; then success\n", export.Escaped(in.ID), words(left[in.ID]))
+			fmt.Fprintf(&b, "    %s: %s; then success\n", termtext.Escaped(in.ID), words(left[in.ID]))
 		}
 	case len(left[""]) > 0:
 		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), link)
@@ -406,7 +407,7 @@ func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
 	}
 	switch {
 	case until > 0:
-		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", export.Plural(until, "API request"))
+		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", termtext.Plural(until, "API request"))
 	case addr == nil:
 		b.WriteString("  serve stops when its input ends (or at Ctrl-C) and prints a verdict per intent\n")
 	default:
@@ -425,14 +426,14 @@ func dbWords(path string, rec *serve.Recovered) string {
 		entries = "1 log entry"
 	}
 	w := fmt.Sprintf("durable: %s, recovered from %s: %s, %s", path, entries,
-		export.Plural(rec.Requests, "request"), export.Plural(rec.Refunds, "refund"))
+		termtext.Plural(rec.Requests, "request"), termtext.Plural(rec.Refunds, "refund"))
 	if rec.Unconfirmed == 1 {
 		w += "; 1 reply not known to have been delivered"
 	} else if rec.Unconfirmed > 1 {
 		w += fmt.Sprintf("; %d replies not known to have been delivered", rec.Unconfirmed)
 	}
 	if rec.InFlight > 0 {
-		w += fmt.Sprintf("; %s still executing, to commit at its due tick", export.Plural(rec.InFlight, "late commit"))
+		w += fmt.Sprintf("; %s still executing, to commit at its due tick", termtext.Plural(rec.InFlight, "late commit"))
 	}
 	return w
 }

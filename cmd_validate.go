@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -35,12 +36,12 @@ func newValidateCmd() *cobra.Command {
 			for _, path := range args {
 				msg, problems := validateFile(path, ids)
 				if len(problems) == 0 {
-					fmt.Fprintf(w, "%s: ok (%s)\n", export.CleanLine(path), msg)
+					fmt.Fprintf(w, "%s: ok (%s)\n", termtext.CleanLine(path), msg)
 					continue
 				}
 				bad++
 				for _, p := range problems {
-					fmt.Fprintln(w, export.Clean(p))
+					fmt.Fprintln(w, termtext.Clean(p))
 				}
 			}
 			if bad > 0 {
@@ -105,7 +106,7 @@ func validateFile(path string, ids *idUse) (string, []string) {
 			return "", p
 		}
 		if sess != nil {
-			return fmt.Sprintf("a serve session: %s, it replays", export.Plural(len(sess.Requests), "request")), nil
+			return fmt.Sprintf("a serve session: %s, it replays", termtext.Plural(len(sess.Requests), "request")), nil
 		}
 		return caseWords(c), nil
 	}
@@ -146,7 +147,7 @@ func validateFile(path string, ids *idUse) (string, []string) {
 
 // caseWords says what a case file holds.
 func caseWords(c *missions.Case) string {
-	return fmt.Sprintf("case of mission %s, %s", export.CleanLine(c.Mission.ID), settingsWords(c.Settings))
+	return fmt.Sprintf("case of mission %s, %s", termtext.CleanLine(c.Mission.ID), settingsWords(c.Settings))
 }
 
 // looksLikeCase reports whether data is a JSON object with a "schema"
@@ -214,7 +215,7 @@ func settingsWords(s missions.Settings) string {
 	if s.Deadline != 0 {
 		words += fmt.Sprintf(" --deadline=%d", s.Deadline)
 	}
-	return export.CleanLine(words)
+	return termtext.CleanLine(words)
 }
 
 // validateSummary says how many of the paths given have problems: the

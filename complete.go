@@ -1,10 +1,11 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
 	"sync"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -26,7 +27,7 @@ func completeMissions(most int) cobra.CompletionFunc {
 		}
 		var out []cobra.Completion
 		for _, m := range cat.Missions {
-			out = append(out, cobra.CompletionWithDesc(export.CleanLine(m.ID), export.CleanLine(m.Title)))
+			out = append(out, cobra.CompletionWithDesc(termtext.CleanLine(m.ID), termtext.CleanLine(m.Title)))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}

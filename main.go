@@ -11,9 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/spf13/cobra"
-
-	"github.com/replaylab/replaylab/export"
 )
 
 // Exit codes.
@@ -61,7 +60,7 @@ func executeContext(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "replaylab:", export.Clean(err.Error()))
+	fmt.Fprintln(stderr, "replaylab:", termtext.Clean(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -123,7 +122,7 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	arg := export.CleanLine(args[0])
+	arg := termtext.CleanLine(args[0])
 	if cat, err := loadCatalog(cmd); err == nil {
 		if _, err := cat.Get(args[0]); err == nil {
 			return badInput(fmt.Errorf("%q is a mission, not a command: open it in the lab with \"replaylab lab %s\", or run it headless with \"replaylab run %s\"", arg, arg, arg))

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -602,7 +603,7 @@ var updateReadme = flag.Bool("update-readme", false, "rewrite the catalog table 
 
 // catalogTable is the README's catalog table, from the real catalog.
 func catalogTable(cat *missions.Catalog) string {
-	cell := func(s string) string { return strings.ReplaceAll(export.CleanLine(s), "|", `\|`) }
+	cell := func(s string) string { return strings.ReplaceAll(termtext.CleanLine(s), "|", `\|`) }
 	var b strings.Builder
 	b.WriteString("| id | title | what it teaches | effects (verdicts) it expects |\n|---|---|---|---|\n")
 	for _, m := range cat.Missions {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/memlimit"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // Anomaly kinds.
@@ -614,7 +615,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		}
 		first = false
 		bw.WriteString("\n    ")
-		bw.Write(export.EscapeHidden(b))
+		bw.Write(termtext.EscapeHidden(b))
 		return true
 	})
 	if err != nil {
@@ -632,7 +633,7 @@ func writeAnomaly(w io.Writer, name string, a Anomaly) {
 	for i, l := range a.Lines {
 		ls[i] = strconv.Itoa(l)
 	}
-	fmt.Fprintf(w, "%s:%s: %s: %s: %s\n", export.CleanLine(name), strings.Join(ls, ","), a.Kind, export.CleanLine(a.Intent), export.CleanLine(a.Message))
+	fmt.Fprintf(w, "%s:%s: %s: %s: %s\n", termtext.CleanLine(name), strings.Join(ls, ","), a.Kind, termtext.CleanLine(a.Intent), termtext.CleanLine(a.Message))
 }
 
 func writeSummary(w io.Writer, name string, lines, intents, attempts, reads, records, n int) {
@@ -643,8 +644,8 @@ func writeSummary(w io.Writer, name string, lines, intents, attempts, reads, rec
 	case n > 1:
 		verdict = strconv.Itoa(n) + " anomalies"
 	}
-	fmt.Fprintf(w, "%s: %s, %s, %s, %s, %s: %s\n", export.CleanLine(name), export.Plural(lines, "line"), export.Plural(intents, "intent"),
-		export.Plural(attempts, "attempt"), export.Plural(reads, "read"), export.Plural(records, "record"), verdict)
+	fmt.Fprintf(w, "%s: %s, %s, %s, %s, %s: %s\n", termtext.CleanLine(name), termtext.Plural(lines, "line"), termtext.Plural(intents, "intent"),
+		termtext.Plural(attempts, "attempt"), termtext.Plural(reads, "read"), termtext.Plural(records, "record"), verdict)
 }
 
 // unsureUnder is the earliest fail or info attempt of intent i under key
@@ -845,7 +846,7 @@ func (c *checker) okAnomaly(j int32) []Anomaly {
 		case o.records > 0 && o.intent != r.intent:
 			a.Others = []string{c.names.name(o.intent)}
 			a.Lines = lines(append([]pos{o.final}, posOf(a.Lines)...)...)
-			a.Message = c.say("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, export.CleanLine(c.names.name(o.intent)), own)
+			a.Message = c.say("the client was told of %s (ok), which the provider holds for intent %s; %s", obj, termtext.CleanLine(c.names.name(o.intent)), own)
 		case len(ls) > 0:
 			a.Message = c.say("the client was told of %s (ok), but the provider holds no such effect for this intent (it holds %s)", obj, c.objNames.name(ls[0]))
 		default:
@@ -897,7 +898,7 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 			if j := slices.IndexFunc(sent, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
 				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, sent[j].at), Keys: []string{name},
 					Others:  others(c, sent, first.intent),
-					Message: c.say("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(sent[j].intent)))})
+					Message: c.say("key %s sent for intent %s, then for intent %s: the provider takes the second as a repeat of the first", keyWords(name), termtext.CleanLine(c.names.name(first.intent)), termtext.CleanLine(c.names.name(sent[j].intent)))})
 			}
 		}
 		if ks.recMore && !(ks.more && slices.ContainsFunc(sent, func(u keyUse) bool { return u.intent != sent[0].intent })) {
@@ -905,7 +906,7 @@ func (c *checker) keyAnomalies(k int32) []Anomaly {
 			if j := slices.IndexFunc(recs, func(u keyUse) bool { return u.intent != first.intent }); j >= 0 {
 				out = append(out, Anomaly{Kind: KeyShared, Intent: c.names.name(first.intent), Lines: lines(first.at, recs[j].at), Keys: []string{name},
 					Others:  others(c, recs, first.intent),
-					Message: c.say("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(recs[j].intent)))})
+					Message: c.say("the provider recorded key %s for intent %s and for intent %s: one key stands for two intents", keyWords(name), termtext.CleanLine(c.names.name(first.intent)), termtext.CleanLine(c.names.name(recs[j].intent)))})
 			}
 		}
 		if ks.rec.line != 0 && !ks.sent {
@@ -949,7 +950,7 @@ func (c *checker) objectAnomalies(o int32) []Anomaly {
 		}
 		out = append(out, Anomaly{Kind: ObjectShared, Intent: c.names.name(first.intent), Lines: lines(first.at, us[j].at), Objects: []string{c.objNames.name(o)},
 			Others:  others(c, us, first.intent),
-			Message: c.say("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames.name(o), export.CleanLine(c.names.name(first.intent)), export.CleanLine(c.names.name(us[j].intent)))})
+			Message: c.say("the provider recorded %s for intent %s and for intent %s: one effect stands for two intents", c.objNames.name(o), termtext.CleanLine(c.names.name(first.intent)), termtext.CleanLine(c.names.name(us[j].intent)))})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -41,7 +42,7 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 	for _, nl := range lines {
 		line := strings.TrimSpace(nl.text)
 		bad := func(what string) {
-			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, export.CleanLine(export.Shorten(line, 160))))
+			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, termtext.CleanLine(termtext.Shorten(line, 160))))
 		}
 		if nl.cut {
 			bad(fmt.Sprintf("longer than %d KiB; a belief line is one short JSON object", lineLimit>>10))
@@ -63,7 +64,7 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 			}
 			var v string
 			if err := json.Unmarshal(raw, &v); err != nil {
-				problem = fmt.Sprintf("%q holds %s; expected a string", k, export.Shorten(string(raw), 40))
+				problem = fmt.Sprintf("%q holds %s; expected a string", k, termtext.Shorten(string(raw), 40))
 				continue
 			}
 			got[k] = v
@@ -166,7 +167,7 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 			case n == 0:
 				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it", id))
 			case b.Refund != "" && b.Refund != live[0].ID.String():
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, export.CleanLine(b.Refund), live[0].ID))
+				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, termtext.CleanLine(b.Refund), live[0].ID))
 			case ci.Verdict != missions.ExactlyOnce:
 				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no reply or read ever showed it refund %s succeeded", id, live[0].ID))
 			}
@@ -291,7 +292,7 @@ func silence(runs []export.ConformRun) string {
 			return ""
 		}
 		if last := lastLine(r.Stderr); last != "" {
-			said = fmt.Sprintf("run %d said %q", r.Run, export.Shorten(export.CleanLine(last), 160))
+			said = fmt.Sprintf("run %d said %q", r.Run, termtext.Shorten(termtext.CleanLine(last), 160))
 		}
 		if r.Killed != "" {
 			parts = append(parts, fmt.Sprintf("run %d was killed %s", r.Run, r.Killed))

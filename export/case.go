@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -69,7 +70,7 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	if err := enc.Encode(document{Schema: SchemaID, Case: c}); err != nil {
 		return nil, err
 	}
-	return EscapeHidden(buf.Bytes()), nil
+	return termtext.EscapeHidden(buf.Bytes()), nil
 }
 
 // casePartKeys are the parts every case has, in the order it writes them.
@@ -246,10 +247,10 @@ func AsVersion(c *missions.Case, v int) *missions.Case {
 // notACaseButAMission says that a file given as a case is a mission file,
 // and how to make a case of it.
 func notACaseButAMission(name string, m *missions.Mission) error {
-	id := CleanLine(m.ID)
+	id := termtext.CleanLine(m.ID)
 	run := "replaylab run " + shellWord(id)
 	if _, err := missions.BuiltIn().Get(m.ID); err != nil {
-		run += " --missions " + shellWord(CleanLine(filepath.Dir(name)))
+		run += " --missions " + shellWord(termtext.CleanLine(filepath.Dir(name)))
 	}
 	return fmt.Errorf("%s is a mission file (mission %s), not a case; make a case of it with: %s --json --out CASE.json", name, id, run)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -321,14 +322,14 @@ func attemptCells(c *missions.Case) map[int]Cell {
 			current, said = ev.Attempt, nil
 			out[current] = Cell{
 				Present:  true,
-				Intent:   CleanLine(ev.Intent),
-				Fixture:  missions.Fixture(CleanLine(string(ev.Fixture))),
-				Observed: missions.Observation(CleanLine(string(ev.Observed))),
+				Intent:   termtext.CleanLine(ev.Intent),
+				Fixture:  missions.Fixture(termtext.CleanLine(string(ev.Fixture))),
+				Observed: missions.Observation(termtext.CleanLine(string(ev.Observed))),
 				Effects:  ev.Effects,
 			}
 		}
 		if current > 0 && strings.TrimSpace(ev.Say) != "" {
-			said = append(said, strings.TrimSpace(CleanLine(ev.Say)))
+			said = append(said, strings.TrimSpace(termtext.CleanLine(ev.Say)))
 		}
 	}
 	flush()
@@ -339,10 +340,10 @@ func cleanVerdicts(vs []missions.IntentVerdict) []missions.IntentVerdict {
 	out := make([]missions.IntentVerdict, len(vs))
 	for i, v := range vs {
 		out[i] = missions.IntentVerdict{
-			Intent:  CleanLine(v.Intent),
-			Verdict: missions.Verdict(CleanLine(string(v.Verdict))),
+			Intent:  termtext.CleanLine(v.Intent),
+			Verdict: missions.Verdict(termtext.CleanLine(string(v.Verdict))),
 			Effects: v.Effects,
-			Belief:  missions.Belief(CleanLine(string(v.Belief))),
+			Belief:  missions.Belief(termtext.CleanLine(string(v.Belief))),
 		}
 	}
 	return out
@@ -357,7 +358,7 @@ func missionIDs(cases []*missions.Case) []string {
 		key := MissionDigest(&c.Mission)
 		if !seen[key] {
 			seen[key] = true
-			ids = append(ids, CleanLine(c.Mission.ID))
+			ids = append(ids, termtext.CleanLine(c.Mission.ID))
 		}
 	}
 	return ids
@@ -368,7 +369,7 @@ func editedIDs(cases []*missions.Case) []string {
 	byID := map[string]map[string]bool{}
 	var order []string
 	for _, c := range cases {
-		id := CleanLine(c.Mission.ID)
+		id := termtext.CleanLine(c.Mission.ID)
 		if byID[id] == nil {
 			byID[id] = map[string]bool{}
 			order = append(order, id)
@@ -397,7 +398,7 @@ func MissionDigest(m *missions.Mission) string {
 func settingWords(s missions.Settings) []string {
 	out := make([]string, len(missions.AllSettings))
 	for i, f := range missions.AllSettings {
-		out[i] = CleanLine(s.Words(f))
+		out[i] = termtext.CleanLine(s.Words(f))
 	}
 	return out
 }
@@ -421,7 +422,7 @@ func heads(cases []*missions.Case) []CaseHead {
 	for i, c := range cases {
 		var parts []string
 		if manyMissions || len(cases) == 1 {
-			parts = append(parts, CleanLine(c.Mission.ID))
+			parts = append(parts, termtext.CleanLine(c.Mission.ID))
 		}
 		if len(cases) == 1 {
 			// Alone, a case is told by its mission and settings.
@@ -435,8 +436,8 @@ func heads(cases []*missions.Case) []CaseHead {
 		out[i] = CaseHead{
 			Name:     CaseName(i),
 			Label:    strings.Join(parts, ", "),
-			Mission:  CleanLine(c.Mission.ID),
-			Title:    CleanLine(c.Mission.Title),
+			Mission:  termtext.CleanLine(c.Mission.ID),
+			Title:    termtext.CleanLine(c.Mission.Title),
 			Settings: c.Settings,
 		}
 	}
@@ -522,7 +523,7 @@ func comparePair(cmp Comparison, a, b int) Pair {
 }
 
 // effects is "1 effect", "2 effects".
-func effects(n int) string { return Plural(n, "effect") }
+func effects(n int) string { return termtext.Plural(n, "effect") }
 
 func quote(s string) string {
 	if s == "" {

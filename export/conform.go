@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -174,10 +175,10 @@ func ConformVerdicts(r *ConformRow) string {
 		case in.Verdict == "":
 			w = "nothing sent"
 		case in.Effects != 1 || in.Verdict == missions.HiddenEffect:
-			w = fmt.Sprintf("%s (%s)", w, Plural(in.Effects, "refund"))
+			w = fmt.Sprintf("%s (%s)", w, termtext.Plural(in.Effects, "refund"))
 		}
 		if len(r.Intents) > 1 {
-			w = CleanLine(in.Intent) + " " + w
+			w = termtext.CleanLine(in.Intent) + " " + w
 		}
 		parts = append(parts, w)
 	}
@@ -201,7 +202,7 @@ func ConformBeliefs(r *ConformRow) string {
 			w = strings.Join(seen, ", then ")
 		}
 		if len(r.Intents) > 1 {
-			w = CleanLine(in.Intent) + " " + w
+			w = termtext.CleanLine(in.Intent) + " " + w
 		}
 		parts = append(parts, w)
 	}
@@ -214,20 +215,20 @@ func ConformBeliefs(r *ConformRow) string {
 func ConformText(r *ConformReport, width int) string {
 	var b strings.Builder
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
-		Plural(len(r.Rows), "scenario"), CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
 	for _, line := range wrapSpaces(head, width) {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
 	name := len("scenario")
 	for _, row := range r.Rows {
-		name = max(name, len(CleanLine(row.Scenario)))
+		name = max(name, len(termtext.CleanLine(row.Scenario)))
 	}
 	indent := strings.Repeat(" ", 11)
 	wrapWidth := max(width-len(indent), 30)
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		head := fmt.Sprintf("%-10s %-*s", gradeMark(row.Grade), name, CleanLine(row.Scenario))
+		head := fmt.Sprintf("%-10s %-*s", gradeMark(row.Grade), name, termtext.CleanLine(row.Scenario))
 		what := fmt.Sprintf("provider: %s · client: %s", ConformVerdicts(row), ConformBeliefs(row))
 		if len(head)+2+len([]rune(what)) <= width {
 			b.WriteString(head + "  " + what + "\n")
@@ -237,7 +238,7 @@ func ConformText(r *ConformReport, width int) string {
 				b.WriteString(indent + line + "\n")
 			}
 		}
-		for _, line := range wrapSpaces(CleanLine(row.Why), wrapWidth) {
+		for _, line := range wrapSpaces(termtext.CleanLine(row.Why), wrapWidth) {
 			b.WriteString(indent + line + "\n")
 		}
 	}
@@ -251,7 +252,7 @@ func ConformText(r *ConformReport, width int) string {
 // ConformTally is the last line: "9 of 14 scenarios pass", with the rows
 // that did not, by grade.
 func ConformTally(r *ConformReport) string {
-	s := fmt.Sprintf("%d of %s pass", r.Passed, Plural(len(r.Rows), "scenario"))
+	s := fmt.Sprintf("%d of %s pass", r.Passed, termtext.Plural(len(r.Rows), "scenario"))
 	if len(r.Rows) == 1 {
 		s = fmt.Sprintf("%d of 1 scenario passes", r.Passed)
 	}
@@ -259,7 +260,7 @@ func ConformTally(r *ConformReport) string {
 		var ids []string
 		for _, row := range r.Rows {
 			if row.Grade == g {
-				ids = append(ids, CleanLine(row.Scenario))
+				ids = append(ids, termtext.CleanLine(row.Scenario))
 			}
 		}
 		if len(ids) > 0 {
@@ -406,7 +407,7 @@ func ConformMarkdown(r *ConformReport) []byte {
 		}
 		for _, run := range row.Runs {
 			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, mdText(run.Why), exitWords(run))
-			out := Clean(run.Stdout + run.Stderr)
+			out := termtext.Clean(run.Stdout + run.Stderr)
 			if out == "" {
 				b.WriteString("(no output)\n\n")
 				continue

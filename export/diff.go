@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -64,10 +65,10 @@ func BuiltInClaim(m *missions.Mission) string {
 	got, _ := json.Marshal(m)
 	where, bv, gv, _, err := DiffJSON(want, got)
 	if err != nil {
-		return "the case names the built-in mission " + CleanLine(m.ID) + " but carries a different one"
+		return "the case names the built-in mission " + termtext.CleanLine(m.ID) + " but carries a different one"
 	}
 	return fmt.Sprintf("the case names the built-in mission %s but carries a different one: at mission.%s the catalog has %s, the file %s",
-		CleanLine(m.ID), where, bv, gv)
+		termtext.CleanLine(m.ID), where, bv, gv)
 }
 
 // firstDifference says where two renderings of a case first differ, in

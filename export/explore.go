@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -21,28 +22,28 @@ func ExploreText(x *missions.Exploration) string {
 	for _, st := range x.Alphabet {
 		fx = append(fx, stepWords(st))
 	}
-	settings := Plural(x.Settings, "setting")
+	settings := termtext.Plural(x.Settings, "setting")
 	if len(x.Reports) < x.Settings {
 		settings = fmt.Sprintf("%d of %s", len(x.Reports), settings)
 	}
 	fmt.Fprintf(&b, "explore %s: %s, up to %s per intent, %s\n",
-		CleanLine(x.Mission.ID), Plural(len(x.Alphabet), "fixture"), Plural(x.Depth, "attempt"), settings)
+		termtext.CleanLine(x.Mission.ID), termtext.Plural(len(x.Alphabet), "fixture"), termtext.Plural(x.Depth, "attempt"), settings)
 	fmt.Fprintf(&b, "fixtures: %s\n", strings.Join(fx, ", "))
 	for i := range x.Reports {
 		r := &x.Reports[i]
 		fmt.Fprintf(&b, "\n%s\n", missions.SettingsWords(r.Settings))
 		reach := fmt.Sprintf("complete to depth %d", r.Depth)
 		if r.Stopped != "" {
-			reach = fmt.Sprintf("%s; complete to %s", r.Stopped, Plural(r.Levels, "attempt"))
+			reach = fmt.Sprintf("%s; complete to %s", r.Stopped, termtext.Plural(r.Levels, "attempt"))
 		}
-		fmt.Fprintf(&b, "  %s, %s, %s\n", Plural64(r.Schedules, "schedule"), Plural64(int64(r.States), "distinct state"), reach)
+		fmt.Fprintf(&b, "  %s, %s, %s\n", termtext.Plural64(r.Schedules, "schedule"), termtext.Plural64(int64(r.States), "distinct state"), reach)
 		for _, v := range missions.BadVerdicts {
 			c, ok := r.Reached(v)
 			if !ok {
 				fmt.Fprintf(&b, "  %-14s  no schedule up to %s reaches it\n", v, depthWords(r))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-14s  %s: %s (%s)\n", v, Plural(len(c.Moves), "attempt"), scheduleWords(x, c), CleanLine(c.Intent))
+			fmt.Fprintf(&b, "  %-14s  %s: %s (%s)\n", v, termtext.Plural(len(c.Moves), "attempt"), scheduleWords(x, c), termtext.CleanLine(c.Intent))
 		}
 	}
 	fixes := x.Fixes()
@@ -67,7 +68,7 @@ func ExploreText(x *missions.Exploration) string {
 
 func depthWords(r *missions.SettingReport) string {
 	if r.Stopped != "" {
-		return Plural(r.Levels, "attempt") + " (stopped early)"
+		return termtext.Plural(r.Levels, "attempt") + " (stopped early)"
 	}
 	return fmt.Sprintf("depth %d", r.Depth)
 }
@@ -89,18 +90,10 @@ func scheduleWords(x *missions.Exploration, c missions.Counterexample) string {
 	for i, mv := range c.Moves {
 		parts[i] = stepWords(x.Alphabet[mv.Fixture])
 		if len(x.Mission.Intents) > 1 {
-			parts[i] = CleanLine(x.Mission.Intents[mv.Intent].ID) + " " + parts[i]
+			parts[i] = termtext.CleanLine(x.Mission.Intents[mv.Intent].ID) + " " + parts[i]
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// Plural64 is Plural for a large count, with thousands separated.
-func Plural64(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return missions.Thousands(n) + " " + word + "s"
 }
 
 type exploreJSON struct {
@@ -178,7 +171,7 @@ func ExploreJSON(x *missions.Exploration) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
-	return EscapeHidden(buf.Bytes()), nil
+	return termtext.EscapeHidden(buf.Bytes()), nil
 }
 
 func verdictIndex(v missions.Verdict) int {

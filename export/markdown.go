@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // mdText makes text from a case safe inside a Markdown paragraph or table
@@ -14,7 +16,7 @@ import (
 // reads \| inside a table cell as a literal bar). An underscore inside a
 // word cannot start emphasis, so it is left alone to keep ids readable.
 func mdText(s string) string {
-	r := []rune(strings.TrimSpace(CleanLine(s)))
+	r := []rune(strings.TrimSpace(termtext.CleanLine(s)))
 	var b strings.Builder
 	word := func(i int) bool {
 		return i >= 0 && i < len(r) && (unicode.IsLetter(r[i]) || unicode.IsDigit(r[i]))
@@ -55,7 +57,7 @@ func leadingDigits(r []rune) int {
 // a one-backtick span, so they become quotes; a bar is escaped because
 // GFM splits table cells before it reads code spans.
 func mdCode(s string) string {
-	s = strings.TrimSpace(CleanLine(s))
+	s = strings.TrimSpace(termtext.CleanLine(s))
 	if s == "" {
 		return ""
 	}
@@ -97,7 +99,7 @@ func mdTable(b *strings.Builder, header []string, rows [][]string) {
 // any notes, a GFM table aligned by attempt, and one sentence per pair.
 func CompareMarkdown(cmp Comparison) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Comparing %s\n\n", Plural(len(cmp.Cases), "case"))
+	fmt.Fprintf(&b, "## Comparing %s\n\n", termtext.Plural(len(cmp.Cases), "case"))
 	if cmp.Story != "" {
 		fmt.Fprintf(&b, "%s\n\n", mdText(cmp.Story))
 	}
@@ -169,5 +171,5 @@ func CompareJSON(cmp Comparison) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return EscapeHidden(append(b, '\n')), nil
+	return termtext.EscapeHidden(append(b, '\n')), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -111,6 +112,6 @@ func replyWords(ev missions.Event) string {
 // an entity, < and > open HTML). A hidden character's escape (\u200b)
 // stays as it is.
 func mmText(s string) string {
-	s = CleanLine(s)
+	s = termtext.CleanLine(s)
 	return strings.NewReplacer(";", ",", "#", "no. ", "<", "‹", ">", "›").Replace(s)
 }

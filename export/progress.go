@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -294,7 +295,7 @@ func WriteCourseStatus(st []LessonStatus) string {
 			done++
 		}
 	}
-	fmt.Fprintf(&b, "%d of %s done\n\n", done, Plural(len(st), "lesson"))
+	fmt.Fprintf(&b, "%d of %s done\n\n", done, termtext.Plural(len(st), "lesson"))
 	for _, s := range st {
 		mark, score := "·", "not done"
 		if s.Done {

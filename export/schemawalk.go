@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -1138,7 +1139,7 @@ func (w *walker) array(n *snode, at int) {
 	}
 	if n != nil && n.minItems >= 0 && count < n.minItems {
 		w.problem(at, func(where string) string {
-			return fmt.Sprintf("%s holds %s; it needs at least %d", where, Plural(count, "item"), n.minItems)
+			return fmt.Sprintf("%s holds %s; it needs at least %d", where, termtext.Plural(count, "item"), n.minItems)
 		})
 	}
 }

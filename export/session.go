@@ -14,6 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -323,7 +324,7 @@ func (s *Session) check() error {
 			return fmt.Errorf("%s: delay %d: must be from 0 to 1048576 ticks", where, r.Delay)
 		}
 		if len(r.Error) > 80 || strings.Trim(r.Error, "abcdefghijklmnopqrstuvwxyz_/") != "" {
-			return fmt.Errorf("%s: error %q: an error is its type and code, as invalid_request_error/resource_missing", where, Shorten(r.Error, 40))
+			return fmt.Errorf("%s: error %q: an error is its type and code, as invalid_request_error/resource_missing", where, termtext.Shorten(r.Error, 40))
 		}
 		switch r.Wire {
 		case WireDelivered, WireHeld, WireClosed, WireGone, WireOpen:
@@ -496,19 +497,19 @@ func SessionText(s *Session) string {
 			}
 		}
 	}
-	parts := []string{Plural(n[RequestCreate], "create")}
+	parts := []string{termtext.Plural(n[RequestCreate], "create")}
 	api := all - n[RequestFaults]
 	if n[RequestRefused] > 0 {
 		parts = append(parts, fmt.Sprintf("%d refused", n[RequestRefused]))
 	}
 	if reads := n[RequestRetrieve] + n[RequestList]; reads > 0 {
-		parts = append(parts, Plural(reads, "read"))
+		parts = append(parts, termtext.Plural(reads, "read"))
 	}
 	if n[RequestUpdate] > 0 {
-		parts = append(parts, Plural(n[RequestUpdate], "update"))
+		parts = append(parts, termtext.Plural(n[RequestUpdate], "update"))
 	}
 	if n[RequestCancel] > 0 {
-		parts = append(parts, Plural(n[RequestCancel], "cancel"))
+		parts = append(parts, termtext.Plural(n[RequestCancel], "cancel"))
 	}
 	if calls > 0 {
 		// Cancellations of tool calls: the client gave up; nothing was
@@ -523,17 +524,17 @@ func SessionText(s *Session) string {
 		parts = append(parts, mcp)
 	}
 	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
-		Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
+		termtext.Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, termtext.Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {
 		b.WriteString("no intent sent a refund, so there is no verdict\n")
 	}
 	idW := 0
 	for _, v := range s.Outcome.Verdicts {
-		idW = max(idW, ansi.StringWidth(Escaped(v.Intent)))
+		idW = max(idW, ansi.StringWidth(termtext.Escaped(v.Intent)))
 	}
 	seen := sentByIntent(s)
 	for _, v := range s.Outcome.Verdicts {
-		id := Escaped(v.Intent)
+		id := termtext.Escaped(v.Intent)
 		id += strings.Repeat(" ", idW-ansi.StringWidth(id))
 		fmt.Fprintf(&b, "  %s  %-14s  %s\n", id, v.Verdict, sessionVerdictWords(seen[v.Intent], v))
 	}
@@ -544,7 +545,7 @@ func SessionText(s *Session) string {
 		}
 		for _, in := range s.Mission.Intents {
 			if !judged[in.ID] {
-				fmt.Fprintf(&b, "  %s: not attempted (no create named it), so no verdict\n", Escaped(in.ID))
+				fmt.Fprintf(&b, "  %s: not attempted (no create named it), so no verdict\n", termtext.Escaped(in.ID))
 			}
 		}
 	}
@@ -611,11 +612,11 @@ func sessionVerdictWords(x *sent, v missions.IntentVerdict) string {
 	var words string
 	switch {
 	case x.keyless == 0:
-		words = fmt.Sprintf("%s under %s", Plural(x.keyed, "create"), Plural(len(x.keys), "key"))
+		words = fmt.Sprintf("%s under %s", termtext.Plural(x.keyed, "create"), termtext.Plural(len(x.keys), "key"))
 	case x.keyed == 0:
-		words = Plural(x.keyless, "create") + " without a key"
+		words = termtext.Plural(x.keyless, "create") + " without a key"
 	default:
-		words = fmt.Sprintf("%s: %d under %s, %d without a key", Plural(x.keyed+x.keyless, "create"), x.keyed, Plural(len(x.keys), "key"), x.keyless)
+		words = fmt.Sprintf("%s: %d under %s, %d without a key", termtext.Plural(x.keyed+x.keyless, "create"), x.keyed, termtext.Plural(len(x.keys), "key"), x.keyless)
 	}
 	switch v.Verdict {
 	case missions.ExactlyOnce:
@@ -626,9 +627,9 @@ func sessionVerdictWords(x *sent, v missions.IntentVerdict) string {
 		}
 		return words + "; no refund stands, and the client heard only errors or nothing"
 	case missions.Duplicate:
-		return fmt.Sprintf("%s; %s stand for one intent", words, Plural(v.Effects, "refund"))
+		return fmt.Sprintf("%s; %s stand for one intent", words, termtext.Plural(v.Effects, "refund"))
 	case missions.HiddenEffect:
-		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", words, Plural(v.Effects, "refund"))
+		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", words, termtext.Plural(v.Effects, "refund"))
 	case missions.Phantom:
 		return words + "; the client was told of another intent's refund as its own, and none of its own stands"
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"iter"
 	"slices"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // WriteSession writes a session as MarshalSession renders it, the same
@@ -79,7 +81,7 @@ func (sw *sessionWriter) value(v any, prefix string) {
 	if sw.err = enc.Encode(v); sw.err != nil {
 		return
 	}
-	_, sw.err = sw.w.Write(EscapeHidden(bytes.TrimSuffix(sw.buf.Bytes(), []byte{'\n'})))
+	_, sw.err = sw.w.Write(termtext.EscapeHidden(bytes.TrimSuffix(sw.buf.Bytes(), []byte{'\n'})))
 }
 
 // field writes "name": v, at the writer's depth, and the comma unless

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -21,7 +22,7 @@ func marshalWhole(t *testing.T, s *Session) []byte {
 	if err := enc.Encode(sessionDocument{Schema: SessionSchemaID, Session: s}); err != nil {
 		t.Fatal(err)
 	}
-	return EscapeHidden(buf.Bytes())
+	return termtext.EscapeHidden(buf.Bytes())
 }
 
 // WriteSession writes what one encoding of the whole session writes, for

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -53,32 +54,32 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 	s := c.Settings
 	lineW := cols.tick + cols.what + cols.say + cols.ledger + 2*colGap
 	para := func(text string) {
-		for _, line := range Wrap(CleanLine(text), lineW) {
+		for _, line := range termtext.Wrap(termtext.CleanLine(text), lineW) {
 			fmt.Fprintln(w, line)
 		}
 	}
-	para(CleanLine(m.ID) + " — " + CleanLine(m.Title))
+	para(termtext.CleanLine(m.ID) + " — " + termtext.CleanLine(m.Title))
 	var settings []string
 	for _, f := range missions.AllSettings[:5] {
 		settings = append(settings, s.Words(f))
 	}
 	settings = append(settings, BudgetWords(s)...)
 	for _, line := range joinFitting(settings, " · ", lineW) {
-		fmt.Fprintln(w, CleanLine(line))
+		fmt.Fprintln(w, termtext.CleanLine(line))
 	}
 	fmt.Fprintln(w)
 
-	writeRow(w, cols, []string{"tick"}, Wrap("what happened", cols.what), Wrap("the agent says", cols.say), Wrap("ledger after", cols.ledger))
+	writeRow(w, cols, []string{"tick"}, termtext.Wrap("what happened", cols.what), termtext.Wrap("the agent says", cols.say), termtext.Wrap("ledger after", cols.ledger))
 	writeRow(w, cols, []string{"----"}, []string{strings.Repeat("-", cols.what)}, []string{strings.Repeat("-", cols.say)}, []string{strings.Repeat("-", cols.ledger)})
 	held := HeldAfter(c, 4, 1)
 	for _, r := range summaryRows(c.Events) {
 		say := []string{""}
 		if r.say != "" {
-			say = Wrap(`"`+CleanLine(r.say)+`"`, cols.say)
+			say = termtext.Wrap(`"`+termtext.CleanLine(r.say)+`"`, cols.say)
 		}
 		what := describeEvent(r.ev, cols.what)
 		if len(r.checkpoints) > 0 {
-			what = append(what, Wrap(CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), cols.what)...)
+			what = append(what, termtext.Wrap(termtext.CleanLine("checkpoint: "+strings.Join(r.checkpoints, " → ")), cols.what)...)
 		}
 		writeRow(w, cols, []string{fmt.Sprintf("t%d", r.ev.Tick)}, what, say, ledgerAfter(r.effects, held[r.at], cols.ledger))
 	}
@@ -97,30 +98,30 @@ func WriteSummary(w io.Writer, c *missions.Case, width int) {
 	if failed > 0 {
 		// Objects that ended failed are not effects: their mutation never
 		// took hold. Say they exist all the same.
-		effects += fmt.Sprintf(" · %s ended failed", Plural(failed, "object"))
+		effects += fmt.Sprintf(" · %s ended failed", termtext.Plural(failed, "object"))
 	}
 	if canceled > 0 {
-		effects += fmt.Sprintf(" · %s canceled", Plural(canceled, "object"))
+		effects += fmt.Sprintf(" · %s canceled", termtext.Plural(canceled, "object"))
 	}
 	fmt.Fprintln(w)
 	para(fmt.Sprintf("effects %s · intended %d · succeeded %d", effects, o.Intended, o.Succeeded))
 	idW := 0
 	for _, v := range o.Verdicts {
-		idW = max(idW, ansi.StringWidth(CleanLine(v.Intent)))
+		idW = max(idW, ansi.StringWidth(termtext.CleanLine(v.Intent)))
 	}
 	for _, v := range o.Verdicts {
-		id := CleanLine(v.Intent)
+		id := termtext.CleanLine(v.Intent)
 		lead := fmt.Sprintf("  %s%s  %-14s  ", id, strings.Repeat(" ", idW-ansi.StringWidth(id)), v.Verdict)
 		for _, line := range hang(lead, v.Explain(), lineW) {
 			fmt.Fprintln(w, line)
 		}
 	}
 	for _, e := range o.Evidence {
-		for i, line := range Wrap(fmt.Sprintf("escalated %s: %s", e.Intent, e.Reason), lineW-4) {
+		for i, line := range termtext.Wrap(fmt.Sprintf("escalated %s: %s", e.Intent, e.Reason), lineW-4) {
 			if i > 0 {
 				line = "  " + line
 			}
-			fmt.Fprintf(w, "  %s\n", CleanLine(line))
+			fmt.Fprintf(w, "  %s\n", termtext.CleanLine(line))
 		}
 	}
 }
@@ -188,7 +189,7 @@ func describeEvent(ev missions.Event, colWhat int) []string {
 	var lines []string
 	switch ev.Kind {
 	case missions.EventAttempt:
-		lines = append(lines, Wrap(fmt.Sprintf("attempt %d → %s", ev.Attempt, ev.Fixture), colWhat)...)
+		lines = append(lines, termtext.Wrap(fmt.Sprintf("attempt %d → %s", ev.Attempt, ev.Fixture), colWhat)...)
 		who := ev.Intent
 		if ev.Worker > 0 {
 			who += fmt.Sprintf(" · worker %d", ev.Worker)
@@ -198,30 +199,30 @@ func describeEvent(ev missions.Event, colWhat int) []string {
 		} else {
 			who += " · no key"
 		}
-		lines = append(lines, Wrap(who, colWhat)...)
-		lines = append(lines, Wrap(ev.Note, colWhat)...)
+		lines = append(lines, termtext.Wrap(who, colWhat)...)
+		lines = append(lines, termtext.Wrap(ev.Note, colWhat)...)
 		seen := fmt.Sprintf("→ the caller sees: %s", ev.Observed)
 		if ev.Class != "" {
 			seen += " (" + string(ev.Class) + ")"
 		}
-		lines = append(lines, Wrap(seen, colWhat)...)
+		lines = append(lines, termtext.Wrap(seen, colWhat)...)
 	case missions.EventCheckpoint:
 		// One line where the note only repeats the new state.
 		head := fmt.Sprintf("%s → %s", ev.Intent, ev.Checkpoint)
 		if ev.Note != "" && ev.Note != string(ev.Checkpoint) {
 			head += ": " + ev.Note
 		}
-		lines = append(lines, Wrap(head, colWhat)...)
+		lines = append(lines, termtext.Wrap(head, colWhat)...)
 	default:
 		head := string(ev.Kind)
 		if ev.Intent != "" {
 			head += " · " + ev.Intent
 		}
-		lines = append(lines, Wrap(head, colWhat)...)
-		lines = append(lines, Wrap(ev.Note, colWhat)...)
+		lines = append(lines, termtext.Wrap(head, colWhat)...)
+		lines = append(lines, termtext.Wrap(ev.Note, colWhat)...)
 	}
 	for i := range lines {
-		lines[i] = CleanLine(lines[i])
+		lines[i] = termtext.CleanLine(lines[i])
 	}
 	return lines
 }
@@ -229,8 +230,8 @@ func describeEvent(ev missions.Event, colWhat int) []string {
 // ledgerAfter is the "ledger after" cell: the effect count and the objects
 // that stood then (HeldAfter).
 func ledgerAfter(effects int, h Held, colLedger int) []string {
-	lines := []string{Plural(effects, "effect")}
-	return append(lines, Wrap(strings.Join(h.IDs(), " "), colLedger)...)
+	lines := []string{termtext.Plural(effects, "effect")}
+	return append(lines, termtext.Wrap(strings.Join(h.IDs(), " "), colLedger)...)
 }
 
 // joinFitting joins items with sep into lines at most width columns wide,
@@ -250,7 +251,7 @@ func joinFitting(items []string, sep string, width int) []string {
 			cur = it
 		}
 		if ansi.StringWidth(cur) > width {
-			parts := Wrap(cur, width)
+			parts := termtext.Wrap(cur, width)
 			lines = append(lines, parts[:len(parts)-1]...)
 			cur = parts[len(parts)-1]
 		}
@@ -273,7 +274,7 @@ func hang(lead, text string, width int) []string {
 	if width-lw < 24 {
 		indent = 4
 	}
-	lines := Wrap(text, width-indent)
+	lines := termtext.Wrap(text, width-indent)
 	out := make([]string, 0, len(lines)+1)
 	if indent == lw {
 		out = append(out, lead+lines[0])
@@ -285,14 +286,6 @@ func hang(lead, text string, width int) []string {
 		out = append(out, strings.Repeat(" ", indent)+l)
 	}
 	return out
-}
-
-// wrap breaks text into lines at most width columns wide.
-func Wrap(s string, width int) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(ansi.Wrap(s, width, ""), "\n")
 }
 
 // writeRow prints one table row whose cells may span several lines.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // DefaultTextWidth is the width text output assumes when it cannot ask a
@@ -194,13 +195,13 @@ func CompareText(cmp Comparison, width int) []byte {
 		wrapText(&b, cmp.Story, width, 0)
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", Plural(len(cmp.Cases), "case"))
+	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", termtext.Plural(len(cmp.Cases), "case"))
 	for _, h := range cmp.Cases {
 		head := fmt.Sprintf("  %-3s %s (%s)", h.Name, h.Title, h.Mission)
 		wrapText(&b, head, width, 6)
 		wrapText(&b, "      "+SettingsLine(h.Settings), width, 6)
 		if h.Source != "" {
-			wrapText(&b, "      from "+CleanLine(h.Source), width, 6)
+			wrapText(&b, "      from "+termtext.CleanLine(h.Source), width, 6)
 		}
 	}
 	for _, n := range cmp.Notes {

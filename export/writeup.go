@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -29,7 +30,7 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
 	fmt.Fprintf(&b, "Mission %s, %s.\n", mdCode(m.ID), mdText(SettingsLine(c.Settings)))
-	if goal := strings.TrimSpace(Clean(m.Goal)); goal != "" {
+	if goal := strings.TrimSpace(termtext.Clean(m.Goal)); goal != "" {
 		b.WriteString("\n**Teaching goal.** ")
 		b.WriteString(mdText(goal))
 		b.WriteByte('\n')
@@ -71,7 +72,7 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 func ReproduceCommand(c *missions.Case) string {
 	s := c.Settings
 	parts := []string{
-		"replaylab", "run", shellWord(CleanLine(c.Mission.ID)),
+		"replaylab", "run", shellWord(termtext.CleanLine(c.Mission.ID)),
 		"--stable-keys=" + missions.OnOff(s.StableKeys),
 		"--policy", shellWord(string(s.Policy)),
 		"--contract", shellWord(string(s.Contract)),
@@ -223,7 +224,7 @@ func writeTranscript(b *strings.Builder, c *missions.Case) {
 func writeVerdicts(b *strings.Builder, c *missions.Case) {
 	o := c.Outcome
 	fmt.Fprintf(b, "The ledger holds %s for %s intended; %d reached a successful terminal state.\n\n",
-		effects(o.Effects), Plural(o.Intended, "effect"), o.Succeeded)
+		effects(o.Effects), termtext.Plural(o.Intended, "effect"), o.Succeeded)
 	var rows [][]string
 	for _, v := range o.Verdicts {
 		rows = append(rows, []string{mdCode(v.Intent), "**" + mdText(string(v.Verdict)) + "**", mdText(string(v.Belief)), fmt.Sprint(v.Effects)})

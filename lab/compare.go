@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -243,7 +244,7 @@ func (v *compareView) View() string {
 			}
 			block = block[:min(len(block), max(left, 0))]
 		} else if len(block) > left {
-			more := fmt.Sprintf("+ %s: replaylab compare lists every pair", export.Plural(len(sentences)-i, "more finding"))
+			more := fmt.Sprintf("+ %s: replaylab compare lists every pair", termtext.Plural(len(sentences)-i, "more finding"))
 			foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
 			break
 		}
@@ -269,7 +270,7 @@ const compareTitle = "compare, attempt by attempt"
 // shown is the row after the last one on screen.
 func (v *compareView) titleNote(first, shown int) string {
 	total, cols := len(v.cmp.Cases), v.fits()
-	long, short := export.Plural(total, "pinned case"), export.Plural(total, "pinned case")
+	long, short := termtext.Plural(total, "pinned case"), termtext.Plural(total, "pinned case")
 	if cols < total {
 		long = fmt.Sprintf("pins %s–%s of %d, ←→ the others", export.CaseName(first), export.CaseName(first+cols-1), total)
 		short = fmt.Sprintf("%s–%s of %d pinned", export.CaseName(first), export.CaseName(first+cols-1), total)
@@ -325,7 +326,7 @@ func (v *compareView) heads(first, colW, gap int) []string {
 	}
 	lines = append(lines, v.st.Rule.Render(strings.Repeat("─", v.w)))
 	for _, n := range v.cmp.Notes {
-		for _, l := range firstLines(wrap(export.CleanLine(n), v.w), 2, v.w, " …") {
+		for _, l := range firstLines(wrap(termtext.CleanLine(n), v.w), 2, v.w, " …") {
 			lines = append(lines, v.st.Subtle.Render(l))
 		}
 	}
@@ -470,15 +471,15 @@ func (v *compareView) cell(c export.Cell, w, said int, divergent bool) []string 
 	if divergent {
 		es = v.st.Diverge
 	}
-	return append(out, es.Render(cut("ledger: "+export.Plural(c.Effects, "effect"), w)))
+	return append(out, es.Render(cut("ledger: "+termtext.Plural(c.Effects, "effect"), w)))
 }
 
 // fixtureLines says "fixture → observed" in lines of at most w cells. A
 // fixture too long for a line breaks after one of its underscores, not in
 // the middle of a word, and the arrow stays with what was observed.
 func fixtureLines(fixture, observed string, w int) []string {
-	seen := "→ " + export.CleanLine(observed)
-	lines := strings.Split(ansi.Wrap(export.CleanLine(fixture), w, "_"), "\n")
+	seen := "→ " + termtext.CleanLine(observed)
+	lines := strings.Split(ansi.Wrap(termtext.CleanLine(fixture), w, "_"), "\n")
 	if last := len(lines) - 1; ansi.StringWidth(lines[last])+1+ansi.StringWidth(seen) <= w {
 		lines[last] += " " + seen
 		return lines

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -83,7 +84,7 @@ func choiceLabels(q missions.Question, choices []string) []string {
 func choiceText(q missions.Question, c string) string {
 	if q.Kind == missions.AskEffects {
 		if n, err := strconv.Atoi(c); err == nil {
-			return export.Plural(n, "effect")
+			return termtext.Plural(n, "effect")
 		}
 	}
 	return c
@@ -496,7 +497,7 @@ func (cs *course) View() string {
 
 func (cs *course) titleLine() string {
 	l := cs.lessonNow()
-	left := cs.st.AppTitle.Render(fmt.Sprintf("Lesson %d of %d", cs.lesson+1, len(cs.c.Lessons))) + cs.st.Title.Render(" · "+export.CleanLine(l.Title))
+	left := cs.st.AppTitle.Render(fmt.Sprintf("Lesson %d of %d", cs.lesson+1, len(cs.c.Lessons))) + cs.st.Title.Render(" · "+termtext.CleanLine(l.Title))
 	right := ""
 	if cs.asked > 0 {
 		right = cs.st.Subtle.Render(fmt.Sprintf("%d of %d right", cs.right, cs.asked))
@@ -529,7 +530,7 @@ func (cs *course) menuView() []string {
 		if cs.paused && i == cs.lesson {
 			mark, score = "▹", "in progress: enter goes back"
 		}
-		line := fmt.Sprintf("%s %2d  %s", mark, i+1, export.CleanLine(l.Title))
+		line := fmt.Sprintf("%s %2d  %s", mark, i+1, termtext.CleanLine(l.Title))
 		style := cs.st.Text
 		cursor := "  "
 		if i == cs.cursor {
@@ -538,7 +539,7 @@ func (cs *course) menuView() []string {
 		lw := cs.w - 2 - len(score) - 2
 		lines = append(lines, cursor+style.Render(fit(line, max(1, lw)))+"  "+cs.st.Subtle.Render(score))
 	}
-	lines = append(lines, "", cs.st.Subtle.Render(fmt.Sprintf("  %d of %s done · enter opens the lesson under ▸", done, export.Plural(len(cs.c.Lessons), "lesson"))))
+	lines = append(lines, "", cs.st.Subtle.Render(fmt.Sprintf("  %d of %s done · enter opens the lesson under ▸", done, termtext.Plural(len(cs.c.Lessons), "lesson"))))
 	return lines
 }
 
@@ -548,7 +549,7 @@ func (cs *course) introView() []string {
 	lines = append(lines, cs.para(l.Intro, cs.st.Text)...)
 	lines = append(lines, "")
 	for _, r := range l.Runs {
-		lines = append(lines, "  "+cs.st.Selected.Render(r.Name)+cs.st.Text.Render("  "+cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-5)))
+		lines = append(lines, "  "+cs.st.Selected.Render(r.Name)+cs.st.Text.Render("  "+cut(termtext.CleanLine(r.Mission.Title)+": "+r.About, cs.w-5)))
 	}
 	lines = append(lines, "", cs.st.Subtle.Render(cut("  Answer with the key beside your answer: a count with its own digit,", cs.w)),
 		cs.st.Subtle.Render(cut("  anything else with a letter. w explains a word. n begins.", cs.w)))
@@ -565,7 +566,7 @@ func (cs *course) runView() []string {
 	lines := []string{cs.titleLine()}
 	head := fmt.Sprintf(" of %d · ", len(l.Runs))
 	lines = append(lines, cs.st.Selected.Render(fmt.Sprintf("Run %s", r.Name))+cs.st.Subtle.Render(head)+
-		cs.st.Text.Render(cut(export.CleanLine(r.Mission.Title)+": "+r.About, cs.w-cells("Run "+r.Name+head))))
+		cs.st.Text.Render(cut(termtext.CleanLine(r.Mission.Title)+": "+r.About, cs.w-cells("Run "+r.Name+head))))
 	lines = append(lines, cs.st.Subtle.Render(settingsLine(s, cs.w)))
 
 	pos := cs.runner.Position()
@@ -713,12 +714,12 @@ func (cs *course) scheduleRows(pos, w int, whole bool) []string {
 	m := cs.runNow().Mission
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
 	for i, st := range m.Schedule {
-		text := export.CleanLine(courseStep(m, st))
+		text := termtext.CleanLine(courseStep(m, st))
 		if i+1 <= pos && st.Kind() == missions.StepAttempt {
 			// Run: sent, or let go by, as the lab's schedule says.
 			who := ""
 			if len(m.Intents) > 1 {
-				who = " (" + export.CleanLine(st.Attempt) + ")"
+				who = " (" + termtext.CleanLine(st.Attempt) + ")"
 			}
 			if heldIn(cs.view, send{i + 1, 0}) {
 				text = "held, not sent" + who
@@ -778,7 +779,7 @@ func courseStep(m *missions.Mission, st missions.Step) string {
 		}
 		return fmt.Sprintf("%d workers send at once. %s", len(st.Together), strings.Join(parts, "; "))
 	case missions.StepWait:
-		return fmt.Sprintf("wait %s", missions.Plural(st.Wait, "tick"))
+		return fmt.Sprintf("wait %s", termtext.Plural(st.Wait, "tick"))
 	case missions.StepRead:
 		return "read back the refunds the provider holds for the order"
 	case missions.StepRestart:
@@ -800,7 +801,7 @@ func (cs *course) saidLine(pos int) []string {
 		return []string{cs.st.Subtle.Render("  the agent has said nothing yet")}
 	}
 	out := []string{cs.st.Subtle.Render("  the agent said:")}
-	for _, l := range firstLines(wrap("“"+export.CleanLine(last)+"”", cs.w-4), 2, cs.w-4, "…") {
+	for _, l := range firstLines(wrap("“"+termtext.CleanLine(last)+"”", cs.w-4), 2, cs.w-4, "…") {
 		out = append(out, "    "+cs.st.Say.Render(l))
 	}
 	return out
@@ -899,7 +900,7 @@ func (cs *course) happenedAs(pos int, lead string) []string {
 			continue
 		}
 		if ev := log.At(i); ev.Note != "" {
-			notes = append(notes, export.CleanLine(ev.Note))
+			notes = append(notes, termtext.CleanLine(ev.Note))
 		}
 	}
 	if len(notes) == 0 {
@@ -919,7 +920,7 @@ func (cs *course) runEndLines() []string {
 		who := ""
 		if len(c.Outcome.Verdicts) > 1 {
 			// Several intents: each line says whose verdict it is.
-			who = export.CleanLine(v.Intent) + ": "
+			who = termtext.CleanLine(v.Intent) + ": "
 		}
 		for i, l := range wrap(who+string(v.Verdict)+": "+v.Explain(), cs.w-4) {
 			if i == 0 {

@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -189,14 +190,14 @@ func spoilers(t *testing.T, m Model) []string {
 	}
 	if after.Outcome.Effects != before.Outcome.Effects {
 		// The ledger's count after the step, as its panel words it.
-		out = append(out, "objects: "+export.Plural(after.Outcome.Effects, "effect"))
+		out = append(out, "objects: "+termtext.Plural(after.Outcome.Effects, "effect"))
 	}
 	if q.Kind == missions.AskVerdict {
 		// A verdict is the ledger's count against the caller's belief:
 		// the count at the end, and the caller's last words, give it.
 		runner.Seek(runner.Steps())
 		end := runner.View().Whole()
-		out = append(out, "objects: "+export.Plural(end.Outcome.Effects, "effect"))
+		out = append(out, "objects: "+termtext.Plural(end.Outcome.Effects, "effect"))
 		for _, ev := range slices.Backward(end.Events) {
 			if ev.Say != "" {
 				out = append(out, strings.Join(strings.Fields(ev.Say)[:min(4, len(strings.Fields(ev.Say)))], " "))
@@ -217,7 +218,7 @@ func spoilers(t *testing.T, m Model) []string {
 		}
 		for _, ev := range before.Events {
 			if ev.Step == q.Step-1 && ev.Kind != missions.EventCheckpoint && ev.Note != "" {
-				out = append(out, "what happened: "+first(export.CleanLine(ev.Note)))
+				out = append(out, "what happened: "+first(termtext.CleanLine(ev.Note)))
 			}
 		}
 	}
@@ -685,7 +686,7 @@ func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
 func TestRunHeadersWholeAt80(t *testing.T) {
 	for _, l := range missions.BuiltInCourse().Lessons {
 		for _, r := range l.Runs {
-			if n := cells(fmt.Sprintf("Run %s of %d · ", r.Name, len(l.Runs)) + export.CleanLine(r.Mission.Title) + ": " + r.About); n > 80 {
+			if n := cells(fmt.Sprintf("Run %s of %d · ", r.Name, len(l.Runs)) + termtext.CleanLine(r.Mission.Title) + ": " + r.About); n > 80 {
 				t.Errorf("%s run %s: the header's %d cells are cut at 80 columns", l.ID, r.Name, n)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -94,7 +94,7 @@ func (v *evidenceView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
 	}
-	note := export.Plural(len(v.bundles), "escalated intent")
+	note := termtext.Plural(len(v.bundles), "escalated intent")
 	if len(v.lines) > v.rows() {
 		note = fmt.Sprintf("lines %d–%d of %d, ↑↓ scroll", v.offset+1, min(len(v.lines), v.offset+v.rows()), len(v.lines))
 	}
@@ -146,20 +146,20 @@ func (v *evidenceView) section(s string) {
 
 func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	st := v.st
-	head := export.CleanLine(b.Intent)
+	head := termtext.CleanLine(b.Intent)
 	if l := v.labels[b.Intent]; l != "" {
-		head += " · " + export.CleanLine(l)
+		head += " · " + termtext.CleanLine(l)
 	}
 	if t, ok := v.ticks[b.Intent]; ok {
 		head += fmt.Sprintf(" · handed over at t%d", t)
 	}
 	v.addFlow([]span{{head, st.Escalate, false}}, "", "")
-	keyText := export.CleanLine(b.Key)
+	keyText := termtext.CleanLine(b.Key)
 	if keyText == "" {
 		keyText = "none: no key was sent"
 	}
 	v.field("key", []span{{keyText, st.Text, false}})
-	v.field("reason", []span{{export.CleanLine(b.Reason), st.Text, false}})
+	v.field("reason", []span{{termtext.CleanLine(b.Reason), st.Text, false}})
 
 	v.add("")
 	v.section("attempts: " + fmt.Sprint(len(b.Attempts)))
@@ -180,7 +180,7 @@ func (v *evidenceView) bundle(b *missions.EvidenceBundle) {
 	for _, r := range b.Reads {
 		found := "found nothing"
 		if len(r.Found) > 0 {
-			found = "found " + export.CleanLine(r.Summary)
+			found = "found " + termtext.CleanLine(r.Summary)
 		}
 		lead := " " + fit(fmt.Sprintf("t%d", r.Tick), 5)
 		v.addFlow([]span{{found, st.Text, false}}, st.Subtle.Render(lead), strings.Repeat(" ", len(lead)))
@@ -231,17 +231,17 @@ func (v *evidenceView) payloadStyle(as []missions.EvidenceAttempt, i int) lipglo
 // attemptCells are the cells of one attempt, in table order.
 func attemptCells(as []missions.EvidenceAttempt, i int) [7]string {
 	a := as[i]
-	payload := export.CleanLine(a.Payload)
+	payload := termtext.CleanLine(a.Payload)
 	if changedPayload(as, i) {
 		payload += fmt.Sprintf(" ≠ #%d", as[0].Attempt)
 	}
-	errText := export.CleanLine(a.Error)
+	errText := termtext.CleanLine(a.Error)
 	if errText == "" {
 		errText = "—"
 	}
 	return [7]string{
 		fmt.Sprintf("#%d", a.Attempt), fmt.Sprintf("t%d", a.Tick), keyCell(a.Key), payload,
-		export.CleanLine(string(a.Observed)), errText, responseText(a.Response),
+		termtext.CleanLine(string(a.Observed)), errText, responseText(a.Response),
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -52,7 +52,7 @@ const settleLabel = "after the schedule: clock runs out"
 // mission's own settings, so that the ones changed stand out.
 func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int) {
 	m := &c.Mission
-	h.title, h.id = export.CleanLine(m.Title), export.CleanLine(m.ID)
+	h.title, h.id = termtext.CleanLine(m.Title), termtext.CleanLine(m.ID)
 	h.settings, h.defaults = c.Settings, defaults
 	h.pos, h.n = pos, n
 	h.heldTag = ""
@@ -68,7 +68,7 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 				short = st.Attempt + ", " + short
 			}
 		}
-		h.stepLine = [2]string{export.CleanLine(stepPhrase(st)), export.CleanLine(short)}
+		h.stepLine = [2]string{termtext.CleanLine(stepPhrase(st)), termtext.CleanLine(short)}
 		if held := heldAt(c, pos); held > 0 {
 			// The step names a fixture; the caller chose not to send, so
 			// no request met it. The timeline's hold row says why.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/numtab"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -136,7 +137,7 @@ func (k *keyNames) name(key string) string {
 	if l, ok := k.letter(key); ok {
 		return "key " + l
 	}
-	return export.CleanLine(key)
+	return termtext.CleanLine(key)
 }
 
 // cell is what the key column shows for event i: the key's letter, and
@@ -152,7 +153,7 @@ func (k *keyNames) cell(log missions.EventLog, i int) string {
 	l, ok := k.letter(key)
 	switch {
 	case !ok:
-		return export.CleanLine(key)
+		return termtext.CleanLine(key)
 	case kind != missions.EventAttempt:
 		return "key " + l
 	case k.first(key) < i:

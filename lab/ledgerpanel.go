@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -81,7 +81,7 @@ func (p *ledgerPanel) line(i int) string {
 	case i == 0:
 		// The ledger says how many of its objects count as effects: one
 		// that ended failed is kept but moved no money.
-		count := export.Plural(p.snap.Effects, "effect")
+		count := termtext.Plural(p.snap.Effects, "effect")
 		if failed := len(objs) - p.snap.Effects; failed > 0 {
 			count += fmt.Sprintf(", %d failed", failed)
 		}
@@ -142,7 +142,7 @@ func (p *ledgerPanel) objectLine(o ledger.Object) string {
 	}
 	intent := ""
 	if p.many {
-		intent = " " + export.CleanLine(o.Intent)
+		intent = " " + termtext.CleanLine(o.Intent)
 	}
 	for _, s := range []string{base + at + note + intent, base + at + intent, base + intent} {
 		if lipgloss.Width(s) <= p.w {

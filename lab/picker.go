@@ -10,7 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -28,7 +28,7 @@ type missionItem struct {
 func newMissionItem(m *missions.Mission) missionItem {
 	return missionItem{
 		m:     m,
-		title: export.CleanLine(m.Title),
+		title: termtext.CleanLine(m.Title),
 		goal:  paragraph(m.Goal),
 	}
 }
@@ -37,7 +37,7 @@ func newMissionItem(m *missions.Mission) missionItem {
 // first line, the goal on the second, so a match in the name can rank
 // before a match in the goal.
 func (i missionItem) FilterValue() string {
-	return i.title + " " + export.CleanLine(i.m.ID) + "\n" + i.goal
+	return i.title + " " + termtext.CleanLine(i.m.ID) + "\n" + i.goal
 }
 
 // wordFilter keeps the missions whose title, id or goal hold every word of
@@ -91,7 +91,7 @@ func (d missionDelegate) Render(w io.Writer, m list.Model, index int, item list.
 	}
 	title := ts.Render(cut(it.title, tw))
 	if rest := tw - lipgloss.Width(title) - 2; rest >= 8 {
-		title += "  " + d.st.Subtle.Render(cut(export.CleanLine(it.m.ID), rest))
+		title += "  " + d.st.Subtle.Render(cut(termtext.CleanLine(it.m.ID), rest))
 	}
 	goal := firstLines(wrap(it.goal, tw), 2, tw, " …")
 	for len(goal) < 2 {
@@ -229,16 +229,16 @@ func (p *picker) detail(w int) []string {
 	if m == nil {
 		return []string{p.st.Subtle.Render("no mission matches the filter")}
 	}
-	out := []string{"", p.st.Title.Render(cut(export.CleanLine(m.Title), w)), p.st.Subtle.Render(cut(export.CleanLine(m.ID), w)), ""}
+	out := []string{"", p.st.Title.Render(cut(termtext.CleanLine(m.Title), w)), p.st.Subtle.Render(cut(termtext.CleanLine(m.ID), w)), ""}
 	for _, l := range wrap(paragraph(m.Goal), w) {
 		out = append(out, p.st.Text.Render(l))
 	}
-	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", export.Plural(len(m.Schedule), "step"))))
+	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", termtext.Plural(len(m.Schedule), "step"))))
 	lines := stepLines(m)
 	lines = lines[:len(lines)-1] // the settle step is not the mission's
 	for i, l := range lines {
 		if i >= 6 && l.first {
-			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %s more", export.Plural(len(m.Schedule)-l.step+1, "step"))))
+			out = append(out, p.st.Subtle.Render(fmt.Sprintf("  … %s more", termtext.Plural(len(m.Schedule)-l.step+1, "step"))))
 			break
 		}
 		text := fmt.Sprintf("  %d %s", l.step, l.text)
@@ -256,9 +256,9 @@ func (p *picker) detail(w int) []string {
 			for _, v := range e.VerdictsInOrder(m.Intents) {
 				vs = append(vs, string(v))
 			}
-			spans := []span{{export.CleanLine(e.Under()) + ": " + export.Plural(e.Effects, "effect"), p.st.Text, true}}
+			spans := []span{{termtext.CleanLine(e.Under()) + ": " + termtext.Plural(e.Effects, "effect"), p.st.Text, true}}
 			if len(vs) > 0 {
-				spans = append(spans, span{"(" + export.CleanLine(strings.Join(vs, ", ")) + ")", p.st.Text, true})
+				spans = append(spans, span{"(" + termtext.CleanLine(strings.Join(vs, ", ")) + ")", p.st.Text, true})
 			}
 			out = append(out, flow(spans, w, 3, "  ", "    ")...)
 		}

@@ -1,11 +1,12 @@
 package lab
 
 import (
-	"github.com/charmbracelet/lipgloss"
-	"github.com/replaylab/replaylab/export"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -39,7 +40,7 @@ func TestCheckpointRowsHideAndShow(t *testing.T) {
 	if !m.timeline.CheckpointsHidden() || strings.Contains(v, "checkpoint →") {
 		t.Fatalf("h left checkpoint rows in the timeline:\n%s", v)
 	}
-	for _, want := range []string{"#1 key A ", "#2 key A, same", export.Plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
+	for _, want := range []string{"#1 key A ", "#2 key A, same", termtext.Plural(checkpoints, "checkpoint") + " hidden (h)", "effects 1"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("with checkpoints hidden the view lacks %q:\n%s", want, v)
 		}

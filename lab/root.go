@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -310,7 +311,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.global.Quit) && m.pinsUnsaved() && k.String() == "q" && !asked:
 		// Pins live only in the lab: q asks before it drops them.
 		m.leaveAsked = true
-		n := export.Plural(len(m.pinned), "pinned case")
+		n := termtext.Plural(len(m.pinned), "pinned case")
 		them := "them"
 		if len(m.pinned) == 1 {
 			them = "it"

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -237,15 +238,15 @@ func (r *runScreen) pin(sb *statusBar) {
 		// contrasting case.
 		k, turns := contrast(c.Settings)
 		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · %s %s, then m pins that case beside it",
-			name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), k, turns),
-			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, export.Plural(c.Outcome.Effects, "effect"), k),
+			name, shortSettings(c.Settings), termtext.Plural(c.Outcome.Effects, "effect"), k, turns),
+			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, termtext.Plural(c.Outcome.Effects, "effect"), k),
 			fmt.Sprintf("pinned %s · %s, then m", name, k))
 		return
 	}
 	sb.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
-		name, shortSettings(c.Settings), export.Plural(c.Outcome.Effects, "effect"), moved),
-		fmt.Sprintf("pinned %s → %s%s · v compares", name, export.Plural(c.Outcome.Effects, "effect"), short),
-		fmt.Sprintf("pinned %s → %s · v compares", name, export.Plural(c.Outcome.Effects, "effect")))
+		name, shortSettings(c.Settings), termtext.Plural(c.Outcome.Effects, "effect"), moved),
+		fmt.Sprintf("pinned %s → %s%s · v compares", name, termtext.Plural(c.Outcome.Effects, "effect"), short),
+		fmt.Sprintf("pinned %s → %s · v compares", name, termtext.Plural(c.Outcome.Effects, "effect")))
 }
 
 // contrast is the key that gives the case to set beside one run under s,
@@ -273,7 +274,7 @@ func shortSettings(s missions.Settings) string {
 	if s.KeySource != missions.KeyPerIntent {
 		keys = s.Words(missions.SettingKeySource)
 	}
-	return export.CleanLine(keys + ", " + string(s.Policy) + ", " + s.Words(missions.SettingContract))
+	return termtext.CleanLine(keys + ", " + string(s.Policy) + ", " + s.Words(missions.SettingContract))
 }
 
 // runSettings are the settings a person changes in the lab.
@@ -289,7 +290,7 @@ func carried(s, d missions.Settings) string {
 			out = append(out, fmt.Sprintf("%s%s (its own: %s)", label, v, dv))
 		}
 	}
-	return export.CleanLine(strings.Join(out, " · "))
+	return termtext.CleanLine(strings.Join(out, " · "))
 }
 
 // carriedShort names the settings of s that differ from the mission's own
@@ -301,7 +302,7 @@ func carriedShort(s, d missions.Settings) string {
 			out = append(out, s.Words(f))
 		}
 	}
-	return export.CleanLine(strings.Join(out, ", "))
+	return termtext.CleanLine(strings.Join(out, ", "))
 }
 
 // sameRun reports whether two cases ran alike: the same events, the same
@@ -450,7 +451,7 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 	case k.String() == "x" && len(r.pinned) == 0:
 		return []string{"nothing pinned yet: m pins this case"}
 	case k.String() == "x":
-		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", export.Plural(len(r.pinned), "pinned case"))}
+		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", termtext.Plural(len(r.pinned), "pinned case"))}
 	case pressed(k, r.keys.Evidence) && !r.keys.Evidence.Enabled():
 		if r.settings.Policy != missions.Guarded {
 			return []string{"g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)",
@@ -569,7 +570,7 @@ func (r *runScreen) hint() []string {
 			next = "m pins this case; s switches the key source, then pin again to compare"
 		}
 		if len(r.pinned) > 0 {
-			next = fmt.Sprintf("%s · v compares", export.Plural(len(r.pinned), "pinned case"))
+			next = fmt.Sprintf("%s · v compares", termtext.Plural(len(r.pinned), "pinned case"))
 		}
 		short := v
 		if i := strings.IndexAny(v, ";,"); i > 0 {
@@ -577,7 +578,7 @@ func (r *runScreen) hint() []string {
 		}
 		return []string{v + " · " + next, v, short}
 	case len(r.pinned) > 0:
-		return []string{fmt.Sprintf("%s · v compares", export.Plural(len(r.pinned), "pinned case"))}
+		return []string{fmt.Sprintf("%s · v compares", termtext.Plural(len(r.pinned), "pinned case"))}
 	case r.keySourceMatters():
 		return []string{"n steps through the schedule · r runs to the end · s switches the key source",
 			"n steps · r runs to the end · s switches the key source"}
@@ -597,7 +598,7 @@ func verdictSentence(vs []missions.IntentVerdict) string {
 		}
 		s := string(v.Verdict) + ": " + v.Explain()
 		if len(vs) > 1 {
-			s = export.CleanLine(v.Intent) + " " + s
+			s = termtext.CleanLine(v.Intent) + " " + s
 		}
 		return s
 	}

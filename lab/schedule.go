@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -130,7 +130,7 @@ func stepLines(m *missions.Mission) []schedLine {
 			if sendsOf(st) == 0 {
 				worker = -1
 			}
-			out = append(out, schedLine{step: i + 1, first: true, text: export.CleanLine(shortStep(st, many)), worker: worker})
+			out = append(out, schedLine{step: i + 1, first: true, text: termtext.CleanLine(shortStep(st, many)), worker: worker})
 			continue
 		}
 		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together)), worker: -1})
@@ -139,7 +139,7 @@ func stepLines(m *missions.Mission) []schedLine {
 			if j == len(st.Together)-1 {
 				branch = "└ "
 			}
-			out = append(out, schedLine{step: i + 1, text: branch + export.CleanLine(shortStep(tg, many)), worker: j + 1})
+			out = append(out, schedLine{step: i + 1, text: branch + termtext.CleanLine(shortStep(tg, many)), worker: j + 1})
 		}
 	}
 	return append(out, schedLine{step: len(m.Schedule) + 1, first: true, text: "clock runs out", worker: -1})

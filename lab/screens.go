@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -57,7 +58,7 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 			"pick a mission: enter opens it; there m pins it and comes back to compare")
 		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
-		sb.setStatus(fmt.Sprintf("exporting %s…", export.Plural(len(pinned), "pinned case")))
+		sb.setStatus(fmt.Sprintf("exporting %s…", termtext.Plural(len(pinned), "pinned case")))
 		return c, exportCases(dir, pinned...), nav{to: screenCompare, writes: 1, savesPins: true}
 	case key.Matches(k, c.keys.Unpin):
 		sb.setStatus("pins cleared")

@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // statusBar is the line above the help bar: what the last action did, in
@@ -54,9 +53,9 @@ func (b *statusBar) view(st *Styles, w int, hint []string) string {
 		if b.statusErr {
 			s = st.StatusError
 		}
-		line := export.CleanLine(b.status)
+		line := termtext.CleanLine(b.status)
 		if to := b.exportedTo; ansi.StringWidth(line) > w && to.path != "" {
-			line = to.lead + leftCut(export.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
+			line = to.lead + leftCut(termtext.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
 		}
 		if ansi.StringWidth(line) > w {
 			line = firstFit(line, b.statusShorter, w)
@@ -156,7 +155,7 @@ func firstFit(line string, shorter []string, w int) string {
 		return line
 	}
 	for _, s := range shorter {
-		line = export.CleanLine(s)
+		line = termtext.CleanLine(s)
 		if ansi.StringWidth(line) <= w {
 			break
 		}

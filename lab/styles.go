@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -141,7 +141,7 @@ func (s Styles) verdictList(vs []missions.IntentVerdict, w int) string {
 	var b strings.Builder
 	used := 0
 	for i, v := range vs {
-		word := export.CleanLine(string(v.Verdict))
+		word := termtext.CleanLine(string(v.Verdict))
 		if i > 0 {
 			word = ", " + word
 		}

@@ -5,8 +5,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // fit cuts plain text to width w, marking a cut with "…", and pads it with
@@ -90,7 +89,7 @@ func withMark(line, mark string, w int) string {
 // paragraph is text from a file as one line of words, one space apart,
 // safe to print.
 func paragraph(s string) string {
-	return strings.Join(strings.Fields(export.CleanLine(s)), " ")
+	return strings.Join(strings.Fields(termtext.CleanLine(s)), " ")
 }
 
 // clamp keeps v within [lo, hi].

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -333,7 +333,7 @@ func (t *timeline) fixedW(kw int) int {
 // and how many checkpoints are hidden.
 func (t *timeline) title() string {
 	n, all := t.count(), t.log.Len()
-	note := export.Plural(all, "event")
+	note := termtext.Plural(all, "event")
 	if n > t.rows() && t.rows() > 0 {
 		note = fmt.Sprintf("%d–%d of %d", t.offset+1, min(n, t.offset+t.rows()), n)
 		if t.hideCP {
@@ -344,7 +344,7 @@ func (t *timeline) title() string {
 	}
 	switch {
 	case t.hideCP && all > n:
-		note += fmt.Sprintf(" · %s hidden (h)", export.Plural(all-n, "checkpoint"))
+		note += fmt.Sprintf(" · %s hidden (h)", termtext.Plural(all-n, "checkpoint"))
 	case t.hideCP:
 		note += " · checkpoints hidden (h)"
 	case n > 0:
@@ -365,7 +365,7 @@ func (t *timeline) columns(w int) (kw, noteW int) {
 
 // rowNote is the note event ev shows in the "what happened" column.
 func rowNote(ev *missions.Event) string {
-	note := export.CleanLine(ev.Note)
+	note := termtext.CleanLine(ev.Note)
 	if ev.Kind == missions.EventCheckpoint && note == string(ev.Checkpoint) {
 		return "" // the label says it already
 	}
@@ -445,7 +445,7 @@ const detailLead = "↳ "
 // appends them to dst.
 func (t *timeline) detailSpans(ev *missions.Event, dst []span) []span {
 	tag := "t" + strconv.Itoa(ev.Tick)
-	note := t.names.named(export.CleanLine(ev.Note))
+	note := t.names.named(termtext.CleanLine(ev.Note))
 	switch {
 	case ev.Kind == missions.EventAttempt:
 		tag += " #" + strconv.Itoa(ev.Attempt)
@@ -462,11 +462,11 @@ func (t *timeline) detailSpans(ev *missions.Event, dst []span) []span {
 	}
 	out := append(dst, span{tag, t.st.Subtle, true}, span{note, t.st.Text, false})
 	if ev.Say != "" {
-		out = append(out, span{"· the agent:", t.st.Subtle, true}, span{"“" + export.CleanLine(ev.Say) + "”", t.st.Say, false})
+		out = append(out, span{"· the agent:", t.st.Subtle, true}, span{"“" + termtext.CleanLine(ev.Say) + "”", t.st.Say, false})
 	}
 	if ev.Key != "" {
 		// The hash, on demand: the row the cursor picks.
-		out = append(out, span{"· " + t.names.name(ev.Key) + " is", t.st.Subtle, true}, span{export.CleanLine(ev.Key), t.st.Text, false})
+		out = append(out, span{"· " + t.names.name(ev.Key) + " is", t.st.Subtle, true}, span{termtext.CleanLine(ev.Key), t.st.Text, false})
 	}
 	return out
 }
@@ -583,9 +583,9 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		// One style for the whole row: one render, the cheapest row.
 		cells := lead + fit(fmt.Sprintf("#%d", ev.Attempt), t.attW) + " " +
 			fit(t.names.cell(t.log, i), kw) + " " +
-			fit(export.CleanLine(string(ev.Fixture)), t.fixW) + " " +
-			fit(export.CleanLine(ev.Provider), providerW) + " " +
-			fit(export.CleanLine(string(ev.Observed)), observedW) + " " +
+			fit(termtext.CleanLine(string(ev.Fixture)), t.fixW) + " " +
+			fit(termtext.CleanLine(ev.Provider), providerW) + " " +
+			fit(termtext.CleanLine(string(ev.Observed)), observedW) + " " +
 			fit(t.effCell(i), t.effW)
 		if withNote && note != "" {
 			cells += " " + first
@@ -602,7 +602,7 @@ func (t *timeline) row(i, kw, noteW int, cur bool) string {
 		}
 		b.WriteString(text.Render(fit("", t.attW)+" "+fit(t.names.cell(t.log, i), kw)+" ") +
 			own.Render(fit(providerLabel, t.fixW)) + " " +
-			own.Render(fit(export.CleanLine(ev.Provider), providerW)) + " " +
+			own.Render(fit(termtext.CleanLine(ev.Provider), providerW)) + " " +
 			text.Render(fit("", observedW)+" "+fit(t.effCell(i), t.effW)))
 	default:
 		label, mark := callerLabel(ev), ""
@@ -663,5 +663,5 @@ func keyCell(k string) string {
 	if k == "" {
 		return "—"
 	}
-	return export.CleanLine(k)
+	return termtext.CleanLine(k)
 }

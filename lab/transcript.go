@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -129,9 +129,9 @@ func (p *transcript) block(e said, tail int) []string {
 		}
 		b = append(b, lead+style.Render(l))
 	}
-	then := "ledger then: " + export.Plural(e.effects, "effect")
+	then := "ledger then: " + termtext.Plural(e.effects, "effect")
 	if len(prefix)+lipgloss.Width(then) > p.w {
-		then = "ledger: " + export.Plural(e.effects, "effect")
+		then = "ledger: " + termtext.Plural(e.effects, "effect")
 	}
 	b = append(b, indent+p.st.Subtle.Render(then))
 	if tail > 0 && tail < len(b) {
@@ -141,7 +141,7 @@ func (p *transcript) block(e said, tail int) []string {
 }
 
 // text is what the agent said in e, made from its event.
-func (p *transcript) text(e said) string { return export.CleanLine(p.log.At(e.event).Say) }
+func (p *transcript) text(e said) string { return termtext.CleanLine(p.log.At(e.event).Say) }
 
 // Height is how many lines the panel needs to show every entry at its
 // width, counting no further than limit.

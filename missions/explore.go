@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -471,7 +472,7 @@ func (e *explorer) run() SettingReport {
 						}
 					}
 					if e.rep.Schedules >= e.o.MaxSchedules {
-						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %s schedules, in level %d", Thousands(e.o.MaxSchedules), level+1)
+						e.rep.Stopped = fmt.Sprintf("stopped at the bound of %s schedules, in level %d", termtext.Thousands(e.o.MaxSchedules), level+1)
 						return e.rep
 					}
 					if bound := e.memoryBound(); int64(len(e.cur)+len(e.nxt))*e.stateBytes(level+1) > bound {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -438,7 +439,7 @@ func (s Settings) Word(f Setting) (label, value string) {
 		return "seed ", fmt.Sprint(s.Seed)
 	case SettingBudget:
 		if s.MaxAttempts > 0 {
-			return "at most ", Plural(s.MaxAttempts, "attempt") + " per intent"
+			return "at most ", termtext.Plural(s.MaxAttempts, "attempt") + " per intent"
 		}
 		return "", "the schedule's budget"
 	case SettingDeadline:
@@ -467,23 +468,6 @@ func SettingsWords(s Settings) string {
 	return strings.Join(parts, ", ")
 }
 
-// Plural counts a noun: "1 attempt", "2 attempts".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-// Thousands writes n with its thousands separated: 1,000,000.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 // Explain says in words what the verdict means for its intent: the one
 // place a verdict is put in words, for every screen and output.
 func (v IntentVerdict) Explain() string {
@@ -495,13 +479,13 @@ func (v IntentVerdict) Explain() string {
 	case Duplicate:
 		return fmt.Sprintf("believes %s; the ledger holds %d effects for one intent", v.Belief, v.Effects)
 	case HiddenEffect:
-		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, Plural(v.Effects, "effect"))
+		return fmt.Sprintf("believes %s, yet the ledger holds %s", v.Belief, termtext.Plural(v.Effects, "effect"))
 	case Phantom:
 		return "believes done, but no effect of its own is in the ledger"
 	case EscalatedV:
-		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", Plural(v.Effects, "effect"))
+		return fmt.Sprintf("handed to a person with the evidence; the ledger holds %s", termtext.Plural(v.Effects, "effect"))
 	}
-	return fmt.Sprintf("believes %s; %s", v.Belief, Plural(v.Effects, "effect"))
+	return fmt.Sprintf("believes %s; %s", v.Belief, termtext.Plural(v.Effects, "effect"))
 }
 
 // FixtureWords says what the network and the provider do with one attempt
@@ -520,9 +504,9 @@ func FixtureWords(st Step) string {
 	case ServerErrorAfterCommit:
 		return "the provider commits it, unless it replays a known key, and saves a 500 as its answer"
 	case LateCommit:
-		return fmt.Sprintf("the provider is slow: it is still running when the caller stops waiting, and commits %s later", Plural(st.Delay, "tick"))
+		return fmt.Sprintf("the provider is slow: it is still running when the caller stops waiting, and commits %s later", termtext.Plural(st.Delay, "tick"))
 	case PendingFixture:
-		return fmt.Sprintf("the provider takes it as pending; it ends %s %s later", st.Resolve, Plural(st.Delay, "tick"))
+		return fmt.Sprintf("the provider takes it as pending; it ends %s %s later", st.Resolve, termtext.Plural(st.Delay, "tick"))
 	case CrashAfterSend:
 		return "the provider commits it, unless it replays a known key, and answers; the caller's process dies before it records the answer"
 	}

@@ -1,7 +1,7 @@
 package serve
 
 import (
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -161,5 +161,5 @@ type listJSON struct {
 // notFound answers a retrieve of a refund that does not exist.
 func notFound(id string) *apiError {
 	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: "id",
-		Message: "No such refund: '" + export.Shorten(id, 200) + "'"}
+		Message: "No such refund: '" + termtext.Shorten(id, 200) + "'"}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -455,7 +456,7 @@ func idProblem(raw json.RawMessage) string {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil || n > maxExactID || n < -maxExactID {
-		return "The id " + export.Shorten(string(raw), 40) + " is not a whole number from -2^53 to 2^53, which JSON-RPC ids are read as; give a string id, or a whole number in that range"
+		return "The id " + termtext.Shorten(string(raw), 40) + " is not a whole number from -2^53 to 2^53, which JSON-RPC ids are read as; give a string id, or a whole number in that range"
 	}
 	return ""
 }
@@ -498,7 +499,7 @@ func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall,
 	if id == "" {
 		id = "null"
 	}
-	c.ID = export.Shorten(id, MaxReadPayload)
+	c.ID = termtext.Shorten(id, MaxReadPayload)
 	if req.Session != nil {
 		c.Session = req.Session.ID()
 	}
@@ -894,7 +895,7 @@ func (t *tools) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 // if it is being answered, else kept for a moment in case the call itself
 // is still on its way in.
 func (t *tools) cancel(key callKey, reason string) {
-	reason = export.Shorten(reason, 200)
+	reason = termtext.Shorten(reason, 200)
 	t.mu.Lock()
 	at, ok := t.inflight[key]
 	if !ok {
@@ -975,7 +976,7 @@ func argumentsProblem(tool string, args json.RawMessage) string {
 	}
 	for name := range fields {
 		if !slices.Contains(names, name) {
-			return "Unknown argument " + strconv.Quote(export.Shorten(name, 100)) + ". " + takes
+			return "Unknown argument " + strconv.Quote(termtext.Shorten(name, 100)) + ". " + takes
 		}
 	}
 	return ""

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // stdioDrain bounds how long serve waits, once its input has ended, for
@@ -265,7 +266,7 @@ func readMessage(line []byte) (jsonrpc.Message, int64, string) {
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON-RPC 2.0 message (" + export.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
+		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON-RPC 2.0 message (" + termtext.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
 	}
 	if problem := idProblem(rawID(line)); problem != "" {
 		return nil, jsonrpc.CodeInvalidRequest, problem + "; it was skipped."

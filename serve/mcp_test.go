@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -436,7 +437,7 @@ func TestMCPBadInput(t *testing.T) {
 				t.Fatalf("want an isError result, got a protocol error: %v", err)
 			}
 			if !res.IsError || !strings.Contains(resultText(res), tc.want) {
-				t.Fatalf("want an error result naming %q, got %s", tc.want, export.Shorten(resultText(res), 300))
+				t.Fatalf("want an error result naming %q, got %s", tc.want, termtext.Shorten(resultText(res), 300))
 			}
 			if res.StructuredContent != nil {
 				t.Fatalf("an error result shows no refund, not an empty one: %v", res.StructuredContent)

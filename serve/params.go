@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // MaxBodyBytes bounds a request body: the largest form Stripe's limits
@@ -153,14 +153,14 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 func checkMetadata(name, field string, values []string) *apiError {
 	switch n := utf8.RuneCountInString(field); {
 	case n == 0 || strings.ContainsAny(field, "[]"):
-		return invalidParam("metadata", "Invalid key: "+strconv.Quote(export.Shorten(field, 60))+": metadata keys are 1 to 40 characters, without brackets, as in metadata[intent].")
+		return invalidParam("metadata", "Invalid key: "+strconv.Quote(termtext.Shorten(field, 60))+": metadata keys are 1 to 40 characters, without brackets, as in metadata[intent].")
 	case n > MaxMetadataKey:
-		return invalidParam("metadata", "Invalid key: "+strconv.Quote(export.Shorten(field, 60))+" must be a string of at most 40 characters; it has "+strconv.Itoa(n)+".")
+		return invalidParam("metadata", "Invalid key: "+strconv.Quote(termtext.Shorten(field, 60))+" must be a string of at most 40 characters; it has "+strconv.Itoa(n)+".")
 	case len(values) != 1:
-		return invalidParam(export.Shorten(name, 60), "Send each metadata field once.")
+		return invalidParam(termtext.Shorten(name, 60), "Send each metadata field once.")
 	}
 	if n := utf8.RuneCountInString(values[0]); n > MaxMetadataValue {
-		return invalidParam("metadata", "Invalid val: "+strconv.Quote(export.Shorten(values[0], 60))+" (metadata["+export.Shorten(field, 40)+"]) must be a string of at most 500 characters; it has "+strconv.Itoa(n)+".")
+		return invalidParam("metadata", "Invalid val: "+strconv.Quote(termtext.Shorten(values[0], 60))+" (metadata["+termtext.Shorten(field, 40)+"]) must be a string of at most 500 characters; it has "+strconv.Itoa(n)+".")
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func checkMetadata(name, field string, values []string) *apiError {
 // checkString refuses a string parameter over Stripe's 5000 characters.
 func checkString(name, v string) *apiError {
 	if n := utf8.RuneCountInString(v); n > MaxString {
-		return invalidParam(export.Shorten(name, 60), "Invalid string: "+strconv.Quote(export.Shorten(v, 40))+" ("+export.Shorten(name, 60)+"): must be at most 5000 characters; it has "+strconv.Itoa(n)+".")
+		return invalidParam(termtext.Shorten(name, 60), "Invalid string: "+strconv.Quote(termtext.Shorten(v, 40))+" ("+termtext.Shorten(name, 60)+"): must be at most 5000 characters; it has "+strconv.Itoa(n)+".")
 	}
 	return nil
 }
@@ -185,8 +185,8 @@ func isExpand(name string) bool {
 // so it cannot expand them; it says so rather than answer in another
 // shape than the client asked for.
 func refuseExpand(name string, values []string) *apiError {
-	what := export.Shorten(strings.Join(values, ", "), 200)
-	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: export.Shorten(name, 200),
+	what := termtext.Shorten(strings.Join(values, ", "), 200)
+	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: termtext.Shorten(name, 200),
 		Message: "This property cannot be expanded (" + what + "): replaylab serve holds refunds only, not the charges, payment intents, balance transactions or transfers a refund's fields name. Leave out expand."}
 }
 
@@ -342,8 +342,8 @@ func decodeUpdate(form url.Values) (map[string]string, *apiError) {
 		if isExpand(name) {
 			return nil, refuseExpand(name, values)
 		}
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
-			Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". Updating a refund takes metadata[...] alone."}
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
+			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". Updating a refund takes metadata[...] alone."}
 	}
 	set := 0
 	for k, v := range changes {

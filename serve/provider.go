@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -442,10 +443,10 @@ func (c *core) logRead(kind, intent, query string) int {
 func readRequest(kind, intent, query string) export.SessionRequest {
 	r := export.SessionRequest{Kind: kind, Intent: intent, Payload: query}
 	if len(query) > MaxReadPayload {
-		r.Payload, r.Cut = export.Shorten(query, MaxReadPayload), true
+		r.Payload, r.Cut = termtext.Shorten(query, MaxReadPayload), true
 	}
 	if len(intent) > MaxReadPayload {
-		r.Intent, r.Cut = export.Shorten(intent, MaxReadPayload), true
+		r.Intent, r.Cut = termtext.Shorten(intent, MaxReadPayload), true
 	}
 	return r
 }
@@ -519,7 +520,7 @@ func keepsIntentField(field string, now, changes map[string]string) *apiError {
 // cancel cancels the pending refund raw names and logs the request.
 func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
 	o, found := c.retrieve(raw)
-	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: export.Shorten(raw, MaxReadPayload)})
+	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: termtext.Shorten(raw, MaxReadPayload)})
 	if !found {
 		return i, o, notFound(raw)
 	}
@@ -738,7 +739,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 			return lq, refuseExpand(name, vs)
 		}
 		if len(vs) != 1 {
-			return lq, invalidParam(export.Shorten(name, 200), "Send "+export.Shorten(name, 200)+" once.")
+			return lq, invalidParam(termtext.Shorten(name, 200), "Send "+termtext.Shorten(name, 200)+" once.")
 		}
 		v := vs[0]
 		if e := checkString(name, v); e != nil {
@@ -769,8 +770,8 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 		case name == intentField && strings.HasPrefix(name, "metadata["):
 			lq.intent = v
 		default:
-			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
-				Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
+			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
+				Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
 		}
 	}
 	switch {
@@ -785,15 +786,15 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 // created reads one created filter: created=T, or created[gt|gte|lt|lte]=T,
 // with T a Unix time in seconds.
 func (lq *listQuery) created(name, v string) *apiError {
-	short := export.Shorten(name, 40)
+	short := termtext.Shorten(name, 40)
 	if !slices.Contains([]string{"created", "created[gt]", "created[gte]", "created[lt]", "created[lte]"}, name) {
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
-			Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
+			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
 	}
 	t, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || t < 0 || strings.Trim(v, "0123456789") != "" {
 		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: name,
-			Message: "Invalid integer: " + strconv.Quote(export.Shorten(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
+			Message: "Invalid integer: " + strconv.Quote(termtext.Shorten(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
 	}
 	switch name {
 	case "created":

@@ -17,6 +17,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/memlimit"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -401,7 +402,7 @@ func checkKey(raw, param, what, thing string) (string, *apiError) {
 func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
 	if r.URL.RawQuery != "" {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "POST " + export.Shorten(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(export.Shorten(r.URL.RawQuery, 200)) + ")."}
+			Message: "POST " + termtext.Shorten(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200)) + ")."}
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
@@ -470,7 +471,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
 	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-		Message: "Unrecognized request: " + export.Shorten(r.Method, 20) + " " + export.Shorten(r.URL.Path, 200) + " (this path takes " + allow + ")."}
+		Message: "Unrecognized request: " + termtext.Shorten(r.Method, 20) + " " + termtext.Shorten(r.URL.Path, 200) + " (this path takes " + allow + ")."}
 	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
 		replyError(w, e)
 		return
@@ -481,7 +482,7 @@ func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string)
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
 	s.refuse(w, r, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
-		Message: "Unrecognized request URL (" + r.Method + ": " + export.Shorten(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
+		Message: "Unrecognized request URL (" + r.Method + ": " + termtext.Shorten(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
 }
 
 // refuse answers a request refused before it reached the ledger, and
@@ -508,7 +509,7 @@ func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCa
 	// kept to its first bytes, as a read's query is.
 	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key, Call: call}
 	if len(intent) > MaxReadPayload {
-		r0.Intent, r0.Cut = export.Shorten(intent, MaxReadPayload), true
+		r0.Intent, r0.Cut = termtext.Shorten(intent, MaxReadPayload), true
 	}
 	i := s.c.log(r0)
 	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
@@ -782,8 +783,8 @@ func onlyExpand(q url.Values, takes string) *apiError {
 		if isExpand(name) {
 			return refuseExpand(name, vs)
 		}
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: export.Shorten(name, 200),
-			Message: "Received unknown parameter: " + export.Shorten(name, 200) + ". " + takes}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
+			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". " + takes}
 	}
 	return nil
 }

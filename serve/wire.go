@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -111,7 +111,7 @@ func readQuery(r *http.Request) (url.Values, *apiError) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "The query string " + strconv.Quote(export.Shorten(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
+			Message: "The query string " + strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
 	}
 	return q, nil
 }

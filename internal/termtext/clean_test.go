@@ -1,4 +1,4 @@
-package export_test
+package termtext_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -26,7 +27,7 @@ func TestCleanShowsHiddenCharacters(t *testing.T) {
 		"plain 45.00, café, 名前": "plain 45.00, café, 名前",
 	}
 	for in, want := range cases {
-		if got := export.Clean(in); got != want {
+		if got := termtext.Clean(in); got != want {
 			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -52,7 +53,7 @@ func TestJSONShowsHiddenCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range string(data) {
-		if r != '\n' && export.Hidden(r) {
+		if r != '\n' && termtext.Hidden(r) {
 			t.Fatalf("the JSON carries %U raw", r)
 		}
 	}

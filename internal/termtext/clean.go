@@ -1,4 +1,7 @@
-package export
+// Package termtext makes text safe and tidy for a terminal: hidden
+// characters shown as escapes, lines cut and wrapped by display width,
+// counts with their nouns. It imports nothing else of this repository.
+package termtext
 
 import (
 	"fmt"
@@ -9,8 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/replaylab/replaylab/missions"
 )
 
 // Clean makes text from a file safe to print in a terminal, and true to
@@ -150,6 +151,3 @@ func Shorten(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-// Plural renders a count with its noun, e.g. "1 effect", "2 effects".
-func Plural(n int, noun string) string { return missions.Plural(n, noun) }

@@ -1,0 +1,41 @@
+package termtext
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Plural counts a noun: "1 attempt", "2 attempts".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Thousands writes n with its thousands separated: 1,000,000.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Plural64 is Plural for a large count, with thousands separated.
+func Plural64(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return Thousands(n) + " " + word + "s"
+}
+
+// Wrap breaks text into lines at most width columns wide.
+func Wrap(s string, width int) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+}
