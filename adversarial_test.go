@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -115,8 +116,8 @@ func TestOutRefusesWhatIsNotAFile(t *testing.T) {
 	}
 	assertNoTemp(t, dir)
 	// The writer itself refuses too, whoever calls it.
-	if err := export.WriteFile(pipe, []byte("x"), true); err == nil {
-		t.Error("export.WriteFile replaced a named pipe")
+	if err := atomicfile.WriteFile(pipe, []byte("x"), true); err == nil {
+		t.Error("atomicfile.WriteFile replaced a named pipe")
 	}
 }
 

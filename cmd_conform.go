@@ -15,6 +15,7 @@ import (
 
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -166,13 +167,13 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if err := printed(out.Write(report)); err != nil {
 		return err
 	}
-	var files []export.File
+	var files []atomicfile.File
 	if f.junit != "" {
 		data, err := export.ConformJUnit(rep)
 		if err != nil {
 			return err
 		}
-		files = append(files, export.File{Path: f.junit, Data: data})
+		files = append(files, atomicfile.File{Path: f.junit, Data: data})
 	}
 	if f.record != "" {
 		if err := os.MkdirAll(f.record, 0o777); err != nil {
@@ -186,7 +187,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			if err != nil {
 				return err
 			}
-			files = append(files, export.File{Path: filepath.Join(f.record, row.Scenario+".json"), Data: data})
+			files = append(files, atomicfile.File{Path: filepath.Join(f.record, row.Scenario+".json"), Data: data})
 		}
 	}
 	if len(files) > 0 {

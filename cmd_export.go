@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -126,9 +127,9 @@ func newExportCmd() *cobra.Command {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(fmt.Errorf("--dir %s: cannot create it: %w", dir, cause(err)))
 			}
-			files := make([]export.File, len(jobs))
+			files := make([]atomicfile.File, len(jobs))
 			for i, j := range jobs {
-				files[i] = export.File{Path: j.path, Data: j.data}
+				files[i] = atomicfile.File{Path: j.path, Data: j.data}
 			}
 			if err := writeAll(files, force); err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 	"github.com/replaylab/replaylab/missions"
@@ -110,7 +111,7 @@ func resetProgress(cmd *cobra.Command, path string) error {
 		fmt.Fprintf(cmd.OutOrStdout(), "no progress to reset (%s does not exist)\n", termtext.CleanLine(path))
 		return nil
 	case err != nil:
-		return badInput(fmt.Errorf("resetting the progress %s: %w", termtext.CleanLine(path), export.Cause(err)))
+		return badInput(fmt.Errorf("resetting the progress %s: %w", termtext.CleanLine(path), atomicfile.Cause(err)))
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "progress reset: removed %s\n", termtext.CleanLine(path))
 	return nil

@@ -11,13 +11,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
 )
 
 // existsError says which file is in the way and how to replace it.
 func existsError(path string) error {
-	return badInput(fmt.Errorf("%s %w (use --force to overwrite it)", path, export.ErrExists))
+	return badInput(fmt.Errorf("%s %w (use --force to overwrite it)", path, atomicfile.ErrExists))
 }
 
 // checkWritable reports an error when path cannot be written: a directory
@@ -25,7 +25,7 @@ func existsError(path string) error {
 // it: dirMade), or it exists and force is off. A command checks before it
 // writes anything.
 func checkWritable(path string, force, dirMade bool) error {
-	if err := export.NotAFile(path); err != nil {
+	if err := atomicfile.NotAFile(path); err != nil {
 		return badInput(err)
 	}
 	info, err := os.Lstat(path)
@@ -64,11 +64,11 @@ func checkDir(flag, dir string) error {
 	return nil
 }
 
-// cause is export.Cause: what went wrong in a file system error, without
+// cause is atomicfile.Cause: what went wrong in a file system error, without
 // the system call's name: "permission denied", "not a directory".
-func cause(err error) error { return export.Cause(err) }
+func cause(err error) error { return atomicfile.Cause(err) }
 
-// writeFileAtomic writes a file whole or not at all (export.WriteFile),
+// writeFileAtomic writes a file whole or not at all (atomicfile.WriteFile),
 // with the command line's advice when a file is in the way.
 func writeFileAtomic(path string, data []byte, force bool) error {
 	return writeFileAtomicWith(path, func(w io.Writer) error {
@@ -80,8 +80,8 @@ func writeFileAtomic(path string, data []byte, force bool) error {
 // writeFileAtomicWith is writeFileAtomic with the contents written by
 // write, for a file too large to hold whole first.
 func writeFileAtomicWith(path string, write func(io.Writer) error, force bool) error {
-	err := heldSignals(func() error { return export.WriteFileWith(path, write, force) })
-	if errors.Is(err, export.ErrExists) {
+	err := heldSignals(func() error { return atomicfile.WriteFileWith(path, write, force) })
+	if errors.Is(err, atomicfile.ErrExists) {
 		return existsError(path)
 	}
 	return err
@@ -166,18 +166,18 @@ func heldSignals(write func() error) error {
 	}
 }
 
-// writeAll writes several files all or nothing (export.WriteAll), signals
+// writeAll writes several files all or nothing (atomicfile.WriteAll), signals
 // held back meanwhile: a full disk or a file that appears meanwhile leaves
 // none of the new files.
-func writeAll(files []export.File, force bool) error {
-	err := heldSignals(func() error { return export.WriteAll(files, force) })
+func writeAll(files []atomicfile.File, force bool) error {
+	err := heldSignals(func() error { return atomicfile.WriteAll(files, force) })
 	var ee *exitError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &ee):
 		return err
-	case errors.Is(err, export.ErrExists):
+	case errors.Is(err, atomicfile.ErrExists):
 		return badInput(fmt.Errorf("%w; use --force to overwrite", err))
 	}
 	return badInput(err)

@@ -299,7 +299,7 @@ func assertNoTemp(t *testing.T, dir string) {
 	}
 }
 
-// leftoverTemps lists the temporary files export.WriteFile left in dir:
+// leftoverTemps lists the temporary files atomicfile.WriteFile left in dir:
 // it names them ".replaylab-*.tmp".
 func leftoverTemps(t *testing.T, dir string) []string {
 	t.Helper()

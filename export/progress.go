@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -96,7 +97,7 @@ func ReadProgress(path string) (p Progress, note string, err error) {
 	}
 	aside, err := setAside(path)
 	if err != nil {
-		return Progress{}, "", fmt.Errorf("progress %s cannot be read (%s) and cannot be set aside: %w", path, problem, cause(err))
+		return Progress{}, "", fmt.Errorf("progress %s cannot be read (%s) and cannot be set aside: %w", path, problem, atomicfile.Cause(err))
 	}
 	return emptyProgress(), fmt.Sprintf("the progress file %s could not be read (%s); it was kept as %s and the course starts afresh", path, problem, aside), nil
 }
@@ -133,13 +134,13 @@ func loadProgress(path string) (p Progress, problem string, err error) {
 		return p, "", nil
 	}
 	if err != nil {
-		return p, "", fmt.Errorf("progress %s: %w", path, cause(err))
+		return p, "", fmt.Errorf("progress %s: %w", path, atomicfile.Cause(err))
 	}
 	defer f.Close()
 	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
 	switch {
 	case err != nil:
-		return p, "", fmt.Errorf("progress %s: %w", path, cause(err))
+		return p, "", fmt.Errorf("progress %s: %w", path, atomicfile.Cause(err))
 	case tooBig:
 		return p, "it is over 1 MiB", nil
 	}
@@ -159,7 +160,7 @@ func progressIsAFile(path string) error {
 	}
 	kind := "a directory"
 	if !fi.IsDir() {
-		kind = fileKind(fi.Mode())
+		kind = atomicfile.FileKind(fi.Mode())
 	}
 	return fmt.Errorf("the progress file %s is %s, not a file; remove it, or set XDG_STATE_HOME to another directory", path, kind)
 }
@@ -207,8 +208,8 @@ func setAside(path string) (string, error) {
 		if i > 1 {
 			name = fmt.Sprintf("%s.corrupt-%d", path, i)
 		}
-		err := WriteFile(name, data, false)
-		if errors.Is(err, ErrExists) {
+		err := atomicfile.WriteFile(name, data, false)
+		if errors.Is(err, atomicfile.ErrExists) {
 			continue
 		}
 		if err != nil {
@@ -236,14 +237,14 @@ func AnyLessonDone(path string) bool {
 // (private to the user) where it is missing.
 func WriteProgress(path string, p Progress) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("progress: %w", cause(err))
+		return fmt.Errorf("progress: %w", atomicfile.Cause(err))
 	}
 	p.Schema = ProgressSchema
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
 	}
-	return WriteFile(path, append(data, '\n'), true)
+	return atomicfile.WriteFile(path, append(data, '\n'), true)
 }
 
 // LessonStatus is one line of `learn --status`.

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -50,7 +51,7 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 	cases = slices.Clone(cases)
 	return func() tea.Msg {
 		var msg exportedMsg
-		var files []export.File
+		var files []atomicfile.File
 		// paths are the cases' files in the cases' order; at holds, for
 		// each file to write, which case it is.
 		paths := make([]string, len(cases))
@@ -61,7 +62,7 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 				msg.err = fmt.Errorf("encoding the case of %s: %w", c.Mission.ID, err)
 				return msg
 			}
-			f := export.File{Path: caseFileName(c), Data: data}
+			f := atomicfile.File{Path: caseFileName(c), Data: data}
 			if path, ok := sameThere(dir, f); ok {
 				paths[i] = path
 				msg.same++
@@ -70,7 +71,7 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 			files, at = append(files, f), append(at, i)
 		}
 		// All or nothing: a full disk leaves none of the cases.
-		written, err := export.WriteAllNew(dir, files)
+		written, err := atomicfile.WriteAllNew(dir, files)
 		if err != nil {
 			msg.err, msg.same = err, 0
 			return msg
@@ -96,7 +97,7 @@ func saveProgress(path string, p export.Progress) tea.Cmd {
 
 // sameThere finds f's bytes in dir under f's name or one of the numbered
 // names a taken name gets (name-2.json, …), as far as they go on.
-func sameThere(dir string, f export.File) (string, bool) {
+func sameThere(dir string, f atomicfile.File) (string, bool) {
 	ext := filepath.Ext(f.Path)
 	base := strings.TrimSuffix(f.Path, ext)
 	for n := 1; ; n++ {

@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -192,7 +193,7 @@ func (m *Model) quit() tea.Cmd {
 		m.quitNote += ", and the lesson just finished is not recorded"
 	}
 	return tea.Sequence(func() tea.Msg {
-		export.RemoveUnfinished()
+		atomicfile.RemoveUnfinished()
 		return nil
 	}, tea.Quit)
 }

@@ -1,4 +1,7 @@
-package export
+// Package atomicfile writes files so that a reader sees the old file or
+// the whole new one, never a part, and never overwrites without being
+// asked. It imports nothing else of this repository.
+package atomicfile
 
 import (
 	"errors"
@@ -7,44 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
-
-	"github.com/replaylab/replaylab/missions"
 )
 
 // ErrExists is returned when a file is in the way and overwriting was not
 // asked for.
 var ErrExists = errors.New("already exists")
-
-// unsafeName matches what may not appear in a file name.
-var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
-
-// FileName names a case file after its mission and settings, e.g.
-// "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their
-// defaults are left out; the name is safe on any file system.
-func FileName(missionID string, s missions.Settings) string {
-	id := strings.Trim(unsafeName().ReplaceAllString(missionID, "-"), ".-")
-	if id == "" {
-		id = "case"
-	}
-	parts := []string{id, "stable-keys-" + missions.OnOff(s.StableKeys), string(s.Policy), string(s.Contract)}
-	if s.KeySource != missions.KeyPerIntent {
-		parts = append(parts, "key-"+strings.ReplaceAll(string(s.KeySource), "_", "-"))
-	}
-	if s.Seed != missions.DefaultSeed {
-		parts = append(parts, fmt.Sprintf("seed-%d", s.Seed))
-	}
-	if s.MaxAttempts != 0 {
-		parts = append(parts, fmt.Sprintf("attempts-%d", s.MaxAttempts))
-	}
-	if s.Deadline != 0 {
-		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
-	}
-	return unsafeName().ReplaceAllString(strings.Join(parts, "."), "-") + ".json"
-}
 
 // WriteFile writes data to path so that readers see either no file, the old
 // file or the whole new one, never a part: the bytes go to a temporary file
@@ -110,13 +83,13 @@ func NotAFile(path string) error {
 	case info.IsDir():
 		return fmt.Errorf("%s is a directory; give the path of a file to write", path)
 	case !info.Mode().IsRegular():
-		return fmt.Errorf("%s is %s, not a file; a file written here would take its place: to print, redirect standard output instead", path, fileKind(info.Mode()))
+		return fmt.Errorf("%s is %s, not a file; a file written here would take its place: to print, redirect standard output instead", path, FileKind(info.Mode()))
 	}
 	return nil
 }
 
-// fileKind names a file mode's type in words.
-func fileKind(m fs.FileMode) string {
+// FileKind names a file mode's type in words.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
 		return "a device"

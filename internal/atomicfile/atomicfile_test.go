@@ -1,4 +1,4 @@
-package export_test
+package atomicfile_test
 
 import (
 	"bytes"
@@ -12,8 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 )
 
 // TestWriteErrorsNameWhatIsInTheWay: the writers' errors name the file or
@@ -43,44 +42,15 @@ func TestWriteErrorsNameWhatIsInTheWay(t *testing.T) {
 			}
 		}
 	}
-	check("WriteFile in a missing directory", export.WriteFile(filepath.Join(dir, "missing", "x.json"), nil, false),
+	check("WriteFile in a missing directory", atomicfile.WriteFile(filepath.Join(dir, "missing", "x.json"), nil, false),
 		"the directory "+filepath.Join(dir, "missing")+" does not exist")
-	check("WriteFile under a file", export.WriteFile(filepath.Join(file, "x.json"), nil, false),
+	check("WriteFile under a file", atomicfile.WriteFile(filepath.Join(file, "x.json"), nil, false),
 		"cannot write in the directory "+file+": not a directory")
-	check("WriteFile onto a directory", export.WriteFile(sub, nil, true), sub+" is a directory")
-	_, err := export.WriteAllNew(filepath.Join(file, "cases"), []export.File{{Path: "x.json"}})
+	check("WriteFile onto a directory", atomicfile.WriteFile(sub, nil, true), sub+" is a directory")
+	_, err := atomicfile.WriteAllNew(filepath.Join(file, "cases"), []atomicfile.File{{Path: "x.json"}})
 	check("WriteAllNew under a file", err, "cannot create the directory "+filepath.Join(file, "cases")+": not a directory")
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("the directory holds %d entries after failed writes, want 2", len(entries))
-	}
-}
-
-// TestWriteUpNamesMissionsDirOnlyForUserMissions: the reproduce section
-// asks for --missions only when the mission is not built in.
-func TestWriteUpNamesMissionsDirOnlyForUserMissions(t *testing.T) {
-	c := catalogRun(t, "timeout-then-success")
-	md, _ := export.WriteUp(c)
-	if strings.Contains(string(md), "--missions") {
-		t.Errorf("a built-in mission's write-up asks for --missions:\n%s", md)
-	}
-	c.Mission.ID = "my-own-refund"
-	md, _ = export.WriteUp(c)
-	if !strings.Contains(string(md), "`--missions DIR`") {
-		t.Errorf("a user mission's write-up does not ask for --missions:\n%s", md)
-	}
-}
-
-// TestSettingsLineShowsTheBudget: a case run under a budget says so
-// wherever its settings are written out; a default budget adds nothing.
-func TestSettingsLineShowsTheBudget(t *testing.T) {
-	var s missions.Settings
-	s.StableKeys, s.Policy, s.Contract, s.KeySource, s.Seed = true, missions.Naive, "v1", missions.KeyPerIntent, 1
-	if got := export.SettingsLine(s); got != "stable keys on · policy naive · contract v1 · keys from intent · seed 1" {
-		t.Errorf("default budget: %q", got)
-	}
-	s.MaxAttempts, s.Deadline = 1, 4
-	if got := export.SettingsLine(s); !strings.HasSuffix(got, " · seed 1 · at most 1 attempt per intent · deadline tick 4") {
-		t.Errorf("budget: %q", got)
 	}
 }
 
@@ -90,21 +60,21 @@ func TestSettingsLineShowsTheBudget(t *testing.T) {
 func TestWriteModes(t *testing.T) {
 	if dir := os.Getenv("REPLAYLAB_UMASK_DIR"); dir != "" {
 		fresh := filepath.Join(dir, "new.json")
-		if err := export.WriteFile(fresh, []byte("{}"), false); err != nil {
+		if err := atomicfile.WriteFile(fresh, []byte("{}"), false); err != nil {
 			t.Fatal(err)
 		}
 		if info, _ := os.Stat(fresh); info.Mode().Perm() != 0o640 {
 			t.Errorf("a new file under umask 027 is %04o, want 0640", info.Mode().Perm())
 		}
 		private := filepath.Join(dir, "private.json")
-		if err := export.WriteFile(private, []byte("{}"), true); err != nil {
+		if err := atomicfile.WriteFile(private, []byte("{}"), true); err != nil {
 			t.Fatal(err)
 		}
 		if info, _ := os.Stat(private); info.Mode().Perm() != 0o600 {
 			t.Errorf("a 0600 file replaced with force is %04o, want 0600", info.Mode().Perm())
 		}
 		locked := filepath.Join(dir, "locked.json")
-		if err := export.WriteFile(locked, []byte("{}"), true); err == nil || !strings.Contains(err.Error(), "read-only") {
+		if err := atomicfile.WriteFile(locked, []byte("{}"), true); err == nil || !strings.Contains(err.Error(), "read-only") {
 			t.Errorf("a read-only file replaced with force: %v", err)
 		}
 		if b, _ := os.ReadFile(locked); string(b) != "keep" {
@@ -147,12 +117,12 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
 			t.Fatal(err)
 		}
-		var files []export.File
+		var files []atomicfile.File
 		for i := 0; i < 6; i++ {
-			files = append(files, export.File{Path: filepath.Join(dir, fmt.Sprintf("small-%d.json", i)), Data: []byte("{}")})
+			files = append(files, atomicfile.File{Path: filepath.Join(dir, fmt.Sprintf("small-%d.json", i)), Data: []byte("{}")})
 		}
-		files = append(files, export.File{Path: filepath.Join(dir, "big.json"), Data: bytes.Repeat([]byte("x"), 64<<10)})
-		if err := export.WriteAll(files, false); err == nil || !strings.Contains(err.Error(), "nothing was written") {
+		files = append(files, atomicfile.File{Path: filepath.Join(dir, "big.json"), Data: bytes.Repeat([]byte("x"), 64<<10)})
+		if err := atomicfile.WriteAll(files, false); err == nil || !strings.Contains(err.Error(), "nothing was written") {
 			t.Errorf("past the size limit: %v", err)
 		}
 		return
@@ -162,12 +132,12 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 	if err := os.WriteFile(in, []byte("theirs"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var files []export.File
+	var files []atomicfile.File
 	for _, n := range []string{"a", "b", "c", "d"} {
-		files = append(files, export.File{Path: filepath.Join(dir, n+".json"), Data: []byte(`{"mine":true}`)})
+		files = append(files, atomicfile.File{Path: filepath.Join(dir, n+".json"), Data: []byte(`{"mine":true}`)})
 	}
-	err := export.WriteAll(files, false)
-	if !errors.Is(err, export.ErrExists) || !strings.Contains(err.Error(), "c.json") {
+	err := atomicfile.WriteAll(files, false)
+	if !errors.Is(err, atomicfile.ErrExists) || !strings.Contains(err.Error(), "c.json") {
 		t.Fatalf("a file in the way: %v", err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -178,7 +148,7 @@ func TestWriteAllIsAllOrNothing(t *testing.T) {
 		t.Fatalf("the file in the way now holds %q", b)
 	}
 	// With force every file is written, the one in the way replaced.
-	if err := export.WriteAll(files, true); err != nil {
+	if err := atomicfile.WriteAll(files, true); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ = os.ReadDir(dir)
@@ -205,7 +175,7 @@ func TestWriteAllNew(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte("theirs"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	paths, err := export.WriteAllNew(dir, []export.File{{Path: "a.json", Data: []byte("1")}, {Path: "b.json", Data: []byte("2")}})
+	paths, err := atomicfile.WriteAllNew(dir, []atomicfile.File{{Path: "a.json", Data: []byte("1")}, {Path: "b.json", Data: []byte("2")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,37 @@
+package export
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// unsafeName matches what may not appear in a file name.
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
+
+// FileName names a case file after its mission and settings, e.g.
+// "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their
+// defaults are left out; the name is safe on any file system.
+func FileName(missionID string, s missions.Settings) string {
+	id := strings.Trim(unsafeName().ReplaceAllString(missionID, "-"), ".-")
+	if id == "" {
+		id = "case"
+	}
+	parts := []string{id, "stable-keys-" + missions.OnOff(s.StableKeys), string(s.Policy), string(s.Contract)}
+	if s.KeySource != missions.KeyPerIntent {
+		parts = append(parts, "key-"+strings.ReplaceAll(string(s.KeySource), "_", "-"))
+	}
+	if s.Seed != missions.DefaultSeed {
+		parts = append(parts, fmt.Sprintf("seed-%d", s.Seed))
+	}
+	if s.MaxAttempts != 0 {
+		parts = append(parts, fmt.Sprintf("attempts-%d", s.MaxAttempts))
+	}
+	if s.Deadline != 0 {
+		parts = append(parts, fmt.Sprintf("deadline-%d", s.Deadline))
+	}
+	return unsafeName().ReplaceAllString(strings.Join(parts, "."), "-") + ".json"
+}
