@@ -232,7 +232,7 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 		seen[id] = true
 		m, err := cat.Get(id)
 		if err != nil {
-			meant := missions.Closest(id, catalogIDs(cat))
+			meant := termtext.Closest(id, catalogIDs(cat))
 			for _, c := range cat.Missions {
 				if strings.EqualFold(c.ID, id) {
 					meant = c.ID

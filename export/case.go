@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/replaylab/replaylab/internal/schemawalk"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -82,6 +83,12 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // Unmarshal reads a case file. name is used in error messages, which say
 // what is wrong, where (line:col where there is a place to point at) and
 // what would be accepted.
+// caseSchema is schema.json, compiled once, for the walk that holds a
+// case file to it.
+var caseSchema = sync.OnceValues(func() (*schemawalk.Schema, error) {
+	return schemawalk.Compile(Schema, "case")
+})
+
 func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	if len(data) > MaxCaseBytes {
 		return nil, fmt.Errorf("%s: file is %d bytes; a case file may be at most %d", name, len(data), MaxCaseBytes)
@@ -97,11 +104,12 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	// without a word, says of an unknown one neither where nor what would
 	// do, and takes a null, a missing field or any string where the
 	// format has a word.
-	scan, err := scanCase(data)
+	walk, err := caseSchema()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: the case schema built into this program does not compile: %w", name, err)
 	}
-	if scan.syntax || scan.topKind != kObject {
+	scan := walk.Scan(data)
+	if scan.Syntax() || !scan.Object() {
 		var head map[string]json.RawMessage
 		err := json.Unmarshal(data, &head)
 		if err == nil {
@@ -112,10 +120,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		}
 		return nil, jsonError(name, data, err)
 	}
-	head := map[string][]byte{}
-	for _, m := range scan.top {
-		head[string(m.key)] = data[m.start:m.end]
-	}
+	head := scan.Top(data)
 	raw, ok := head["schema"]
 	var schema string
 	switch {
@@ -137,16 +142,16 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 			return nil, fmt.Errorf("%s: the case has no %q (a case has %s)", name, k, strings.Join(casePartKeys, ", "))
 		}
 	}
-	if scan.hasKey {
-		line, col := position(data, scan.key.offset)
-		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, scan.key.message())
+	if offset, msg, ok := scan.KeyProblem(); ok {
+		line, col := position(data, offset)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, msg)
 	}
 	// The walk found no key the schema does not have, and the schema has
 	// the case type's fields exactly (TestSchemaHasTheCaseFields), so
 	// the plain decoder drops nothing.
 	doc := document{Case: &missions.Case{}}
 	err = json.Unmarshal(data, &doc)
-	if scan.hasIssue {
+	if offset, msg, ok := scan.Issue(); ok {
 		// A value of the wrong kind is worded as the decoder sees it,
 		// in the Go type's terms (a seed is a whole number from 0 to
 		// 2^64-1); every other problem as the schema words it.
@@ -154,8 +159,8 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		if errors.As(err, &te) {
 			return nil, jsonError(name, data, err)
 		}
-		line, col := position(data, scan.issue.offset)
-		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, scan.issue.msg)
+		line, col := position(data, offset)
+		return nil, fmt.Errorf("%s:%d:%d: %s", name, line, col, msg)
 	}
 	if err != nil {
 		return nil, jsonError(name, data, err)

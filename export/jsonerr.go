@@ -83,22 +83,3 @@ func typeWords(t reflect.Type) string {
 	}
 	return "another kind of value"
 }
-
-// keyProblem is an object key the case format does not take, and where
-// it is: one the format does not have (or has only in other letter case:
-// the JSON decoder would take "Seed" for "seed"), or one an object holds
-// twice (the decoder would keep the last and say nothing).
-type keyProblem struct {
-	key      string
-	where    string   // e.g. "settings", "events[3]"
-	accepted []string // the keys accepted there; none for a key twice
-	twice    bool
-	offset   int64 // where the key starts in the file
-}
-
-func (k keyProblem) message() string {
-	if k.twice {
-		return fmt.Sprintf("field %q appears twice in %s (a case holds each field once)", k.key, k.where)
-	}
-	return fmt.Sprintf("unknown field %q in %s (accepted: %s)", k.key, k.where, strings.Join(k.accepted, ", "))
-}

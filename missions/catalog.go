@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 //go:embed catalog/*.yaml
@@ -198,10 +200,10 @@ func (c *Catalog) closest(id string, n int) []string {
 	}
 	var cs []cand
 	for _, m := range c.Missions {
-		d := distance(id, m.ID)
+		d := termtext.Distance(id, m.ID)
 		if len(id) < len(m.ID) {
 			// A mistyped start of a long id is close too.
-			d = min(d, distance(id, m.ID[:len(id)])+1)
+			d = min(d, termtext.Distance(id, m.ID[:len(id)])+1)
 		}
 		if strings.Contains(m.ID, id) && id != "" {
 			d = 0
@@ -217,25 +219,4 @@ func (c *Catalog) closest(id string, n int) []string {
 		out = append(out, c.id)
 	}
 	return out
-}
-
-// distance is the Levenshtein edit distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -1,9 +1,10 @@
 package missions
 
 import (
-	"github.com/replaylab/replaylab/ledger"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/ledger"
 )
 
 func runCatalog(t *testing.T, id string, o Overrides) *Case {

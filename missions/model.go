@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -111,23 +112,10 @@ func parseWord[T ~string](s, what string, words []T) (T, error) {
 			return w, nil
 		}
 	}
-	if best := Closest(s, words); best != "" {
+	if best := termtext.Closest(s, words); best != "" {
 		return "", fmt.Errorf("unknown %s %q; did you mean %s? (accepted: %s)", what, s, best, joinWords(words))
 	}
 	return "", fmt.Errorf("unknown %s %q (accepted: %s)", what, s, joinWords(words))
-}
-
-// Closest is the word of words nearest to s within two edits (the
-// Levenshtein distance), the first of equals, or "" when none is that near:
-// what a "did you mean" names.
-func Closest[T ~string](s string, words []T) string {
-	best, bestDist := "", 3
-	for _, w := range words {
-		if d := distance(s, string(w)); d < bestDist {
-			best, bestDist = string(w), d
-		}
-	}
-	return best
 }
 
 func joinWords[T ~string](words []T) string {

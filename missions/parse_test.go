@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -299,8 +300,8 @@ func TestClosestWord(t *testing.T) {
 		"policy": "policy", "polcy": "policy", "contrcat": "contract", "key-source": "key_source",
 		"stablekeys": "stable_keys", "seed": "", "": "",
 	} {
-		if got := missions.Closest(s, words); got != want {
-			t.Errorf("Closest(%q) = %q, want %q", s, got, want)
+		if got := termtext.Closest(s, words); got != want {
+			t.Errorf("termtext.Closest(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -525,7 +525,7 @@ func (s *Server) intentRefused(intent string) *apiError {
 			ids[i] = in.ID
 		}
 		msg := "Intent " + strconv.Quote(intent) + " is not one of mission " + m.ID + "'s intents (" + strings.Join(ids, ", ") + ")"
-		if best := missions.Closest(intent, ids); best != "" {
+		if best := termtext.Closest(intent, ids); best != "" {
 			msg += "; did you mean " + best + "?"
 		}
 		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,

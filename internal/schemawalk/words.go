@@ -1,4 +1,4 @@
-package export
+package schemawalk
 
 import (
 	"encoding/json"
@@ -59,4 +59,23 @@ func shortJSON(v any) string {
 		return string(b[:57]) + "…"
 	}
 	return string(b)
+}
+
+// keyProblem is an object key the case format does not take, and where
+// it is: one the format does not have (or has only in other letter case:
+// the JSON decoder would take "Seed" for "seed"), or one an object holds
+// twice (the decoder would keep the last and say nothing).
+type keyProblem struct {
+	key      string
+	where    string   // e.g. "settings", "events[3]"
+	accepted []string // the keys accepted there; none for a key twice
+	twice    bool
+	offset   int64 // where the key starts in the file
+}
+
+func (k keyProblem) message(noun string) string {
+	if k.twice {
+		return fmt.Sprintf("field %q appears twice in %s (a %s holds each field once)", k.key, k.where, noun)
+	}
+	return fmt.Sprintf("unknown field %q in %s (accepted: %s)", k.key, k.where, strings.Join(k.accepted, ", "))
 }

@@ -1,4 +1,4 @@
-package export
+package schemawalk
 
 import (
 	"cmp"

@@ -1,4 +1,16 @@
-package export
+// Package schemawalk holds a document to its JSON Schema in one walk of
+// its bytes: the syntax, keys the format does not take or that an object
+// holds twice, and the first value that does not fit, each with its
+// offset and in words a person reads. It reads the subset of draft
+// 2020-12 that this repository's schemas use and refuses to compile any
+// other keyword, so nothing in a schema goes unchecked.
+//
+// It exists for the program's start: a general validator compiles every
+// meta-schema when the program starts, which was most of the time
+// `replaylab --help` took. Such a validator stays a test-only dependency,
+// and the tests hold this walk to it. It imports nothing else of this
+// repository but internal/termtext.
+package schemawalk
 
 import (
 	"bytes"
@@ -10,10 +22,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 )
 
 // The case schema (schema.json) is the one description of the case
@@ -69,11 +79,23 @@ type sprop struct {
 	n    *snode
 }
 
-var compiledCaseSchema = sync.OnceValues(func() (*snode, error) {
-	return compileSchema(Schema)
-})
+// Schema is a compiled schema, for documents called by its noun ("case")
+// in messages.
+type Schema struct {
+	root *snode
+	noun string
+}
 
-// compileSchema reads schema.json into snodes, resolving each local $ref.
+// Compile reads a schema; noun names its documents in messages.
+func Compile(data []byte, noun string) (*Schema, error) {
+	root, err := compileSchema(data)
+	if err != nil {
+		return nil, err
+	}
+	return &Schema{root: root, noun: noun}, nil
+}
+
+// compileSchema reads a schema into snodes, resolving each local $ref.
 func compileSchema(data []byte) (*snode, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
@@ -227,7 +249,7 @@ func compileNode(data []byte, n *snode, defs map[string]*snode) error {
 				return fmt.Errorf("then: %w", err)
 			}
 		default:
-			return fmt.Errorf("keyword %q is not one the case reader checks", k)
+			return fmt.Errorf("keyword %q is not one this walk checks", k)
 		}
 	}
 	return nil
@@ -294,8 +316,8 @@ func orderedObject(data []byte) ([]rawField, error) {
 	return out, nil
 }
 
-// caseScan is what one walk of a case file found.
-type caseScan struct {
+// Scan is what one walk of a document found.
+type Scan struct {
 	syntax   bool // the file is not one JSON value; the decoder words why
 	topKind  uint8
 	top      []member // the top-level object's fields, in file order
@@ -303,6 +325,7 @@ type caseScan struct {
 	hasKey   bool
 	issue    schemaIssue
 	hasIssue bool
+	noun     string
 }
 
 // member is one field of an object: its key and where its value lies.
@@ -328,21 +351,18 @@ type walker struct {
 	depth   int  // objects and lists open
 	path    []seg
 	members []member
-	scan    caseScan
+	scan    Scan
+	noun    string
 }
 
-// scanCase walks data beside the case schema.
-func scanCase(data []byte) (caseScan, error) {
-	root, err := compiledCaseSchema()
-	if err != nil {
-		return caseScan{}, fmt.Errorf("the case schema built into this program does not compile: %w", err)
-	}
-	w := walker{data: data}
+// Scan walks data beside the schema.
+func (s *Schema) Scan(data []byte) Scan {
+	w := walker{data: data, noun: s.noun}
 	w.ws()
 	if w.i < len(data) && data[w.i] == '{' {
 		w.scan.topKind = kObject
 	}
-	w.value(root, w.i)
+	w.value(s.root, w.i)
 	if !w.failed {
 		w.ws()
 		if w.i != len(data) {
@@ -350,8 +370,41 @@ func scanCase(data []byte) (caseScan, error) {
 		}
 	}
 	w.scan.syntax = w.failed
-	return w.scan, nil
+	w.scan.noun = s.noun
+	return w.scan
 }
+
+// Syntax: the data is not one JSON value; the decoder words why.
+func (s Scan) Syntax() bool { return s.syntax }
+
+// Object: the data's top value is an object.
+func (s Scan) Object() bool { return s.topKind == kObject }
+
+// Top is the top-level object's fields, each key to its value's bytes.
+func (s Scan) Top(data []byte) map[string][]byte {
+	head := make(map[string][]byte, len(s.top))
+	for _, m := range s.top {
+		head[string(m.key)] = data[m.start:m.end]
+	}
+	return head
+}
+
+// KeyProblem is the first key the format does not take or that an
+// object holds twice: where it starts, and what is wrong.
+func (s Scan) KeyProblem() (offset int64, msg string, ok bool) {
+	if !s.hasKey {
+		return 0, "", false
+	}
+	return s.key.offset, s.key.message(s.noun), true
+}
+
+// Issue is the first value that does not fit: where, and what is wrong.
+func (s Scan) Issue() (offset int64, msg string, ok bool) {
+	return s.issue.offset, s.issue.msg, s.hasIssue
+}
+
+// Fits: the data is one JSON value that fits the schema.
+func (s Scan) Fits() bool { return !(s.hasIssue || s.hasKey || s.syntax) }
 
 func (w *walker) ws() {
 	for w.i < len(w.data) {
@@ -367,7 +420,7 @@ func (w *walker) ws() {
 // where names the value at the end of the path as a message does.
 func (w *walker) where() string {
 	if len(w.path) == 0 {
-		return "the case"
+		return "the " + w.noun
 	}
 	return fmt.Sprintf("field %q", w.place())
 }
@@ -375,7 +428,7 @@ func (w *walker) where() string {
 // place is the path as a key problem words it: "settings", "events[3]".
 func (w *walker) place() string {
 	if len(w.path) == 0 {
-		return "the case"
+		return "the " + w.noun
 	}
 	var b strings.Builder
 	for i, s := range w.path {
@@ -581,7 +634,7 @@ func (w *walker) enumProblem(n *snode, raw []byte, s string, at int) {
 		got := shortRaw(raw)
 		accepted := strings.Join(n.enumWords, ", ")
 		if s != "" || (len(raw) > 0 && raw[0] == '"') {
-			if near := missions.Closest(s, n.enumWords); near != "" {
+			if near := termtext.Closest(s, n.enumWords); near != "" {
 				return fmt.Sprintf("%s holds %s; did you mean %s? (accepted: %s)", where, got, near, accepted)
 			}
 		}
@@ -1048,7 +1101,7 @@ func (w *walker) objectRules(n *snode, ms []member, at int) {
 		}
 		if len(missing) > 0 {
 			w.problem(at, func(where string) string {
-				return fmt.Sprintf("%s has no %s (a case writes every field out)", where, quoteAll(missing))
+				return fmt.Sprintf("%s has no %s (a %s writes every field out)", where, quoteAll(missing), w.noun)
 			})
 		}
 	}
