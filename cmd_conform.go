@@ -78,7 +78,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "the longest a scenario may take; a client still running then is killed with its process group (default: 200 ticks, 20s at the default tick)")
 	fl.Var(newWholeFlag(&f.parallel, 0, 0, 1<<10, "a whole number from 0 (every scenario at once) to 1024"), "parallel", "run at most `N` scenarios at once (0: all)")
 	fl.StringVar(&f.junit, "junit", "", "also write the scorecard as JUnit XML to `FILE`, a testcase per scenario")
-	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON ("+export.ConformSchemaID+") instead of the scorecard")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON ("+conform.SchemaID+") instead of the scorecard")
 	fl.BoolVar(&f.markdown, "markdown", false, "print a Markdown write-up instead of the scorecard: each row that did not pass with a sequence diagram of what the client did")
 	fl.StringVar(&f.record, "record", "", "keep each scenario's session in `DIR` (created if missing) as SCENARIO.json, for replay, compare and check")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
@@ -156,20 +156,20 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	var report []byte
 	switch {
 	case f.asJSON:
-		if report, err = export.MarshalConform(rep); err != nil {
+		if report, err = conform.MarshalReport(rep); err != nil {
 			return err
 		}
 	case f.markdown:
-		report = export.ConformMarkdown(rep)
+		report = conform.Markdown(rep)
 	default:
-		report = []byte(export.ConformText(rep, textWidth(out, 0)))
+		report = []byte(conform.Text(rep, textWidth(out, 0)))
 	}
 	if err := printed(out.Write(report)); err != nil {
 		return err
 	}
 	var files []atomicfile.File
 	if f.junit != "" {
-		data, err := export.ConformJUnit(rep)
+		data, err := conform.JUnit(rep)
 		if err != nil {
 			return err
 		}

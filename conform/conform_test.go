@@ -64,7 +64,7 @@ func TestMain(m *testing.M) {
 
 // run plays the scenarios (all by default) against argv with a fresh
 // temporary directory for state, and checks that nothing is left in it.
-func run(t testing.TB, ctx context.Context, cfg Config, scenarios []*Scenario) *export.ConformReport {
+func run(t testing.TB, ctx context.Context, cfg Config, scenarios []*Scenario) *Report {
 	t.Helper()
 	if scenarios == nil {
 		scenarios = Scenarios(missions.BuiltIn())
@@ -165,7 +165,7 @@ func guardedPassesEveryScenario(t *testing.T, cfg Config) {
 		t.Errorf("transport %q, want %q", rep.Transport, want)
 	}
 	for _, r := range rep.Rows {
-		if r.Grade != export.GradePass {
+		if r.Grade != GradePass {
 			t.Errorf("%s: %s: %s\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		}
 	}
@@ -182,7 +182,7 @@ func guardedPassesEveryScenario(t *testing.T, cfg Config) {
 }
 
 // anomalies are the kinds of anomaly check finds in a row's session.
-func anomalies(t *testing.T, r export.ConformRow) []string {
+func anomalies(t *testing.T, r Row) []string {
 	t.Helper()
 	data, err := export.MarshalHistory(r.Session.History())
 	if err != nil {
@@ -199,7 +199,7 @@ func anomalies(t *testing.T, r export.ConformRow) []string {
 	return kinds
 }
 
-func runsText(r export.ConformRow) string {
+func runsText(r Row) string {
 	var b strings.Builder
 	for _, run := range r.Runs {
 		fmt.Fprintf(&b, "run %d (%s) exit %d %s\nstdout:\n%s\nstderr:\n%s\n", run.Run, run.Why, run.Exit, run.Killed, run.Stdout, run.Stderr)
@@ -245,13 +245,13 @@ func naiveUnsafeWhereTheCatalogSays(t *testing.T, want map[string]bool, cfg Conf
 	rep := run(t, context.Background(), cfg, nil)
 	for _, r := range rep.Rows {
 		switch {
-		case want[r.Scenario] && r.Grade != export.GradeUnsafe:
+		case want[r.Scenario] && r.Grade != GradeUnsafe:
 			t.Errorf("%s: %s (%s); the catalog's naive caller is unsafe there\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
-		case !want[r.Scenario] && r.Grade != export.GradePass:
+		case !want[r.Scenario] && r.Grade != GradePass:
 			t.Errorf("%s: %s (%s); the catalog's naive caller is safe there\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		}
 		// check sees the duplicates conform graded unsafe.
-		if dup := slices.Contains(anomalies(t, r), check.Duplicate); dup != (r.Grade == export.GradeUnsafe) {
+		if dup := slices.Contains(anomalies(t, r), check.Duplicate); dup != (r.Grade == GradeUnsafe) {
 			t.Errorf("%s: graded %s, and check finds a duplicate_effect: %v", r.Scenario, r.Grade, dup)
 		}
 	}
@@ -259,10 +259,10 @@ func naiveUnsafeWhereTheCatalogSays(t *testing.T, want map[string]bool, cfg Conf
 
 // scorecard is a report without its timings, output, evidence and refund
 // ids: what must come out the same every time.
-func scorecard(rep *export.ConformReport) string {
+func scorecard(rep *Report) string {
 	var b strings.Builder
 	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "%s %s %q %s | %s | runs", r.Scenario, r.Grade, r.Why, export.ConformVerdicts(&r), export.ConformBeliefs(&r))
+		fmt.Fprintf(&b, "%s %s %q %s | %s | runs", r.Scenario, r.Grade, r.Why, Verdicts(&r), Beliefs(&r))
 		for _, run := range r.Runs {
 			fmt.Fprintf(&b, " [%s exit %d %s]", run.Why, run.Exit, run.Killed)
 		}
@@ -320,7 +320,7 @@ func TestAClientThatDoesNotExistIsRefused(t *testing.T) {
 func TestAClientThatExitsAtOnceIsNamedWithItsCode(t *testing.T) {
 	rep := run(t, context.Background(), Config{Command: script("exit 3")}, scenario(t, "timeout-then-success"))
 	r := rep.Rows[0]
-	if r.Grade != export.GradeUnsettled || !strings.Contains(r.Why, "exited with code 3") || !strings.Contains(r.Why, "printing nothing") {
+	if r.Grade != GradeUnsettled || !strings.Contains(r.Why, "exited with code 3") || !strings.Contains(r.Why, "printing nothing") {
 		t.Fatalf("%s: %s", r.Grade, r.Why)
 	}
 	if r.Runs[0].Exit != 3 {
@@ -340,7 +340,7 @@ func TestAHungClientIsKilledWithItsChildren(t *testing.T) {
 	}
 	rep := run(t, context.Background(), cfg, scenario(t, "timeout-then-success"))
 	r := rep.Rows[0]
-	if r.Grade != export.GradeUnsettled || !strings.Contains(r.Why, "did not finish within 1s") {
+	if r.Grade != GradeUnsettled || !strings.Contains(r.Why, "did not finish within 1s") {
 		t.Fatalf("%s: %s", r.Grade, r.Why)
 	}
 	if r.Runs[0].Killed == "" || r.Runs[0].Exit != -1 {
@@ -407,7 +407,7 @@ echo 'plain text is output'`
 	if !strings.Contains(r.Problems[0], `"maybe"`) || !strings.Contains(r.Problems[1], "refund-9999") {
 		t.Errorf("problems do not say what was wrong: %q", r.Problems)
 	}
-	if r.Grade == export.GradePass {
+	if r.Grade == GradePass {
 		t.Error("a row with malformed belief lines passed")
 	}
 }
@@ -417,7 +417,7 @@ func TestAMalformedLineBesideARightAnswerIsUnsettled(t *testing.T) {
 	body := `echo '{"intent":"refund-1042","belief":"failed"}'; echo '{"belief":"done"}'`
 	rep := run(t, context.Background(), Config{Command: script(body)}, scenario(t, "failure-then-failure"))
 	r := rep.Rows[0]
-	if r.Grade != export.GradeUnsettled || !strings.Contains(r.Why, "malformed belief line") {
+	if r.Grade != GradeUnsettled || !strings.Contains(r.Why, "malformed belief line") {
 		t.Fatalf("%s: %s", r.Grade, r.Why)
 	}
 }
@@ -435,18 +435,18 @@ func TestBeliefsAreHeldToTheLedger(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, body string
-		grade      export.Grade
+		grade      Grade
 		why        string
 	}{
-		{"done without sending", `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradeUnsafe, "no refund stands"},
-		{"failed after a success", send + `echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsafe, "believes refund-1042 failed"},
-		{"done with another id", send + `echo '{"intent":"refund-1042","belief":"done","refund":"re_9"}'`, export.GradeUnsafe, "with re_9"},
-		{"pending, never shown one", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, export.GradeUnsafe, "ever showed it a pending refund"},
-		{"failed without sending", `echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsettled, "a timeout is not a failure"},
-		{"an escalation before a contradiction", send + `echo '{"intent":"refund-1042","belief":"escalated"}'; echo '{"intent":"refund-1042","belief":"failed"}'`, export.GradeUnsafe, "believes refund-1042 failed"},
-		{"escalates what can be settled", send + `echo '{"intent":"refund-1042","belief":"escalated"}'`, export.GradeUnsettled, "can be settled"},
-		{"silent after a success", send, export.GradeUnsettled, "printed no belief"},
-		{"right", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradePass, "One refund"},
+		{"done without sending", `echo '{"intent":"refund-1042","belief":"done"}'`, GradeUnsafe, "no refund stands"},
+		{"failed after a success", send + `echo '{"intent":"refund-1042","belief":"failed"}'`, GradeUnsafe, "believes refund-1042 failed"},
+		{"done with another id", send + `echo '{"intent":"refund-1042","belief":"done","refund":"re_9"}'`, GradeUnsafe, "with re_9"},
+		{"pending, never shown one", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, GradeUnsafe, "ever showed it a pending refund"},
+		{"failed without sending", `echo '{"intent":"refund-1042","belief":"failed"}'`, GradeUnsettled, "a timeout is not a failure"},
+		{"an escalation before a contradiction", send + `echo '{"intent":"refund-1042","belief":"escalated"}'; echo '{"intent":"refund-1042","belief":"failed"}'`, GradeUnsafe, "believes refund-1042 failed"},
+		{"escalates what can be settled", send + `echo '{"intent":"refund-1042","belief":"escalated"}'`, GradeUnsettled, "can be settled"},
+		{"silent after a success", send, GradeUnsettled, "printed no belief"},
+		{"right", send + `echo '{"intent":"refund-1042","belief":"done"}'`, GradePass, "One refund"},
 	} {
 		graded(t, plain, c.name, c.body, c.grade, c.why)
 	}
@@ -455,12 +455,12 @@ func TestBeliefsAreHeldToTheLedger(t *testing.T) {
 	pend := oneCreate(t, "fixture: pending\n    delay: 30\n    resolve: succeeded")
 	for _, c := range []struct {
 		name, body string
-		grade      export.Grade
+		grade      Grade
 		why        string
 	}{
-		{"pending, as shown", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, export.GradePass, "saw it still pending"},
-		{"silent after a pending reply", send, export.GradeUnsettled, "printed no belief"},
-		{"done on a pending reply", send + `echo '{"intent":"refund-1042","belief":"done"}'`, export.GradeUnsafe, "ever showed it refund re_0001 succeeded"},
+		{"pending, as shown", send + `echo '{"intent":"refund-1042","belief":"pending"}'`, GradePass, "saw it still pending"},
+		{"silent after a pending reply", send, GradeUnsettled, "printed no belief"},
+		{"done on a pending reply", send + `echo '{"intent":"refund-1042","belief":"done"}'`, GradeUnsafe, "ever showed it refund re_0001 succeeded"},
 	} {
 		graded(t, pend, c.name, c.body, c.grade, c.why)
 	}
@@ -496,7 +496,7 @@ expect:
 }
 
 // graded runs the shell client body on sc and checks its grade and why.
-func graded(t *testing.T, sc *Scenario, name, body string, grade export.Grade, why string) {
+func graded(t *testing.T, sc *Scenario, name, body string, grade Grade, why string) {
 	t.Helper()
 	r := run(t, context.Background(), Config{Command: script(body)}, []*Scenario{sc}).Rows[0]
 	if r.Grade != grade || !strings.Contains(r.Why, why) {
@@ -531,7 +531,7 @@ func TestInterruptReleasesEverything(t *testing.T) {
 		t.Error("the report does not say it was interrupted")
 	}
 	for _, r := range rep.Rows {
-		if r.Grade != export.GradeNotRun {
+		if r.Grade != GradeNotRun {
 			t.Errorf("%s: %s after an interrupt", r.Scenario, r.Grade)
 		}
 	}
@@ -545,11 +545,11 @@ func TestReportsAreWellFormed(t *testing.T) {
 	rep := run(t, context.Background(), Config{Command: []string{example(t, "naive-refund")}}, nil)
 	bad := len(rep.Rows) - rep.Passed
 
-	data, err := export.MarshalConform(rep)
+	data, err := MarshalReport(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(export.ConformSchema))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -569,11 +569,11 @@ func TestReportsAreWellFormed(t *testing.T) {
 	if err := sch.Validate(inst); err != nil {
 		t.Errorf("the JSON report does not match its schema: %v", err)
 	}
-	if !bytes.HasPrefix(data, []byte("{\n  \"schema\": \""+export.ConformSchemaID+"\"")) {
+	if !bytes.HasPrefix(data, []byte("{\n  \"schema\": \""+SchemaID+"\"")) {
 		t.Errorf("the report does not open with its schema id: %.60s", data)
 	}
 
-	x, err := export.ConformJUnit(rep)
+	x, err := JUnit(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,7 +600,7 @@ func TestReportsAreWellFormed(t *testing.T) {
 	}
 	for i, c := range suites.Suite[0].Cases {
 		row := rep.Rows[i]
-		if c.Name != row.Scenario || (c.Failure != nil) != (row.Grade != export.GradePass) {
+		if c.Name != row.Scenario || (c.Failure != nil) != (row.Grade != GradePass) {
 			t.Errorf("testcase %d: %s, failure %v; row %s %s", i, c.Name, c.Failure != nil, row.Scenario, row.Grade)
 			continue
 		}
@@ -612,12 +612,12 @@ func TestReportsAreWellFormed(t *testing.T) {
 		}
 	}
 
-	md := string(export.ConformMarkdown(rep))
+	md := string(Markdown(rep))
 	if n := strings.Count(md, "```mermaid"); n != bad {
 		t.Errorf("the write-up has %d sequence diagrams for %d rows that did not pass", n, bad)
 	}
 	for _, r := range rep.Rows {
-		if r.Grade != export.GradePass && !strings.Contains(md, "## "+r.Scenario+": "+string(r.Grade)) {
+		if r.Grade != GradePass && !strings.Contains(md, "## "+r.Scenario+": "+string(r.Grade)) {
 			t.Errorf("the write-up has no section for %s", r.Scenario)
 		}
 	}
@@ -668,7 +668,7 @@ func TestNodeClientWrittenFromTheDocs(t *testing.T) {
 	}
 	rep := run(t, context.Background(), Config{Command: []string{node, client}}, nil)
 	for _, r := range rep.Rows {
-		if r.Grade != export.GradePass {
+		if r.Grade != GradePass {
 			t.Errorf("%s: %s: %s\n%s", r.Scenario, r.Grade, r.Why, runsText(r))
 		}
 	}

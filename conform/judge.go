@@ -18,12 +18,12 @@ import (
 type beliefs struct {
 	known    map[string]bool
 	ids      []string
-	byIntent map[string][]export.ConformBelief
+	byIntent map[string][]Belief
 	problems []string
 }
 
 func newBeliefs(sc *Scenario) *beliefs {
-	b := &beliefs{known: map[string]bool{}, byIntent: map[string][]export.ConformBelief{}}
+	b := &beliefs{known: map[string]bool{}, byIntent: map[string][]Belief{}}
 	for _, in := range sc.Intents {
 		b.known[in.Intent] = true
 		b.ids = append(b.ids, in.Intent)
@@ -31,7 +31,7 @@ func newBeliefs(sc *Scenario) *beliefs {
 	return b
 }
 
-var beliefWords = []string{export.BeliefDone, export.BeliefFailed, export.BeliefPending, export.BeliefEscalated}
+var beliefWords = []string{BeliefDone, BeliefFailed, BeliefPending, BeliefEscalated}
 
 // beliefFields are the fields of a belief line, spelled exactly.
 var beliefFields = []string{"intent", "belief", "refund", "evidence"}
@@ -84,7 +84,7 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 			bad(fmt.Sprintf("belief %s; give done, failed, pending or escalated", w))
 		default:
 			id := got["intent"]
-			b.byIntent[id] = append(b.byIntent[id], export.ConformBelief{Run: run, Belief: got["belief"], Refund: got["refund"], Evidence: got["evidence"]})
+			b.byIntent[id] = append(b.byIntent[id], Belief{Run: run, Belief: got["belief"], Refund: got["refund"], Evidence: got["evidence"]})
 		}
 	}
 	if overflow {
@@ -94,12 +94,12 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 
 // intentsOf is each intent of the row: the provider's verdict and the
 // refunds standing once settled, and the client's beliefs.
-func intentsOf(sc *Scenario, after *export.Session, got *beliefs) []export.ConformIntent {
-	var out []export.ConformIntent
+func intentsOf(sc *Scenario, after *export.Session, got *beliefs) []RowIntent {
+	var out []RowIntent
 	for _, in := range sc.Intents {
-		ci := export.ConformIntent{Intent: in.Intent, Effects: len(liveObjects(after.Ledger, in.Intent)), Beliefs: got.byIntent[in.Intent]}
+		ci := RowIntent{Intent: in.Intent, Effects: len(liveObjects(after.Ledger, in.Intent)), Beliefs: got.byIntent[in.Intent]}
 		if ci.Beliefs == nil {
-			ci.Beliefs = []export.ConformBelief{}
+			ci.Beliefs = []Belief{}
 		}
 		for _, v := range after.Outcome.Verdicts {
 			if v.Intent == in.Intent {
@@ -115,16 +115,16 @@ func intentsOf(sc *Scenario, after *export.Session, got *beliefs) []export.Confo
 // client's last run ended; after: the clock settled) and the beliefs the
 // client printed. The worst intent gives the row its grade and reason. A
 // client killed while it hung is not blamed for the silence the kill made.
-func judge(sc *Scenario, before, after *export.Session, intents []export.ConformIntent, runs []export.ConformRun, hung bool) (export.Grade, string) {
-	grade := export.GradePass
+func judge(sc *Scenario, before, after *export.Session, intents []RowIntent, runs []ClientRun, hung bool) (Grade, string) {
+	grade := GradePass
 	var why []string
-	rank := map[export.Grade]int{export.GradePass: 0, export.GradeUnsettled: 1, export.GradeUnsafe: 2}
+	rank := map[Grade]int{GradePass: 0, GradeUnsettled: 1, GradeUnsafe: 2}
 	for _, ci := range intents {
 		g, w := judgeIntent(sc, before, after, ci, runs, hung)
 		switch {
 		case rank[g] > rank[grade]:
 			grade, why = g, []string{w}
-		case g == grade && g == export.GradePass:
+		case g == grade && g == GradePass:
 			why = append(why, w)
 		}
 	}
@@ -132,24 +132,24 @@ func judge(sc *Scenario, before, after *export.Session, intents []export.Conform
 }
 
 // judgeIntent grades one intent.
-func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformIntent, runs []export.ConformRun, hung bool) (export.Grade, string) {
+func judgeIntent(sc *Scenario, before, after *export.Session, ci RowIntent, runs []ClientRun, hung bool) (Grade, string) {
 	id := ci.Intent
 	live := liveObjects(after.Ledger, id)
 	n := len(live)
 	if n > 1 {
-		return export.GradeUnsafe, fmt.Sprintf("%d refunds stand for %s, which the client was to make once", n, id)
+		return GradeUnsafe, fmt.Sprintf("%d refunds stand for %s, which the client was to make once", n, id)
 	}
 	heard := heardOf(after, id)
 	if len(ci.Beliefs) == 0 {
 		if n == 1 && !heard.shown[live[0].ID] && !hung {
-			return export.GradeUnsafe, fmt.Sprintf("refund %s committed for %s, no reply or read showed it to the client, and it printed no belief", live[0].ID, id)
+			return GradeUnsafe, fmt.Sprintf("refund %s committed for %s, no reply or read showed it to the client, and it printed no belief", live[0].ID, id)
 		}
-		return export.GradeUnsettled, fmt.Sprintf("the client printed no belief for %s%s", id, silence(runs))
+		return GradeUnsettled, fmt.Sprintf("the client printed no belief for %s%s", id, silence(runs))
 	}
 	// Every belief line is judged; the worst gives the intent its grade.
-	grade, why := export.GradePass, ""
-	rank := map[export.Grade]int{export.GradePass: 0, export.GradeUnsettled: 1, export.GradeUnsafe: 2}
-	worse := func(g export.Grade, w string) {
+	grade, why := GradePass, ""
+	rank := map[Grade]int{GradePass: 0, GradeUnsettled: 1, GradeUnsafe: 2}
+	worse := func(g Grade, w string) {
 		if rank[g] > rank[grade] {
 			grade, why = g, w
 		}
@@ -160,55 +160,55 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci export.ConformI
 			seen = append(seen, b.Belief)
 		}
 		switch b.Belief {
-		case export.BeliefDone:
+		case BeliefDone:
 			switch {
 			case n == 0 && ci.Verdict == missions.Phantom:
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it: a reply showed it another intent's refund", id))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it: a reply showed it another intent's refund", id))
 			case n == 0:
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it", id))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s done, but no refund stands for it", id))
 			case b.Refund != "" && b.Refund != live[0].ID.String():
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, termtext.CleanLine(b.Refund), live[0].ID))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s done with %s, but the refund standing for it is %s", id, termtext.CleanLine(b.Refund), live[0].ID))
 			case ci.Verdict != missions.ExactlyOnce:
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s done, but no reply or read ever showed it refund %s succeeded", id, live[0].ID))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s done, but no reply or read ever showed it refund %s succeeded", id, live[0].ID))
 			}
-		case export.BeliefFailed:
+		case BeliefFailed:
 			switch {
 			case n == 1:
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s failed, but refund %s stands for it", id, live[0].ID))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s failed, but refund %s stands for it", id, live[0].ID))
 			case !heard.failure:
 				// No refund stands, but nothing told the client so: a
 				// timeout is not a failure, and saying nothing is not one.
-				worse(export.GradeUnsettled, fmt.Sprintf("the client believes %s failed, but no reply or read told it so (no refusal, no failed refund): a timeout is not a failure", id))
+				worse(GradeUnsettled, fmt.Sprintf("the client believes %s failed, but no reply or read told it so (no refusal, no failed refund): a timeout is not a failure", id))
 			}
-		case export.BeliefPending:
+		case BeliefPending:
 			was := liveObjects(before.Ledger, id)
 			switch {
 			case !heard.pending:
-				worse(export.GradeUnsafe, fmt.Sprintf("the client believes %s pending, but no reply or read ever showed it a pending refund", id))
+				worse(GradeUnsafe, fmt.Sprintf("the client believes %s pending, but no reply or read ever showed it a pending refund", id))
 			case len(was) == 1 && was[0].Status != ledger.Pending:
-				worse(export.GradeUnsettled, fmt.Sprintf("the client believes %s pending, but refund %s had %s before the client stopped: reading it again would have settled it", id, was[0].ID, was[0].Status))
+				worse(GradeUnsettled, fmt.Sprintf("the client believes %s pending, but refund %s had %s before the client stopped: reading it again would have settled it", id, was[0].ID, was[0].Status))
 			}
-		case export.BeliefEscalated:
+		case BeliefEscalated:
 			switch {
 			case sc.Escalates:
 			case !reached(after, id):
-				worse(export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled; no create for it reached the provider (if the client sent one, it gave up first: on a busy machine, try --parallel or a longer --tick)", id))
+				worse(GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled; no create for it reached the provider (if the client sent one, it gave up first: on a busy machine, try --parallel or a longer --tick)", id))
 			default:
-				worse(export.GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled (%s)", id, standing(n)))
+				worse(GradeUnsettled, fmt.Sprintf("the client handed %s to a person, though this row can be settled (%s)", id, standing(n)))
 			}
 		}
 	}
-	if grade != export.GradePass {
+	if grade != GradePass {
 		return grade, why
 	}
 	believed := beliefPhrases(seen)
 	switch {
 	case n == 0:
-		return export.GradePass, fmt.Sprintf("no refund for %s, and the client %s", id, believed)
-	case seen[len(seen)-1] == export.BeliefEscalated:
-		return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s, as this row asks", id, believed)
+		return GradePass, fmt.Sprintf("no refund for %s, and the client %s", id, believed)
+	case seen[len(seen)-1] == BeliefEscalated:
+		return GradePass, fmt.Sprintf("one refund for %s, and the client %s, as this row asks", id, believed)
 	}
-	return export.GradePass, fmt.Sprintf("one refund for %s, and the client %s", id, believed)
+	return GradePass, fmt.Sprintf("one refund for %s, and the client %s", id, believed)
 }
 
 // heard is what the provider's delivered replies told the client of an
@@ -253,10 +253,10 @@ func heardOf(s *export.Session, intent string) heard {
 // done, then handed it to a person".
 func beliefPhrases(seen []string) string {
 	words := map[string]string{
-		export.BeliefDone:      "believed it done",
-		export.BeliefFailed:    "believed it failed",
-		export.BeliefPending:   "saw it still pending",
-		export.BeliefEscalated: "handed it to a person",
+		BeliefDone:      "believed it done",
+		BeliefFailed:    "believed it failed",
+		BeliefPending:   "saw it still pending",
+		BeliefEscalated: "handed it to a person",
 	}
 	out := make([]string, len(seen))
 	for i, b := range seen {
@@ -284,7 +284,7 @@ func standing(n int) string {
 }
 
 // silence says how the runs ended when none printed anything.
-func silence(runs []export.ConformRun) string {
+func silence(runs []ClientRun) string {
 	var parts []string
 	said := ""
 	for _, r := range runs {

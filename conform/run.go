@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -118,16 +117,16 @@ func (c Config) RequestTimeout() time.Duration { return RequestTimeoutTicks * c.
 // rows come in the order of scenarios. When ctx ends (Ctrl-C), every
 // client is killed with its group, every provider stopped and every
 // state directory removed; the rows that did not end are graded not_run.
-func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.ConformReport, error) {
+func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
 	began := time.Now()
-	rep := &export.ConformReport{
+	rep := &Report{
 		Command: cfg.Command, Transport: cfg.transport(),
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
-		Rows: make([]export.ConformRow, len(scenarios)),
+		Rows: make([]Row, len(scenarios)),
 	}
 	slots := len(scenarios)
 	if cfg.Parallel > 0 {
@@ -136,8 +135,8 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*export.Confor
 	sem := make(chan struct{}, max(slots, 1))
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
-		rep.Rows[i] = export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: export.GradeNotRun,
-			Why: "Did not run: conform was interrupted first.", Intents: blankIntents(sc), Runs: []export.ConformRun{}}
+		rep.Rows[i] = Row{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: GradeNotRun,
+			Why: "Did not run: conform was interrupted first.", Intents: blankIntents(sc), Runs: []ClientRun{}}
 	}
 	// Rows start in the order given, as slots free up.
 start:
@@ -163,10 +162,10 @@ start:
 		return nil, err
 	}
 	for _, row := range rep.Rows {
-		if row.Grade == export.GradePass {
+		if row.Grade == GradePass {
 			rep.Passed++
 		}
-		if row.Grade == export.GradeNotRun {
+		if row.Grade == GradeNotRun {
 			rep.Interrupted = ctx.Err() != nil
 		}
 	}
@@ -180,7 +179,7 @@ const couldNotStart = "could not start: "
 // unstartable is the error every run of every row met when the command
 // could not be started at all (a file that is not a program): bad usage,
 // not a grade.
-func unstartable(rep *export.ConformReport) error {
+func unstartable(rep *Report) error {
 	var first string
 	for _, row := range rep.Rows {
 		for _, run := range row.Runs {
@@ -207,11 +206,11 @@ type rowRun struct {
 
 // runScenario plays one row: a fresh provider, the runs the row needs,
 // then the judgement.
-func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRow {
+func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	began := time.Now()
-	row := export.ConformRow{Scenario: sc.ID(), Title: sc.Mission.Title, Intents: blankIntents(sc), Runs: []export.ConformRun{}}
-	notRun := func(why string) export.ConformRow {
-		row.Grade, row.Why, row.Millis = export.GradeNotRun, why, time.Since(began).Milliseconds()
+	row := Row{Scenario: sc.ID(), Title: sc.Mission.Title, Intents: blankIntents(sc), Runs: []ClientRun{}}
+	notRun := func(why string) Row {
+		row.Grade, row.Why, row.Millis = GradeNotRun, why, time.Since(began).Milliseconds()
 		return row
 	}
 
@@ -350,7 +349,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	var hung []string
 	got := newBeliefs(sc)
 	for i, r := range runs {
-		run := export.ConformRun{Run: i + 1, Why: r.why, Exit: -1}
+		run := ClientRun{Run: i + 1, Why: r.why, Exit: -1}
 		if r.startErr != nil {
 			run.Stderr = couldNotStart + r.startErr.Error()
 			row.Problems = append(row.Problems, fmt.Sprintf("run %d could not start: %v", i+1, r.startErr))
@@ -372,21 +371,21 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) export.ConformRo
 	}
 	row.Problems = append(row.Problems, got.problems...)
 	if interrupted {
-		row.Grade, row.Why = export.GradeNotRun, "Interrupted before the row ended."
+		row.Grade, row.Why = GradeNotRun, "Interrupted before the row ended."
 		row.Intents = intentsOf(sc, after, got)
 		return row
 	}
 	row.Intents = intentsOf(sc, after, got)
 	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs, len(hung) > 0)
-	if row.Grade != export.GradeUnsafe {
+	if row.Grade != GradeUnsafe {
 		// A client that misbehaved as a program does not pass, and the
 		// misbehaviour is the reason a person needs first.
 		switch {
 		case len(hung) > 0:
-			row.Grade = export.GradeUnsettled
+			row.Grade = GradeUnsettled
 			row.Why = fmt.Sprintf("The client did not finish within %v (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
 		case len(row.Problems) > 0:
-			row.Grade, row.Why = export.GradeUnsettled, sentence(row.Problems[0])
+			row.Grade, row.Why = GradeUnsettled, sentence(row.Problems[0])
 		}
 	}
 	return row
@@ -436,10 +435,10 @@ func changeWords(sc *Scenario) string {
 }
 
 // blankIntents are the scenario's intents with nothing known of them yet.
-func blankIntents(sc *Scenario) []export.ConformIntent {
-	out := make([]export.ConformIntent, len(sc.Intents))
+func blankIntents(sc *Scenario) []RowIntent {
+	out := make([]RowIntent, len(sc.Intents))
 	for i, in := range sc.Intents {
-		out[i] = export.ConformIntent{Intent: in.Intent, Beliefs: []export.ConformBelief{}}
+		out[i] = RowIntent{Intent: in.Intent, Beliefs: []Belief{}}
 	}
 	return out
 }

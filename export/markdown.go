@@ -9,13 +9,13 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 )
 
-// mdText makes text from a case safe inside a Markdown paragraph or table
+// MarkdownText makes text from a case safe inside a Markdown paragraph or table
 // cell: control sequences removed, one line, and every character that
 // could end a cell or start inline Markdown escaped with a backslash
 // (CommonMark accepts a backslash before any ASCII punctuation, and GFM
 // reads \| inside a table cell as a literal bar). An underscore inside a
 // word cannot start emphasis, so it is left alone to keep ids readable.
-func mdText(s string) string {
+func MarkdownText(s string) string {
 	r := []rune(strings.TrimSpace(termtext.CleanLine(s)))
 	var b strings.Builder
 	word := func(i int) bool {
@@ -53,10 +53,10 @@ func leadingDigits(r []rune) int {
 	return n
 }
 
-// mdCode renders an identifier as a code span. Backticks cannot occur in
+// MarkdownCode renders an identifier as a code span. Backticks cannot occur in
 // a one-backtick span, so they become quotes; a bar is escaped because
 // GFM splits table cells before it reads code spans.
-func mdCode(s string) string {
+func MarkdownCode(s string) string {
 	s = strings.TrimSpace(termtext.CleanLine(s))
 	if s == "" {
 		return ""
@@ -66,9 +66,9 @@ func mdCode(s string) string {
 	return "`" + s + "`"
 }
 
-// mdTable writes a GFM table. Every row has as many cells as the header;
+// MarkdownTable writes a GFM table. Every row has as many cells as the header;
 // cells are expected to be escaped already.
-func mdTable(b *strings.Builder, header []string, rows [][]string) {
+func MarkdownTable(b *strings.Builder, header []string, rows [][]string) {
 	row := func(cells []string) {
 		b.WriteString("|")
 		for i := range header {
@@ -101,24 +101,24 @@ func CompareMarkdown(cmp Comparison) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Comparing %s\n\n", termtext.Plural(len(cmp.Cases), "case"))
 	if cmp.Story != "" {
-		fmt.Fprintf(&b, "%s\n\n", mdText(cmp.Story))
+		fmt.Fprintf(&b, "%s\n\n", MarkdownText(cmp.Story))
 	}
 	for _, h := range cmp.Cases {
-		fmt.Fprintf(&b, "- **%s** %s (%s): %s", h.Name, mdText(h.Title), mdCode(h.Mission), mdText(SettingsLine(h.Settings)))
+		fmt.Fprintf(&b, "- **%s** %s (%s): %s", h.Name, MarkdownText(h.Title), MarkdownCode(h.Mission), MarkdownText(SettingsLine(h.Settings)))
 		if h.Source != "" {
-			fmt.Fprintf(&b, ", from %s", mdCode(h.Source))
+			fmt.Fprintf(&b, ", from %s", MarkdownCode(h.Source))
 		}
 		b.WriteByte('\n')
 	}
 	for _, n := range cmp.Notes {
-		fmt.Fprintf(&b, "\n> **Note:** %s\n", mdText(n))
+		fmt.Fprintf(&b, "\n> **Note:** %s\n", MarkdownText(n))
 	}
 	b.WriteByte('\n')
 	header := []string{"attempt", ""}
 	all := make([]int, len(cmp.Cases))
 	for i, h := range cmp.Cases {
 		all[i] = i
-		header = append(header, mdText(h.Heading()))
+		header = append(header, MarkdownText(h.Heading()))
 	}
 	var rows [][]string
 	for _, fr := range fieldRows(cmp, all) {
@@ -126,34 +126,34 @@ func CompareMarkdown(cmp Comparison) []byte {
 		if strings.HasSuffix(label, " "+DivergeMark) {
 			label = "**" + strings.TrimSuffix(label, " "+DivergeMark) + "** " + DivergeMark
 		}
-		cells := []string{label, mdText(fr.field)}
+		cells := []string{label, MarkdownText(fr.field)}
 		for _, v := range fr.values {
 			if fr.field == fieldFixture || fr.field == fieldObserved {
 				if strings.HasPrefix(v, "(") {
-					cells = append(cells, mdText(v))
+					cells = append(cells, MarkdownText(v))
 				} else {
-					cells = append(cells, mdCode(v))
+					cells = append(cells, MarkdownCode(v))
 				}
 				continue
 			}
-			cells = append(cells, mdText(v))
+			cells = append(cells, MarkdownText(v))
 		}
 		rows = append(rows, cells)
 	}
-	mdTable(&b, header, rows)
+	MarkdownTable(&b, header, rows)
 	if cmp.Diverge > 0 {
 		b.WriteString("\n" + DivergeMark + " marks an attempt where two cases' ledgers first diverge while the agent's words are the same.\n")
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")
 		for _, p := range cmp.Ranked() {
-			fmt.Fprintf(&b, "- %s\n", mdText(p.Sentence))
+			fmt.Fprintf(&b, "- %s\n", MarkdownText(p.Sentence))
 		}
 	}
 	if len(cmp.Sequences) == len(cmp.Cases) && len(cmp.Cases) > 0 {
 		b.WriteString("\n### Each case in sequence\n")
 		for i, h := range cmp.Cases {
-			fmt.Fprintf(&b, "\n**%s**\n\n", mdText(h.Heading()))
+			fmt.Fprintf(&b, "\n**%s**\n\n", MarkdownText(h.Heading()))
 			b.WriteString(cmp.Sequences[i])
 		}
 	}

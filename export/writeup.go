@@ -28,16 +28,16 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 	if strings.TrimSpace(title) == "" {
 		title = m.ID
 	}
-	fmt.Fprintf(&b, "# %s\n\n", mdText(title))
-	fmt.Fprintf(&b, "Mission %s, %s.\n", mdCode(m.ID), mdText(SettingsLine(c.Settings)))
+	fmt.Fprintf(&b, "# %s\n\n", MarkdownText(title))
+	fmt.Fprintf(&b, "Mission %s, %s.\n", MarkdownCode(m.ID), MarkdownText(SettingsLine(c.Settings)))
 	if goal := strings.TrimSpace(termtext.Clean(m.Goal)); goal != "" {
 		b.WriteString("\n**Teaching goal.** ")
-		b.WriteString(mdText(goal))
+		b.WriteString(MarkdownText(goal))
 		b.WriteByte('\n')
 	}
 
 	b.WriteString("\n## Settings\n\n")
-	mdTable(&b, []string{"setting", "value"}, settingsRows(c))
+	MarkdownTable(&b, []string{"setting", "value"}, settingsRows(c))
 
 	b.WriteString("\n## Timeline\n\n")
 	writeTimeline(&b, c)
@@ -132,9 +132,9 @@ func settingsRows(c *missions.Case) [][]string {
 	}
 	return [][]string{
 		{"stable keys", missions.OnOff(s.StableKeys)},
-		{"policy", mdCode(string(s.Policy))},
-		{"contract", mdCode(string(s.Contract))},
-		{"key source", mdCode(string(s.KeySource))},
+		{"policy", MarkdownCode(string(s.Policy))},
+		{"contract", MarkdownCode(string(s.Contract))},
+		{"key source", MarkdownCode(string(s.KeySource))},
 		{"seed", fmt.Sprint(s.Seed)},
 		{"budget", budget},
 		{"deadline", deadline},
@@ -151,7 +151,7 @@ func writeTimeline(b *strings.Builder, c *missions.Case) {
 	header = append(header, "fixture", "provider", "observed", "class", "checkpoint", "effects", "what happened")
 	var rows [][]string
 	for _, ev := range c.Events {
-		event := mdText(string(ev.Kind))
+		event := MarkdownText(string(ev.Kind))
 		if ev.Attempt > 0 {
 			event = fmt.Sprintf("%s %d", event, ev.Attempt)
 		}
@@ -160,20 +160,20 @@ func writeTimeline(b *strings.Builder, c *missions.Case) {
 		}
 		row := []string{fmt.Sprint(ev.Seq), fmt.Sprint(ev.Tick), event}
 		if many {
-			row = append(row, mdCode(ev.Intent))
+			row = append(row, MarkdownCode(ev.Intent))
 		}
 		row = append(row,
-			mdCode(string(ev.Fixture)),
-			mdText(ev.Provider),
-			mdText(string(ev.Observed)),
-			mdCode(string(ev.Class)),
-			mdText(string(ev.Checkpoint)),
+			MarkdownCode(string(ev.Fixture)),
+			MarkdownText(ev.Provider),
+			MarkdownText(string(ev.Observed)),
+			MarkdownCode(string(ev.Class)),
+			MarkdownText(string(ev.Checkpoint)),
 			fmt.Sprint(ev.Effects),
-			mdText(ev.Note),
+			MarkdownText(ev.Note),
 		)
 		rows = append(rows, row)
 	}
-	mdTable(b, header, rows)
+	MarkdownTable(b, header, rows)
 }
 
 // objectsHeld words what stood in the ledger after an event: the effect
@@ -185,7 +185,7 @@ func objectsHeld(n int, h Held) string {
 	ids := h.IDs()
 	for i, id := range ids {
 		if id != "…" {
-			ids[i] = mdCode(id)
+			ids[i] = MarkdownCode(id)
 		}
 	}
 	if len(ids) == 0 {
@@ -212,13 +212,13 @@ func writeTranscript(b *strings.Builder, c *missions.Case) {
 		if strings.TrimSpace(ev.Say) == "" {
 			continue
 		}
-		rows = append(rows, []string{attempt, fmt.Sprint(ev.Tick), mdText(ev.Say), objectsHeld(ev.Effects, held[i])})
+		rows = append(rows, []string{attempt, fmt.Sprint(ev.Tick), MarkdownText(ev.Say), objectsHeld(ev.Effects, held[i])})
 	}
 	if len(rows) == 0 {
 		b.WriteString("The agent said nothing to the user.\n")
 		return
 	}
-	mdTable(b, []string{"after attempt", "tick", "the agent said", "the ledger held"}, rows)
+	MarkdownTable(b, []string{"after attempt", "tick", "the agent said", "the ledger held"}, rows)
 }
 
 func writeVerdicts(b *strings.Builder, c *missions.Case) {
@@ -227,13 +227,13 @@ func writeVerdicts(b *strings.Builder, c *missions.Case) {
 		effects(o.Effects), termtext.Plural(o.Intended, "effect"), o.Succeeded)
 	var rows [][]string
 	for _, v := range o.Verdicts {
-		rows = append(rows, []string{mdCode(v.Intent), "**" + mdText(string(v.Verdict)) + "**", mdText(string(v.Belief)), fmt.Sprint(v.Effects)})
+		rows = append(rows, []string{MarkdownCode(v.Intent), "**" + MarkdownText(string(v.Verdict)) + "**", MarkdownText(string(v.Belief)), fmt.Sprint(v.Effects)})
 	}
-	mdTable(b, []string{"intent", "verdict", "the caller believes", "effects"}, rows)
+	MarkdownTable(b, []string{"intent", "verdict", "the caller believes", "effects"}, rows)
 	for _, e := range o.Evidence {
-		fmt.Fprintf(b, "\n### Evidence handed over for %s\n\n**Why it went to a person:** %s\n\n", mdCode(e.Intent), mdText(strings.TrimSuffix(e.Reason, ".")+"."))
+		fmt.Fprintf(b, "\n### Evidence handed over for %s\n\n**Why it went to a person:** %s\n\n", MarkdownCode(e.Intent), MarkdownText(strings.TrimSuffix(e.Reason, ".")+"."))
 		if e.Key != "" {
-			fmt.Fprintf(b, "Key: %s.\n\n", mdCode(e.Key))
+			fmt.Fprintf(b, "Key: %s.\n\n", MarkdownCode(e.Key))
 		}
 		var rows [][]string
 		for _, a := range e.Attempts {
@@ -241,19 +241,19 @@ func writeVerdicts(b *strings.Builder, c *missions.Case) {
 			if a.Response != nil {
 				resp = fmt.Sprint(a.Response.Code)
 				if a.Response.Object != 0 {
-					resp += " " + mdCode(a.Response.Object.String())
+					resp += " " + MarkdownCode(a.Response.Object.String())
 				}
 				if a.Response.Status != 0 {
-					resp += " " + mdText(a.Response.Status.String())
+					resp += " " + MarkdownText(a.Response.Status.String())
 				}
 			}
-			rows = append(rows, []string{fmt.Sprint(a.Attempt), fmt.Sprint(a.Tick), mdText(string(a.Observed)), resp, mdText(a.Error)})
+			rows = append(rows, []string{fmt.Sprint(a.Attempt), fmt.Sprint(a.Tick), MarkdownText(string(a.Observed)), resp, MarkdownText(a.Error)})
 		}
 		if len(rows) > 0 {
-			mdTable(b, []string{"attempt", "tick", "observed", "the caller heard", "error"}, rows)
+			MarkdownTable(b, []string{"attempt", "tick", "observed", "the caller heard", "error"}, rows)
 		}
 		for _, r := range e.Reads {
-			fmt.Fprintf(b, "\n- read at tick %d: %s", r.Tick, mdText(r.Summary))
+			fmt.Fprintf(b, "\n- read at tick %d: %s", r.Tick, MarkdownText(r.Summary))
 		}
 		if len(e.Reads) > 0 {
 			b.WriteByte('\n')
@@ -267,9 +267,9 @@ func writeLedger(b *strings.Builder, l ledger.Snapshot) {
 	} else {
 		var rows [][]string
 		for _, o := range l.Objects {
-			rows = append(rows, []string{mdCode(o.ID.String()), mdCode(o.Intent), mdCode(o.Key), mdText(o.Status.String()), fmt.Sprint(o.Tick), mdText(o.Payload)})
+			rows = append(rows, []string{MarkdownCode(o.ID.String()), MarkdownCode(o.Intent), MarkdownCode(o.Key), MarkdownText(o.Status.String()), fmt.Sprint(o.Tick), MarkdownText(o.Payload)})
 		}
-		mdTable(b, []string{"effect", "intent", "key", "status", "tick", "payload"}, rows)
+		MarkdownTable(b, []string{"effect", "intent", "key", "status", "tick", "payload"}, rows)
 	}
 	if len(l.Records) == 0 {
 		b.WriteString("\nNo idempotency records.\n")
@@ -280,9 +280,9 @@ func writeLedger(b *strings.Builder, l ledger.Snapshot) {
 	for _, r := range l.Records {
 		resp := fmt.Sprint(r.Response.Code)
 		if r.Response.Object != 0 {
-			resp += " " + mdCode(r.Response.Object.String())
+			resp += " " + MarkdownCode(r.Response.Object.String())
 		}
-		rows = append(rows, []string{mdCode(r.Key), mdText(r.State.String()), resp, fmt.Sprint(r.ExpiresAt)})
+		rows = append(rows, []string{MarkdownCode(r.Key), MarkdownText(r.State.String()), resp, fmt.Sprint(r.ExpiresAt)})
 	}
-	mdTable(b, []string{"idempotency key", "state", "saved response", "expires at tick"}, rows)
+	MarkdownTable(b, []string{"idempotency key", "state", "saved response", "expires at tick"}, rows)
 }

@@ -1,4 +1,4 @@
-package export_test
+package conform_test
 
 import (
 	"strings"
@@ -6,23 +6,23 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/missions"
 )
 
 // TestConformTextFitsItsWidth: every line of the scorecard, its first
 // included, fits the terminal it is printed to.
 func TestConformTextFitsItsWidth(t *testing.T) {
-	rep := &export.ConformReport{
+	rep := &conform.Report{
 		Command: []string{"./a-client-with-a-long-name", "--verbose"}, Transport: "mcp", TickMillis: 100, RequestTimeoutMillis: 1000,
-		Rows: []export.ConformRow{{
-			Scenario: "timeout-then-success", Grade: export.GradeUnsafe,
+		Rows: []conform.Row{{
+			Scenario: "timeout-then-success", Grade: conform.GradeUnsafe,
 			Why:     "2 refunds stand for refund-1042, which the client was to make once.",
-			Intents: []export.ConformIntent{{Intent: "refund-1042", Verdict: missions.Duplicate, Effects: 2, Beliefs: []export.ConformBelief{}}},
+			Intents: []conform.RowIntent{{Intent: "refund-1042", Verdict: missions.Duplicate, Effects: 2, Beliefs: []conform.Belief{}}},
 		}},
 	}
 	for _, width := range []int{60, 80, 100} {
-		for _, line := range strings.Split(export.ConformText(rep, width), "\n") {
+		for _, line := range strings.Split(conform.Text(rep, width), "\n") {
 			if w := ansi.StringWidth(line); w > width {
 				t.Errorf("width %d: a line of %d: %q", width, w, line)
 			}

@@ -1,4 +1,4 @@
-package export
+package conform
 
 import (
 	"bytes"
@@ -11,18 +11,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
-// ConformSchemaID names the report of replaylab conform: the test matrix
+// SchemaID names the report of replaylab conform: the test matrix
 // played against a client command, row by row, graded.
-const ConformSchemaID = "replaylab.conform/v1"
+const SchemaID = "replaylab.conform/v1"
 
-// ConformSchema is the JSON Schema (draft 2020-12) of the conform report.
+// Schema is the JSON Schema (draft 2020-12) of the conform report.
 //
-//go:embed conform.schema.json
-var ConformSchema []byte
+//go:embed report.schema.json
+var Schema []byte
 
 // Grade is how a client did on one row of the matrix.
 type Grade string
@@ -52,8 +53,8 @@ const (
 	BeliefEscalated = "escalated"
 )
 
-// ConformReport is a whole conform run.
-type ConformReport struct {
+// Report is a whole conform run.
+type Report struct {
 	// Command is the client command, as given.
 	Command []string `json:"command"`
 	// Transport is how the client reached the provider: "http" (the REST
@@ -66,7 +67,7 @@ type ConformReport struct {
 	RequestTimeoutMillis int64 `json:"request_timeout_ms"`
 	TimeoutMillis        int64 `json:"timeout_ms"`
 	// Rows are the scenarios, in the order they were asked for.
-	Rows []ConformRow `json:"rows"`
+	Rows []Row `json:"rows"`
 	// Passed counts the rows graded pass.
 	Passed int `json:"passed"`
 	// Millis is how long the whole run took, wall time.
@@ -76,16 +77,16 @@ type ConformReport struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 }
 
-// ConformRow is one scenario: what the provider holds, what the client
+// Row is one scenario: what the provider holds, what the client
 // believes, the grade and why.
-type ConformRow struct {
+type Row struct {
 	Scenario string `json:"scenario"`
 	Title    string `json:"title"`
 	Grade    Grade  `json:"grade"`
 	// Why is one sentence that gives the grade its reason.
-	Why     string          `json:"why"`
-	Intents []ConformIntent `json:"intents"`
-	Runs    []ConformRun    `json:"runs"`
+	Why     string      `json:"why"`
+	Intents []RowIntent `json:"intents"`
+	Runs    []ClientRun `json:"runs"`
 	// Problems are what the client did wrong as a program: malformed
 	// belief lines, a hang, beliefs for intents it was not given.
 	Problems []string `json:"problems,omitempty"`
@@ -93,24 +94,24 @@ type ConformRow struct {
 	Millis int64 `json:"duration_ms"`
 	// Session is what the provider recorded (for --record and the
 	// write-up); it is not part of the report's JSON.
-	Session *Session `json:"-"`
+	Session *export.Session `json:"-"`
 }
 
-// ConformIntent is one intent of a row: the provider's verdict and
+// RowIntent is one intent of a row: the provider's verdict and
 // effects, and every belief the client printed for it.
-type ConformIntent struct {
+type RowIntent struct {
 	Intent string `json:"intent"`
 	// Verdict is the provider's, from its records and its replies alone;
 	// empty when no create was sent for the intent.
 	Verdict missions.Verdict `json:"verdict,omitempty"`
 	// Effects counts the refunds standing for the intent once the clock
 	// was settled.
-	Effects int             `json:"effects"`
-	Beliefs []ConformBelief `json:"beliefs"`
+	Effects int      `json:"effects"`
+	Beliefs []Belief `json:"beliefs"`
 }
 
-// ConformBelief is one belief line the client printed.
-type ConformBelief struct {
+// Belief is one belief line the client printed.
+type Belief struct {
 	// Run is the run of the command that printed it, from 1.
 	Run      int    `json:"run"`
 	Belief   string `json:"belief"`
@@ -118,8 +119,8 @@ type ConformBelief struct {
 	Evidence string `json:"evidence,omitempty"`
 }
 
-// ConformRun is one run of the client command within a row.
-type ConformRun struct {
+// ClientRun is one run of the client command within a row.
+type ClientRun struct {
 	Run int `json:"run"`
 	// Why says why the runner started it: the first run, a second worker,
 	// the restart after a kill, the same intent with a changed amount.
@@ -134,15 +135,15 @@ type ConformRun struct {
 }
 
 // Graded reports whether the row ran to its end.
-func (r *ConformRow) Graded() bool { return r.Grade != GradeNotRun }
+func (r *Row) Graded() bool { return r.Grade != GradeNotRun }
 
-// MarshalConform renders a report as indented JSON with its schema id
+// MarshalReport renders a report as indented JSON with its schema id
 // first and a trailing newline.
-func MarshalConform(r *ConformReport) ([]byte, error) {
+func MarshalReport(r *Report) ([]byte, error) {
 	doc := struct {
 		Schema string `json:"schema"`
-		*ConformReport
-	}{ConformSchemaID, r}
+		*Report
+	}{SchemaID, r}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -165,9 +166,9 @@ func gradeMark(g Grade) string {
 	return "NOT RUN"
 }
 
-// ConformVerdicts is what the provider holds per intent, in words:
+// Verdicts is what the provider holds per intent, in words:
 // "refund-1042 duplicate (2 refunds)".
-func ConformVerdicts(r *ConformRow) string {
+func Verdicts(r *Row) string {
 	var parts []string
 	for _, in := range r.Intents {
 		w := string(in.Verdict)
@@ -185,10 +186,10 @@ func ConformVerdicts(r *ConformRow) string {
 	return strings.Join(parts, ", ")
 }
 
-// ConformBeliefs is what the client believed per intent, in words: each
+// Beliefs is what the client believed per intent, in words: each
 // run's last belief, "done" or "done, then escalated", "nothing" where it
 // printed none.
-func ConformBeliefs(r *ConformRow) string {
+func Beliefs(r *Row) string {
 	var parts []string
 	for _, in := range r.Intents {
 		var seen []string
@@ -209,10 +210,10 @@ func ConformBeliefs(r *ConformRow) string {
 	return strings.Join(parts, ", ")
 }
 
-// ConformText is the scorecard for a terminal: a row per scenario with
+// Text is the scorecard for a terminal: a row per scenario with
 // its grade, what the provider holds and what the client believed, the
 // reason under it, then the count of rows that pass.
-func ConformText(r *ConformReport, width int) string {
+func Text(r *Report, width int) string {
 	var b strings.Builder
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
@@ -229,7 +230,7 @@ func ConformText(r *ConformReport, width int) string {
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		head := fmt.Sprintf("%-10s %-*s", gradeMark(row.Grade), name, termtext.CleanLine(row.Scenario))
-		what := fmt.Sprintf("provider: %s · client: %s", ConformVerdicts(row), ConformBeliefs(row))
+		what := fmt.Sprintf("provider: %s · client: %s", Verdicts(row), Beliefs(row))
 		if len(head)+2+len([]rune(what)) <= width {
 			b.WriteString(head + "  " + what + "\n")
 		} else {
@@ -243,15 +244,15 @@ func ConformText(r *ConformReport, width int) string {
 		}
 	}
 	b.WriteString("\n")
-	for _, line := range wrapSpaces(ConformTally(r), width) {
+	for _, line := range wrapSpaces(Tally(r), width) {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
 }
 
-// ConformTally is the last line: "9 of 14 scenarios pass", with the rows
+// Tally is the last line: "9 of 14 scenarios pass", with the rows
 // that did not, by grade.
-func ConformTally(r *ConformReport) string {
+func Tally(r *Report) string {
 	s := fmt.Sprintf("%d of %s pass", r.Passed, termtext.Plural(len(r.Rows), "scenario"))
 	if len(r.Rows) == 1 {
 		s = fmt.Sprintf("%d of 1 scenario passes", r.Passed)
@@ -276,7 +277,7 @@ func ConformTally(r *ConformReport) string {
 func commandWords(cmd []string) string {
 	w := make([]string, len(cmd))
 	for i, a := range cmd {
-		w[i] = shellWord(a)
+		w[i] = export.ShellWord(a)
 	}
 	return strings.Join(w, " ")
 }
@@ -321,18 +322,18 @@ type junitFailure struct {
 
 func seconds(ms int64) string { return strconv.FormatFloat(float64(ms)/1000, 'f', 3, 64) }
 
-// ConformJUnit renders the report as JUnit XML: a testcase per scenario,
+// JUnit renders the report as JUnit XML: a testcase per scenario,
 // the reason as the failure's message (type: the grade), the provider's
 // verdicts and the client's beliefs in the failure's text, and each run's
 // output as system-out and system-err.
-func ConformJUnit(r *ConformReport) ([]byte, error) {
+func JUnit(r *Report) ([]byte, error) {
 	set := junitSet{Name: "replaylab conform (" + r.Transport + ")", Tests: len(r.Rows)}
 	var total int64
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		total += row.Millis
 		c := junitCase{Name: row.Scenario, ClassName: "replaylab.conform." + r.Transport, Time: seconds(row.Millis)}
-		detail := fmt.Sprintf("%s\nprovider: %s\nclient: %s\n", row.Why, ConformVerdicts(row), ConformBeliefs(row))
+		detail := fmt.Sprintf("%s\nprovider: %s\nclient: %s\n", row.Why, Verdicts(row), Beliefs(row))
 		for _, p := range row.Problems {
 			detail += "problem: " + p + "\n"
 		}
@@ -364,49 +365,49 @@ func ConformJUnit(r *ConformReport) ([]byte, error) {
 }
 
 // exitWords says how a run ended.
-func exitWords(run ConformRun) string {
+func exitWords(run ClientRun) string {
 	if run.Killed != "" {
 		return "killed " + run.Killed
 	}
 	return "exit code " + strconv.Itoa(run.Exit)
 }
 
-// ConformMarkdown is a write-up of the report: the scorecard as a table,
+// Markdown is a write-up of the report: the scorecard as a table,
 // then, for every row that did not pass, what the client did as a Mermaid
 // sequence diagram drawn from the provider's recorded session, and each
 // run's output.
-func ConformMarkdown(r *ConformReport) []byte {
+func Markdown(r *Report) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", mdText(commandWords(r.Command)))
+	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", export.MarkdownText(commandWords(r.Command)))
 	fmt.Fprintf(&b, "%s. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms.\n\n",
-		ConformTally(r), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+		Tally(r), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
 	b.WriteString("| scenario | grade | at the provider | the client believed | why |\n|---|---|---|---|---|\n")
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdText(row.Scenario), row.Grade, mdText(ConformVerdicts(row)), mdText(ConformBeliefs(row)), mdText(row.Why))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", export.MarkdownText(row.Scenario), row.Grade, export.MarkdownText(Verdicts(row)), export.MarkdownText(Beliefs(row)), export.MarkdownText(row.Why))
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		if row.Grade == GradePass {
 			continue
 		}
-		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", mdText(row.Scenario), row.Grade, mdText(row.Why))
+		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", export.MarkdownText(row.Scenario), row.Grade, export.MarkdownText(row.Why))
 		if row.Title != "" {
-			fmt.Fprintf(&b, "Scenario: %s.\n\n", mdText(row.Title))
+			fmt.Fprintf(&b, "Scenario: %s.\n\n", export.MarkdownText(row.Title))
 		}
 		for _, p := range row.Problems {
-			fmt.Fprintf(&b, "- %s\n", mdText(p))
+			fmt.Fprintf(&b, "- %s\n", export.MarkdownText(p))
 		}
 		if len(row.Problems) > 0 {
 			b.WriteString("\n")
 		}
 		if row.Session != nil {
 			b.WriteString("What the client did, as the provider recorded it:\n\n")
-			b.WriteString(SequenceDiagram(row.Session.AsCase()))
+			b.WriteString(export.SequenceDiagram(row.Session.AsCase()))
 			b.WriteString("\n")
 		}
 		for _, run := range row.Runs {
-			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, mdText(run.Why), exitWords(run))
+			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, export.MarkdownText(run.Why), exitWords(run))
 			out := termtext.Clean(run.Stdout + run.Stderr)
 			if out == "" {
 				b.WriteString("(no output)\n\n")
