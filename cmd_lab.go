@@ -11,7 +11,7 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 )
@@ -73,7 +73,7 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	// timeline's checkpoint rows hidden: the attempts first.
 	first := true
 	if path, err := progressPath(); err == nil {
-		first = !export.AnyLessonDone(path)
+		first = !course.AnyLessonDone(path)
 	}
 	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first})
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,15 +10,12 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
-	"github.com/replaylab/replaylab/missions"
 )
-
-// courseStatusSchema names the JSON that `learn --status --json` prints.
-const courseStatusSchema = "replaylab.course-status/v1"
 
 func newLearnCmd() *cobra.Command {
 	var status, asJSON, reset bool
@@ -62,20 +58,20 @@ directory unasked; the screen says where.`,
 			if reset {
 				return resetProgress(cmd, path)
 			}
-			course := missions.BuiltInCourse()
+			lessons := course.BuiltIn()
 			if status {
 				// A look only: a file that does not read stays put.
-				prog, note := export.PeekProgress(path)
+				prog, note := course.PeekProgress(path)
 				if note != "" {
 					fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", termtext.CleanLine(note))
 				}
-				return printCourseStatus(cmd, course, prog, path, asJSON)
+				return printCourseStatus(cmd, lessons, prog, path, asJSON)
 			}
 			dir, err := courseCasesDir(path, dir, cmd.Flags().Changed("dir"))
 			if err != nil {
 				return err
 			}
-			return runCourse(cmd, course, path, dir)
+			return runCourse(cmd, lessons, path, dir)
 		},
 	}
 	cmd.Flags().BoolVar(&status, "status", false, "print the lessons, done or not, with their scores, and exit")
@@ -101,7 +97,7 @@ func courseCasesDir(progress, dir string, given bool) (string, error) {
 // progressPath is where the course keeps its progress on this machine.
 func progressPath() (string, error) {
 	home, _ := os.UserHomeDir()
-	return export.ProgressPath(os.Getenv, home)
+	return course.ProgressPath(os.Getenv, home)
 }
 
 func resetProgress(cmd *cobra.Command, path string) error {
@@ -117,25 +113,21 @@ func resetProgress(cmd *cobra.Command, path string) error {
 	return nil
 }
 
-func printCourseStatus(cmd *cobra.Command, c *missions.Course, p export.Progress, path string, asJSON bool) error {
-	st := export.CourseStatus(c, p)
+func printCourseStatus(cmd *cobra.Command, c *course.Course, p course.Progress, path string, asJSON bool) error {
+	st := course.Status(c, p)
 	if !asJSON {
-		fmt.Fprint(cmd.OutOrStdout(), export.WriteCourseStatus(st))
+		fmt.Fprint(cmd.OutOrStdout(), course.StatusText(st))
 		return nil
 	}
-	out, err := json.MarshalIndent(struct {
-		Schema   string                `json:"schema"`
-		Progress string                `json:"progress_file"`
-		Lessons  []export.LessonStatus `json:"lessons"`
-	}{courseStatusSchema, path, st}, "", "  ")
+	out, err := export.MarshalCourseStatus(path, st)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), string(termtext.EscapeHidden(out)))
+	fmt.Fprintln(cmd.OutOrStdout(), string(out))
 	return nil
 }
 
-func runCourse(cmd *cobra.Command, c *missions.Course, path, dir string) error {
+func runCourse(cmd *cobra.Command, c *course.Course, path, dir string) error {
 	if err := checkDir("--dir", dir); err != nil {
 		return err
 	}
@@ -145,7 +137,7 @@ func runCourse(cmd *cobra.Command, c *missions.Course, path, dir string) error {
 	}
 	// Only a course that starts sets a progress file that does not read
 	// aside, and says so before the screen opens.
-	p, note, err := export.ReadProgress(path)
+	p, note, err := course.ReadProgress(path)
 	if err != nil {
 		return badInput(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/missions"
 )
 
 // TestLearnStatusAndReset: --status prints the lessons for a person or,
@@ -20,9 +20,9 @@ func TestLearnStatusAndReset(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	path := filepath.Join(state, "replaylab", "progress.json")
-	var p export.Progress
+	var p course.Progress
 	p.Finish("a-timeout-is-not-a-failure", 4, 6)
-	if err := export.WriteProgress(path, p); err != nil {
+	if err := course.WriteProgress(path, p); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) (int, string, string) {
@@ -30,21 +30,17 @@ func TestLearnStatusAndReset(t *testing.T) {
 		code := executeIO(args, &out, &errb)
 		return code, out.String(), errb.String()
 	}
-	lessons := len(missions.BuiltInCourse().Lessons)
+	lessons := len(course.BuiltIn().Lessons)
 	code, out, _ := run("learn", "--status")
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("1 of %d lessons done", lessons)) || !strings.Contains(out, "4 of 6 right") {
 		t.Errorf("--status: %d %q", code, out)
 	}
 	code, out, _ = run("learn", "--status", "--json")
-	var st struct {
-		Schema   string                `json:"schema"`
-		Progress string                `json:"progress_file"`
-		Lessons  []export.LessonStatus `json:"lessons"`
-	}
+	var st export.CourseStatus
 	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 0 {
 		t.Fatalf("--status --json: %d %v\n%s", code, err, out)
 	}
-	if st.Schema != courseStatusSchema || st.Progress != path || len(st.Lessons) != lessons || !st.Lessons[0].Done || st.Lessons[0].Right != 4 || st.Lessons[1].Done {
+	if st.Schema != export.CourseStatusSchemaID || st.Progress != path || len(st.Lessons) != lessons || !st.Lessons[0].Done || st.Lessons[0].Right != 4 || st.Lessons[1].Done {
 		t.Errorf("--status --json: %+v", st)
 	}
 	if code, _, errs := run("learn", "--json"); code != 2 || !strings.Contains(errs, "--json goes with --status") {

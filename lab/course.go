@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -66,9 +66,9 @@ var answerKeys = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "a",
 
 // choiceLabels are the keys of a question's choices: a count is answered
 // by its own digit (0 for 0 effects), any other answer by a letter.
-func choiceLabels(q missions.Question, choices []string) []string {
+func choiceLabels(q course.Question, choices []string) []string {
 	labels := make([]string, len(choices))
-	digits := q.Kind == missions.AskEffects && len(choices) <= 10
+	digits := q.Kind == course.AskEffects && len(choices) <= 10
 	for i, c := range choices {
 		if digits && len(c) == 1 && c[0] >= '0' && c[0] <= '9' {
 			labels[i] = c
@@ -81,8 +81,8 @@ func choiceLabels(q missions.Question, choices []string) []string {
 
 // choiceText is how a choice reads beside its key: a count as so many
 // effects.
-func choiceText(q missions.Question, c string) string {
-	if q.Kind == missions.AskEffects {
+func choiceText(q course.Question, c string) string {
+	if q.Kind == course.AskEffects {
 		if n, err := strconv.Atoi(c); err == nil {
 			return termtext.Plural(n, "effect")
 		}
@@ -92,8 +92,8 @@ func choiceText(q missions.Question, c string) string {
 
 // choiceName is a choice by its name alone: a verdict without its
 // meaning.
-func choiceName(q missions.Question, c string) string {
-	if q.Kind == missions.AskVerdict {
+func choiceName(q course.Question, c string) string {
+	if q.Kind == course.AskVerdict {
 		if name, _, ok := strings.Cut(c, ":"); ok {
 			return name
 		}
@@ -103,7 +103,7 @@ func choiceName(q missions.Question, c string) string {
 
 // answered is the last answer given, shown until the learner goes on.
 type answered struct {
-	question missions.Question
+	question course.Question
 	choices  []string
 	picked   int
 	answer   int
@@ -112,11 +112,11 @@ type answered struct {
 func (a answered) right() bool { return a.picked == a.answer }
 
 // course is the course screen.
-type course struct {
+type courseView struct {
 	st   *Styles
 	keys courseKeys
-	c    *missions.Course
-	prog export.Progress
+	c    *course.Course
+	prog course.Progress
 
 	w, h int
 
@@ -157,8 +157,8 @@ type course struct {
 	note         string // what the course has to say on the status line
 }
 
-func newCourse(st *Styles, c *missions.Course, p export.Progress) course {
-	cs := course{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st), leaveFor: -1}
+func newCourse(st *Styles, c *course.Course, p course.Progress) courseView {
+	cs := courseView{st: st, keys: newCourseKeys(), c: c, prog: p, holds: newLedgerPanel(st), compare: newCompareView(st), leaveFor: -1}
 	cs.cursor = cs.firstUndone()
 	cs.startLesson(cs.cursor)
 	if p.Resume != nil && cs.resume(*p.Resume) {
@@ -172,8 +172,8 @@ func newCourse(st *Styles, c *missions.Course, p export.Progress) course {
 // were written when they ended), and the run is moved to just before the
 // step the question asks about. It reports false, changing nothing, for a
 // place the course does not have (a lesson since changed).
-func (cs *course) resume(r export.Resume) bool {
-	li := slices.IndexFunc(cs.c.Lessons, func(l *missions.Lesson) bool { return l.ID == r.Lesson })
+func (cs *courseView) resume(r course.Resume) bool {
+	li := slices.IndexFunc(cs.c.Lessons, func(l *course.Lesson) bool { return l.ID == r.Lesson })
 	if li < 0 || r.Run >= len(cs.c.Lessons[li].Runs) || r.Question > len(cs.c.Lessons[li].Runs[r.Run].Questions) {
 		return false
 	}
@@ -215,16 +215,16 @@ func (cs *course) resume(r export.Resume) bool {
 
 // leaving is the place to resume the lesson at, when the learner is in
 // the middle of one (or left one midway for the list).
-func (cs *course) leaving() *export.Resume {
+func (cs *courseView) leaving() *course.Resume {
 	if cs.phase != phaseRun && !(cs.phase == phaseMenu && cs.paused) {
 		return nil
 	}
 	at := cs.runner.Position()
-	return &export.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked, Position: &at}
+	return &course.Resume{Lesson: cs.lessonNow().ID, Run: cs.run, Question: cs.next, Right: cs.right, Asked: cs.asked, Position: &at}
 }
 
 // firstUndone is the first lesson not yet finished, or the first.
-func (cs *course) firstUndone() int {
+func (cs *courseView) firstUndone() int {
 	for i, l := range cs.c.Lessons {
 		if !cs.prog.Lessons[l.ID].Done {
 			return i
@@ -233,20 +233,20 @@ func (cs *course) firstUndone() int {
 	return 0
 }
 
-func (cs *course) SetSize(w, h int) {
+func (cs *courseView) SetSize(w, h int) {
 	cs.w, cs.h = w, h
 	cs.compare.SetSize(w, max(0, h-4))
 }
 
-func (cs *course) lessonNow() *missions.Lesson { return cs.c.Lessons[cs.lesson] }
-func (cs *course) runNow() missions.LessonRun  { return cs.lessonNow().Runs[cs.run] }
+func (cs *courseView) lessonNow() *course.Lesson { return cs.c.Lessons[cs.lesson] }
+func (cs *courseView) runNow() course.LessonRun  { return cs.lessonNow().Runs[cs.run] }
 
-func (cs *course) startLesson(i int) {
+func (cs *courseView) startLesson(i int) {
 	cs.lesson, cs.phase = i, phaseIntro
 	cs.right, cs.asked, cs.cases, cs.last, cs.open = 0, 0, nil, nil, false
 }
 
-func (cs *course) startRun(i int) error {
+func (cs *courseView) startRun(i int) error {
 	r := cs.lessonNow().Runs[i]
 	runner, err := missions.NewRunner(r.Mission, r.Settings())
 	if err != nil {
@@ -259,17 +259,17 @@ func (cs *course) startRun(i int) error {
 }
 
 // questionAt is the run's next question if it is about step pos.
-func (cs *course) questionAt(pos int) (missions.Question, bool) {
+func (cs *courseView) questionAt(pos int) (course.Question, bool) {
 	qs := cs.runNow().Questions
 	if cs.next < len(qs) && qs[cs.next].Step == pos {
 		return qs[cs.next], true
 	}
-	return missions.Question{}, false
+	return course.Question{}, false
 }
 
 // goOn moves the lesson on by one beat: the next step, or the question
 // before it, or the next run, the comparison, the closing.
-func (cs *course) goOn() {
+func (cs *courseView) goOn() {
 	switch cs.phase {
 	case phaseIntro:
 		if err := cs.startRun(0); err != nil {
@@ -308,7 +308,7 @@ func (cs *course) goOn() {
 }
 
 // ask opens the question about the next step, if there is one.
-func (cs *course) ask() bool {
+func (cs *courseView) ask() bool {
 	q, ok := cs.questionAt(cs.runner.Position() + 1)
 	if !ok {
 		return false
@@ -325,7 +325,7 @@ func (cs *course) ask() bool {
 }
 
 // keyRange says which keys answer the open question: "0 to 3", "a to f".
-func (cs *course) keyRange() string {
+func (cs *courseView) keyRange() string {
 	if len(cs.labels) == 0 {
 		return ""
 	}
@@ -334,7 +334,7 @@ func (cs *course) keyRange() string {
 
 // give answers the open question with choice i (0-based). The step is
 // revealed once its last question is answered.
-func (cs *course) give(i int) {
+func (cs *courseView) give(i int) {
 	if !cs.open || i < 0 || i >= len(cs.choices) {
 		return
 	}
@@ -358,7 +358,7 @@ func (cs *course) give(i int) {
 }
 
 // finishRun keeps the run's case for the export and the comparison.
-func (cs *course) finishRun() {
+func (cs *courseView) finishRun() {
 	c := cs.runner.Case()
 	if len(cs.cases) == cs.run {
 		cs.cases = append(cs.cases, c)
@@ -368,7 +368,7 @@ func (cs *course) finishRun() {
 
 // endRun leaves a finished run for the next one, or for what ends the
 // lesson.
-func (cs *course) endRun() {
+func (cs *courseView) endRun() {
 	cs.finishRun()
 	l := cs.lessonNow()
 	if cs.run+1 < len(l.Runs) {
@@ -390,7 +390,7 @@ func (cs *course) endRun() {
 }
 
 // Update takes the course's keys.
-func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
+func (cs courseView) Update(msg tea.Msg) (courseView, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok {
 		return cs, nil
@@ -450,7 +450,7 @@ func (cs course) Update(msg tea.Msg) (course, tea.Cmd) {
 }
 
 // ShortHelp is the course's help bar.
-func (cs course) ShortHelp() []key.Binding {
+func (cs courseView) ShortHelp() []key.Binding {
 	k := cs.keys
 	switch {
 	case cs.phase == phaseMenu:
@@ -465,7 +465,7 @@ func (cs course) ShortHelp() []key.Binding {
 
 // FullHelp is every key of the course where the learner is: the list of
 // lessons, or a lesson.
-func (cs course) FullHelp() [][]key.Binding {
+func (cs courseView) FullHelp() [][]key.Binding {
 	k := cs.keys
 	if cs.phase == phaseMenu {
 		return [][]key.Binding{{k.Up, k.Open}}
@@ -478,7 +478,7 @@ func (cs course) FullHelp() [][]key.Binding {
 }
 
 // View draws the course screen in exactly its box.
-func (cs *course) View() string {
+func (cs *courseView) View() string {
 	var lines []string
 	switch cs.phase {
 	case phaseMenu:
@@ -495,7 +495,7 @@ func (cs *course) View() string {
 	return box(lines, cs.w, cs.h)
 }
 
-func (cs *course) titleLine() string {
+func (cs *courseView) titleLine() string {
 	l := cs.lessonNow()
 	left := cs.st.AppTitle.Render(fmt.Sprintf("Lesson %d of %d", cs.lesson+1, len(cs.c.Lessons))) + cs.st.Title.Render(" · "+termtext.CleanLine(l.Title))
 	right := ""
@@ -509,7 +509,7 @@ func (cs *course) titleLine() string {
 	return left + strings.Repeat(" ", pad) + right
 }
 
-func (cs *course) para(s string, style lipgloss.Style) []string {
+func (cs *courseView) para(s string, style lipgloss.Style) []string {
 	var out []string
 	for _, l := range wrap(paragraph(s), cs.w-2) {
 		out = append(out, "  "+style.Render(l))
@@ -517,7 +517,7 @@ func (cs *course) para(s string, style lipgloss.Style) []string {
 	return out
 }
 
-func (cs *course) menuView() []string {
+func (cs *courseView) menuView() []string {
 	lines := []string{cs.st.AppTitle.Render("The course") + cs.st.Subtle.Render(" · predict before you look"), ""}
 	done := 0
 	for i, l := range cs.c.Lessons {
@@ -543,7 +543,7 @@ func (cs *course) menuView() []string {
 	return lines
 }
 
-func (cs *course) introView() []string {
+func (cs *courseView) introView() []string {
 	l := cs.lessonNow()
 	lines := []string{cs.titleLine(), ""}
 	lines = append(lines, cs.para(l.Intro, cs.st.Text)...)
@@ -559,7 +559,7 @@ func (cs *course) introView() []string {
 // runView is a run: the settings, the schedule with the steps shown so
 // far, the ledger and what the agent last said, then the open question or
 // the last answer.
-func (cs *course) runView() []string {
+func (cs *courseView) runView() []string {
 	r := cs.runNow()
 	l := cs.lessonNow()
 	s := r.Settings()
@@ -631,7 +631,7 @@ func (cs *course) runView() []string {
 // drawn: a verdict is in the ledger's count and the agent's last words;
 // whether the guarded caller sends is in what it said it would do, and in
 // what the step before did (a read-back, a hand-over to a person).
-func (cs *course) hiding() (words, ledger bool) {
+func (cs *courseView) hiding() (words, ledger bool) {
 	if !cs.open || cs.next >= len(cs.runNow().Questions) {
 		return false, false
 	}
@@ -640,11 +640,11 @@ func (cs *course) hiding() (words, ledger bool) {
 
 // hides is what a question of kind k keeps off the screen until it is
 // answered (see hiding).
-func hides(k missions.QuestionKind) (words, ledger bool) {
+func hides(k course.QuestionKind) (words, ledger bool) {
 	switch k {
-	case missions.AskVerdict:
+	case course.AskVerdict:
 		return true, true
-	case missions.AskSends:
+	case course.AskSends:
 		return true, false
 	}
 	return false, false
@@ -687,7 +687,7 @@ func keysPhrase(s missions.Settings, short bool) string {
 // scheduleLines are the run's steps in words, in h lines: the steps done
 // marked ✓, the next one ▸ and written out whole; the others whole too
 // where roomy and they fit, else one line each.
-func (cs *course) scheduleLines(pos, w, h int, roomy bool) []string {
+func (cs *courseView) scheduleLines(pos, w, h int, roomy bool) []string {
 	if roomy {
 		// Room to spare: every step written out whole, none cut.
 		if lines := cs.scheduleRows(pos, w, true); len(lines) <= h {
@@ -710,7 +710,7 @@ func (cs *course) scheduleLines(pos, w, h int, roomy bool) []string {
 
 // scheduleRows are the schedule's title and steps: the next step written
 // out whole, the others whole too if whole, else one line each.
-func (cs *course) scheduleRows(pos, w int, whole bool) []string {
+func (cs *courseView) scheduleRows(pos, w int, whole bool) []string {
 	m := cs.runNow().Mission
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
 	for i, st := range m.Schedule {
@@ -732,7 +732,7 @@ func (cs *course) scheduleRows(pos, w int, whole bool) []string {
 	return append(lines, cs.stepRow(len(m.Schedule)+1, pos, "the clock runs out: anything still running finishes", w, whole)...)
 }
 
-func (cs *course) stepRow(step, pos int, text string, w int, whole bool) []string {
+func (cs *courseView) stepRow(step, pos int, text string, w int, whole bool) []string {
 	mark, style := "  ", cs.st.Text
 	switch {
 	case step <= pos:
@@ -789,7 +789,7 @@ func courseStep(m *missions.Mission, st missions.Step) string {
 }
 
 // saidLine is what the agent last said, up to pos: always on screen.
-func (cs *course) saidLine(pos int) []string {
+func (cs *courseView) saidLine(pos int) []string {
 	last := ""
 	log := cs.view.Log()
 	for i := range log.Len() {
@@ -810,7 +810,7 @@ func (cs *course) saidLine(pos int) []string {
 // questionLines are the open question and its choices in at most room
 // lines where they can be: the choices go in two columns where one does
 // not fit. A question is never cut.
-func (cs *course) questionLines(room int) []string {
+func (cs *courseView) questionLines(room int) []string {
 	q := cs.runNow().Questions[cs.next]
 	n := 0
 	for _, r := range cs.lessonNow().Runs {
@@ -851,7 +851,7 @@ func (cs *course) questionLines(room int) []string {
 
 // answerLines say whether the answer was right, why, and what the step
 // did.
-func (cs *course) answerLines(pos int) []string {
+func (cs *courseView) answerLines(pos int) []string {
 	a := cs.last
 	var head string
 	q := a.question
@@ -881,7 +881,7 @@ func (cs *course) answerLines(pos int) []string {
 }
 
 // stepLines say what the last step did.
-func (cs *course) stepLines(pos int) []string {
+func (cs *courseView) stepLines(pos int) []string {
 	if pos == 0 {
 		return []string{cs.st.Subtle.Render("  n runs step 1")}
 	}
@@ -889,10 +889,10 @@ func (cs *course) stepLines(pos int) []string {
 }
 
 // happened is the engine's own words for what step pos did.
-func (cs *course) happened(pos int) []string { return cs.happenedAs(pos, "what happened: ") }
+func (cs *courseView) happened(pos int) []string { return cs.happenedAs(pos, "what happened: ") }
 
 // happenedAs is happened with its own lead.
-func (cs *course) happenedAs(pos int, lead string) []string {
+func (cs *courseView) happenedAs(pos int, lead string) []string {
 	var notes []string
 	log := cs.view.Log()
 	for i := range log.Len() {
@@ -913,7 +913,7 @@ func (cs *course) happenedAs(pos int, lead string) []string {
 	return out
 }
 
-func (cs *course) runEndLines() []string {
+func (cs *courseView) runEndLines() []string {
 	c := cs.view
 	lines := []string{panelTitle(*cs.st, "run "+cs.runNow().Name+" is over", "", false, cs.w)}
 	for _, v := range c.Outcome.Verdicts {
@@ -940,7 +940,7 @@ func (cs *course) runEndLines() []string {
 	return lines
 }
 
-func (cs *course) compareLines() []string {
+func (cs *courseView) compareLines() []string {
 	lines := []string{cs.titleLine(), cs.st.Subtle.Render(cut("The runs side by side: the same words, different ledgers.", cs.w)), ""}
 	lines = append(lines, strings.Split(cs.compare.View(), "\n")...)
 	if cs.compare.cmp.Diverge > 0 {
@@ -950,7 +950,7 @@ func (cs *course) compareLines() []string {
 	return append(lines, cs.st.Subtle.Render("n goes on"))
 }
 
-func (cs *course) closingView() []string {
+func (cs *courseView) closingView() []string {
 	l := cs.lessonNow()
 	lines := []string{cs.titleLine(), ""}
 	lines = append(lines, cs.para(l.Closing, cs.st.Title)...)

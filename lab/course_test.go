@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"pgregory.net/rapid"
 
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
@@ -23,7 +24,7 @@ import (
 // newCourseLab opens the lab on the built-in course with no progress.
 func newCourseLab(t testing.TB, dir, progress string, w, h int) Model {
 	t.Helper()
-	return newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{}, ProgressPath: progress, Dir: dir}, w, h)
+	return newLab(t, Options{Course: course.BuiltIn(), Progress: course.Progress{}, ProgressPath: progress, Dir: dir}, w, h)
 }
 
 // answerKey is the key that answers the open question right, or, with
@@ -93,7 +94,7 @@ func TestLessonOneEndToEnd(t *testing.T) {
 	t.Logf("lesson 1 took %d keys (%d of them n)", len(keys), asked)
 	// One answer wrong, on purpose: the score says so.
 	questions := 0
-	for _, r := range missions.BuiltInCourse().Lessons[0].Runs {
+	for _, r := range course.BuiltIn().Lessons[0].Runs {
 		questions += len(r.Questions)
 	}
 	for _, want := range []string{"1, 2 and 0", fmt.Sprintf("You answered %d of %d right.", questions-1, questions)} {
@@ -101,7 +102,7 @@ func TestLessonOneEndToEnd(t *testing.T) {
 			t.Errorf("the lesson's end does not say %q:\n%s", want, view)
 		}
 	}
-	p, note, err := export.ReadProgress(progress)
+	p, note, err := course.ReadProgress(progress)
 	if err != nil || note != "" {
 		t.Fatalf("progress: %v %s", err, note)
 	}
@@ -192,7 +193,7 @@ func spoilers(t *testing.T, m Model) []string {
 		// The ledger's count after the step, as its panel words it.
 		out = append(out, "objects: "+termtext.Plural(after.Outcome.Effects, "effect"))
 	}
-	if q.Kind == missions.AskVerdict {
+	if q.Kind == course.AskVerdict {
 		// A verdict is the ledger's count against the caller's belief:
 		// the count at the end, and the caller's last words, give it.
 		runner.Seek(runner.Steps())
@@ -205,7 +206,7 @@ func spoilers(t *testing.T, m Model) []string {
 			}
 		}
 	}
-	if q.Kind == missions.AskSends {
+	if q.Kind == course.AskSends {
 		// Whether the guarded caller sends is in what it said it would
 		// do, and in what the step before did: a read-back, a
 		// hand-over to a person.
@@ -300,7 +301,7 @@ func TestCourseKeysAreTheAnswers(t *testing.T) {
 		q := m.course.runNow().Questions[m.course.next]
 		for i, c := range m.course.choices {
 			label := m.course.labels[i]
-			if q.Kind == missions.AskEffects {
+			if q.Kind == course.AskEffects {
 				if label != c {
 					t.Fatalf("the count %s is answered by %q", c, label)
 				}
@@ -308,7 +309,7 @@ func TestCourseKeysAreTheAnswers(t *testing.T) {
 				t.Fatalf("the %s answer %q is answered by %q", q.Kind, c, label)
 			}
 		}
-		if q.Kind == missions.AskEffects {
+		if q.Kind == course.AskEffects {
 			// Press the digit of the right count: marked right.
 			want := m.course.choices[m.course.answer]
 			m = press(t, m, want)
@@ -358,11 +359,11 @@ func TestCourseLeavesAndComesBack(t *testing.T) {
 	m = press(t, m, "q")
 	next2, cmd := m.Update(keyMsg("q"))
 	m = runCmd(t, next2.(Model), cmd)
-	p, note, err := export.ReadProgress(progress)
+	p, note, err := course.ReadProgress(progress)
 	if err != nil || note != "" || p.Resume == nil {
 		t.Fatalf("the progress kept no place: %+v %s %v", p, note, err)
 	}
-	back := newLab(t, Options{Course: missions.BuiltInCourse(), Progress: p, ProgressPath: progress, Dir: dir}, 100, 30)
+	back := newLab(t, Options{Course: course.BuiltIn(), Progress: p, ProgressPath: progress, Dir: dir}, 100, 30)
 	cs := back.course
 	if cs.phase != phaseRun || cs.run != run || cs.next != next || !cs.open || cs.asked != 1 || cs.right != 0 {
 		t.Fatalf("reopened at run %d question %d (open %v, %d of %d right), want run %d question %d with 0 of 1", cs.run, cs.next, cs.open, cs.right, cs.asked, run, next)
@@ -392,8 +393,8 @@ func TestCourseLeavingEdges(t *testing.T) {
 	}
 	// Run A's last question answered: the place is the run's end.
 	cs := m.course
-	end := export.Resume{Lesson: cs.lessonNow().ID, Run: 0, Question: len(cs.lessonNow().Runs[0].Questions), Right: 2, Asked: 2}
-	back := newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{Resume: &end}, Dir: t.TempDir()}, 100, 30)
+	end := course.Resume{Lesson: cs.lessonNow().ID, Run: 0, Question: len(cs.lessonNow().Runs[0].Questions), Right: 2, Asked: 2}
+	back := newLab(t, Options{Course: course.BuiltIn(), Progress: course.Progress{Resume: &end}, Dir: t.TempDir()}, 100, 30)
 	if got := len(back.course.cases); got != 1 {
 		t.Fatalf("resumed at run A's end with %d cases kept, want 1", got)
 	}
@@ -439,7 +440,7 @@ func TestCourseResumesAtTheStepLeft(t *testing.T) {
 	last := cs.c.Lessons[len(cs.c.Lessons)-1]
 	run := len(last.Runs) - 1 // one verdict question, at the end
 	one := 1
-	if !cs.resume(export.Resume{Lesson: last.ID, Run: run, Question: 0, Position: &one}) {
+	if !cs.resume(course.Resume{Lesson: last.ID, Run: run, Question: 0, Position: &one}) {
 		t.Fatal("the place was refused")
 	}
 	if cs.runner.Position() != 1 || cs.open {
@@ -448,7 +449,7 @@ func TestCourseResumesAtTheStepLeft(t *testing.T) {
 	if r := cs.leaving(); r == nil || r.Position == nil || *r.Position != 1 {
 		t.Fatalf("the place kept again: %+v", r)
 	}
-	if !cs.resume(export.Resume{Lesson: last.ID, Run: run, Question: 0}) {
+	if !cs.resume(course.Resume{Lesson: last.ID, Run: run, Question: 0}) {
 		t.Fatal("the place without a position was refused")
 	}
 	if want := last.Runs[run].Questions[0].Step - 1; cs.runner.Position() != want || !cs.open {
@@ -459,7 +460,7 @@ func TestCourseResumesAtTheStepLeft(t *testing.T) {
 // The course's line of settings is never cut at the narrowest terminal:
 // where the whole does not fit, the key's gloss goes first.
 func TestCourseSettingsLineFits(t *testing.T) {
-	for _, l := range missions.BuiltInCourse().Lessons {
+	for _, l := range course.BuiltIn().Lessons {
 		for _, r := range l.Runs {
 			s := r.Settings()
 			got := settingsLine(s, MinWidth)
@@ -473,7 +474,7 @@ func TestCourseSettingsLineFits(t *testing.T) {
 // A wrong answer is told the right one first, by name, at the narrowest
 // screen: "it is duplicate" was cut off after the learner's own choice.
 func TestWrongAnswerNamesTheRightOne(t *testing.T) {
-	for li := range missions.BuiltInCourse().Lessons {
+	for li := range course.BuiltIn().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", MinWidth, MinHeight)
 		m.course.startLesson(li)
 		for range 300 {
@@ -498,7 +499,7 @@ func TestWrongAnswerNamesTheRightOne(t *testing.T) {
 // At the end of a run of several intents each verdict says whose it is.
 func TestRunEndNamesEachIntent(t *testing.T) {
 	checked := 0
-	for li, l := range missions.BuiltInCourse().Lessons {
+	for li, l := range course.BuiltIn().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", 100, 30)
 		m.course.startLesson(li)
 		playLesson(t, m, press1, func(m Model) {
@@ -587,14 +588,14 @@ func TestOpeningAnotherLessonAsksFirst(t *testing.T) {
 	// the next learn does not reopen it.
 	dir := t.TempDir()
 	progress := filepath.Join(dir, "progress.json")
-	kept := export.Resume{Lesson: missions.BuiltInCourse().Lessons[0].ID, Run: 0, Question: 1, Right: 0, Asked: 1}
-	if err := export.WriteProgress(progress, export.Progress{Resume: &kept}); err != nil {
+	kept := course.Resume{Lesson: course.BuiltIn().Lessons[0].ID, Run: 0, Question: 1, Right: 0, Asked: 1}
+	if err := course.WriteProgress(progress, course.Progress{Resume: &kept}); err != nil {
 		t.Fatal(err)
 	}
-	m = newLab(t, Options{Course: missions.BuiltInCourse(), Progress: export.Progress{Resume: &kept}, ProgressPath: progress, Dir: dir}, 100, 30)
+	m = newLab(t, Options{Course: course.BuiltIn(), Progress: course.Progress{Resume: &kept}, ProgressPath: progress, Dir: dir}, 100, 30)
 	m = press(t, m, "esc", "down", "enter")
 	m = pressRun(t, m, "enter")
-	p, _, err := export.ReadProgress(progress)
+	p, _, err := course.ReadProgress(progress)
 	if err != nil || p.Resume != nil {
 		t.Fatalf("the place let go is still on disk: %+v %v", p.Resume, err)
 	}
@@ -604,7 +605,7 @@ func TestOpeningAnotherLessonAsksFirst(t *testing.T) {
 // schedule, as in the lab's, not ticked off as a send.
 func TestCourseScheduleSaysHeld(t *testing.T) {
 	seen := 0
-	for li := range missions.BuiltInCourse().Lessons {
+	for li := range course.BuiltIn().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", 100, 30)
 		m.course.startLesson(li)
 		playLesson(t, m, press1, func(m Model) {
@@ -654,13 +655,13 @@ func press1(t testing.TB, m Model, k string) Model { return press(t, m, k) }
 // refers to stays unseen.
 func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
 	seen := 0
-	for li := range missions.BuiltInCourse().Lessons {
+	for li := range course.BuiltIn().Lessons {
 		m := newCourseLab(t, t.TempDir(), "", 100, 40)
 		m.course.startLesson(li)
 		playLesson(t, m, press1, func(m Model) {
 			cs := m.course
 			a := cs.last
-			if a == nil || cs.phase != phaseRun || (a.question.Kind != missions.AskVerdict && a.question.Kind != missions.AskSends) {
+			if a == nil || cs.phase != phaseRun || (a.question.Kind != course.AskVerdict && a.question.Kind != course.AskSends) {
 				return
 			}
 			if _, more := cs.questionAt(a.question.Step); more {
@@ -684,7 +685,7 @@ func TestHiddenStepIsSaidAfterTheAnswer(t *testing.T) {
 // Every run's header line, its mission's title and what the run is
 // about, is whole at 80 columns.
 func TestRunHeadersWholeAt80(t *testing.T) {
-	for _, l := range missions.BuiltInCourse().Lessons {
+	for _, l := range course.BuiltIn().Lessons {
 		for _, r := range l.Runs {
 			if n := cells(fmt.Sprintf("Run %s of %d · ", r.Name, len(l.Runs)) + termtext.CleanLine(r.Mission.Title) + ": " + r.About); n > 80 {
 				t.Errorf("%s run %s: the header's %d cells are cut at 80 columns", l.ID, r.Name, n)

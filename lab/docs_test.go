@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -97,7 +98,7 @@ func docScreen(t *testing.T, start string, w, h int, words []string) string {
 	switch start {
 	case "picker":
 	case "course":
-		o.Course = missions.BuiltInCourse()
+		o.Course = course.BuiltIn()
 	default:
 		o.Mission = start
 	}

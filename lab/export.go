@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
@@ -91,8 +92,8 @@ func exportCases(dir string, cases ...*missions.Case) tea.Cmd {
 type progressSavedMsg struct{ err error }
 
 // saveProgress returns the command that writes the course's progress.
-func saveProgress(path string, p export.Progress) tea.Cmd {
-	return func() tea.Msg { return progressSavedMsg{err: export.WriteProgress(path, p)} }
+func saveProgress(path string, p course.Progress) tea.Cmd {
+	return func() tea.Msg { return progressSavedMsg{err: course.WriteProgress(path, p)} }
 }
 
 // sameThere finds f's bytes in dir under f's name or one of the numbered

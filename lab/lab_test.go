@@ -1,12 +1,13 @@
 package lab
 
 import (
-	"github.com/charmbracelet/lipgloss"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
 
 	tea "github.com/charmbracelet/bubbletea"
 

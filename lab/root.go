@@ -23,7 +23,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -54,8 +54,8 @@ type Options struct {
 	// Course, when set, opens the lab on the course, at the first lesson
 	// not yet done in Progress. ProgressPath is where the course saves
 	// its progress as lessons end.
-	Course       *missions.Course
-	Progress     export.Progress
+	Course       *course.Course
+	Progress     course.Progress
 	ProgressPath string
 	// FirstTime is a learner who has finished no lesson yet: the
 	// timeline starts with its checkpoint rows hidden (h shows them).
@@ -96,7 +96,7 @@ type Model struct {
 	compare  compareScreen
 	evidence evidenceScreen
 
-	course       course
+	course       courseView
 	progressPath string
 
 	glossary     glossary

@@ -30,7 +30,7 @@ var (
 	_ component = (*runScreen)(nil)
 	_ component = (*compareScreen)(nil)
 	_ component = (*evidenceScreen)(nil)
-	_ component = (*course)(nil)
+	_ component = (*courseView)(nil)
 	_ component = (*glossary)(nil)
 )
 

@@ -44,9 +44,9 @@ func loadFS(fsys fs.FS, dir string) (*Catalog, error) {
 	return c, err
 }
 
-// isMissionFile: a .yaml or .yml file, in any case (.YAML too): a
+// IsMissionFile: a .yaml or .yml file, in any case (.YAML too): a
 // mission file is never passed over for the case of its extension.
-func isMissionFile(name string) bool {
+func IsMissionFile(name string) bool {
 	ext := strings.ToLower(path.Ext(name))
 	return ext == ".yaml" || ext == ".yml"
 }
@@ -100,7 +100,7 @@ func (c *Catalog) AddFS(fsys fs.FS, where string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		if e.IsDir() || !isMissionFile(e.Name()) {
+		if e.IsDir() || !IsMissionFile(e.Name()) {
 			continue
 		}
 		shown := path.Join(filepath.ToSlash(where), e.Name())

@@ -192,7 +192,7 @@ func (o ExploreOptions) Validate() error {
 		return fmt.Errorf("depth %d: must be from 1 to %d attempts per intent", o.Depth, MaxExploreDepth)
 	}
 	if len(o.Alphabet) == 0 {
-		return fmt.Errorf("no fixtures to explore (accepted: %s)", joinWords(Fixtures))
+		return fmt.Errorf("no fixtures to explore (accepted: %s)", termtext.JoinWords(Fixtures))
 	}
 	for _, st := range o.Alphabet {
 		if _, err := ParseFixture(string(st.Fixture)); err != nil {

@@ -316,8 +316,8 @@ func TestCounterIDsStayApart(t *testing.T) {
 			for _, c := range ledger.Contracts {
 				for _, v := range BadVerdicts {
 					id := counterID(long, Settings{StableKeys: stable, Policy: p, Contract: c}, v)
-					if !validID(id) || seen[id] {
-						t.Errorf("%q: valid %v, seen before %v", id, validID(id), seen[id])
+					if !ValidID(id) || seen[id] {
+						t.Errorf("%q: valid %v, seen before %v", id, ValidID(id), seen[id])
 					}
 					seen[id] = true
 				}

@@ -113,17 +113,9 @@ func parseWord[T ~string](s, what string, words []T) (T, error) {
 		}
 	}
 	if best := termtext.Closest(s, words); best != "" {
-		return "", fmt.Errorf("unknown %s %q; did you mean %s? (accepted: %s)", what, s, best, joinWords(words))
+		return "", fmt.Errorf("unknown %s %q; did you mean %s? (accepted: %s)", what, s, best, termtext.JoinWords(words))
 	}
-	return "", fmt.Errorf("unknown %s %q (accepted: %s)", what, s, joinWords(words))
-}
-
-func joinWords[T ~string](words []T) string {
-	s := make([]string, len(words))
-	for i, w := range words {
-		s[i] = string(w)
-	}
-	return strings.Join(s, ", ")
+	return "", fmt.Errorf("unknown %s %q (accepted: %s)", what, s, termtext.JoinWords(words))
 }
 
 // Mission is one scripted scenario. It is data: the catalog and user files

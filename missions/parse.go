@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -64,10 +65,10 @@ func badControl(data []byte) (line, col int, r rune, bad bool) {
 	return 0, 0, 0, false
 }
 
-// validID says whether s is an id: ^[a-z0-9][a-z0-9-]{0,63}$, checked
+// ValidID says whether s is an id: ^[a-z0-9][a-z0-9-]{0,63}$, checked
 // without the regexp machinery, which every run would pay for and which,
 // compiled at start-up, was much of the time the program took to start.
-func validID(s string) bool {
+func ValidID(s string) bool {
 	if len(s) == 0 || len(s) > 64 || s[0] == '-' {
 		return false
 	}
@@ -545,7 +546,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 		case "id":
 			m.ID = p.str(v, "id")
 			idRefused = p.refused[v]
-			if m.ID != "" && !validID(m.ID) {
+			if m.ID != "" && !ValidID(m.ID) {
 				p.errf(v, "id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 			}
 		case "title":
@@ -789,7 +790,7 @@ func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {
 			case "verdicts":
 				e.Verdicts = map[string]Verdict{}
 				if v.Kind != yaml.MappingNode {
-					p.errf(v, "verdicts must map intent ids to verdicts (accepted verdicts: %s)", joinWords(Verdicts))
+					p.errf(v, "verdicts must map intent ids to verdicts (accepted verdicts: %s)", termtext.JoinWords(Verdicts))
 					return
 				}
 				for i := 0; i+1 < len(v.Content); i += 2 {

@@ -142,13 +142,13 @@ func TestDigestIsTheJSONDigest(t *testing.T) {
 func TestValidIDIsThePattern(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := rapid.OneOf(rapid.StringMatching(`[a-z0-9-]{0,70}`), rapid.String()).Draw(t, "id")
-		if validID(s) != idPattern.MatchString(s) {
-			t.Fatalf("%q: validID %v, pattern %v", s, validID(s), idPattern.MatchString(s))
+		if ValidID(s) != idPattern.MatchString(s) {
+			t.Fatalf("%q: ValidID %v, pattern %v", s, ValidID(s), idPattern.MatchString(s))
 		}
 	})
 }
 
-// idPattern is what validID checks, as a regexp.
+// idPattern is what ValidID checks, as a regexp.
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 
 // TestUnderIsAFreshRun: a runner made from another by Under, for every

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -109,7 +110,7 @@ var (
 
 func (v *validator) mission() {
 	m := v.m
-	if !validID(m.ID) {
+	if !ValidID(m.ID) {
 		v.bad(0, place{}, onID, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 	}
 	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
@@ -129,7 +130,7 @@ func (v *validator) mission() {
 	for i := range m.Intents {
 		in := &m.Intents[i]
 		where := place{"intent", i + 1, 0}
-		if !validID(in.ID) {
+		if !ValidID(in.ID) {
 			v.bad(in.Line, where, onID, "intent id %q: use lowercase letters, digits and dashes", in.ID)
 		}
 		if prev, dup := intents[in.ID]; dup {
@@ -239,7 +240,7 @@ func (v *validator) attempt(st Step, where place, in *Intent) {
 		}
 	}
 	if st.Fixture == "" {
-		v.bad(st.Line, where, onFixture, "attempt %s has no fixture (accepted: %s)", st.Attempt, joinWords(Fixtures))
+		v.bad(st.Line, where, onFixture, "attempt %s has no fixture (accepted: %s)", st.Attempt, termtext.JoinWords(Fixtures))
 		return
 	}
 	if _, err := ParseFixture(string(st.Fixture)); err != nil {

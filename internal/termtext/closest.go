@@ -1,5 +1,7 @@
 package termtext
 
+import "strings"
+
 // Closest is the word of words nearest to s within two edits (the
 // Levenshtein distance), the first of equals, or "" when none is that near:
 // what a "did you mean" names.
@@ -32,4 +34,13 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// JoinWords lists words with commas, as an "accepted:" list does.
+func JoinWords[T ~string](words []T) string {
+	s := make([]string, len(words))
+	for i, w := range words {
+		s[i] = string(w)
+	}
+	return strings.Join(s, ", ")
 }

@@ -1,4 +1,4 @@
-package missions
+package course
 
 import (
 	"bytes"
@@ -12,7 +12,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // A lesson is a short course over missions: it runs them under settings
@@ -41,15 +43,15 @@ type Lesson struct {
 type LessonRun struct {
 	// Name letters the run: its case is named by it in the comparison.
 	Name    string
-	Mission *Mission
-	Over    Overrides
+	Mission *missions.Mission
+	Over    missions.Overrides
 	// About says, in a few words, what is different in this run.
 	About     string
 	Questions []Question
 }
 
 // Settings are the run's settings.
-func (r LessonRun) Settings() Settings { return r.Mission.Settings(r.Over) }
+func (r LessonRun) Settings() missions.Settings { return r.Mission.Settings(r.Over) }
 
 // QuestionKind is what a question asks.
 type QuestionKind string
@@ -84,24 +86,24 @@ type Question struct {
 }
 
 // Prompt is the question in words.
-func (q Question) Prompt(m *Mission) string {
+func (q Question) Prompt(m *missions.Mission) string {
 	switch q.Kind {
 	case AskEffects:
 		return fmt.Sprintf("After step %d, how many effects will the ledger hold?", q.Step)
 	case AskObserved:
 		return fmt.Sprintf("At step %d, what will the caller observe?", q.Step)
 	case AskVerdict:
-		return fmt.Sprintf("When the run ends, which verdict will %s get?", m.label(q.Intent))
+		return fmt.Sprintf("When the run ends, which verdict will %s get?", intentLabel(m, q.Intent))
 	case AskSends:
 		return fmt.Sprintf("At step %d, will the guarded caller send a request to the provider?", q.Step)
 	case AskBelief:
-		return fmt.Sprintf("After step %d, what will the caller believe of %s?", q.Step, m.label(q.Intent))
+		return fmt.Sprintf("After step %d, what will the caller believe of %s?", q.Step, intentLabel(m, q.Intent))
 	}
 	return string(q.Kind)
 }
 
-// label is an intent's label, or its id.
-func (m *Mission) label(intent string) string {
+// intentLabel is an intent's label, or its id.
+func intentLabel(m *missions.Mission, intent string) string {
 	for _, in := range m.Intents {
 		if in.ID == intent && in.Label != "" {
 			return "the " + in.Label
@@ -136,9 +138,9 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 		if err != nil {
 			return nil, 0, err
 		}
-		got := Observation("")
+		got := missions.Observation("")
 		for _, ev := range c.Events {
-			if ev.Step == q.Step && ev.Kind == EventAttempt {
+			if ev.Step == q.Step && ev.Kind == missions.EventAttempt {
 				got = ev.Observed
 				break
 			}
@@ -150,7 +152,7 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 			if o == got {
 				answer = i
 			}
-			choices = append(choices, ObservationWords(o))
+			choices = append(choices, missions.ObservationWords(o))
 		}
 		if !slices.Contains(askedObservations, got) {
 			return nil, 0, fmt.Errorf("step %d observes %s, which the question does not offer", q.Step, got)
@@ -165,24 +167,24 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 			if v.Intent != q.Intent {
 				continue
 			}
-			for i, w := range Verdicts {
+			for i, w := range missions.Verdicts {
 				if w == v.Verdict {
 					answer = i
 				}
-				choices = append(choices, string(w)+": "+VerdictMeaning(w))
+				choices = append(choices, string(w)+": "+missions.VerdictMeaning(w))
 			}
 			return choices, answer, nil
 		}
 		return nil, 0, fmt.Errorf("the run has no verdict for intent %q", q.Intent)
 	case AskSends:
-		g := Guarded
+		g := missions.Guarded
 		over := r.Over
 		over.Policy = &g
 		c, err := runTo(r.Mission, r.Mission.Settings(over), q.Step)
 		if err != nil {
 			return nil, 0, err
 		}
-		sends := slices.ContainsFunc(c.Events, func(ev Event) bool { return ev.Step == q.Step && ev.Kind == EventAttempt })
+		sends := slices.ContainsFunc(c.Events, func(ev missions.Event) bool { return ev.Step == q.Step && ev.Kind == missions.EventAttempt })
 		if sends {
 			return []string{"yes, it sends", "no, it holds back"}, 0, nil
 		}
@@ -192,7 +194,7 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 		if err != nil {
 			return nil, 0, err
 		}
-		got := Belief("")
+		got := missions.Belief("")
 		for _, ev := range c.Events {
 			if ev.Intent == q.Intent && ev.Belief != "" {
 				got = ev.Belief
@@ -205,7 +207,7 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 			if b == got {
 				answer = i
 			}
-			choices = append(choices, BeliefWords(b))
+			choices = append(choices, missions.BeliefWords(b))
 		}
 		return choices, answer, nil
 	}
@@ -213,14 +215,14 @@ func (q Question) Choices(r LessonRun) (choices []string, answer int, err error)
 }
 
 // askedBeliefs are the answers a "belief" question offers.
-var askedBeliefs = []Belief{BelievesDone, BelievesFailed, BelievesPending, BelievesUnknown, BelievesEscalated}
+var askedBeliefs = []missions.Belief{missions.BelievesDone, missions.BelievesFailed, missions.BelievesPending, missions.BelievesUnknown, missions.BelievesEscalated}
 
 // askedObservations are the answers an "observed" question offers.
-var askedObservations = []Observation{ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending}
+var askedObservations = []missions.Observation{missions.ObservedSuccess, missions.ObservedError, missions.ObservedTimeout, missions.ObservedConflict, missions.ObservedMismatch, missions.ObservedPending}
 
 // runTo runs a mission to position pos.
-func runTo(m *Mission, s Settings, pos int) (*Case, error) {
-	r, err := NewRunner(m, s)
+func runTo(m *missions.Mission, s missions.Settings, pos int) (*missions.Case, error) {
+	r, err := missions.NewRunner(m, s)
 	if err != nil {
 		return nil, err
 	}
@@ -243,19 +245,19 @@ func (c *Course) Get(id string) (*Lesson, bool) {
 	return nil, false
 }
 
-// BuiltInCourse returns the embedded course, its missions from the
+// BuiltIn returns the embedded course, its missions from the
 // built-in catalog. A broken lesson is a bug in the binary.
-func BuiltInCourse() *Course {
-	c, err := LoadCourse(lessonsFS, "lessons", BuiltIn())
+func BuiltIn() *Course {
+	c, err := Load(lessonsFS, "lessons", missions.BuiltIn())
 	if err != nil {
 		panic(fmt.Sprintf("built-in course: %v", err))
 	}
 	return c
 }
 
-// LoadCourse reads every lesson file in dir, in file-name order, and
+// Load reads every lesson file in dir, in file-name order, and
 // checks that each question can be answered by running its mission.
-func LoadCourse(fsys fs.FS, dir string, cat *Catalog) (*Course, error) {
+func Load(fsys fs.FS, dir string, cat *missions.Catalog) (*Course, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, err
@@ -264,7 +266,7 @@ func LoadCourse(fsys fs.FS, dir string, cat *Catalog) (*Course, error) {
 	var errs []error
 	seen := map[string]string{}
 	for _, e := range entries {
-		if e.IsDir() || !isMissionFile(e.Name()) {
+		if e.IsDir() || !missions.IsMissionFile(e.Name()) {
 			continue
 		}
 		name := dir + "/" + e.Name()
@@ -319,7 +321,7 @@ type questionFile struct {
 // ParseLesson reads a lesson file against the catalog its missions come
 // from. Every problem names the file and, where it has one, the run and
 // the question.
-func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
+func ParseLesson(name string, data []byte, cat *missions.Catalog) (*Lesson, error) {
 	var f lessonFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -327,7 +329,7 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	fail := func(format string, a ...any) error { return fmt.Errorf("%s: "+format, append([]any{name}, a...)...) }
-	if !validID(f.ID) {
+	if !missions.ValidID(f.ID) {
 		return nil, fail("lesson id %q: lowercase letters, digits and dashes, at most 64", f.ID)
 	}
 	if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.Intro) == "" || strings.TrimSpace(f.Closing) == "" {
@@ -359,7 +361,7 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 			qwhere := fmt.Sprintf("%s, question %d", where, j+1)
 			kind := QuestionKind(qf.Kind)
 			if !slices.Contains(questionKinds, kind) {
-				return nil, fail("%s: question %q (accepted: %s)", qwhere, qf.Kind, joinWords(questionKinds))
+				return nil, fail("%s: question %q (accepted: %s)", qwhere, qf.Kind, termtext.JoinWords(questionKinds))
 			}
 			step := end
 			if qf.Step != "end" {
@@ -381,7 +383,7 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 				if q.Intent == "" && len(m.Intents) == 1 {
 					q.Intent = m.Intents[0].ID
 				}
-				if !slices.ContainsFunc(m.Intents, func(in Intent) bool { return in.ID == q.Intent }) {
+				if !slices.ContainsFunc(m.Intents, func(in missions.Intent) bool { return in.ID == q.Intent }) {
 					return nil, fail("%s: intent %q is not one of mission %s's", qwhere, q.Intent, m.ID)
 				}
 			}
@@ -396,18 +398,18 @@ func ParseLesson(name string, data []byte, cat *Catalog) (*Lesson, error) {
 }
 
 // parseWhen reads a run's settings as a mission's expectations write them.
-func parseWhen(w map[string]string) (Overrides, error) {
-	var o Overrides
+func parseWhen(w map[string]string) (missions.Overrides, error) {
+	var o missions.Overrides
 	for k, v := range w {
 		switch k {
 		case "stable_keys":
-			b, err := ParseOnOff(v)
+			b, err := missions.ParseOnOff(v)
 			if err != nil {
 				return o, err
 			}
 			o.StableKeys = &b
 		case "policy":
-			p, err := ParsePolicy(v)
+			p, err := missions.ParsePolicy(v)
 			if err != nil {
 				return o, err
 			}
@@ -419,7 +421,7 @@ func parseWhen(w map[string]string) (Overrides, error) {
 			}
 			o.Contract = &c
 		case "key_source":
-			ks, err := ParseKeySource(v)
+			ks, err := missions.ParseKeySource(v)
 			if err != nil {
 				return o, err
 			}

@@ -1,4 +1,4 @@
-package export_test
+package course
 
 import (
 	"fmt"
@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/missions"
 )
 
 func TestProgressPath(t *testing.T) {
@@ -23,12 +20,12 @@ func TestProgressPath(t *testing.T) {
 		// A relative XDG_STATE_HOME is to be ignored, says the spec.
 		{map[string]string{"XDG_STATE_HOME": "rel"}, "/h", "/h/.local/state/replaylab/progress.json"},
 	} {
-		got, err := export.ProgressPath(env(tt.env), tt.home)
+		got, err := ProgressPath(env(tt.env), tt.home)
 		if err != nil || got != tt.want {
 			t.Errorf("%v %s: got %q %v, want %q", tt.env, tt.home, got, err, tt.want)
 		}
 	}
-	if _, err := export.ProgressPath(env(nil), ""); err == nil {
+	if _, err := ProgressPath(env(nil), ""); err == nil {
 		t.Error("no XDG_STATE_HOME and no home: no error")
 	}
 }
@@ -37,16 +34,16 @@ func TestProgressPath(t *testing.T) {
 // file's directory is made, private to the user.
 func TestProgressRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "replaylab", "progress.json")
-	p, note, err := export.ReadProgress(path)
+	p, note, err := ReadProgress(path)
 	if err != nil || note != "" || len(p.Lessons) != 0 {
 		t.Fatalf("no file yet: %+v %q %v", p, note, err)
 	}
 	p.Finish("a", 2, 3)
 	p.Finish("a", 1, 3)
-	if err := export.WriteProgress(path, p); err != nil {
+	if err := WriteProgress(path, p); err != nil {
 		t.Fatal(err)
 	}
-	got, note, err := export.ReadProgress(path)
+	got, note, err := ReadProgress(path)
 	if err != nil || note != "" {
 		t.Fatal(err, note)
 	}
@@ -72,7 +69,7 @@ func TestCorruptProgressIsSetAside(t *testing.T) {
 		if err := os.WriteFile(path, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		p, note, err := export.ReadProgress(path)
+		p, note, err := ReadProgress(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,12 +91,12 @@ func TestCorruptProgressIsSetAside(t *testing.T) {
 
 // A lesson left midway is in progress, and next is that lesson.
 func TestCourseStatusInProgress(t *testing.T) {
-	c := missions.BuiltInCourse()
-	var p export.Progress
+	c := BuiltIn()
+	var p Progress
 	p.Finish(c.Lessons[0].ID, 5, 6)
 	last := c.Lessons[len(c.Lessons)-1]
-	p.Resume = &export.Resume{Lesson: last.ID, Right: 2, Asked: 3}
-	st := export.CourseStatus(c, p)
+	p.Resume = &Resume{Lesson: last.ID, Right: 2, Asked: 3}
+	st := Status(c, p)
 	if !st[len(st)-1].InProgress || st[1].InProgress {
 		t.Fatalf("in progress: %+v", st)
 	}
@@ -108,7 +105,7 @@ func TestCourseStatusInProgress(t *testing.T) {
 	if so := st[len(st)-1].SoFar; so == nil || so.Right != 2 || so.Asked != 3 || st[1].SoFar != nil {
 		t.Fatalf("score so far: %+v", st[len(st)-1])
 	}
-	out := export.WriteCourseStatus(st)
+	out := StatusText(st)
 	want := fmt.Sprintf("next: lesson %d, %s, where you left it", len(c.Lessons), last.Title)
 	if !strings.Contains(out, want) || !strings.Contains(out, "in progress, 2 of 3 right so far") {
 		t.Fatalf("status does not say %q:\n%s", want, out)
@@ -116,10 +113,10 @@ func TestCourseStatusInProgress(t *testing.T) {
 }
 
 func TestCourseStatus(t *testing.T) {
-	c := missions.BuiltInCourse()
-	var p export.Progress
+	c := BuiltIn()
+	var p Progress
 	p.Finish(c.Lessons[0].ID, 5, 6)
-	out := export.WriteCourseStatus(export.CourseStatus(c, p))
+	out := StatusText(Status(c, p))
 	for _, want := range []string{fmt.Sprintf("1 of %d lessons done", len(c.Lessons)), "✓  1  A timeout is not a failure", "5 of 6 right", "·  2  Pending is not failed", "next: lesson 2, Pending is not failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status does not say %q:\n%s", want, out)
@@ -129,24 +126,24 @@ func TestCourseStatus(t *testing.T) {
 
 func TestAnyLessonDone(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "progress.json")
-	if export.AnyLessonDone(path) {
+	if AnyLessonDone(path) {
 		t.Error("no file: a lesson done")
 	}
 	if err := os.WriteFile(path, []byte("{broken"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if export.AnyLessonDone(path) {
+	if AnyLessonDone(path) {
 		t.Error("a broken file: a lesson done")
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("reading set the file aside: %v", err)
 	}
-	var p export.Progress
+	var p Progress
 	p.Finish("x", 1, 1)
-	if err := export.WriteProgress(path, p); err != nil {
+	if err := WriteProgress(path, p); err != nil {
 		t.Fatal(err)
 	}
-	if !export.AnyLessonDone(path) {
+	if !AnyLessonDone(path) {
 		t.Error("a finished lesson not seen")
 	}
 }
@@ -158,10 +155,10 @@ func TestProgressThatIsNoFile(t *testing.T) {
 	if err := os.Mkdir(path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := export.ReadProgress(path); err == nil || !strings.Contains(err.Error(), "is a directory, not a file") {
+	if _, _, err := ReadProgress(path); err == nil || !strings.Contains(err.Error(), "is a directory, not a file") {
 		t.Errorf("ReadProgress: %v", err)
 	}
-	if _, note := export.PeekProgress(path); !strings.Contains(note, "is a directory, not a file") {
+	if _, note := PeekProgress(path); !strings.Contains(note, "is a directory, not a file") {
 		t.Errorf("PeekProgress: %q", note)
 	}
 	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {

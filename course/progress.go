@@ -1,4 +1,4 @@
-package export
+package course
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -247,46 +248,22 @@ func WriteProgress(path string, p Progress) error {
 	return atomicfile.WriteFile(path, append(data, '\n'), true)
 }
 
-// LessonStatus is one line of `learn --status`.
-type LessonStatus struct {
-	Number int    `json:"number"`
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	Done   bool   `json:"done"`
-	// InProgress: the learner left this lesson midway; learn reopens it
-	// at the question they were on.
-	InProgress bool `json:"in_progress,omitempty"`
-	// SoFar is, for the lesson in progress, the score of the answers
-	// given in it so far; Right, Asked and Best stay the last finished
-	// attempt's.
-	SoFar *Score `json:"so_far,omitempty"`
-	Right int    `json:"right"`
-	Asked int    `json:"asked"`
-	Best  int    `json:"best"`
-}
-
-// Score is how many of the questions asked were answered right.
-type Score struct {
-	Right int `json:"right"`
-	Asked int `json:"asked"`
-}
-
-// CourseStatus lists the course's lessons with their progress, in order.
-func CourseStatus(c *missions.Course, p Progress) []LessonStatus {
-	out := make([]LessonStatus, len(c.Lessons))
+// Status lists the course's lessons with their progress, in order.
+func Status(c *Course, p Progress) []export.LessonStatus {
+	out := make([]export.LessonStatus, len(c.Lessons))
 	for i, l := range c.Lessons {
 		lp := p.Lessons[l.ID]
-		out[i] = LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best,
+		out[i] = export.LessonStatus{Number: i + 1, ID: l.ID, Title: l.Title, Done: lp.Done, Right: lp.Right, Asked: lp.Asked, Best: lp.Best,
 			InProgress: p.Resume != nil && p.Resume.Lesson == l.ID}
 		if out[i].InProgress {
-			out[i].SoFar = &Score{Right: p.Resume.Right, Asked: p.Resume.Asked}
+			out[i].SoFar = &export.Score{Right: p.Resume.Right, Asked: p.Resume.Asked}
 		}
 	}
 	return out
 }
 
-// WriteCourseStatus renders the course status for a person.
-func WriteCourseStatus(st []LessonStatus) string {
+// StatusText renders the course status for a person.
+func StatusText(st []export.LessonStatus) string {
 	var b strings.Builder
 	done := 0
 	idW := 0
@@ -314,11 +291,11 @@ func WriteCourseStatus(st []LessonStatus) string {
 		}
 		fmt.Fprintf(&b, "%s %2d  %-*s  %s\n", mark, s.Number, idW, s.Title, score)
 	}
-	if at := slices.IndexFunc(st, func(s LessonStatus) bool { return s.InProgress }); at >= 0 {
+	if at := slices.IndexFunc(st, func(s export.LessonStatus) bool { return s.InProgress }); at >= 0 {
 		fmt.Fprintf(&b, "\nnext: lesson %d, %s, where you left it (replaylab learn)\n", st[at].Number, st[at].Title)
 		return b.String()
 	}
-	next := slices.IndexFunc(st, func(s LessonStatus) bool { return !s.Done })
+	next := slices.IndexFunc(st, func(s export.LessonStatus) bool { return !s.Done })
 	if next >= 0 {
 		fmt.Fprintf(&b, "\nnext: lesson %d, %s (replaylab learn)\n", st[next].Number, st[next].Title)
 	}

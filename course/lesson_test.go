@@ -1,4 +1,4 @@
-package missions
+package course
 
 import (
 	"fmt"
@@ -9,13 +9,14 @@ import (
 	"testing/fstest"
 
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // TestBuiltInCourse: every lesson reads, each question has an answer the
 // engine works out, and the course covers the source exercise and the
 // rows of the test matrix.
 func TestBuiltInCourse(t *testing.T) {
-	c := BuiltInCourse()
+	c := BuiltIn()
 	if len(c.Lessons) < 10 {
 		t.Fatalf("%d lessons; the course has the source exercise and nine rows of the matrix", len(c.Lessons))
 	}
@@ -49,14 +50,14 @@ func TestBuiltInCourse(t *testing.T) {
 // ledgers hold 1, 2 and 0 effects, the agent's first words are the same in
 // all three, and the closing sentence says so with those numbers.
 func TestLessonOneIsTheSourceExercise(t *testing.T) {
-	l := BuiltInCourse().Lessons[0]
+	l := BuiltIn().Lessons[0]
 	if len(l.Runs) != 3 || !l.Compare {
 		t.Fatalf("lesson 1 has %d runs, compare %v", len(l.Runs), l.Compare)
 	}
 	var effects []string
 	var first []string
 	for _, r := range l.Runs {
-		c, err := Run(r.Mission, r.Settings())
+		c, err := missions.Run(r.Mission, r.Settings())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,12 +83,12 @@ func TestLessonOneIsTheSourceExercise(t *testing.T) {
 // TestMatrixLessonsContrastTheCallers: each lesson after the first sets a
 // naive run beside a guarded one.
 func TestMatrixLessonsContrastTheCallers(t *testing.T) {
-	for _, l := range BuiltInCourse().Lessons[1:] {
-		var policies []Policy
+	for _, l := range BuiltIn().Lessons[1:] {
+		var policies []missions.Policy
 		for _, r := range l.Runs {
 			policies = append(policies, r.Settings().Policy)
 		}
-		if !slices.Contains(policies, Naive) || !slices.Contains(policies, Guarded) {
+		if !slices.Contains(policies, missions.Naive) || !slices.Contains(policies, missions.Guarded) {
 			t.Errorf("%s runs %v; a lesson of the matrix contrasts naive and guarded", l.ID, policies)
 		}
 	}
@@ -96,7 +97,7 @@ func TestMatrixLessonsContrastTheCallers(t *testing.T) {
 // TestParseLessonSaysWhatIsWrong: each mistake in a lesson file is named.
 func TestParseLessonSaysWhatIsWrong(t *testing.T) {
 	good := "id: x\ntitle: X\nintro: I.\nclosing: C.\nruns:\n  - name: A\n    mission: timeout-then-success\n    ask:\n      - {question: effects, step: \"1\", why: W.}\n"
-	if _, err := ParseLesson("x.yaml", []byte(good), BuiltIn()); err != nil {
+	if _, err := ParseLesson("x.yaml", []byte(good), missions.BuiltIn()); err != nil {
 		t.Fatalf("the good lesson: %v", err)
 	}
 	for _, tt := range []struct{ edit, want string }{
@@ -107,12 +108,12 @@ func TestParseLessonSaysWhatIsWrong(t *testing.T) {
 		{strings.Replace(good, "mission:", "when: {stable_keys: yes}\n    mission:", 1), `did you mean on?`},
 		{strings.Replace(good, "title: X", "title: X\ncolour: red", 1), `field colour not found`},
 	} {
-		_, err := ParseLesson("x.yaml", []byte(tt.edit), BuiltIn())
+		_, err := ParseLesson("x.yaml", []byte(tt.edit), missions.BuiltIn())
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "x.yaml") {
 			t.Errorf("got %v, want x.yaml: … %s", err, tt.want)
 		}
 	}
-	if _, err := LoadCourse(fstest.MapFS{"l/a.yaml": {Data: []byte(good)}, "l/b.yaml": {Data: []byte(good)}}, "l", BuiltIn()); err == nil || !strings.Contains(err.Error(), `lesson id "x" is also the id of l/a.yaml`) {
+	if _, err := Load(fstest.MapFS{"l/a.yaml": {Data: []byte(good)}, "l/b.yaml": {Data: []byte(good)}}, "l", missions.BuiltIn()); err == nil || !strings.Contains(err.Error(), `lesson id "x" is also the id of l/a.yaml`) {
 		t.Errorf("a repeated id: %v", err)
 	}
 }
@@ -121,7 +122,7 @@ func TestParseLessonSaysWhatIsWrong(t *testing.T) {
 // asked after the learner has counted two effects or more is no question:
 // more effects than intended is a duplicate.
 func TestNoAnswerSettlesTheNextQuestion(t *testing.T) {
-	for _, l := range BuiltInCourse().Lessons {
+	for _, l := range BuiltIn().Lessons {
 		for _, r := range l.Runs {
 			if len(r.Mission.Intents) != 1 {
 				continue
@@ -150,13 +151,13 @@ func TestNoAnswerSettlesTheNextQuestion(t *testing.T) {
 // final belief and effects: with only the clock left to run, the screen
 // one key earlier would hold the verdict's answer.
 func TestNoVerdictAfterItsReveal(t *testing.T) {
-	for _, l := range BuiltInCourse().Lessons {
+	for _, l := range BuiltIn().Lessons {
 		for _, r := range l.Runs {
 			for i, q := range r.Questions {
 				if q.Kind != AskVerdict || i == 0 || r.Questions[i-1].Step < len(r.Mission.Schedule) {
 					continue
 				}
-				end, err := Run(r.Mission, r.Settings())
+				end, err := missions.Run(r.Mission, r.Settings())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -174,20 +175,20 @@ func TestNoVerdictAfterItsReveal(t *testing.T) {
 	}
 }
 
-func verdictOf(c *Case, intent string) IntentVerdict {
+func verdictOf(c *missions.Case, intent string) missions.IntentVerdict {
 	for _, v := range c.Outcome.Verdicts {
 		if v.Intent == intent {
 			return v
 		}
 	}
-	return IntentVerdict{}
+	return missions.IntentVerdict{}
 }
 
 // TestNoCountOfAnIdleClock: a count asked of the step where the clock
 // runs out is asked only where something is still running or pending;
 // otherwise the ledger on screen already holds the answer.
 func TestNoCountOfAnIdleClock(t *testing.T) {
-	for _, l := range BuiltInCourse().Lessons {
+	for _, l := range BuiltIn().Lessons {
 		for _, r := range l.Runs {
 			for _, q := range r.Questions {
 				if q.Kind != AskEffects || q.Step <= len(r.Mission.Schedule) {
