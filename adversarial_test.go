@@ -8,9 +8,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // TestRunSummaryLedgerAfterAFailedObject: the "ledger after" column names
@@ -64,7 +64,7 @@ func TestRunSummaryWorkGrowsWithTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocs := testing.AllocsPerRun(1, func() { export.WriteSummary(io.Discard, c, export.DefaultTextWidth) })
+	allocs := testing.AllocsPerRun(1, func() { render.WriteSummary(io.Discard, c, render.DefaultTextWidth) })
 	if limit := 100 * float64(len(c.Events)); allocs > limit {
 		t.Errorf("the summary of %d events made %.0f allocations; want at most %.0f", len(c.Events), allocs, limit)
 	}

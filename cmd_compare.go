@@ -10,8 +10,9 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // parseOutputFormat reads a --format value: text, markdown or json, as
@@ -40,7 +41,7 @@ func parseOutputFormat(s string) (outputFormat, error) {
 }
 
 // textWidth is the width text output should fit: --width when given, else
-// the terminal's when out is one, else export.DefaultTextWidth.
+// the terminal's when out is one, else render.DefaultTextWidth.
 func textWidth(out io.Writer, flag int) int {
 	if flag > 0 {
 		return flag
@@ -50,12 +51,12 @@ func textWidth(out io.Writer, flag int) int {
 			return w
 		}
 	}
-	return export.DefaultTextWidth
+	return render.DefaultTextWidth
 }
 
 // registerWidth adds --width, the columns text output is laid out for.
 func registerWidth(cmd *cobra.Command, width *int) {
-	cmd.Flags().Var(newWholeFlag(width, 0, export.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", export.MinTextWidth)),
+	cmd.Flags().Var(newWholeFlag(width, 0, render.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", render.MinTextWidth)),
 		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
 }
 
@@ -105,21 +106,21 @@ settings), stops the command with exit code 2, naming the first difference.`,
 			if len(problems) > 0 {
 				return badInput(errors.Join(problems...))
 			}
-			cmp := export.Compare(cases)
+			cmp := compare.Compare(cases)
 			for i, path := range args {
 				cmp.Cases[i].Source = path
 			}
 			var out []byte
 			switch f {
 			case formatJSON:
-				out, err = export.CompareJSON(cmp)
+				out, err = compare.CompareJSON(cmp)
 				if err != nil {
 					return err
 				}
 			case formatMarkdown:
-				out = export.CompareMarkdown(cmp)
+				out = compare.CompareMarkdown(cmp)
 			default:
-				out = export.CompareText(cmp, textWidth(cmd.OutOrStdout(), width))
+				out = compare.CompareText(cmp, textWidth(cmd.OutOrStdout(), width))
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err

@@ -12,8 +12,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"pgregory.net/rapid"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // seedCaseFiles writes the seed lab's three cases into dir and returns
@@ -62,11 +64,11 @@ func captureRun(args ...string) (code int, stdout, stderr string) {
 
 func TestCompareCommandFormats(t *testing.T) {
 	paths, cases := seedCaseFiles(t, t.TempDir())
-	cmp := export.Compare(cases)
+	cmp := compare.Compare(cases)
 	for i, p := range paths {
 		cmp.Cases[i].Source = p
 	}
-	wantJSON, err := export.CompareJSON(cmp)
+	wantJSON, err := compare.CompareJSON(cmp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +78,9 @@ func TestCompareCommandFormats(t *testing.T) {
 		want  []byte
 	}{
 		// Not a terminal: the default width.
-		{"text", nil, export.CompareText(cmp, export.DefaultTextWidth)},
-		{"text width", []string{"--width", "64"}, export.CompareText(cmp, 64)},
-		{"markdown", []string{"--format", "markdown"}, export.CompareMarkdown(cmp)},
+		{"text", nil, compare.CompareText(cmp, render.DefaultTextWidth)},
+		{"text width", []string{"--width", "64"}, compare.CompareText(cmp, 64)},
+		{"markdown", []string{"--format", "markdown"}, compare.CompareMarkdown(cmp)},
 		{"json", []string{"--format", "json"}, wantJSON},
 	}
 	for _, tc := range tests {
@@ -240,11 +242,11 @@ func TestReproduceCommandReproduces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if md, _ := export.WriteUp(budgeted); strings.Contains(string(md), "do not set") {
+	if md, _ := render.WriteUp(budgeted); strings.Contains(string(md), "do not set") {
 		t.Errorf("the write-up of a budgeted case says the run flags cannot set its budget:\n%s", md)
 	}
 	for _, c := range append(cases, extra, other, budgeted) {
-		cmdline := export.ReproduceCommand(c)
+		cmdline := render.ReproduceCommand(c)
 		args := strings.Fields(strings.TrimPrefix(cmdline, "replaylab "))
 		code, out, errs := captureRun(append(args, "--json")...)
 		want, err := export.Marshal(c)
@@ -267,7 +269,7 @@ func TestRunFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeUp, err := export.WriteUp(c)
+	writeUp, err := render.WriteUp(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +331,7 @@ func TestExportMarkdown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := export.WriteUp(c)
+		want, err := render.WriteUp(c)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // exitInterrupted is the exit code of a run stopped by Ctrl-C, as shells
@@ -246,7 +247,7 @@ func writeExploration(cmd *cobra.Command, x *missions.Exploration, asJSON bool) 
 		_, err = w.Write(data)
 		return err
 	}
-	_, err := fmt.Fprint(w, termtext.Clean(export.ExploreText(x)))
+	_, err := fmt.Fprint(w, termtext.Clean(render.ExploreText(x)))
 	return err
 }
 
@@ -304,7 +305,7 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	fmt.Fprintln(w)
 	for _, j := range jobs {
 		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", termtext.CleanLine(j.path),
-			export.ShellWord(termtext.CleanLine(j.id)), export.ShellWord(termtext.CleanLine(dir)), strings.Join(j.flags, " "))
+			termtext.ShellWord(termtext.CleanLine(j.id)), termtext.ShellWord(termtext.CleanLine(dir)), strings.Join(j.flags, " "))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // defaultCaseDir is where export writes when --dir is not given.
@@ -120,7 +121,7 @@ func newExportCmd() *cobra.Command {
 				if j.c, err = missions.Run(j.m, j.s); err != nil {
 					return badInput(err)
 				}
-				if j.data, err = renderCase(j.c, f, export.DefaultTextWidth); err != nil {
+				if j.data, err = renderCase(j.c, f, render.DefaultTextWidth); err != nil {
 					return err
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -89,7 +90,7 @@ func truthProblems(path string, c *missions.Case, s *export.Session) []string {
 	var err error
 	var m *missions.Mission
 	if s == nil {
-		diff, err = export.Reproduce(c)
+		diff, err = reproduce.Case(c)
 		m = &c.Mission
 	} else {
 		diff, err = serve.Reproduce(s)
@@ -111,7 +112,7 @@ func truthProblems(path string, c *missions.Case, s *export.Session) []string {
 // replayCase runs a case's mission again under its settings and reports,
 // in a line or two, whether the result is the case.
 func replayCase(path string, c *missions.Case) (report string, same bool, err error) {
-	diff, err := export.Reproduce(c)
+	diff, err := reproduce.Case(c)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
@@ -137,7 +138,7 @@ func replaySession(path string, s *export.Session) (report string, same bool, er
 // builtInClaim says when m has a built-in mission's id but not its
 // content: a file edited after export, still passing as the catalog's.
 func builtInClaim(path string, m *missions.Mission) []string {
-	if d := export.BuiltInClaim(m); d != "" {
+	if d := reproduce.BuiltInClaim(m); d != "" {
 		return []string{termtext.CleanLine(path) + ": " + d}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // outputFormat is how a command renders a case.
@@ -30,10 +31,10 @@ func renderCase(c *missions.Case, f outputFormat, width int) ([]byte, error) {
 		return export.Marshal(c)
 	case formatText:
 		var buf bytes.Buffer
-		export.WriteSummary(&buf, c, width)
+		render.WriteSummary(&buf, c, width)
 		return buf.Bytes(), nil
 	case formatMarkdown:
-		return export.WriteUp(c)
+		return render.WriteUp(c)
 	}
 	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, markdown, json)", f))
 }
@@ -139,7 +140,7 @@ func newRunCmd() *cobra.Command {
 			}
 			width := widthFlag
 			if width == 0 {
-				width = export.DefaultTextWidth
+				width = render.DefaultTextWidth
 				if out == "" {
 					width = textWidth(cmd.OutOrStdout(), 0)
 				}

@@ -22,6 +22,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -300,7 +301,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err := srv.Err(); err != nil {
 		return &exitError{code: exitStorage, err: fmt.Errorf("stopped: %w; what is on disk is what was written before, and a restart recovers it", err)}
 	}
-	fmt.Fprint(out, export.SessionText(sess))
+	fmt.Fprint(out, render.SessionText(sess))
 	if f.record != "" {
 		write := func(w io.Writer) error { return export.WriteSession(w, sess) }
 		if historyFile(f.record) {
@@ -321,7 +322,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return fileError(f.record, err)
 		}
 		if historyFile(f.record) {
-			fmt.Fprintf(errw, "wrote the history to %s (check it with: replaylab check %s)\n", f.record, export.ShellWord(f.record))
+			fmt.Fprintf(errw, "wrote the history to %s (check it with: replaylab check %s)\n", f.record, termtext.ShellWord(f.record))
 		} else {
 			fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, replay it, or check it)\n", f.record)
 		}

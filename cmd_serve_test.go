@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
@@ -323,7 +324,7 @@ func TestSessionReplayAndCompare(t *testing.T) {
 	if code := executeIO([]string{"compare", path, guarded, "--format", "json"}, &out, &errb); code != 0 {
 		t.Fatalf("compare: exit %d %s", code, errb.String())
 	}
-	var cmp export.Comparison
+	var cmp compare.Comparison
 	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -77,7 +77,7 @@ func TestCompareTellsEditedMissionsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp := export.Compare([]*missions.Case{a, b})
+	cmp := compare.Compare([]*missions.Case{a, b})
 	if !strings.Contains(strings.Join(cmp.Notes, " "), "carry different missions under that id") {
 		t.Fatalf("notes %v", cmp.Notes)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // SchemaID names the report of replaylab conform: the test matrix
@@ -277,7 +278,7 @@ func Tally(r *Report) string {
 func commandWords(cmd []string) string {
 	w := make([]string, len(cmd))
 	for i, a := range cmd {
-		w[i] = export.ShellWord(a)
+		w[i] = termtext.ShellWord(a)
 	}
 	return strings.Join(w, " ")
 }
@@ -378,36 +379,36 @@ func exitWords(run ClientRun) string {
 // run's output.
 func Markdown(r *Report) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", export.MarkdownText(commandWords(r.Command)))
+	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", render.MarkdownText(commandWords(r.Command)))
 	fmt.Fprintf(&b, "%s. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms.\n\n",
 		Tally(r), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
 	b.WriteString("| scenario | grade | at the provider | the client believed | why |\n|---|---|---|---|---|\n")
 	for i := range r.Rows {
 		row := &r.Rows[i]
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", export.MarkdownText(row.Scenario), row.Grade, export.MarkdownText(Verdicts(row)), export.MarkdownText(Beliefs(row)), export.MarkdownText(row.Why))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", render.MarkdownText(row.Scenario), row.Grade, render.MarkdownText(Verdicts(row)), render.MarkdownText(Beliefs(row)), render.MarkdownText(row.Why))
 	}
 	for i := range r.Rows {
 		row := &r.Rows[i]
 		if row.Grade == GradePass {
 			continue
 		}
-		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", export.MarkdownText(row.Scenario), row.Grade, export.MarkdownText(row.Why))
+		fmt.Fprintf(&b, "\n## %s: %s\n\n%s\n\n", render.MarkdownText(row.Scenario), row.Grade, render.MarkdownText(row.Why))
 		if row.Title != "" {
-			fmt.Fprintf(&b, "Scenario: %s.\n\n", export.MarkdownText(row.Title))
+			fmt.Fprintf(&b, "Scenario: %s.\n\n", render.MarkdownText(row.Title))
 		}
 		for _, p := range row.Problems {
-			fmt.Fprintf(&b, "- %s\n", export.MarkdownText(p))
+			fmt.Fprintf(&b, "- %s\n", render.MarkdownText(p))
 		}
 		if len(row.Problems) > 0 {
 			b.WriteString("\n")
 		}
 		if row.Session != nil {
 			b.WriteString("What the client did, as the provider recorded it:\n\n")
-			b.WriteString(export.SequenceDiagram(row.Session.AsCase()))
+			b.WriteString(render.SequenceDiagram(row.Session.AsCase()))
 			b.WriteString("\n")
 		}
 		for _, run := range row.Runs {
-			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, export.MarkdownText(run.Why), exitWords(run))
+			fmt.Fprintf(&b, "Run %d (%s), %s:\n\n", run.Run, render.MarkdownText(run.Why), exitWords(run))
 			out := termtext.Clean(run.Stdout + run.Stderr)
 			if out == "" {
 				b.WriteString("(no output)\n\n")

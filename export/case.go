@@ -253,9 +253,9 @@ func AsVersion(c *missions.Case, v int) *missions.Case {
 // and how to make a case of it.
 func notACaseButAMission(name string, m *missions.Mission) error {
 	id := termtext.CleanLine(m.ID)
-	run := "replaylab run " + shellWord(id)
+	run := "replaylab run " + termtext.ShellWord(id)
 	if _, err := missions.BuiltIn().Get(m.ID); err != nil {
-		run += " --missions " + shellWord(termtext.CleanLine(filepath.Dir(name)))
+		run += " --missions " + termtext.ShellWord(termtext.CleanLine(filepath.Dir(name)))
 	}
 	return fmt.Errorf("%s is a mission file (mission %s), not a case; make a case of it with: %s --json --out CASE.json", name, id, run)
 }

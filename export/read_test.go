@@ -13,11 +13,7 @@ import (
 // catalogRun runs a built-in mission under its default settings.
 func catalogRun(t testing.TB, id string) *missions.Case {
 	t.Helper()
-	m, err := missions.BuiltIn().Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+	c, err := missions.BuiltIn().Run(id, missions.Overrides{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replaylab/replaylab/compare"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -34,7 +35,7 @@ type compareView struct {
 	st     *Styles
 	keys   scrollKeys
 	w, h   int
-	cmp    export.Comparison
+	cmp    compare.Comparison
 	offset int // first attempt row shown
 	// shift is how many columns the view has moved from the newest pinned
 	// cases towards the oldest, where not all of them fit side by side.
@@ -73,7 +74,7 @@ func (v *compareView) SetLab(c *missions.Case) { v.lab = c }
 
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
-	v.cmp = export.Compare(cases)
+	v.cmp = compare.Compare(cases)
 	v.placed, v.shift = false, 0
 	v.place()
 }
@@ -168,7 +169,7 @@ func (v *compareView) sentences() [][]string {
 	for _, p := range pairs {
 		msg := p.Sentence
 		if p.Diverge > 0 {
-			msg = export.DivergeMark + " " + msg
+			msg = compare.DivergeMark + " " + msg
 		}
 		out = append(out, wrap(msg, v.w))
 	}
@@ -249,7 +250,7 @@ func (v *compareView) View() string {
 			break
 		}
 		style := v.st.Text
-		if strings.HasPrefix(block[0], export.DivergeMark) {
+		if strings.HasPrefix(block[0], compare.DivergeMark) {
 			style = v.st.Diverge
 		}
 		for _, l := range block {
@@ -272,8 +273,8 @@ func (v *compareView) titleNote(first, shown int) string {
 	total, cols := len(v.cmp.Cases), v.fits()
 	long, short := termtext.Plural(total, "pinned case"), termtext.Plural(total, "pinned case")
 	if cols < total {
-		long = fmt.Sprintf("pins %s–%s of %d, ←→ the others", export.CaseName(first), export.CaseName(first+cols-1), total)
-		short = fmt.Sprintf("%s–%s of %d pinned", export.CaseName(first), export.CaseName(first+cols-1), total)
+		long = fmt.Sprintf("pins %s–%s of %d, ←→ the others", compare.CaseName(first), compare.CaseName(first+cols-1), total)
+		short = fmt.Sprintf("%s–%s of %d pinned", compare.CaseName(first), compare.CaseName(first+cols-1), total)
 	}
 	notes := []string{long, short}
 	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {
@@ -337,12 +338,12 @@ func (v *compareView) heads(first, colW, gap int) []string {
 // columns' labels leave out: the mission when there is one, and the
 // settings no case differs in (the key source only where keys do not come
 // from the intent).
-func shared(cases []export.CaseHead) string {
+func shared(cases []compare.CaseHead) string {
 	if len(cases) == 0 {
 		return ""
 	}
 	var parts []string
-	same := func(f func(export.CaseHead) string) bool {
+	same := func(f func(compare.CaseHead) string) bool {
 		for _, c := range cases[1:] {
 			if f(c) != f(cases[0]) {
 				return false
@@ -350,14 +351,14 @@ func shared(cases []export.CaseHead) string {
 		}
 		return true
 	}
-	if same(func(c export.CaseHead) string { return c.Mission }) {
+	if same(func(c compare.CaseHead) string { return c.Mission }) {
 		parts = append(parts, cases[0].Mission)
 	}
 	for _, f := range []missions.Setting{missions.SettingStableKeys, missions.SettingPolicy, missions.SettingContract, missions.SettingKeySource} {
 		if f == missions.SettingKeySource && cases[0].Settings.KeySource == missions.KeyPerIntent {
 			continue
 		}
-		if same(func(c export.CaseHead) string { return c.Settings.Words(f) }) {
+		if same(func(c compare.CaseHead) string { return c.Settings.Words(f) }) {
 			parts = append(parts, cases[0].Settings.Words(f))
 		}
 	}
@@ -432,7 +433,7 @@ func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, s
 		mark := "  "
 		gs := v.st.Subtle
 		if row.Divergent {
-			mark, gs = " "+export.DivergeMark, v.st.Diverge
+			mark, gs = " "+compare.DivergeMark, v.st.Diverge
 		}
 		cells := make([][]string, len(cases))
 		for i := range cases {
@@ -452,7 +453,7 @@ func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, s
 }
 
 // cell renders what one case did at one attempt.
-func (v *compareView) cell(c export.Cell, w, said int, divergent bool) []string {
+func (v *compareView) cell(c compare.Cell, w, said int, divergent bool) []string {
 	if !c.Present {
 		return []string{v.st.Subtle.Render(cut("(not sent)", w))}
 	}

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/compare"
+
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -210,7 +211,7 @@ func TestCompareFindingFitsAt80x24(t *testing.T) {
 	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
 	m = press(t, m, "r", "m", "k", "m", "v")
 	view := strings.Join(strings.Fields(m.View()), " ")
-	if !strings.Contains(view, export.DivergeMark+" Case A") || !strings.Contains(view, "effect in B.") || strings.Contains(view, "more finding") {
+	if !strings.Contains(view, compare.DivergeMark+" Case A") || !strings.Contains(view, "effect in B.") || strings.Contains(view, "more finding") {
 		t.Errorf("the diverging pair is not on screen whole:\n%s", m.View())
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/compare"
+
 	"github.com/replaylab/replaylab/internal/numtab"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -66,7 +67,7 @@ func (k *keyNames) letter(key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return export.CaseName(kn.n), true
+	return compare.CaseName(kn.n), true
 }
 
 // add names the keys of events from index from on; from 0 starts afresh.

@@ -7,11 +7,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/replaylab/replaylab/compare"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -191,7 +192,7 @@ func verdictChange(a, b []missions.IntentVerdict) (string, int) {
 func (r *runScreen) pinnedAs() (string, bool) {
 	for i, p := range r.pinned {
 		if p.Mission.ID == r.full.Mission.ID && p.Settings == r.full.Settings {
-			return export.CaseName(i), true
+			return compare.CaseName(i), true
 		}
 	}
 	return "", false
@@ -211,10 +212,10 @@ func (r *runScreen) pin(sb *statusBar) {
 	r.pinned = slices.Insert(r.pinned, at, c)
 	r.pinGen++
 	// The mission is on screen; the settings are what tells pins apart.
-	name := export.CaseName(at)
+	name := compare.CaseName(at)
 	moved := ""
 	if at < len(r.pinned)-1 {
-		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", export.CaseName(at+1))
+		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", compare.CaseName(at+1))
 	}
 	short := ""
 	if moved != "" {

@@ -3,10 +3,11 @@ package lab
 import (
 	"fmt"
 
+	"github.com/replaylab/replaylab/compare"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -98,7 +99,7 @@ func (c compareScreen) FullHelp() [][]key.Binding {
 
 // pairDivergeLegend says what a ◆ marks where several pairs may each
 // have one: the lab's compare and the course's say it alike.
-const pairDivergeLegend = export.DivergeMark + " marks where a pair first has the same words, different ledgers"
+const pairDivergeLegend = compare.DivergeMark + " marks where a pair first has the same words, different ledgers"
 
 func (c *compareScreen) hint() []string {
 	if c.cmp.Diverge > 0 && len(c.cmp.Cases) > 2 {

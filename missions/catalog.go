@@ -174,6 +174,16 @@ func (c *Catalog) Get(id string) (*Mission, error) {
 	return nil, &UnknownMissionError{ID: id, Closest: c.closest(id, 3)}
 }
 
+// Run runs the mission of that id under its own settings with the
+// overrides given.
+func (c *Catalog) Run(id string, o Overrides) (*Case, error) {
+	m, err := c.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	return Run(m, m.Settings(o))
+}
+
 // UnknownMissionError is returned for a mission id the catalog lacks.
 type UnknownMissionError struct {
 	ID      string

@@ -9,6 +9,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // Replay re-submits a recorded session's requests to a fresh ledger, each
@@ -212,7 +213,7 @@ func Reproduce(s *export.Session) (string, error) {
 	if bytes.Equal(want, got) {
 		return "", nil
 	}
-	where, said, gives, _, err := export.DiffJSON(want, got)
+	where, said, gives, _, err := reproduce.DiffJSON(want, got)
 	if err != nil {
 		return "", err
 	}

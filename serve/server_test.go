@@ -18,6 +18,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // fakeClock is a wall clock a test moves by hand.
@@ -658,7 +659,7 @@ func TestHostileRequests(t *testing.T) {
 		if len(s.Outcome.Verdicts) != 1 || s.Outcome.Verdicts[0].Intent != m.Intents[0].ID {
 			t.Fatalf("verdicts %+v", s.Outcome.Verdicts)
 		}
-		if txt := export.SessionText(s); !strings.Contains(txt, m.Intents[1].ID+": not attempted") {
+		if txt := render.SessionText(s); !strings.Contains(txt, m.Intents[1].ID+": not attempted") {
 			t.Errorf("the summary does not say the other intent was not attempted:\n%s", txt)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // send is one request with any headers, its body form-encoded.
@@ -345,11 +346,11 @@ func TestCancelPending(t *testing.T) {
 	if why, err := Reproduce(s); err != nil || why != "" {
 		t.Fatalf("the session with a cancel does not replay: %v %s", err, why)
 	}
-	if !strings.Contains(export.SessionText(s), "3 cancels") {
-		t.Errorf("the report does not count the cancel:\n%s", export.SessionText(s))
+	if !strings.Contains(render.SessionText(s), "3 cancels") {
+		t.Errorf("the report does not count the cancel:\n%s", render.SessionText(s))
 	}
-	if !strings.Contains(export.SessionText(s), "shown its refund pending, then canceled") {
-		t.Errorf("the report does not say what the client was shown:\n%s", export.SessionText(s))
+	if !strings.Contains(render.SessionText(s), "shown its refund pending, then canceled") {
+		t.Errorf("the report does not say what the client was shown:\n%s", render.SessionText(s))
 	}
 }
 
@@ -453,7 +454,7 @@ func TestSessionWords(t *testing.T) {
 	g.do(g.quick, http.MethodPost, "/v1/refunds", "kp", esc)
 	g.clock.Add(5 * time.Second)
 	g.send("GET", "/v1/refunds/re_0003", "")
-	text := export.SessionText(g.srv.Finish())
+	text := render.SessionText(g.srv.Finish())
 	for _, want := range []string{"2 creates without a key", `refund\x1b[31m-9`, "shown its refund pending, then failed"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report does not say %q:\n%s", want, text)
@@ -667,7 +668,7 @@ func TestRefusalsKeepLittle(t *testing.T) {
 	if why, err := Reproduce(s); err != nil || why != "" {
 		t.Fatalf("the session does not replay: %v %s", err, why)
 	}
-	if text := export.SessionText(s); !strings.Contains(text, "refused") {
+	if text := render.SessionText(s); !strings.Contains(text, "refused") {
 		t.Errorf("the report:\n%s", text)
 	}
 }

@@ -1,4 +1,4 @@
-package export
+package render
 
 import (
 	"errors"
@@ -72,17 +72,17 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 func ReproduceCommand(c *missions.Case) string {
 	s := c.Settings
 	parts := []string{
-		"replaylab", "run", shellWord(termtext.CleanLine(c.Mission.ID)),
+		"replaylab", "run", termtext.ShellWord(termtext.CleanLine(c.Mission.ID)),
 		"--stable-keys=" + missions.OnOff(s.StableKeys),
-		"--policy", shellWord(string(s.Policy)),
-		"--contract", shellWord(string(s.Contract)),
+		"--policy", termtext.ShellWord(string(s.Policy)),
+		"--contract", termtext.ShellWord(string(s.Contract)),
 	}
 	def := c.Mission.KeySource
 	if def == "" {
 		def = missions.KeyPerIntent
 	}
 	if s.KeySource != "" && s.KeySource != def {
-		parts = append(parts, "--key-source", shellWord(string(s.KeySource)))
+		parts = append(parts, "--key-source", termtext.ShellWord(string(s.KeySource)))
 	}
 	if s.Seed != missions.DefaultSeed {
 		parts = append(parts, fmt.Sprintf("--seed %d", s.Seed))
@@ -94,26 +94,6 @@ func ReproduceCommand(c *missions.Case) string {
 		parts = append(parts, fmt.Sprintf("--deadline %d", s.Deadline))
 	}
 	return strings.Join(parts, " ")
-}
-
-// ShellWord quotes s for a POSIX shell unless it is plainly safe.
-func ShellWord(s string) string { return shellWord(s) }
-
-func shellWord(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func settingsRows(c *missions.Case) [][]string {
@@ -189,9 +169,9 @@ func objectsHeld(n int, h Held) string {
 		}
 	}
 	if len(ids) == 0 {
-		return effects(n)
+		return termtext.Plural(n, "effect")
 	}
-	return effects(n) + ": " + strings.Join(ids, ", ")
+	return termtext.Plural(n, "effect") + ": " + strings.Join(ids, ", ")
 }
 
 // A list of the objects in the ledger names them all up to heldListed;
@@ -224,7 +204,7 @@ func writeTranscript(b *strings.Builder, c *missions.Case) {
 func writeVerdicts(b *strings.Builder, c *missions.Case) {
 	o := c.Outcome
 	fmt.Fprintf(b, "The ledger holds %s for %s intended; %d reached a successful terminal state.\n\n",
-		effects(o.Effects), termtext.Plural(o.Intended, "effect"), o.Succeeded)
+		termtext.Plural(o.Effects, "effect"), termtext.Plural(o.Intended, "effect"), o.Succeeded)
 	var rows [][]string
 	for _, v := range o.Verdicts {
 		rows = append(rows, []string{MarkdownCode(v.Intent), "**" + MarkdownText(string(v.Verdict)) + "**", MarkdownText(string(v.Belief)), fmt.Sprint(v.Effects)})

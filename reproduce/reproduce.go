@@ -1,4 +1,4 @@
-package export
+package reproduce
 
 import (
 	"bytes"
@@ -9,25 +9,26 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
 
-// Reproduce runs a case's mission again under its settings and returns
+// Case runs a case's mission again under its settings and returns
 // the first difference between the case and the run, in words, or "" when
 // they are the same. A case of an earlier format is compared with the run
 // as that format records it.
-func Reproduce(c *missions.Case) (string, error) {
+func Case(c *missions.Case) (string, error) {
 	again, err := missions.Run(&c.Mission, c.Settings)
 	if err != nil {
 		return "", err
 	}
-	again = AsVersion(again, c.Version)
-	want, err := Marshal(c)
+	again = export.AsVersion(again, c.Version)
+	want, err := export.Marshal(c)
 	if err != nil {
 		return "", err
 	}
-	got, err := Marshal(again)
+	got, err := export.Marshal(again)
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +59,7 @@ func DiffJSON(want, got []byte) (where, said, gives string, ok bool, err error) 
 // has its id.
 func BuiltInClaim(m *missions.Mission) string {
 	b, err := missions.BuiltIn().Get(m.ID)
-	if err != nil || MissionDigest(b) == MissionDigest(m) {
+	if err != nil || export.MissionDigest(b) == export.MissionDigest(m) {
 		return ""
 	}
 	want, _ := json.Marshal(b)

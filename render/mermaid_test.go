@@ -1,13 +1,14 @@
-package export_test
+package render_test
 
 import (
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // mermaidLine is every statement the diagrams use: participants, arrows
@@ -28,7 +29,7 @@ func TestSequenceDiagramStructure(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					d := export.SequenceDiagram(c)
+					d := render.SequenceDiagram(c)
 					lines := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
 					if lines[0] != "```mermaid" || lines[1] != "sequenceDiagram" || lines[len(lines)-1] != "```" {
 						t.Fatalf("%s %s: not a fenced sequenceDiagram:\n%s", m.ID, o, d)
@@ -79,14 +80,14 @@ func TestMarkdownCarriesDiagrams(t *testing.T) {
 	off := false
 	a, _ := missions.Run(m, m.Settings(missions.Overrides{}))
 	b, _ := missions.Run(m, m.Settings(missions.Overrides{StableKeys: &off}))
-	w, err := export.WriteUp(a)
+	w, err := render.WriteUp(a)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Count(string(w), "```mermaid") != 1 {
 		t.Error("the write-up has no diagram")
 	}
-	if md := string(export.CompareMarkdown(export.Compare([]*missions.Case{a, b}))); strings.Count(md, "```mermaid") != 2 {
+	if md := string(compare.CompareMarkdown(compare.Compare([]*missions.Case{a, b}))); strings.Count(md, "```mermaid") != 2 {
 		t.Errorf("the comparison has %d diagrams, want 2", strings.Count(md, "```mermaid"))
 	}
 }

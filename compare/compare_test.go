@@ -1,4 +1,4 @@
-package export
+package compare
 
 import (
 	"bytes"
@@ -10,45 +10,16 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/yuin/goldmark"
-	gast "github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
-	"github.com/yuin/goldmark/text"
-	"github.com/yuin/goldmark/util"
 	"pgregory.net/rapid"
 
+	"github.com/replaylab/replaylab/internal/mdtest"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/missions/missionstest"
+	"github.com/replaylab/replaylab/render"
 )
 
-// seedCases runs the seed lab's three cases: a timeout that committed and
-// then a success, with stable keys on and then off, and a failure before
-// commit twice.
-func seedCases(t testing.TB) []*missions.Case {
-	t.Helper()
-	on, off := true, false
-	return []*missions.Case{
-		runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &on}),
-		runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
-		runCase(t, "failure-then-failure", missions.Overrides{StableKeys: &on}),
-	}
-}
-
-func runCase(t testing.TB, id string, o missions.Overrides) *missions.Case {
-	t.Helper()
-	m, err := missions.BuiltIn().Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(o))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestCompareSeedGolden(t *testing.T) {
-	cmp := Compare(seedCases(t))
+	cmp := Compare(missionstest.Seed(t))
 	t.Run("text", func(t *testing.T) { golden.RequireEqual(t, CompareText(cmp, 100)) })
 	t.Run("text_narrow", func(t *testing.T) { golden.RequireEqual(t, CompareText(cmp, 56)) })
 	t.Run("markdown", func(t *testing.T) { golden.RequireEqual(t, CompareMarkdown(cmp)) })
@@ -56,7 +27,7 @@ func TestCompareSeedGolden(t *testing.T) {
 
 // The teaching point of the seed lab: the same words, different ledgers.
 func TestCompareSeedDivergence(t *testing.T) {
-	cmp := Compare(seedCases(t))
+	cmp := Compare(missionstest.Seed(t))
 	want := []struct {
 		a, b, diverge int
 		says          []string
@@ -100,7 +71,7 @@ func TestCompareSeedDivergence(t *testing.T) {
 }
 
 func TestCompareSameMissionHasNoNote(t *testing.T) {
-	cases := seedCases(t)[:2]
+	cases := missionstest.Seed(t)[:2]
 	cmp := Compare(cases)
 	if len(cmp.Notes) != 0 {
 		t.Errorf("notes = %q", cmp.Notes)
@@ -114,13 +85,13 @@ func TestCompareSameMissionHasNoNote(t *testing.T) {
 // belong to the attempt before them.
 func TestCompareGuardedWordsFollowTheAttempt(t *testing.T) {
 	g := missions.Guarded
-	guarded := runCase(t, "timeout-then-success", missions.Overrides{Policy: &g})
+	guarded := missionstest.Run(t, "timeout-then-success", missions.Overrides{Policy: &g})
 	for _, ev := range guarded.Events {
 		if ev.Kind == missions.EventAttempt && ev.Say != "" {
 			t.Fatalf("this test needs the guarded caller to speak after its attempts, not on them: %+v", ev)
 		}
 	}
-	cmp := Compare([]*missions.Case{seedCases(t)[0], guarded})
+	cmp := Compare([]*missions.Case{missionstest.Seed(t)[0], guarded})
 	said := cmp.Rows[0].Cells[1].Said
 	if said == "" || strings.Contains(said, "Done") {
 		t.Fatalf("guarded words for attempt 1 = %q, want the words said after it and before attempt 2", said)
@@ -139,7 +110,7 @@ func TestCompareGuardedWordsFollowTheAttempt(t *testing.T) {
 }
 
 func TestCompareMissingAttempt(t *testing.T) {
-	short := seedCases(t)[0]
+	short := missionstest.Seed(t)[0]
 	for i, ev := range short.Events { // keep events up to attempt 1
 		if ev.Attempt == 1 {
 			short.Events = short.Events[:i+1]
@@ -147,7 +118,7 @@ func TestCompareMissingAttempt(t *testing.T) {
 		}
 	}
 	short.Outcome.Effects = 1
-	cmp := Compare([]*missions.Case{short, seedCases(t)[1]})
+	cmp := Compare([]*missions.Case{short, missionstest.Seed(t)[1]})
 	if len(cmp.Rows) != 2 || cmp.Rows[1].Cells[0].Present || !cmp.Rows[1].Cells[1].Present {
 		t.Fatalf("rows = %+v", cmp.Rows)
 	}
@@ -160,7 +131,7 @@ func TestCompareMissingAttempt(t *testing.T) {
 }
 
 func TestCompareJSON(t *testing.T) {
-	b, err := CompareJSON(Compare(seedCases(t)))
+	b, err := CompareJSON(Compare(missionstest.Seed(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,34 +147,19 @@ func TestCompareJSON(t *testing.T) {
 	}
 }
 
-// hostile returns a copy of c whose file-borne text tries to break the
-// output: escape sequences, bars, newlines, Markdown, wide characters and
-// a word longer than any column.
-func hostile(c *missions.Case, say string) *missions.Case {
-	h := *c
-	h.Mission.Title = "Evil | title\n# heading \x1b[31mred\x1b[0m"
-	h.Events = append([]missions.Event(nil), c.Events...)
-	for i := range h.Events {
-		if h.Events[i].Say != "" {
-			h.Events[i].Say = say
-		}
-	}
-	return &h
-}
-
 // Text output never has a line wider than asked, and every line of a
 // table has its column separators in the same places.
 func TestCompareTextFitsWidth(t *testing.T) {
-	base := seedCases(t)
+	base := missionstest.Seed(t)
 	rapid.Check(t, func(rt *rapid.T) {
-		width := rapid.IntRange(MinTextWidth, 220).Draw(rt, "width")
+		width := rapid.IntRange(render.MinTextWidth, 220).Draw(rt, "width")
 		n := rapid.IntRange(2, 7).Draw(rt, "cases")
 		say := rapid.StringOfN(rapid.SampledFrom([]rune("ab |\n\t*_`界😀\x1b[0mm-")), 0, 200, -1).Draw(rt, "say")
 		var cases []*missions.Case
 		for i := 0; i < n; i++ {
 			c := base[i%len(base)]
 			if rapid.Bool().Draw(rt, "hostile") {
-				c = hostile(c, say)
+				c = missionstest.Hostile(c, say)
 			}
 			cases = append(cases, c)
 		}
@@ -266,79 +222,14 @@ func separatorColumns(line string, sep rune) []int {
 	return cols
 }
 
-// mdTables parses Markdown as GFM and returns each table as rows of cell
-// texts, the header row first.
-func mdTables(t *testing.T, src []byte) [][][]string {
-	t.Helper()
-	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(text.NewReader(src))
-	var tables [][][]string
-	err := gast.Walk(doc, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
-		if !entering {
-			return gast.WalkContinue, nil
-		}
-		tbl, ok := n.(*east.Table)
-		if !ok {
-			return gast.WalkContinue, nil
-		}
-		var rows [][]string
-		for r := tbl.FirstChild(); r != nil; r = r.NextSibling() {
-			switch r.(type) {
-			case *east.TableHeader, *east.TableRow:
-			default:
-				t.Fatalf("unexpected %s in a table", r.Kind())
-			}
-			var cells []string
-			for c := r.FirstChild(); c != nil; c = c.NextSibling() {
-				if _, ok := c.(*east.TableCell); !ok {
-					t.Fatalf("unexpected %s in a table row", c.Kind())
-				}
-				cells = append(cells, inlineText(c, src))
-			}
-			rows = append(rows, cells)
-		}
-		tables = append(tables, rows)
-		return gast.WalkSkipChildren, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tables
-}
-
-func inlineText(n gast.Node, src []byte) string {
-	var b strings.Builder
-	_ = gast.Walk(n, func(n gast.Node, entering bool) (gast.WalkStatus, error) {
-		if !entering {
-			return gast.WalkContinue, nil
-		}
-		switch x := n.(type) {
-		case *gast.Text:
-			b.Write(util.UnescapePunctuations(x.Value(src)))
-		case *gast.String:
-			b.Write(x.Value)
-		}
-		return gast.WalkContinue, nil
-	})
-	return b.String()
-}
-
-func renderHTML(t *testing.T, src []byte) string {
-	t.Helper()
-	var out bytes.Buffer
-	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(src, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
-}
-
 // The comparison's Markdown is a real GFM table: a Markdown library
 // parses one table with a header and five columns in every row, and
 // hostile text stays inside its cell.
 func TestCompareMarkdownRendersAsTable(t *testing.T) {
-	cases := seedCases(t)
-	cases[2] = hostile(cases[2], "a | b\nc `code` *em* <b>x</b> \\| 1. item")
+	cases := missionstest.Seed(t)
+	cases[2] = missionstest.Hostile(cases[2], "a | b\nc `code` *em* <b>x</b> \\| 1. item")
 	md := CompareMarkdown(Compare(cases))
-	tables := mdTables(t, md)
+	tables := mdtest.Tables(t, md)
 	if len(tables) != 1 {
 		t.Fatalf("found %d tables, want 1:\n%s", len(tables), md)
 	}
@@ -364,117 +255,15 @@ func TestCompareMarkdownRendersAsTable(t *testing.T) {
 	if got := rows[9][3]; got != "2 of 1 intended" {
 		t.Errorf("outcome of #2 = %q", got)
 	}
-	html := renderHTML(t, md)
+	html := mdtest.HTML(t, md)
 	if strings.Count(html, "<table>") != 1 || strings.Count(html, "<td>") != 10*5 || strings.Contains(html, "<b>x") {
 		t.Errorf("HTML is not one clean 5-column table:\n%s", html)
 	}
 }
 
-func TestWriteUpGolden(t *testing.T) {
-	off := false
-	b, err := WriteUp(runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden.RequireEqual(t, b)
-}
-
-// An escalation's write-up carries the evidence bundle: why a person gets
-// it, the key, what the caller heard on each attempt and the read-backs.
-func TestWriteUpEvidenceGolden(t *testing.T) {
-	guarded := missions.Guarded
-	b, err := WriteUp(runCase(t, "changed-parameters", missions.Overrides{Policy: &guarded}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden.RequireEqual(t, b)
-}
-
-// Every table of a write-up parses as a GFM table with as many cells in
-// each row as in its header, for every built-in mission and policy.
-func TestWriteUpRendersAsTables(t *testing.T) {
-	cat := missions.BuiltIn()
-	for _, m := range cat.Missions {
-		for _, p := range missions.Policies {
-			t.Run(fmt.Sprintf("%s/%s", m.ID, p), func(t *testing.T) {
-				c, err := missions.Run(m, m.Settings(missions.Overrides{Policy: &p}))
-				if err != nil {
-					t.Fatal(err)
-				}
-				md, err := WriteUp(c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				tables := mdTables(t, md)
-				// Settings, timeline, verdicts and the final records at least.
-				if len(tables) < 4 {
-					t.Fatalf("found %d tables:\n%s", len(tables), md)
-				}
-				for k, tbl := range tables {
-					for i, r := range tbl {
-						if len(r) != len(tbl[0]) {
-							t.Fatalf("table %d row %d has %d cells, header %d", k, i, len(r), len(tbl[0]))
-						}
-					}
-				}
-				timeline := tables[1]
-				if len(timeline) != 1+len(c.Events) {
-					t.Errorf("timeline has %d rows for %d events", len(timeline)-1, len(c.Events))
-				}
-				if !strings.Contains(string(md), "\n"+ReproduceCommand(c)+"\n") {
-					t.Error("no reproduce command")
-				}
-			})
-		}
-	}
-}
-
-func TestWriteUpHostileText(t *testing.T) {
-	c := hostile(seedCases(t)[1], "done | really\n## not a heading")
-	md, err := WriteUp(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(md, []byte("\x1b")) {
-		t.Error("escape sequence in write-up")
-	}
-	html := renderHTML(t, md)
-	if strings.Count(html, "<h1>") != 1 || strings.Contains(html, "<h1>heading") || !strings.Contains(html, "<h1>Evil | title # heading red</h1>") {
-		t.Errorf("title not kept to one heading:\n%s", html)
-	}
-	if !strings.Contains(html, "<td>done | really ## not a heading</td>") {
-		t.Errorf("hostile words not kept in their cell:\n%s", html)
-	}
-}
-
-func TestReproduceCommand(t *testing.T) {
-	off := false
-	g := missions.Guarded
-	ph := missions.KeyPayloadHash
-	cases := []struct {
-		c    *missions.Case
-		want string
-	}{
-		{runCase(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
-			"replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1"},
-		{runCase(t, "timeout-then-success", missions.Overrides{Policy: &g, KeySource: &ph}),
-			"replaylab run timeout-then-success --stable-keys=on --policy guarded --contract v1 --key-source payload_hash"},
-	}
-	for _, tc := range cases {
-		if got := ReproduceCommand(tc.c); got != tc.want {
-			t.Errorf("got  %s\nwant %s", got, tc.want)
-		}
-	}
-	c := seedCases(t)[0]
-	c.Mission.ID = "it's mine; rm -rf"
-	if got := ReproduceCommand(c); !strings.Contains(got, `'it'\''s mine; rm -rf'`) {
-		t.Errorf("mission id not quoted for the shell: %s", got)
-	}
-}
-
 // Attempt numbers come from files; a huge one must not make a huge table.
 func TestCompareSparseAttemptNumbers(t *testing.T) {
-	cases := seedCases(t)
+	cases := missionstest.Seed(t)
 	c := *cases[1]
 	c.Events = append([]missions.Event(nil), c.Events...)
 	for i := range c.Events {
@@ -533,7 +322,7 @@ func TestWrapCellBreaksFixturesAfterUnderscores(t *testing.T) {
 // were given: the same apology behind 1, 2 and 0 effects, before any
 // table or pair.
 func TestCompareTellsTheStoryFirst(t *testing.T) {
-	cmp := Compare(seedCases(t))
+	cmp := Compare(missionstest.Seed(t))
 	want := "Same words, different ledgers: in every case the agent first says “Sorry, the refund of 45.00 on order 1042 failed. I'll try again.”, yet the ledgers end with 1, 2 and 0 effects (A, B and C)."
 	if cmp.Story != want {
 		t.Fatalf("story %q, want %q", cmp.Story, want)
@@ -543,17 +332,17 @@ func TestCompareTellsTheStoryFirst(t *testing.T) {
 		t.Fatalf("the text does not lead with the story:\n%s", text)
 	}
 	// Reversed, the letters follow the order given.
-	rev := seedCases(t)
+	rev := missionstest.Seed(t)
 	slices.Reverse(rev)
 	if s := Compare(rev).Story; !strings.Contains(s, "0, 2 and 1 effects (A, B and C)") {
 		t.Fatalf("reversed: %q", s)
 	}
 	// Two cases are both cases.
-	if s := Compare(seedCases(t)[:2]).Story; !strings.Contains(s, "in both cases the agent first says") {
+	if s := Compare(missionstest.Seed(t)[:2]).Story; !strings.Contains(s, "in both cases the agent first says") {
 		t.Fatalf("two cases: %q", s)
 	}
 	// One case has no story.
-	if s := Compare(seedCases(t)[:1]).Story; s != "" {
+	if s := Compare(missionstest.Seed(t)[:1]).Story; s != "" {
 		t.Fatalf("one case: %q", s)
 	}
 }
@@ -563,8 +352,8 @@ func TestCompareTellsTheStoryFirst(t *testing.T) {
 func TestStoryClaimsSameWordsOnlyWhereTheyAre(t *testing.T) {
 	on, off := true, false
 	cmp := Compare([]*missions.Case{
-		runCase(t, "refund-still-pending", missions.Overrides{StableKeys: &on}),
-		runCase(t, "refund-still-pending", missions.Overrides{StableKeys: &off}),
+		missionstest.Run(t, "refund-still-pending", missions.Overrides{StableKeys: &on}),
+		missionstest.Run(t, "refund-still-pending", missions.Overrides{StableKeys: &off}),
 	})
 	if cmp.Outcomes[0].Effects == cmp.Outcomes[1].Effects || cmp.Diverge != 0 {
 		t.Fatalf("the test needs ledgers that end apart with no same-words divergence: %+v, diverge %d", cmp.Outcomes, cmp.Diverge)

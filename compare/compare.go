@@ -1,9 +1,6 @@
-package export
+package compare
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -11,8 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // DivergeMark marks, in every rendering of a comparison (the lab's, text,
@@ -159,7 +158,7 @@ func Compare(cases []*missions.Case) Comparison {
 	}
 	cmp.Cases = heads(cases)
 	for _, c := range cases {
-		cmp.Sequences = append(cmp.Sequences, SequenceDiagram(c))
+		cmp.Sequences = append(cmp.Sequences, render.SequenceDiagram(c))
 	}
 	if ids := missionIDs(cases); len(ids) > 1 {
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
@@ -355,7 +354,7 @@ func missionIDs(cases []*missions.Case) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, c := range cases {
-		key := MissionDigest(&c.Mission)
+		key := export.MissionDigest(&c.Mission)
 		if !seen[key] {
 			seen[key] = true
 			ids = append(ids, termtext.CleanLine(c.Mission.ID))
@@ -374,7 +373,7 @@ func editedIDs(cases []*missions.Case) []string {
 			byID[id] = map[string]bool{}
 			order = append(order, id)
 		}
-		byID[id][MissionDigest(&c.Mission)] = true
+		byID[id][export.MissionDigest(&c.Mission)] = true
 	}
 	var out []string
 	for _, id := range order {
@@ -385,30 +384,12 @@ func editedIDs(cases []*missions.Case) []string {
 	return out
 }
 
-// MissionDigest names a mission by what it holds, not by its id: two
-// missions with one digest run alike.
-func MissionDigest(m *missions.Mission) string {
-	b, _ := json.Marshal(m)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// settingWords renders each setting the way a person reads it, in the
-// fixed order of missions.AllSettings.
-func settingWords(s missions.Settings) []string {
-	out := make([]string, len(missions.AllSettings))
-	for i, f := range missions.AllSettings {
-		out[i] = termtext.CleanLine(s.Words(f))
-	}
-	return out
-}
-
 // heads names the cases and labels each with what sets it apart.
 func heads(cases []*missions.Case) []CaseHead {
 	out := make([]CaseHead, len(cases))
 	words := make([][]string, len(cases))
 	for i, c := range cases {
-		words[i] = settingWords(c.Settings)
+		words[i] = render.SettingWords(c.Settings)
 	}
 	differs := func(k int) bool {
 		for i := 1; i < len(words); i++ {
@@ -453,27 +434,6 @@ func CaseName(i int) string {
 		name = string(rune('A'+(i-1)%26)) + name
 	}
 	return name
-}
-
-// SettingsLine renders a case's settings on one line, e.g.
-// "stable keys on · policy naive · contract v1 · keys from intent · seed 1",
-// followed by the caller's budget where it is not the default.
-func SettingsLine(s missions.Settings) string {
-	return strings.Join(append(settingWords(s)[:5], BudgetWords(s)...), " · ")
-}
-
-// BudgetWords says the caller's budget where it is not the default: none,
-// one or both of "at most N attempts per intent" and "deadline tick D".
-func BudgetWords(s missions.Settings) []string {
-	words := settingWords(s)
-	var out []string
-	if s.MaxAttempts > 0 {
-		out = append(out, words[5])
-	}
-	if s.Deadline > 0 {
-		out = append(out, words[6])
-	}
-	return out
 }
 
 // maskedRefs matches provider object ids and idempotency keys in the

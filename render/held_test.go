@@ -1,12 +1,12 @@
-package export_test
+package render_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // runMission parses a mission file's text and runs it.
@@ -48,7 +48,7 @@ func TestWriteUpLedgerAfterAFailedObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := export.WriteUp(c)
+	md, err := render.WriteUp(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestWriteUpLedgerAfterAFailedObject(t *testing.T) {
 	if !strings.Contains(string(md), want) {
 		t.Errorf("the transcript does not show re_0002 standing after the retry; want %q in:\n%s", want, md)
 	}
-	held := export.HeldAfter(c, 4, 1)
+	held := render.HeldAfter(c, 4, 1)
 	last := held[len(held)-1]
 	if last.Count != 1 || len(last.Head) != 1 || last.Head[0].String() != "re_0002" || last.Last != 0 {
 		t.Errorf("held after the last event: %+v, want re_0002 alone", last)
@@ -69,7 +69,7 @@ func TestWriteUpLedgerAfterAFailedObject(t *testing.T) {
 func TestWriteUpGrowsWithTheRun(t *testing.T) {
 	off := false
 	c := runMission(t, manyAttempts(60), missions.Overrides{StableKeys: &off})
-	md, err := export.WriteUp(c)
+	md, err := render.WriteUp(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestWriteUpGrowsWithTheRun(t *testing.T) {
 			t.Fatalf("a line names %d objects: %.200s…", n, line)
 		}
 	}
-	held := export.HeldAfter(c, 4, 1)
+	held := render.HeldAfter(c, 4, 1)
 	for i, h := range held {
 		if h.Count != c.Events[i].Effects {
 			t.Fatalf("event %d: %d objects stand, the event says %d effects", i+1, h.Count, c.Events[i].Effects)

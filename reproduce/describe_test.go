@@ -1,20 +1,10 @@
-package export
+package reproduce
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
 )
-
-func TestJoinFittingBreaksBetweenItems(t *testing.T) {
-	items := []string{"stable keys on", "policy naive", "contract v1", "key source intent", "seed 1", "an item far wider than any line here"}
-	got := joinFitting(items, " · ", 30)
-	want := []string{"stable keys on · policy naive", "contract v1", "key source intent · seed 1", "an item far wider than any", "line here"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("joinFitting:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
 
 // TestDescribePathAnyPath: a difference can be anywhere in an edited file,
 // including a whole top-level part that is null or missing; naming it must

@@ -1,0 +1,49 @@
+// Package missionstest runs catalog missions for the tests of the packages
+// that render, compare and reproduce cases, as net/http/httptest serves
+// the tests of HTTP code.
+package missionstest
+
+import (
+	"testing"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// Run runs the built-in mission id under its own settings with the
+// overrides given, failing the test when it cannot.
+func Run(t testing.TB, id string, o missions.Overrides) *missions.Case {
+	t.Helper()
+	c, err := missions.BuiltIn().Run(id, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Seed runs the seed lab's three cases: a timeout that committed and
+// then a success, with stable keys on and then off, and a failure before
+// commit twice.
+func Seed(t testing.TB) []*missions.Case {
+	t.Helper()
+	on, off := true, false
+	return []*missions.Case{
+		Run(t, "timeout-then-success", missions.Overrides{StableKeys: &on}),
+		Run(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
+		Run(t, "failure-then-failure", missions.Overrides{StableKeys: &on}),
+	}
+}
+
+// Hostile returns a copy of c whose file-borne text tries to break the
+// output: escape sequences, bars, newlines, Markdown, wide characters and
+// a word longer than any column; the agent's words become say.
+func Hostile(c *missions.Case, say string) *missions.Case {
+	h := *c
+	h.Mission.Title = "Evil | title\n# heading \x1b[31mred\x1b[0m"
+	h.Events = append([]missions.Event(nil), c.Events...)
+	for i := range h.Events {
+		if h.Events[i].Say != "" {
+			h.Events[i].Say = say
+		}
+	}
+	return &h
+}
