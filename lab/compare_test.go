@@ -215,3 +215,58 @@ func TestCompareFindingFitsAt80x24(t *testing.T) {
 		t.Errorf("the diverging pair is not on screen whole:\n%s", m.View())
 	}
 }
+
+// TestCompareKeySentenceFirst: the seed exercise's comparison opens on
+// what the cases show together (same words, 1, 2 and 0 effects), then the
+// pair of one mission apart in stable keys, not a pair of two missions;
+// findings with no room are said to be there.
+func TestCompareKeySentenceFirst(t *testing.T) {
+	cat := seedCatalog(t)
+	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 80, 24), cat.Missions[0])
+	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
+	view := m.View()
+	flat := strings.Join(strings.Fields(view), " ")
+	if !strings.Contains(flat, "Same words, different ledgers") || !strings.Contains(flat, "0, 2 and 1 effects") {
+		t.Fatalf("the story of the cases does not lead:\n%s", view)
+	}
+	if !strings.Contains(view, "more finding") {
+		t.Errorf("the findings with no room are not marked:\n%s", view)
+	}
+	m = resize(m, 100, 40)
+	view = m.View()
+	at := strings.Index(view, "◆ Case")
+	if at < 0 {
+		t.Fatalf("no finding on screen:\n%s", view)
+	}
+	first := strings.Join(strings.Fields(view[at:]), " ")
+	first = strings.ReplaceAll(first, "- ", "-") // a name wrapped at its dash
+	if !strings.HasPrefix(first, "◆ Case B (timeout-then-success, stable keys off) and case C (timeout-then-success, stable keys on)") {
+		t.Errorf("the first finding is not the pair one setting apart:\n%s", first)
+	}
+}
+
+// An add begun from compare ends however compare is reached again: a
+// later pin stays on the lab screen.
+func TestAddFromCompareDoesNotLeak(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "enter", "r", "m", "k", "m", "v", "a", "enter", "v")
+	if m.screen != screenCompare || m.adding {
+		t.Fatalf("v after the add's enter: screen %d, adding %v", m.screen, m.adding)
+	}
+	m = press(t, m, "esc", "p", "m")
+	if m.screen != screenLab {
+		t.Fatalf("a later pin jumped to screen %d", m.screen)
+	}
+}
+
+// Opening from compare's a a case already pinned says so, and how to make
+// it another, rather than offering m, which would only say it again.
+func TestAddingAPinnedCaseSaysSo(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m", "v", "a")
+	m.picker.Select(tts)
+	m = press(t, m, "enter")
+	if v := m.View(); !strings.Contains(v, "already pinned as A") || strings.Contains(v, "m pins the whole run") {
+		t.Fatalf("opening the pinned case again:\n%s", v)
+	}
+}

@@ -237,3 +237,20 @@ func TestExportWritesItsOwnCopy(t *testing.T) {
 		t.Errorf("the exported case is not the run's:\n%s", got)
 	}
 }
+
+// TestExportKeepsTheCasesOfItsKey: e hands the write the cases pinned
+// when it was pressed; a pin made before the write runs, which shifts the
+// pins in place, does not change what is written.
+func TestExportKeepsTheCasesOfItsKey(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r")
+	a := m.kept()
+	pins := make([]*missions.Case, 1, 4)
+	pins[0] = a
+	cmd := exportCases(t.TempDir(), pins...)
+	m = press(t, m, "k")
+	pins = append(pins[:0], m.kept()) // the array the command was handed, changed
+	msg := cmd().(exportedMsg)
+	if msg.err != nil || len(msg.paths) != 1 || !strings.Contains(msg.paths[0], caseFileName(a)) {
+		t.Fatalf("the export wrote %v (%v), want %s", msg.paths, msg.err, caseFileName(a))
+	}
+}

@@ -106,3 +106,37 @@ func TestScheduleWidensOnWideTerminals(t *testing.T) {
 		t.Fatalf("at 100 columns the schedule is %d wide, want 30 as before", m.schedule.w)
 	}
 }
+
+func TestPanelsAreSizedForTheWholeRun(t *testing.T) {
+	m := ttsLab(t) // 100x30
+	th, bh := m.timeline.h, m.holds.h
+	for m.pos < m.steps {
+		if m = press(t, m, "n"); m.timeline.h != th || m.holds.h != bh {
+			t.Fatalf("step %d moved the panels: timeline %d→%d, bottom %d→%d", m.pos, th, m.timeline.h, bh, m.holds.h)
+		}
+	}
+	if m.timeline.rows() < len(m.cas.Whole().Events) {
+		t.Fatalf("at 100x30 the timeline shows %d of %d events", m.timeline.rows(), len(m.cas.Whole().Events))
+	}
+	// No stretch of blank lines across the whole screen.
+	blank := 0
+	for i, l := range strings.Split(m.View(), "\n") {
+		if strings.TrimSpace(l) == "" {
+			if blank++; blank >= 3 {
+				t.Fatalf("blank lines up to line %d at 100x30:\n%s", i, m.View())
+			}
+			continue
+		}
+		blank = 0
+	}
+
+	// At 80x24 the timeline still holds the whole of this run, and the
+	// bottom row is no taller than its tallest panel needs.
+	small := press(t, newLab(t, Options{Mission: tts}, 80, 24), "r")
+	if small.timeline.rows() < len(small.cas.Whole().Events) {
+		t.Fatalf("at 80x24 the timeline shows %d of %d events", small.timeline.rows(), len(small.cas.Whole().Events))
+	}
+	if small.goal.h != 0 {
+		t.Fatal("the goal takes room at 80x24")
+	}
+}

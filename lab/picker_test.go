@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // typeFilter opens the picker's filter and types term, one key at a time.
@@ -138,5 +140,84 @@ func TestOpeningSaysWhichSettingsCarryOver(t *testing.T) {
 	m = press(t, m, "p", "c", "c", "esc", "enter") // naive, contract none → v1
 	if m.status != "" {
 		t.Fatalf("the mission's own settings, yet the status says %q", m.status)
+	}
+}
+
+// TestSlashStartsAFreshFilter: a second / starts a new filter; it used to
+// append to the one before.
+func TestSlashStartsAFreshFilter(t *testing.T) {
+	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "pend")
+	m = pressRun(t, m, "enter")
+	if m.picker.list.FilterState() != list.FilterApplied {
+		t.Fatalf("the filter is not applied: %v", m.picker.list.FilterState())
+	}
+	m = typeFilter(t, m, "two")
+	if got := m.picker.list.FilterValue(); got != "two" {
+		t.Errorf("the second filter reads %q, want %q", got, "two")
+	}
+	if ids := visibleIDs(m); len(ids) == 0 || ids[0] != "two-intended-refunds" {
+		t.Errorf("the second filter shows %v", ids)
+	}
+}
+
+// TestEnterOnNoMatchOpensNothing: a filter that matches nothing, kept with
+// enter, leaves no mission to open, and enter again opens none.
+func TestEnterOnNoMatchOpensNothing(t *testing.T) {
+	m := typeFilter(t, newLab(t, Options{Dir: t.TempDir()}, 100, 30), "twotwo")
+	m = pressRun(t, m, "enter")
+	m = pressRun(t, m, "enter")
+	if m.screen != screenPicker || m.mission != nil {
+		t.Fatalf("enter on a filter that matched nothing opened %v", m.mission.ID)
+	}
+	if !strings.Contains(m.View(), "no mission matches") && !strings.Contains(m.View(), "Nothing matched") {
+		t.Errorf("the picker does not say nothing matched:\n%s", m.View())
+	}
+}
+
+// TestGoalNeverCutMidWord: where the goal does not fit, its last line
+// ends on a whole word and a mark, and no row stands empty under it.
+func TestGoalNeverCutMidWord(t *testing.T) {
+	goal := paragraph(missions.BuiltIn().Missions[0].Goal)
+	words := strings.Fields(goal)
+	for w := 30; w <= 90; w += 7 {
+		lines := firstLines(wrap(goal, w), 2, w, " …")
+		last := strings.TrimSuffix(lines[1], " …")
+		if !strings.HasSuffix(lines[1], " …") {
+			t.Fatalf("width %d: the cut line does not end with the mark: %q", w, lines[1])
+		}
+		got := strings.Fields(lines[0] + " " + last)
+		for i, word := range got {
+			if word != words[i] {
+				t.Fatalf("width %d: word %d is %q, not %q: a word was cut (%q)", w, i, word, words[i], lines[1])
+			}
+		}
+	}
+	for h := 24; h <= 30; h++ {
+		m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, h)
+		view := m.timeline.View()
+		rows := strings.Split(view, "\n")
+		if !strings.Contains(view, "what this mission shows") {
+			continue
+		}
+		if strings.Contains(view, " …") && strings.TrimSpace(rows[len(rows)-1]) == "" {
+			t.Errorf("height %d: the goal is cut while its last row stands empty:\n%s", h, view)
+		}
+	}
+}
+
+// A goal that does not fit shows the whole sentences that do, marked as
+// going on, rather than a sentence cut in its middle.
+func TestGoalCutBetweenSentences(t *testing.T) {
+	st := DefaultStyles()
+	p := newGoalPanel(&st)
+	p.text = "A timeout can hide a refund. The provider commits the first refund but its reply never arrives, so the caller tries again."
+	p.SetSize(30, 3)
+	got := p.fit(2)
+	if len(got) != 1 || got[0] != "A timeout can hide a refund. …" {
+		t.Errorf("cut goal: %q", got)
+	}
+	p.text = "One sentence far too long for the lines it is given to fit in whole here."
+	if got := p.fit(2); len(got) != 2 || !strings.HasSuffix(got[1], "…") {
+		t.Errorf("a first sentence too long: %q", got)
 	}
 }

@@ -77,3 +77,11 @@ func TestTranscriptNamesTheAttemptOnlyAtItsStep(t *testing.T) {
 		}
 	}
 }
+
+func TestTranscriptSaysWhatIsAboveIt(t *testing.T) {
+	m := press(t, labAt(t, "concurrent-duplicates", missions.Guarded, 80, 24), "r")
+	v := m.said.View()
+	if !strings.Contains(v, "more") || !strings.Contains(v, "Done: the refund") {
+		t.Fatalf("the agent-said panel hides earlier entries without saying so:\n%s", v)
+	}
+}

@@ -169,65 +169,6 @@ func TestTogetherStepsAreWhole(t *testing.T) {
 	}
 }
 
-func TestFullHelpIsNeverCut(t *testing.T) {
-	for _, w := range []int{MinWidth, 80, 100} {
-		m := press(t, labAt(t, tts, missions.Naive, w, 24), "n", "m", "?")
-		v := m.View()
-		if lines := strings.Split(v, "\n"); strings.Contains(strings.Join(lines[:len(lines)-chromeLines], "\n"), "…") {
-			t.Errorf("%d wide: full help is cut:\n%s", w, v)
-		}
-		for _, group := range m.FullHelp() {
-			for _, b := range group {
-				if b.Enabled() && !strings.Contains(v, b.Help().Desc) {
-					t.Errorf("%d wide: full help lacks %q:\n%s", w, b.Help().Desc, v)
-				}
-			}
-		}
-	}
-}
-
-func TestPanelsAreSizedForTheWholeRun(t *testing.T) {
-	m := ttsLab(t) // 100x30
-	th, bh := m.timeline.h, m.holds.h
-	for m.pos < m.steps {
-		if m = press(t, m, "n"); m.timeline.h != th || m.holds.h != bh {
-			t.Fatalf("step %d moved the panels: timeline %d→%d, bottom %d→%d", m.pos, th, m.timeline.h, bh, m.holds.h)
-		}
-	}
-	if m.timeline.rows() < len(m.cas.Whole().Events) {
-		t.Fatalf("at 100x30 the timeline shows %d of %d events", m.timeline.rows(), len(m.cas.Whole().Events))
-	}
-	// No stretch of blank lines across the whole screen.
-	blank := 0
-	for i, l := range strings.Split(m.View(), "\n") {
-		if strings.TrimSpace(l) == "" {
-			if blank++; blank >= 3 {
-				t.Fatalf("blank lines up to line %d at 100x30:\n%s", i, m.View())
-			}
-			continue
-		}
-		blank = 0
-	}
-
-	// At 80x24 the timeline still holds the whole of this run, and the
-	// bottom row is no taller than its tallest panel needs.
-	small := press(t, newLab(t, Options{Mission: tts}, 80, 24), "r")
-	if small.timeline.rows() < len(small.cas.Whole().Events) {
-		t.Fatalf("at 80x24 the timeline shows %d of %d events", small.timeline.rows(), len(small.cas.Whole().Events))
-	}
-	if small.goal.h != 0 {
-		t.Fatal("the goal takes room at 80x24")
-	}
-}
-
-func TestTranscriptSaysWhatIsAboveIt(t *testing.T) {
-	m := press(t, labAt(t, "concurrent-duplicates", missions.Guarded, 80, 24), "r")
-	v := m.said.View()
-	if !strings.Contains(v, "more") || !strings.Contains(v, "Done: the refund") {
-		t.Fatalf("the agent-said panel hides earlier entries without saying so:\n%s", v)
-	}
-}
-
 // A pending refund that ends failed takes its effect back; the timeline
 // marks the fall as it marks a rise.
 func TestTimelineMarksAFailedObject(t *testing.T) {

@@ -1,0 +1,221 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// The lab as a first-timer meets it: each test here failed before the
+// fix it names.
+
+// TestCounterNeverContradictsTheVerdict: beside a hidden effect the
+// counter is not green "= as intended"; beside failed_cleanly it is not
+// amber.
+func TestCounterNeverContradictsTheVerdict(t *testing.T) {
+	v1 := "v1"
+	_ = v1
+	for _, tc := range []struct {
+		id      string
+		verdict missions.Verdict
+		notSay  string
+	}{
+		{"saved-server-error", missions.HiddenEffect, "= as intended"},
+		{"failure-then-failure", missions.FailedCleanly, ""},
+		{"changed-parameters", missions.HiddenEffect, "= as intended"},
+	} {
+		m := press(t, newLab(t, Options{Mission: tc.id, Dir: t.TempDir()}, 100, 30), "r")
+		if v := worstVerdict(m.cas.Outcome.Verdicts); v != tc.verdict {
+			t.Fatalf("%s ends %s, want %s", tc.id, v, tc.verdict)
+		}
+		style, words := m.header.counterLook()
+		if want := m.st.verdictStyle(tc.verdict); style.GetForeground() != want.GetForeground() {
+			t.Errorf("%s: the counter's colour %v is not the %s verdict's %v", tc.id, style.GetForeground(), tc.verdict, want.GetForeground())
+		}
+		if tc.notSay != "" && strings.Contains(words, tc.notSay) {
+			t.Errorf("%s: the counter says %q beside %s", tc.id, words, tc.verdict)
+		}
+	}
+}
+
+// TestNoSpoilersFromPinOrEvidence: before the run ends, m does not tell
+// the run's final count, and g does not tell where it will escalate.
+func TestNoSpoilersFromPinOrEvidence(t *testing.T) {
+	off := false
+	m := newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "m")
+	if strings.Contains(m.status, "2 effects") || strings.Contains(m.status, "effect") {
+		t.Errorf("pinning before the first step tells the count: %q", m.status)
+	}
+	m = press(t, m, "r", "x")
+	m = newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "r", "m")
+	if !strings.Contains(m.status, "2 effects") {
+		t.Errorf("pinning at the end does not tell the count: %q", m.status)
+	}
+	g := newLab(t, Options{Mission: "changed-parameters", Dir: t.TempDir()}, 100, 30)
+	g = press(t, g, "p", "g")
+	if strings.Contains(g.status, "escalates at step") || strings.Contains(g.status, "step 2") {
+		t.Errorf("g before the escalation tells where it comes: %q", g.status)
+	}
+}
+
+// TestVerdictInWords: at a run's end the lab says what the verdict means,
+// as run does, and the help bar offers the pin that comes next.
+func TestVerdictInWords(t *testing.T) {
+	off := false
+	m := press(t, newLab(t, Options{Mission: tts, Overrides: missions.Overrides{StableKeys: &off}, Dir: t.TempDir()}, 100, 30), "r")
+	want := "duplicate: " + m.cas.Outcome.Verdicts[0].Explain()
+	if !strings.Contains(m.View(), want) {
+		t.Errorf("the lab does not say %q:\n%s", want, m.View())
+	}
+	if !strings.Contains(m.helpLine(), "m pin case") {
+		t.Errorf("the help bar at the end does not offer m: %q", m.helpLine())
+	}
+}
+
+// TestFirstTimeHidesCheckpoints: a first-time learner's timeline starts
+// with the checkpoint rows hidden; h shows them.
+func TestFirstTimeHidesCheckpoints(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: tts, FirstTime: true, Dir: t.TempDir()}, 100, 30), "r")
+	if !m.timeline.CheckpointsHidden() || strings.Contains(m.timeline.View(), "checkpoint →") {
+		t.Fatalf("a first-timer sees checkpoint rows:\n%s", m.timeline.View())
+	}
+	if m = press(t, m, "h"); m.timeline.CheckpointsHidden() || !strings.Contains(m.timeline.View(), "checkpoint →") {
+		t.Fatalf("h does not show them:\n%s", m.timeline.View())
+	}
+	if m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30); m.timeline.CheckpointsHidden() {
+		t.Error("a learner past the first lesson starts with them hidden too")
+	}
+}
+
+// TestAgentWordsAlwaysReachable: what the agent said last is on screen
+// from its first word at 80x24, and tab reaches the panel so that ↑ brings
+// back what it said before (the apology the retry's words pushed out).
+func TestAgentWordsAlwaysReachable(t *testing.T) {
+	for _, id := range []string{tts, "refund-still-pending", "changed-parameters", "crash-after-send"} {
+		for _, p := range missions.Policies {
+			m := newLab(t, Options{Mission: id, Overrides: missions.Overrides{Policy: &p}, Dir: t.TempDir()}, 80, 24)
+			for pos := 0; pos < m.steps; pos++ {
+				m = press(t, m, "n")
+				last := ""
+				for _, ev := range m.cas.Whole().Events {
+					if ev.Say != "" {
+						last = ev.Say
+					}
+				}
+				if last == "" {
+					continue
+				}
+				first := strings.Join(strings.Fields(last)[:3], " ")
+				if !strings.Contains(strings.Join(strings.Fields(m.said.View()), " "), first) {
+					t.Errorf("%s %s step %d: the agent's last words (%q) are not on screen from their start:\n%s", id, p, m.pos, last, m.said.View())
+				}
+			}
+			if len(m.said.lines) < 2 {
+				continue
+			}
+			m = press(t, m, "tab", "tab")
+			if m.focus != focusSaid {
+				t.Fatalf("tab twice does not reach what the agent said")
+			}
+			firstSaid := strings.Join(strings.Fields(m.said.text(m.said.lines[0]))[:3], " ")
+			for range m.said.lines {
+				m = press(t, m, "up")
+			}
+			if !strings.Contains(strings.Join(strings.Fields(m.said.View()), " "), firstSaid) {
+				t.Errorf("%s %s: ↑ does not bring back the first thing said (%q):\n%s", id, p, firstSaid, m.said.View())
+			}
+		}
+	}
+}
+
+// The counter's words never say the count is well where its colour says
+// it is not: a red or amber counter never reads "= as intended", and
+// "= count only", which said nothing of why it was red, is gone.
+func TestCounterWordsAgreeWithItsColour(t *testing.T) {
+	st := DefaultStyles()
+	for _, v := range append([]missions.Verdict{""}, missions.Verdicts...) {
+		for effects := 0; effects <= 3; effects++ {
+			words := counterState(effects, 1, v)
+			style := st.outcomeStyle(effects, 1, v)
+			if words == "= count only" {
+				t.Errorf("%s with %d effects: %q", v, effects, words)
+			}
+			if strings.HasPrefix(words, "=") && style.GetForeground() != st.CountEqual.GetForeground() {
+				t.Errorf("%s with %d effects: %q drawn in another colour than the count as intended", v, effects, words)
+			}
+		}
+	}
+}
+
+// From the picker to the source exercise's conclusion on the compare
+// screen in nine keys, each one the screen suggests: open, run, pin, flip
+// stable keys, pin, compare, add a mission's case (the picker opens on
+// the first mission with nothing pinned), open, pin.
+func TestSourceExerciseInNineKeys(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir(), FirstTime: true}, 80, 24)
+	keys := []string{"enter", "r", "m", "k", "m", "v", "a", "enter", "m"}
+	for i, k := range keys {
+		m = press(t, m, k)
+		if k == "a" && m.picker.Selected().ID != "failure-then-failure" {
+			t.Fatalf("after %v the picker is not on failure-then-failure:\n%s", keys[:i+1], m.View())
+		}
+	}
+	if m.screen != screenCompare || len(m.pinned) != 3 {
+		t.Fatalf("after %v: screen %d with %d pinned\n%s", keys, m.screen, len(m.pinned), m.View())
+	}
+	flat := strings.Join(strings.Fields(m.View()), " ")
+	for _, want := range []string{"Same words, different ledgers", "Sorry, the refund of 45.00 on order 1042 failed.", "0, 2 and 1 effects"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the compare screen does not say %q:\n%s", want, m.View())
+		}
+	}
+}
+
+// The counter says "not made" only where every intent short of its effect
+// is one its caller believes failed, and nothing still executes: a
+// guarded caller that does not know yet is short, not "not made".
+func TestNotMadeOnlyWhenKnownFailed(t *testing.T) {
+	shown := 0
+	defer func() {
+		if shown == 0 {
+			t.Error("no step of any mission says not made")
+		}
+	}()
+	for _, ms := range missions.BuiltIn().Missions {
+		for _, p := range missions.Policies {
+			m := newLab(t, Options{Mission: ms.ID, Overrides: missions.Overrides{Policy: &p}}, 100, 30)
+			for pos := 1; pos <= m.steps; pos++ {
+				m = press(t, m, "n")
+				if !strings.Contains(m.header.View(), "not made") {
+					continue
+				}
+				shown++
+				if len(m.cas.Ledger.InFlight) > 0 {
+					t.Errorf("%s %s step %d: not made while a request executes", ms.ID, p, pos)
+				}
+				for _, v := range m.cas.Outcome.Verdicts {
+					if v.Effects == 0 && v.Belief != missions.BelievesFailed {
+						t.Errorf("%s %s step %d: not made while %s believes %s", ms.ID, p, pos, v.Intent, v.Belief)
+					}
+				}
+			}
+		}
+	}
+}
+
+// One pin made mid-run says what to do next, as one made at the end does:
+// the contrasting case, not a compare of one.
+func TestOnePinMidRunSuggestsTheContrast(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 120, 30)
+	m = press(t, m, "n", "m")
+	if line := m.statusLine(); !strings.Contains(line, "k, then m pins the other case") || strings.Contains(line, "v compares") {
+		t.Fatalf("status after one pin mid-run: %q", line)
+	}
+	m = press(t, m, "k", "m")
+	if line := m.statusLine(); !strings.Contains(line, "v compares") {
+		t.Fatalf("status after a second pin mid-run: %q", line)
+	}
+}
