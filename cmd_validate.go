@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -32,7 +31,9 @@ func newValidateCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			bad := 0
-			ids := newIDUse()
+			// The files claim their ids in the catalog --missions would
+			// build, by the catalog's own rule.
+			ids := missions.BuiltIn()
 			for _, path := range args {
 				msg, problems := validateFile(path, ids)
 				if len(problems) == 0 {
@@ -52,46 +53,12 @@ func newValidateCmd() *cobra.Command {
 	}
 }
 
-// idUse remembers which file uses which mission id, starting with the
-// built-in catalog, so that validate refuses an id that --missions would.
-type idUse struct {
-	builtIn *missions.Catalog
-	files   map[string]string
-}
-
-func newIDUse() *idUse { return &idUse{builtIn: missions.BuiltIn(), files: map[string]string{}} }
-
-// claim records that path holds m, or says why its id cannot be used: a
-// built-in mission has it (unless the file is that mission, unchanged) or
-// an earlier file does.
-func (u *idUse) claim(path string, m *missions.Mission) string {
-	if b, err := u.builtIn.Get(m.ID); err == nil {
-		if sameMission(b, m) {
-			return ""
-		}
-		return fmt.Sprintf("%s: mission id %q is a built-in mission's (%s); --missions would refuse this file: choose another id", path, m.ID, b.Source)
-	}
-	if prev, ok := u.files[m.ID]; ok && prev != path {
-		return fmt.Sprintf("%s: mission id %q is also used by %s; mission ids must be unique", path, m.ID, prev)
-	}
-	u.files[m.ID] = path
-	return ""
-}
-
-// sameMission reports whether two missions are the same apart from where
-// they were read from.
-func sameMission(a, b *missions.Mission) bool {
-	x, y := *a, *b
-	x.Source, y.Source = "", ""
-	return reflect.DeepEqual(x, y)
-}
-
 // runMission runs a mission for validate; tests count the runs.
 var runMission = missions.Run
 
 // validateFile checks one file and returns what it holds, or its problems,
 // one line each.
-func validateFile(path string, ids *idUse) (string, []string) {
+func validateFile(path string, ids *missions.Catalog) (string, []string) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
 	}
@@ -127,8 +94,8 @@ func validateFile(path string, ids *idUse) (string, []string) {
 		return "", splitErrors(err)
 	}
 	var problems []string
-	if p := ids.claim(path, m); p != "" {
-		problems = append(problems, p)
+	if err := ids.Add(m); err != nil {
+		problems = append(problems, err.Error())
 	}
 	for _, p := range m.CheckExpectations(runMission) {
 		when := p.Expectation.When.String()

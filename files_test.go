@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -152,48 +154,56 @@ func TestCompareNamesEveryBadFile(t *testing.T) {
 	}
 }
 
-// TestValidateRefusesTakenIDs: validate says a file is fine only if
-// --missions would take it: its id is neither a built-in mission's (unless
-// it is that mission's own file, unchanged) nor another file's.
+// TestValidateRefusesTakenIDs: validate says a file is fine exactly when
+// --missions takes it, by the catalog's one rule: an id is used once, and
+// a file that holds a built-in mission unchanged is that mission. Each
+// folder goes through both commands, which must agree.
 func TestValidateRefusesTakenIDs(t *testing.T) {
-	dir := t.TempDir()
 	builtIn, err := os.ReadFile(filepath.Join("missions", "catalog", "timeout-then-success.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	copyOf := filepath.Join(dir, "copy.yaml")
-	edited := filepath.Join(dir, "edited.yaml")
-	a := filepath.Join(dir, "a.yaml")
-	b := filepath.Join(dir, "b.yaml")
-	for path, data := range map[string][]byte{
-		copyOf: builtIn,
-		edited: []byte(strings.Replace(string(builtIn), "title: Timeout, then success", "title: My timeout", 1)),
-		a:      userMission(t, "twin"),
-		b:      userMission(t, "twin"),
+	edited := []byte(strings.Replace(string(builtIn), "title: Timeout, then success", "title: My timeout", 1))
+	taken := `: mission id "timeout-then-success" is already used by catalog/timeout-then-success.yaml; mission ids must be unique: give this one another id`
+	for _, tt := range []struct {
+		name  string
+		files map[string][]byte // written in name order
+		code  int
+		says  string // after the path of the last file
+	}{
+		{"an unchanged copy of a built-in mission", map[string][]byte{"copy.yaml": builtIn}, exitOK, ""},
+		{"the copy with a comment on top", map[string][]byte{"copy.yaml": append([]byte("# mine\n"), builtIn...)}, exitOK, ""},
+		{"an edited copy", map[string][]byte{"edited.yaml": edited}, exitBadInput, taken},
+		{"two files, one id", map[string][]byte{"a.yaml": userMission(t, "twin"), "b.yaml": bytes.Replace(userMission(t, "twin"), []byte("My "), []byte("Our "), 1)},
+			exitBadInput, `: mission id "twin" is already used by `},
 	} {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
+		dir := t.TempDir()
+		var paths []string
+		for _, name := range slices.Sorted(maps.Keys(tt.files)) {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, tt.files[name], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, p)
 		}
-	}
-	if code, out, errOut := cli("validate", copyOf, a, a); code != exitOK {
-		t.Errorf("an unchanged built-in file and one file named twice: exit %d\n%s%s", code, out, errOut)
-	}
-	code, out, _ := cli("validate", edited, a, b)
-	if code != exitBadInput {
-		t.Fatalf("exit %d, want 2\n%s", code, out)
-	}
-	for _, want := range []string{
-		edited + `: mission id "timeout-then-success" is a built-in mission's`,
-		b + `: mission id "twin" is also used by ` + a,
-		a + ": ok (twin)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, out)
+		vcode, vout, verr := cli(append([]string{"validate"}, paths...)...)
+		mcode, mout, merr := cli("missions", "--missions", dir)
+		if vcode != tt.code || mcode != tt.code {
+			t.Errorf("%s: validate exits %d, missions --missions %d; want %d for both\n%s%s\n%s%s", tt.name, vcode, mcode, tt.code, vout, verr, mout, merr)
 		}
-	}
-	// What validate refuses, --missions refuses too.
-	if code, _, _ := cli("missions", "--missions", dir); code != exitBadInput {
-		t.Errorf("--missions took the directory validate refused: exit %d", code)
+		if tt.says == "" {
+			if n := strings.Count(mout, "\n  timeout-then-success"); n > 1 {
+				t.Errorf("%s: the mission is listed %d times:\n%s", tt.name, n, mout)
+			}
+			continue
+		}
+		last := filepath.Base(paths[len(paths)-1])
+		if !strings.Contains(vout, paths[len(paths)-1]+tt.says) {
+			t.Errorf("%s: validate lacks %q:\n%s", tt.name, last+tt.says, vout)
+		}
+		if !strings.Contains(merr, last+tt.says) {
+			t.Errorf("%s: missions --missions lacks %q:\n%s", tt.name, last+tt.says, merr)
+		}
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
@@ -354,7 +353,7 @@ func missionIDs(cases []*missions.Case) []string {
 	var ids []string
 	seen := map[string]bool{}
 	for _, c := range cases {
-		key := export.MissionDigest(&c.Mission)
+		key := c.Mission.Digest()
 		if !seen[key] {
 			seen[key] = true
 			ids = append(ids, termtext.CleanLine(c.Mission.ID))
@@ -373,7 +372,7 @@ func editedIDs(cases []*missions.Case) []string {
 			byID[id] = map[string]bool{}
 			order = append(order, id)
 		}
-		byID[id][export.MissionDigest(&c.Mission)] = true
+		byID[id][c.Mission.Digest()] = true
 	}
 	var out []string
 	for _, id := range order {

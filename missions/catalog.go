@@ -79,8 +79,15 @@ func order(id string) int {
 	return len(catalogOrder)
 }
 
-func (c *Catalog) add(m *Mission) error {
+// Add puts m in the catalog under its id: the one rule for mission ids,
+// which --missions and validate both meet. An id is used once; a file
+// that holds a mission already in the catalog, unchanged (the same
+// Digest, wherever it was read from), is that mission, and adds nothing.
+func (c *Catalog) Add(m *Mission) error {
 	if prev, ok := c.byID[m.ID]; ok {
+		if prev.Digest() == m.Digest() {
+			return nil
+		}
 		return fmt.Errorf("%s: mission id %q is already used by %s; mission ids must be unique: give this one another id", m.Source, m.ID, prev.Source)
 	}
 	c.byID[m.ID] = m
@@ -116,7 +123,7 @@ func (c *Catalog) AddFS(fsys fs.FS, where string) error {
 			errs = append(errs, err)
 			continue
 		}
-		if err := c.add(m); err != nil {
+		if err := c.Add(m); err != nil {
 			errs = append(errs, err)
 		}
 	}

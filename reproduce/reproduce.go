@@ -59,7 +59,7 @@ func DiffJSON(want, got []byte) (where, said, gives string, ok bool, err error) 
 // has its id.
 func BuiltInClaim(m *missions.Mission) string {
 	b, err := missions.BuiltIn().Get(m.ID)
-	if err != nil || export.MissionDigest(b) == export.MissionDigest(m) {
+	if err != nil || b.Digest() == m.Digest() {
 		return ""
 	}
 	want, _ := json.Marshal(b)

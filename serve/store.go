@@ -600,7 +600,7 @@ func settingsDiff(made, now *storeMeta) string {
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
 	add("--intent-field", a.IntentField, b.IntentField)
 	add("--mission", missionID(made.Mission), missionID(now.Mission))
-	if made.Mission != nil && now.Mission != nil && made.Mission.ID == now.Mission.ID && export.MissionDigest(made.Mission) != export.MissionDigest(now.Mission) {
+	if made.Mission != nil && now.Mission != nil && made.Mission.ID == now.Mission.ID && made.Mission.Digest() != now.Mission.Digest() {
 		d = append(d, fmt.Sprintf("mission %s has changed since the database was made (its file was edited)", made.Mission.ID))
 	}
 	return strings.Join(d, "; ")
