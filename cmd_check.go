@@ -94,9 +94,11 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 		return nil, false, badInput(fmt.Errorf("%s is a directory; expected a history .jsonl file", path))
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
-	if prettyJSON(br) {
-		// A JSON document over many lines: a session, or something that
-		// is not a history.
+	head, _ := br.Peek(64 << 10)
+	switch kind, schema := export.Sniff(head); kind {
+	case export.KindSession, export.KindOther, export.KindCase, export.KindJSON:
+		// One JSON document: a session, or something that is not a
+		// history.
 		data, tooBig, err := missions.ReadAtMost(br, export.MaxCaseBytes)
 		if err != nil {
 			return nil, false, badInput(fileError(path, err))
@@ -104,8 +106,8 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 		if tooBig {
 			return nil, false, badInput(fmt.Errorf("%s: the file is larger than %d bytes, the most a session file may hold", path, export.MaxCaseBytes))
 		}
-		switch schema := export.SchemaOf(data); {
-		case schema == export.SessionSchemaID || bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)):
+		switch kind {
+		case export.KindSession:
 			s, err := export.UnmarshalSession(path, data)
 			if err != nil {
 				return nil, false, badInput(err)
@@ -119,7 +121,7 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 				return nil, false, badInput(err)
 			}
 			return rep, true, nil
-		case schema != "":
+		case export.KindOther, export.KindCase:
 			return nil, false, badInput(fmt.Errorf("%s is a %s document, not a history: check reads JSON Lines (%s) or a serve session", path, schema, export.HistorySchemaID))
 		}
 		br = bufio.NewReader(bytes.NewReader(data))
@@ -133,16 +135,6 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 		return nil, false, badInput(fileError(path, err))
 	}
 	return rep, false, nil
-}
-
-// prettyJSON reports whether the input starts with a line that opens a
-// JSON object and holds nothing else: a document written over many
-// lines, not one object per line.
-func prettyJSON(br *bufio.Reader) bool {
-	head, _ := br.Peek(4096)
-	head = bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF})
-	line, _, _ := bytes.Cut(head, []byte("\n"))
-	return string(bytes.TrimSpace(line)) == "{"
 }
 
 // refuseSpecial refuses what reading would make no sense of or never end:

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -78,5 +81,33 @@ func TestCheckDocsShowTheExample(t *testing.T) {
 	_, out, errOut := cli("check", "testdata/history.jsonl")
 	if !strings.Contains(string(doc), "$ replaylab check testdata/history.jsonl\n"+out+errOut+"```") {
 		t.Errorf("docs/check.md does not show what check prints now:\n%s%s", out, errOut)
+	}
+}
+
+// TestCheckReadsASessionOnOneLine: a session written compact, on one
+// line, is a session to check, not a history whose first line is wrong.
+func TestCheckReadsASessionOnOneLine(t *testing.T) {
+	dir := t.TempDir()
+	pretty := filepath.Join(dir, "session.json")
+	s := &export.Session{Started: "2026-12-01T00:00:00Z",
+		Settings: export.SessionSettings{Contract: ledger.V1, Retention: 5, TickMillis: 1000, IntentField: "metadata[intent]"}}
+	var b bytes.Buffer
+	if err := export.WriteSession(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	oneLine := filepath.Join(dir, "one-line.json")
+	if err := os.WriteFile(pretty, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(oneLine, append(bytes.ReplaceAll(b.Bytes(), []byte("\n"), nil), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An empty session has nothing to check: the same words for both, as
+	// its history, where a history reader would trip on the first line.
+	wantCode, wantOut, wantErr := cli("check", pretty)
+	code, out, errOut := cli("check", oneLine)
+	same := func(s string) string { return strings.ReplaceAll(s, oneLine, pretty) }
+	if code != wantCode || same(out) != wantOut || same(errOut) != wantErr || !strings.Contains(wantErr, "nothing to check") {
+		t.Errorf("one line: exit %d\n%s%s\nmany lines: exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErr)
 	}
 }

@@ -89,19 +89,19 @@ settings), stops the command with exit code 2, naming the first difference.`,
 			cases := make([]*missions.Case, len(args))
 			var problems []error
 			for i, path := range args {
-				c, sess, err := readDocument(path)
+				d, err := readDocument(path)
 				if err != nil {
 					problems = append(problems, fileError(path, err))
 					continue
 				}
-				if p := truthProblems(path, c, sess); len(p) > 0 {
+				if p := truthProblems(path, d); len(p) > 0 {
 					problems = append(problems, errors.New(strings.Join(p, "\n")))
 					continue
 				}
-				if sess != nil {
-					c = sess.AsCase()
+				cases[i] = d.Case
+				if d.Session != nil {
+					cases[i] = d.Session.AsCase()
 				}
-				cases[i] = c
 			}
 			if len(problems) > 0 {
 				return badInput(errors.Join(problems...))

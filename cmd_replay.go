@@ -10,7 +10,6 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
-	"github.com/replaylab/replaylab/serve"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -32,18 +31,12 @@ func newReplayCmd() *cobra.Command {
 			var problems []error
 			differ := 0
 			for i, path := range args {
-				c, sess, err := readDocument(path)
+				d, err := readDocument(path)
 				if err != nil {
 					problems = append(problems, fileError(path, err))
 					continue
 				}
-				var report string
-				var same bool
-				if sess != nil {
-					report, same, err = replaySession(path, sess)
-				} else {
-					report, same, err = replayCase(path, c)
-				}
+				report, same, err := replayDocument(path, d)
 				if err != nil {
 					problems = append(problems, err)
 					continue
@@ -69,33 +62,19 @@ func newReplayCmd() *cobra.Command {
 }
 
 // readDocument reads a case file or a serve session file.
-func readDocument(path string) (*missions.Case, *export.Session, error) {
+func readDocument(path string) (export.Document, error) {
 	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
 	if err != nil {
-		return nil, nil, err
+		return export.Document{}, err
 	}
-	if export.SchemaOf(data) == export.SessionSchemaID {
-		s, err := export.UnmarshalSession(path, data)
-		return nil, s, err
-	}
-	c, err := export.Unmarshal(path, data)
-	return c, nil, err
+	return export.ReadDocument(path, data)
 }
 
 // truthProblems says what is untrue in a case or session file: it does not
 // reproduce (the first difference), or it names a built-in mission while
 // carrying another. Nil when the file is true to its inputs.
-func truthProblems(path string, c *missions.Case, s *export.Session) []string {
-	var diff string
-	var err error
-	var m *missions.Mission
-	if s == nil {
-		diff, err = reproduce.Case(c)
-		m = &c.Mission
-	} else {
-		diff, err = serve.Reproduce(s)
-		m = s.Mission
-	}
+func truthProblems(path string, d export.Document) []string {
+	diff, err := reproduce.Document(d)
 	var out []string
 	switch {
 	case err != nil:
@@ -103,36 +82,27 @@ func truthProblems(path string, c *missions.Case, s *export.Session) []string {
 	case diff != "":
 		out = append(out, fmt.Sprintf("%s: differs from its replay; first difference: %s", termtext.CleanLine(path), termtext.CleanLine(diff)))
 	}
-	if m != nil {
+	if m := d.Mission(); m != nil {
 		out = append(out, builtInClaim(path, m)...)
 	}
 	return out
 }
 
-// replayCase runs a case's mission again under its settings and reports,
-// in a line or two, whether the result is the case.
-func replayCase(path string, c *missions.Case) (report string, same bool, err error) {
-	diff, err := reproduce.Case(c)
+// replayDocument runs a case's mission again under its settings, or
+// re-submits a session's requests to a fresh ledger, and reports in a
+// line or two whether the result is the file.
+func replayDocument(path string, d export.Document) (report string, same bool, err error) {
+	diff, err := reproduce.Document(d)
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", path, err)
 	}
-	if diff == "" {
-		return fmt.Sprintf("%s: identical\n", termtext.CleanLine(path)), true, nil
+	if diff != "" {
+		return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
 	}
-	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
-}
-
-// replaySession re-submits a session's requests to a fresh ledger and
-// reports whether the provider answers them all as recorded.
-func replaySession(path string, s *export.Session) (report string, same bool, err error) {
-	diff, err := serve.Reproduce(s)
-	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", path, err)
+	if d.Session != nil {
+		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", termtext.CleanLine(path), termtext.Plural(len(d.Session.Requests), "request")), true, nil
 	}
-	if diff == "" {
-		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", termtext.CleanLine(path), termtext.Plural(len(s.Requests), "request")), true, nil
-	}
-	return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
+	return fmt.Sprintf("%s: identical\n", termtext.CleanLine(path)), true, nil
 }
 
 // builtInClaim says when m has a built-in mission's id but not its

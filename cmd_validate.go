@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,31 +61,24 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
 	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		c, sess, err := readDocument(path)
+		d, err := readDocument(path)
 		if err != nil {
 			return "", splitErrors(fileError(path, err))
 		}
-		// A case must reproduce, and a session replay, as replay checks
-		// them.
-		if p := truthProblems(path, c, sess); len(p) > 0 {
-			return "", p
-		}
-		if sess != nil {
-			return fmt.Sprintf("a serve session: %s, it replays", termtext.Plural(len(sess.Requests), "request")), nil
-		}
-		return caseWords(c), nil
+		return documentWords(path, d)
 	}
 	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
 	if err != nil {
 		return "", splitErrors(fileError(path, err))
 	}
-	if looksLikeCase(data) {
+	switch kind, _ := export.Sniff(data); kind {
+	case export.KindCase, export.KindSession, export.KindOther:
 		// A case under another name than .json is still a case.
-		c, err := export.Unmarshal(path, data)
+		d, err := export.ReadDocument(path, data)
 		if err != nil {
 			return "", splitErrors(err)
 		}
-		return caseWords(c), nil
+		return documentWords(path, d)
 	}
 	m, err := missions.Parse(path, data)
 	if err != nil {
@@ -117,19 +108,17 @@ func caseWords(c *missions.Case) string {
 	return fmt.Sprintf("case of mission %s, %s", termtext.CleanLine(c.Mission.ID), settingsWords(c.Settings))
 }
 
-// looksLikeCase reports whether data is a JSON object with a "schema"
-// field: a case file, whatever its name ends in.
-func looksLikeCase(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF})
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
-		return false
+// documentWords says what a case or session file holds, once it
+// reproduces (a case) or replays (a session) as replay checks them; or
+// what is untrue in it.
+func documentWords(path string, d export.Document) (string, []string) {
+	if p := truthProblems(path, d); len(p) > 0 {
+		return "", p
 	}
-	var head map[string]json.RawMessage
-	if json.Unmarshal(data, &head) != nil {
-		return false
+	if d.Session != nil {
+		return fmt.Sprintf("a serve session: %s, it replays", termtext.Plural(len(d.Session.Requests), "request")), nil
 	}
-	_, ok := head["schema"]
-	return ok
+	return caseWords(d.Case), nil
 }
 
 // fileError words a file system error for a person: the path, then what

@@ -72,10 +72,20 @@ func BuiltInClaim(m *missions.Mission) string {
 		termtext.CleanLine(m.ID), where, bv, gv)
 }
 
-// firstDifference says where two renderings of a case first differ, in
+// FirstDifference says where two renderings of a case first differ, in
 // words: which event or which part of the ledger or outcome, which field,
 // what the file says and what the replay gives.
 func FirstDifference(c *missions.Case, want, got []byte) string {
+	return difference(want, got, "case", func(path []string) string { return describePath(c, path) })
+}
+
+// difference is the one wording of a replay's first difference from its
+// file: "where: the case file says X; the replay gives Y", or "" when
+// the bytes are the same.
+func difference(want, got []byte, noun string, where func(path []string) string) string {
+	if bytes.Equal(want, got) {
+		return ""
+	}
 	var a, b any
 	if err := decodeNumbers(want, &a); err != nil {
 		return err.Error()
@@ -87,7 +97,7 @@ func FirstDifference(c *missions.Case, want, got []byte) string {
 	if !ok {
 		return "the bytes differ, but not the values"
 	}
-	return fmt.Sprintf("%s: the case file says %s; the replay gives %s", describePath(c, path), show(av), show(bv))
+	return fmt.Sprintf("%s: the %s file says %s; the replay gives %s", where(path), noun, show(av), show(bv))
 }
 
 // decodeNumbers decodes JSON keeping numbers as written and each object's

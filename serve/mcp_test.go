@@ -363,7 +363,7 @@ func TestMCPSessionReplaysAndChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff, err := Reproduce(read); err != nil || diff != "" {
+	if diff, err := replayDiff(read); err != nil || diff != "" {
 		t.Fatalf("replay: %v %s", err, diff)
 	}
 	if !bytes.Contains(data, []byte(`"cancelled": {`)) || !bytes.Contains(data, []byte(`"tool": "list_refunds"`)) {

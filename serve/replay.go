@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
-	"github.com/replaylab/replaylab/reproduce"
 )
 
 // Replay re-submits a recorded session's requests to a fresh ledger, each
@@ -193,29 +191,4 @@ func (c *core) repliedObject(i int, wire string, o ledger.Object, e *apiError) {
 	default:
 		c.replied(i, wire, 200, nil, shownOf(o))
 	}
-}
-
-// Reproduce replays a session and returns the first difference between
-// the recording and the replay, in words, or "" when they are the same.
-func Reproduce(s *export.Session) (string, error) {
-	again, err := Replay(s)
-	if err != nil {
-		return "", err
-	}
-	want, err := export.MarshalSession(s)
-	if err != nil {
-		return "", err
-	}
-	got, err := export.MarshalSession(again)
-	if err != nil {
-		return "", err
-	}
-	if bytes.Equal(want, got) {
-		return "", nil
-	}
-	where, said, gives, _, err := reproduce.DiffJSON(want, got)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%s: the session file says %s; the replay gives %s", where, said, gives), nil
 }

@@ -294,7 +294,7 @@ func TestUpdateMetadata(t *testing.T) {
 		t.Fatalf("update of re_0001?x: %d %q", a.status, a.body)
 	}
 	s := g.srv.Finish()
-	if why, err := Reproduce(s); err != nil || why != "" {
+	if why, err := replayDiff(s); err != nil || why != "" {
 		t.Fatalf("the session with updates does not replay: %v %s", err, why)
 	}
 	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.ExactlyOnce {
@@ -343,7 +343,7 @@ func TestCancelPending(t *testing.T) {
 	if v := verdictOf(t, s, "refund-1042"); v.Verdict != missions.FailedCleanly {
 		t.Errorf("the canceled intent: %s, want failed_cleanly", v.Verdict)
 	}
-	if why, err := Reproduce(s); err != nil || why != "" {
+	if why, err := replayDiff(s); err != nil || why != "" {
 		t.Fatalf("the session with a cancel does not replay: %v %s", err, why)
 	}
 	if !strings.Contains(render.SessionText(s), "3 cancels") {
@@ -393,7 +393,7 @@ func TestListByCreated(t *testing.T) {
 			t.Errorf("%s: %d %q", q, a.status, a.body)
 		}
 	}
-	if why, err := Reproduce(g.srv.Finish()); err != nil || why != "" {
+	if why, err := replayDiff(g.srv.Finish()); err != nil || why != "" {
 		t.Fatalf("the session with created filters does not replay: %v %s", err, why)
 	}
 }
@@ -613,7 +613,7 @@ func TestLongIntentReadsReplay(t *testing.T) {
 	if r := s.Requests[1]; !r.Cut || len(r.Intent) > MaxReadPayload+len("…") {
 		t.Fatalf("the retrieve was kept as %+v", r)
 	}
-	if why, err := Reproduce(s); err != nil || why != "" {
+	if why, err := replayDiff(s); err != nil || why != "" {
 		t.Fatalf("reads of a long intent do not replay: %v %s", err, why)
 	}
 }
@@ -665,7 +665,7 @@ func TestRefusalsKeepLittle(t *testing.T) {
 			t.Errorf("request %d (%s) keeps %d bytes of intent, %d of payload", r.Seq, r.Kind, len(r.Intent), len(r.Payload))
 		}
 	}
-	if why, err := Reproduce(s); err != nil || why != "" {
+	if why, err := replayDiff(s); err != nil || why != "" {
 		t.Fatalf("the session does not replay: %v %s", err, why)
 	}
 	if text := render.SessionText(s); !strings.Contains(text, "refused") {

@@ -1,0 +1,107 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/replaylab/replaylab/missions"
+)
+
+// Kind is what a file holds, told by its content, never by its name.
+type Kind string
+
+// The kinds a file can be.
+const (
+	KindEmpty   Kind = "empty"
+	KindMission Kind = "mission" // not JSON: a mission's YAML
+	KindCase    Kind = "case"    // a replaylab.case/* document
+	KindSession Kind = "session" // a replaylab.session/v1 document, on one line or many
+	KindHistory Kind = "history" // JSON Lines: a history, with or without its header
+	KindOther   Kind = "other"   // a JSON document of another schema
+	KindJSON    Kind = "json"    // a JSON document over many lines, with no schema
+)
+
+// Sniff tells what a file holds from its head, its first bytes (a
+// history can be larger than memory): the one place that rule is written,
+// for validate, replay, compare and check. schema is the document's
+// schema field, where it has one.
+func Sniff(head []byte) (kind Kind, schema string) {
+	h := bytes.TrimLeft(bytes.TrimPrefix(head, utf8BOM), " \t\r\n")
+	if len(h) == 0 {
+		return KindEmpty, ""
+	}
+	if h[0] != '{' {
+		return KindMission, ""
+	}
+	line, _, whole := bytes.Cut(h, []byte("\n"))
+	pretty := string(bytes.TrimSpace(line)) == "{"
+	schema = leadingSchema(h)
+	if schema == "" {
+		switch {
+		case pretty:
+			schema = SchemaOf(h)
+		case whole || len(h) == len(head):
+			schema = SchemaOf(line)
+		}
+	}
+	switch {
+	case schema == SessionSchemaID:
+		return KindSession, schema
+	case strings.HasPrefix(schema, "replaylab.case/"):
+		return KindCase, schema
+	case schema == HistorySchemaID:
+		return KindHistory, schema
+	case schema != "":
+		return KindOther, schema
+	case pretty:
+		return KindJSON, ""
+	}
+	return KindHistory, ""
+}
+
+// leadingSchema is the value of "schema" when it is the first field of
+// the object data opens, read token by token so that a head cut short
+// still tells: replaylab writes every document with its schema first.
+func leadingSchema(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	if t, err := dec.Token(); err != nil || t != "schema" {
+		return ""
+	}
+	t, err := dec.Token()
+	if s, ok := t.(string); err == nil && ok {
+		return s
+	}
+	return ""
+}
+
+// Document is a case or a session, as read from a file.
+type Document struct {
+	Case    *missions.Case
+	Session *Session
+}
+
+// Mission is the mission the document carries, if any.
+func (d Document) Mission() *missions.Mission {
+	if d.Session != nil {
+		return d.Session.Mission
+	}
+	if d.Case != nil {
+		return &d.Case.Mission
+	}
+	return nil
+}
+
+// ReadDocument reads a case file or a session file, telling which by its
+// content; name is used in messages.
+func ReadDocument(name string, data []byte) (Document, error) {
+	if kind, _ := Sniff(data); kind == KindSession {
+		s, err := UnmarshalSession(name, data)
+		return Document{Session: s}, err
+	}
+	c, err := Unmarshal(name, data)
+	return Document{Case: c}, err
+}
