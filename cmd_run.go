@@ -159,7 +159,7 @@ func newRunCmd() *cobra.Command {
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s\n", termtext.CleanLine(out))
 			}
-			return failedVerdicts(c, fail)
+			return failedVerdicts(c.Outcome.Verdicts, fail)
 		},
 	}
 	sf.register(cmd)
@@ -203,13 +203,13 @@ func parseFailOn(words []string, given bool) (map[missions.Verdict]bool, error) 
 	return fail, nil
 }
 
-// failedVerdicts is the exit-1 error for the intents of c whose verdict the
-// caller asked to fail on, or nil.
-func failedVerdicts(c *missions.Case, fail map[missions.Verdict]bool) error {
+// failedVerdicts is the exit-1 error for the intents whose verdict the
+// caller asked to fail on, or nil: run's and serve's --fail-on.
+func failedVerdicts(verdicts []missions.IntentVerdict, fail map[missions.Verdict]bool) error {
 	var hit []string
-	for _, v := range c.Outcome.Verdicts {
+	for _, v := range verdicts {
 		if fail[v.Verdict] {
-			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.CleanLine(v.Intent), v.Verdict))
+			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.Escaped(v.Intent), v.Verdict))
 		}
 	}
 	if len(hit) == 0 {

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -211,259 +205,68 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.db == "" && cmd.Flags().Changed("db") {
 		return badInput(errors.New("--db is empty; give a database file, or leave --db out to keep the ledger in memory"))
 	}
-	var (
-		srv *serve.Server
-		rec *serve.Recovered
-	)
-	if f.db != "" {
-		srv, rec, err = serve.Open(o, f.db)
-	} else {
-		srv, err = serve.New(o)
-	}
-	if err != nil {
-		return badInput(err)
-	}
-	defer srv.Close()
-	defer serve.LimitMemory()()
-	var ln net.Listener
-	if !f.stdio {
-		if ln, err = net.Listen("tcp", f.addr); err != nil {
-			return badInput(listenError(f.addr, err))
-		}
-	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, done := context.WithCancel(ctx)
-	defer done()
-	srv.OnFatal = func(error) { done() }
+	cfg := serve.RunConfig{Options: o, Addr: f.addr, Stdio: f.stdio, DB: f.db, Until: f.until,
+		In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()}
 	if point := os.Getenv("REPLAYLAB_FAILPOINT"); point != "" {
-		srv.SetFailpoint(killAt(point))
+		cfg.Failpoint = serve.KillAt(point)
 	}
-	if f.until > 0 {
-		srv.OnServed = func(n int) {
-			if n >= f.until {
-				done()
-			}
-		}
+	sess, runErr := serve.Run(cmd.Context(), cfg)
+	var setup *serve.SetupError
+	var storage *serve.StorageError
+	switch {
+	case errors.As(runErr, &setup):
+		return badInput(setup.Err)
+	case errors.As(runErr, &storage):
+		return &exitError{code: exitStorage, err: storage}
+	case sess == nil:
+		return runErr
 	}
-	errw, out := cmd.ErrOrStderr(), cmd.OutOrStdout()
-	errc := make(chan error, 1)
-	var hs *serve.HTTPServer
+	// Over stdio, standard output is the protocol's: the verdicts go to
+	// standard error with the banner.
+	out := cmd.OutOrStdout()
 	if f.stdio {
-		// Standard output is the protocol's: the verdicts go to standard
-		// error with the banner.
-		// A host that closes its end of the stream must not kill serve
-		// before it has settled and recorded the session: a write there
-		// fails instead (the answer is gone).
-		signal.Ignore(syscall.SIGPIPE)
-		in, proto := io.NopCloser(cmd.InOrStdin()), nopWriteCloser{out}
-		go func() { errc <- srv.ServeStdio(ctx, in, proto) }()
-		out = errw
-		fmt.Fprint(errw, serveBanner(nil, srv, f.until))
-	} else {
-		// A client that sends its body slowly is cut off: no request takes
-		// longer than ReadTimeout to arrive.
-		// A request's line and headers are at most MaxHeaderBytes: a refund id
-		// or a list's query longer than that is answered 431 by net/http.
-		hs = serve.NewHTTPServer(srv)
-		go func() { errc <- hs.Serve(ln) }()
-		fmt.Fprint(errw, serveBanner(ln.Addr(), srv, f.until))
-	}
-	if f.db != "" {
-		fmt.Fprintln(errw, "  "+dbWords(f.db, rec))
-	}
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
-	}
-	// From here a second Ctrl-C ends the process at once.
-	stop()
-	// Held replies end now; then the server stops taking requests and
-	// waits a little for the ones it is answering, then closes the rest.
-	srv.Release()
-	if hs != nil {
-		hs.Stop(3 * time.Second)
-		if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-			return fmt.Errorf("serving on %s: %w", ln.Addr(), serveErr)
-		}
-	}
-	// Over stdio the session ends however the stream did: what was served
-	// is settled, reported and recorded all the same.
-	var stdioErr error
-	if f.stdio && serveErr != nil && !errors.Is(serveErr, io.EOF) && !errors.Is(serveErr, context.Canceled) {
-		stdioErr = fmt.Errorf("serving MCP over standard input and output: %w", serveErr)
-		fmt.Fprintln(errw, "replaylab serve: "+stdioErr.Error()+"; the session so far follows")
-	}
-
-	sess := srv.End()
-	if err := srv.Err(); err != nil {
-		return &exitError{code: exitStorage, err: fmt.Errorf("stopped: %w; what is on disk is what was written before, and a restart recovers it", err)}
+		out = cmd.ErrOrStderr()
 	}
 	fmt.Fprint(out, render.SessionText(sess))
-	if f.record != "" {
-		write := func(w io.Writer) error { return export.WriteSession(w, sess) }
-		if historyFile(f.record) {
-			data, err := export.MarshalHistory(sess.History())
-			if err != nil {
-				return err
-			}
-			write = func(w io.Writer) error {
-				_, err := w.Write(data)
-				return err
-			}
+	if err := writeRecord(cmd.ErrOrStderr(), f.record, f.force, sess); err != nil {
+		return err
+	}
+	if runErr != nil {
+		return runErr
+	}
+	return failedVerdicts(sess.Outcome.Verdicts, fail)
+}
+
+// writeRecord writes the session to path, if one was given: a history
+// where path ends in .jsonl, else the session.
+func writeRecord(log io.Writer, path string, force bool, sess *export.Session) error {
+	if path == "" {
+		return nil
+	}
+	write := func(w io.Writer) error { return export.WriteSession(w, sess) }
+	if historyFile(path) {
+		data, err := export.MarshalHistory(sess.History())
+		if err != nil {
+			return err
 		}
-		if err := writeFileAtomicWith(f.record, write, f.force); err != nil {
-			var ee *exitError
-			if errors.As(err, &ee) {
-				return err
-			}
-			return fileError(f.record, err)
-		}
-		if historyFile(f.record) {
-			fmt.Fprintf(errw, "wrote the history to %s (check it with: replaylab check %s)\n", f.record, termtext.ShellWord(f.record))
-		} else {
-			fmt.Fprintf(errw, "wrote the session to %s (compare it with cases, replay it, or check it)\n", f.record)
+		write = func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
 		}
 	}
-	if stdioErr != nil {
-		return stdioErr
-	}
-	var hit []string
-	for _, v := range sess.Outcome.Verdicts {
-		if fail[v.Verdict] {
-			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.Escaped(v.Intent), v.Verdict))
+	if err := writeFileAtomicWith(path, write, force); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
 		}
+		return fileError(path, err)
 	}
-	if len(hit) > 0 {
-		return &exitError{code: exitVerdict, err: fmt.Errorf("%s, a verdict --fail-on names", strings.Join(hit, "; "))}
+	if historyFile(path) {
+		fmt.Fprintf(log, "wrote the history to %s (check it with: replaylab check %s)\n", path, termtext.ShellWord(path))
+	} else {
+		fmt.Fprintf(log, "wrote the session to %s (compare it with cases, replay it, or check it)\n", path)
 	}
 	return nil
-}
-
-// nopWriteCloser is a writer that the MCP transport may close without
-// closing the process's standard output.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// listenError says why serve cannot listen, and what to do.
-func listenError(addr string, err error) error {
-	switch {
-	case errors.Is(err, syscall.EADDRINUSE):
-		return fmt.Errorf("--addr %s: the address is in use (another replaylab serve?); stop that one, or give another port, e.g. --addr 127.0.0.1:0 for a free one", addr)
-	case errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("--addr %s: not allowed to listen there (ports below 1024 need privileges); give a port above 1023", addr)
-	}
-	var ae *net.AddrError
-	if errors.As(err, &ae) {
-		return fmt.Errorf("--addr %s: %s (expected HOST:PORT, e.g. 127.0.0.1:12111)", addr, ae.Err)
-	}
-	return fmt.Errorf("--addr %s: %w (expected HOST:PORT, e.g. 127.0.0.1:12111)", addr, cause(err))
-}
-
-// serveBanner says where serve listens and what it will do.
-func serveBanner(addr net.Addr, srv *serve.Server, until int) string {
-	o, left := srv.Options(), srv.FaultsLeft()
-	var b strings.Builder
-	tools := strings.Join(serve.ToolNames(), ", ")
-	switch {
-	case addr == nil:
-		fmt.Fprintf(&b, "replaylab serve: MCP over standard input and output (tools %s)\n", tools)
-	case o.MCP:
-		fmt.Fprintf(&b, "replaylab serve: listening on http://%s (REST), MCP tools at http://%s%s\n", addr, addr, serve.MCPPath)
-		fmt.Fprintf(&b, "  tools %s over Streamable HTTP\n", tools)
-	default:
-		fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
-	}
-	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
-	}
-	if o.MCP && o.ToolErrors == serve.ToolErrorsOpaque {
-		fmt.Fprintf(&b, "  tool errors are opaque: a refused or failed create says only %q\n", serve.OpaqueError)
-	}
-	fmt.Fprintf(&b, "  contract %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", o.Contract, o.Tick, o.Hold)
-	words := func(fs []missions.Fixture) string {
-		w := make([]string, len(fs))
-		for i, f := range fs {
-			w[i] = string(f)
-		}
-		return strings.Join(w, ", ")
-	}
-	link := o.IntentField
-	if o.MCP {
-		link += " or create_refund's intent"
-	}
-	switch {
-	case o.Mission != nil:
-		fmt.Fprintf(&b, "  faults: mission %s, per intent (link creates with %s):\n", o.Mission.ID, link)
-		for _, in := range o.Mission.Intents {
-			fmt.Fprintf(&b, "    %s: %s; then success\n", termtext.Escaped(in.ID), words(left[in.ID]))
-		}
-	case len(left[""]) > 0:
-		fmt.Fprintf(&b, "  faults: %s; after those, every create meets success (link creates with %s)\n", words(left[""]), link)
-	default:
-		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", link)
-	}
-	switch {
-	case until > 0:
-		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", termtext.Plural(until, "API request"))
-	case addr == nil:
-		b.WriteString("  serve stops when its input ends (or at Ctrl-C) and prints a verdict per intent\n")
-	default:
-		b.WriteString("  Ctrl-C stops serve and prints a verdict per intent\n")
-	}
-	return b.String()
-}
-
-// dbWords says what serve found in its database.
-func dbWords(path string, rec *serve.Recovered) string {
-	if rec == nil {
-		return "durable: " + path + " (new); each request is written and synced before its reply"
-	}
-	entries := fmt.Sprintf("%d log entries", rec.Entries)
-	if rec.Entries == 1 {
-		entries = "1 log entry"
-	}
-	w := fmt.Sprintf("durable: %s, recovered from %s: %s, %s", path, entries,
-		termtext.Plural(rec.Requests, "request"), termtext.Plural(rec.Refunds, "refund"))
-	if rec.Unconfirmed == 1 {
-		w += "; 1 reply not known to have been delivered"
-	} else if rec.Unconfirmed > 1 {
-		w += fmt.Sprintf("; %d replies not known to have been delivered", rec.Unconfirmed)
-	}
-	if rec.InFlight > 0 {
-		w += fmt.Sprintf("; %s still executing, to commit at its due tick", termtext.Plural(rec.InFlight, "late commit"))
-	}
-	return w
-}
-
-// killAt is the failpoint REPLAYLAB_FAILPOINT names, as POINT:N: the
-// process kills itself (SIGKILL, as kill -9 does) the Nth time it passes
-// POINT (before-commit, after-commit or after-reply). The recovery test
-// uses it to crash at known boundaries.
-func killAt(spec string) func(string) {
-	point, n := spec, 1
-	if p, count, ok := strings.Cut(spec, ":"); ok {
-		point = p
-		fmt.Sscan(count, &n)
-	}
-	var mu sync.Mutex
-	seen := 0
-	return func(at string) {
-		if at != point {
-			return
-		}
-		mu.Lock()
-		seen++
-		hit := seen == n
-		mu.Unlock()
-		if hit {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {} // the signal ends the process
-		}
-	}
 }
 
 // historyFile: a --record file named *.jsonl gets the history format.
