@@ -182,16 +182,7 @@ func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, 
 	if err != nil {
 		return nil, err
 	}
-	var out []missions.Settings
-	for _, k := range keys {
-		for _, p := range pols {
-			for _, c := range cons {
-				k, p, c := k, p, c
-				out = append(out, m.Settings(missions.Overrides{StableKeys: &k, Policy: &p, Contract: &c}))
-			}
-		}
-	}
-	return out, nil
+	return m.SettingsProduct(keys, pols, cons), nil
 }
 
 func parseList[T comparable](cmd *cobra.Command, flag string, raw []string, all []T, parse func(string) (T, error)) ([]T, error) {
@@ -226,10 +217,8 @@ func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progres
 	onTerminal := isFile && term.IsTerminal(f.Fd())
 	return func(p missions.Progress) bool {
 		if onTerminal && time.Since(start) > time.Second {
-			fmt.Fprintf(f, "\r\x1b[Kexplore: setting %d of %d, %d attempts deep, %s, %s",
-				p.Setting+1, p.Settings, p.Level, termtext.Plural64(p.Schedules, "schedule"), termtext.Plural64(int64(p.States), "state"))
+			fmt.Fprint(f, "\r\x1b[K"+render.ExploreProgress(p))
 		}
-		// The line is cleared where the report is written.
 		return ctx.Err() == nil
 	}
 }
@@ -328,12 +317,8 @@ func probeDir(flag, dir string) error {
 		}
 		at = parent
 	}
-	f, err := os.CreateTemp(at, ".replaylab-probe-*")
-	if err != nil {
-		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, cause(err)))
+	if err := probe(at); err != nil {
+		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, err))
 	}
-	name := f.Name()
-	f.Close()
-	os.Remove(name)
 	return nil
 }

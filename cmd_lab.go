@@ -2,17 +2,12 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
-	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/course"
-	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 )
 
@@ -83,30 +78,5 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 		return badInput(errors.New("the lab needs a terminal on standard input and output; " +
 			"for a run without one use `replaylab run MISSION` (add --json for the case)"))
 	}
-	return runProgram(cmd, m)
-}
-
-// runProgram runs the lab on the terminal until the user quits.
-func runProgram(cmd *cobra.Command, m lab.Model) error {
-	followNoColor(os.Getenv)
-	// Asked here, with a short wait, so that the colours do not ask with
-	// a long one once the lab is drawing and reading keys.
-	dark, _ := terminalBackground(os.Stdin, os.Stdout, backgroundWait)
-	lipgloss.SetHasDarkBackground(dark)
-	final, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
-	if lm, ok := final.(lab.Model); ok && lm.QuitNote() != "" {
-		// What became of the writes the lab waited for, once the screen
-		// is gone.
-		fmt.Fprintln(cmd.ErrOrStderr(), "replaylab:", termtext.CleanLine(lm.QuitNote()))
-	}
-	return err
-}
-
-// followNoColor draws the lab without colour when NO_COLOR is set to
-// anything (no-color.org); the counter then spells out what its colours
-// would say.
-func followNoColor(getenv func(string) string) {
-	if getenv("NO_COLOR") != "" {
-		lipgloss.SetColorProfile(termenv.Ascii)
-	}
+	return lab.Run(m, cmd.ErrOrStderr())
 }

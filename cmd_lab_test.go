@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
 )
 
 // runWithStderr runs the command line with standard input from the null
@@ -60,26 +57,6 @@ func TestLabRejectsBadInputFirst(t *testing.T) {
 		code, stderr := runWithStderr(t, strings.Fields(args)...)
 		if code != exitBadInput || !strings.Contains(stderr, want) || strings.Contains(stderr, "needs a terminal") {
 			t.Errorf("replaylab %s: exit %d, stderr %q (want it to mention %q)", args, code, stderr, want)
-		}
-	}
-}
-
-func TestNoColor(t *testing.T) {
-	before := lipgloss.ColorProfile()
-	defer lipgloss.SetColorProfile(before)
-	for _, tt := range []struct {
-		value string
-		want  termenv.Profile
-	}{{"", termenv.TrueColor}, {"1", termenv.Ascii}, {"no", termenv.Ascii}} {
-		lipgloss.SetColorProfile(termenv.TrueColor)
-		followNoColor(func(k string) string {
-			if k == "NO_COLOR" {
-				return tt.value
-			}
-			return ""
-		})
-		if got := lipgloss.ColorProfile(); got != tt.want {
-			t.Errorf("NO_COLOR=%q: profile %v, want %v", tt.value, got, tt.want)
 		}
 	}
 }

@@ -148,5 +148,5 @@ func runCourse(cmd *cobra.Command, c *course.Course, path, dir string) error {
 	if err != nil {
 		return badInput(err)
 	}
-	return runProgram(cmd, m)
+	return lab.Run(m, cmd.ErrOrStderr())
 }

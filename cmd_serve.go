@@ -275,13 +275,10 @@ func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(pa
 // probeWrite makes and removes a file beside path: a directory that
 // cannot be written is found before serving, not when the session ends.
 func probeWrite(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".replaylab-probe-*")
-	if err != nil {
-		return badInput(fmt.Errorf("--record %s: cannot write in %s: %v", path, filepath.Dir(path), cause(err)))
+	if err := probe(filepath.Dir(path)); err != nil {
+		return badInput(fmt.Errorf("--record %s: cannot write in %s: %v", path, filepath.Dir(path), err))
 	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
+	return nil
 }
 
 // samePath reports whether a and b name one file: the same path once

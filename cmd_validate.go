@@ -105,7 +105,7 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 
 // caseWords says what a case file holds.
 func caseWords(c *missions.Case) string {
-	return fmt.Sprintf("case of mission %s, %s", termtext.CleanLine(c.Mission.ID), settingsWords(c.Settings))
+	return fmt.Sprintf("case of mission %s, %s", termtext.CleanLine(c.Mission.ID), termtext.CleanLine(strings.Join(c.Settings.Flags(&c.Mission), " ")))
 }
 
 // documentWords says what a case or session file holds, once it
@@ -159,19 +159,6 @@ func splitErrors(err error) []string {
 		}
 	}
 	return out
-}
-
-// settingsWords renders settings as the flags that would reproduce them.
-func settingsWords(s missions.Settings) string {
-	words := fmt.Sprintf("--stable-keys=%s --policy=%s --contract=%s --key-source=%s --seed=%d",
-		missions.OnOff(s.StableKeys), s.Policy, s.Contract, s.KeySource, s.Seed)
-	if s.MaxAttempts != 0 {
-		words += fmt.Sprintf(" --max-attempts=%d", s.MaxAttempts)
-	}
-	if s.Deadline != 0 {
-		words += fmt.Sprintf(" --deadline=%d", s.Deadline)
-	}
-	return termtext.CleanLine(words)
 }
 
 // validateSummary says how many of the paths given have problems: the

@@ -182,3 +182,16 @@ func writeAll(files []atomicfile.File, force bool) error {
 	}
 	return badInput(err)
 }
+
+// probe makes and removes a file in dir: a directory that cannot be
+// written is found before the work, not after it. The error is the
+// system's reason alone.
+func probe(dir string) error {
+	f, err := os.CreateTemp(dir, ".replaylab-probe-*")
+	if err != nil {
+		return cause(err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -167,7 +167,7 @@ func TestEmptyAndMisplacedPaths(t *testing.T) {
 func TestValidateCaseNamesTheBudget(t *testing.T) {
 	path := writeCase(t, t.TempDir(), "timeout-then-success", "--max-attempts", "1", "--deadline", "3")
 	out := mustCLI(t, "validate", path)
-	if !strings.Contains(out, "--seed=1 --max-attempts=1 --deadline=3)") {
+	if !strings.Contains(out, "--contract=v1 --max-attempts=1 --deadline=3)") {
 		t.Errorf("validate hides the budget: %s", out)
 	}
 }

@@ -677,7 +677,7 @@ func TestRunBudgetFlags(t *testing.T) {
 		t.Errorf("one attempt must end believed failed with the effect hidden:\n%s", out)
 	}
 	md := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "1", "--format", "markdown")
-	if !strings.Contains(md, "--max-attempts 1") {
+	if !strings.Contains(md, "--max-attempts=1") {
 		t.Errorf("the write-up's command drops the budget:\n%s", md)
 	}
 	code, _, errOut := cli("run", "timeout-then-success", "--deadline", "-1")

@@ -642,7 +642,22 @@ func counterID(mission string, s Settings, v Verdict) string {
 // mission under the setting it was found in: the caller settings a mission
 // file cannot make its own.
 func CounterFlags(s Settings) []string {
-	return []string{"--stable-keys=" + OnOff(s.StableKeys), "--policy=" + string(s.Policy)}
+	return Overrides{StableKeys: &s.StableKeys, Policy: &s.Policy}.Flags()
+}
+
+// SettingsProduct is every combination of the stable keys, policies and
+// contracts given, in that order of nesting, as settings of m: what
+// explore and conform run a mission under.
+func (m *Mission) SettingsProduct(keys []bool, policies []Policy, contracts []ledger.Contract) []Settings {
+	var out []Settings
+	for _, k := range keys {
+		for _, p := range policies {
+			for _, c := range contracts {
+				out = append(out, m.Settings(Overrides{StableKeys: &k, Policy: &p, Contract: &c}))
+			}
+		}
+	}
+	return out
 }
 
 // SettingsOverrides are the overrides that name every caller and provider

@@ -9,6 +9,7 @@ package missions
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
@@ -285,23 +286,56 @@ type Overrides struct {
 	KeySource  *KeySource       `json:"key_source,omitempty"`
 }
 
-// String renders the overrides as command-line flags.
-func (o Overrides) String() string {
-	var parts []string
+// String renders the overrides as command-line flags, space-separated.
+func (o Overrides) String() string { return strings.Join(o.Flags(), " ") }
+
+// Flags renders the overrides that are set as the command line's flags,
+// in the one spelling every output uses: --name=value.
+func (o Overrides) Flags() []string {
+	var out []string
 	if o.StableKeys != nil {
-		parts = append(parts, "--stable-keys="+OnOff(*o.StableKeys))
+		out = append(out, asFlag("stable-keys", OnOff(*o.StableKeys)))
 	}
 	if o.Policy != nil {
-		parts = append(parts, "--policy="+string(*o.Policy))
+		out = append(out, asFlag("policy", string(*o.Policy)))
 	}
 	if o.Contract != nil {
-		parts = append(parts, "--contract="+string(*o.Contract))
+		out = append(out, asFlag("contract", string(*o.Contract)))
 	}
 	if o.KeySource != nil {
-		parts = append(parts, "--key-source="+string(*o.KeySource))
+		out = append(out, asFlag("key-source", string(*o.KeySource)))
 	}
-	return strings.Join(parts, " ")
+	return out
 }
+
+// Flags renders s as the flags of `replaylab run` that give it for the
+// mission m: the caller's keys and policy and the provider's contract
+// always; the key source where it is not m's own, the seed where it is
+// not the default, and the budget where one is set. The one place a
+// setting becomes a flag, for write-ups, validate and the explorer.
+func (s Settings) Flags(m *Mission) []string {
+	o := Overrides{StableKeys: &s.StableKeys, Policy: &s.Policy, Contract: &s.Contract}
+	own := KeyPerIntent
+	if m != nil && m.KeySource != "" {
+		own = m.KeySource
+	}
+	if s.KeySource != "" && s.KeySource != own {
+		o.KeySource = &s.KeySource
+	}
+	out := o.Flags()
+	if s.Seed != DefaultSeed {
+		out = append(out, asFlag("seed", strconv.FormatUint(s.Seed, 10)))
+	}
+	if s.MaxAttempts != 0 {
+		out = append(out, asFlag("max-attempts", strconv.Itoa(s.MaxAttempts)))
+	}
+	if s.Deadline != 0 {
+		out = append(out, asFlag("deadline", strconv.Itoa(s.Deadline)))
+	}
+	return out
+}
+
+func asFlag(name, value string) string { return "--" + name + "=" + value }
 
 // Settings are everything the caller and provider run under.
 type Settings struct {

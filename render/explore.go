@@ -90,3 +90,10 @@ func scheduleWords(x *missions.Exploration, c missions.Counterexample) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ExploreProgress is the explorer's progress in one line, for a terminal
+// that watches a long search.
+func ExploreProgress(p missions.Progress) string {
+	return fmt.Sprintf("explore: setting %d of %d, %d attempts deep, %s, %s",
+		p.Setting+1, p.Settings, p.Level, termtext.Plural64(p.Schedules, "schedule"), termtext.Plural64(int64(p.States), "state"))
+}

@@ -66,32 +66,13 @@ func WriteUp(c *missions.Case) ([]byte, error) {
 
 // ReproduceCommand is the command line that runs the case's mission under
 // the case's settings again, e.g.
-// "replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1".
+// "replaylab run timeout-then-success --stable-keys=off --policy=naive --contract=v1".
 // The key source is named only when it is not the mission's own, the seed
 // only when it is not the default.
 func ReproduceCommand(c *missions.Case) string {
-	s := c.Settings
-	parts := []string{
-		"replaylab", "run", termtext.ShellWord(termtext.CleanLine(c.Mission.ID)),
-		"--stable-keys=" + missions.OnOff(s.StableKeys),
-		"--policy", termtext.ShellWord(string(s.Policy)),
-		"--contract", termtext.ShellWord(string(s.Contract)),
-	}
-	def := c.Mission.KeySource
-	if def == "" {
-		def = missions.KeyPerIntent
-	}
-	if s.KeySource != "" && s.KeySource != def {
-		parts = append(parts, "--key-source", termtext.ShellWord(string(s.KeySource)))
-	}
-	if s.Seed != missions.DefaultSeed {
-		parts = append(parts, fmt.Sprintf("--seed %d", s.Seed))
-	}
-	if s.MaxAttempts != 0 {
-		parts = append(parts, fmt.Sprintf("--max-attempts %d", s.MaxAttempts))
-	}
-	if s.Deadline != 0 {
-		parts = append(parts, fmt.Sprintf("--deadline %d", s.Deadline))
+	parts := []string{"replaylab", "run", termtext.ShellWord(termtext.CleanLine(c.Mission.ID))}
+	for _, f := range c.Settings.Flags(&c.Mission) {
+		parts = append(parts, termtext.ShellWord(f))
 	}
 	return strings.Join(parts, " ")
 }

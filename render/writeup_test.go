@@ -99,9 +99,9 @@ func TestReproduceCommand(t *testing.T) {
 		want string
 	}{
 		{missionstest.Run(t, "timeout-then-success", missions.Overrides{StableKeys: &off}),
-			"replaylab run timeout-then-success --stable-keys=off --policy naive --contract v1"},
+			"replaylab run timeout-then-success --stable-keys=off --policy=naive --contract=v1"},
 		{missionstest.Run(t, "timeout-then-success", missions.Overrides{Policy: &g, KeySource: &ph}),
-			"replaylab run timeout-then-success --stable-keys=on --policy guarded --contract v1 --key-source payload_hash"},
+			"replaylab run timeout-then-success --stable-keys=on --policy=guarded --contract=v1 --key-source=payload_hash"},
 	}
 	for _, tc := range cases {
 		if got := render.ReproduceCommand(tc.c); got != tc.want {
