@@ -117,19 +117,14 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if len(args) == 0 {
 		return badInput(errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client (or --list to see the scenarios)"))
 	}
-	// The bounds are the command's, so that a value given is never taken
-	// for a default or left to overflow.
-	tick := conform.DefaultTick
-	if cmd.Flags().Changed("tick") {
-		if f.tick < time.Millisecond || f.tick > time.Minute {
-			return badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 1m, e.g. 100ms (the client's request timeout is %d ticks)", f.tick, conform.RequestTimeoutTicks))
-		}
-		tick = f.tick
+	// A value given is held to conform's own bounds, so that it is never
+	// taken for the default that zero means to conform.Config.
+	if err := conform.CheckTick(f.tick); err != nil {
+		return badInput(fmt.Errorf("--%w", err))
 	}
 	if cmd.Flags().Changed("timeout") {
-		least := conform.MinTimeoutTicks * tick
-		if f.timeout < least || f.timeout > 24*time.Hour {
-			return badInput(fmt.Errorf("--timeout %v: give a duration from %v (%d ticks of %v: room for a request timeout and what follows it) to 24h, e.g. 20s", f.timeout, least, conform.MinTimeoutTicks, tick))
+		if err := conform.CheckTimeout(f.timeout, f.tick); err != nil {
+			return badInput(fmt.Errorf("--%w", err))
 		}
 	}
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp}

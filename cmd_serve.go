@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -104,7 +103,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.DurationVar(&f.hold, "hold", serve.DefaultHold, "safety cap on a lost reply, held until the client gives up (stripe-node and stripe-go wait 80s)")
 	fl.StringVar(&f.shouldRetry, "should-retry", serve.ShouldRetryAuto, "the Stripe-Should-Retry header: auto (what Stripe sends), true, false or omit")
 	fl.BoolVar(&f.compareMetadata, "compare-metadata", true, "a repeated key must come with the same metadata too, as at Stripe; false leaves metadata out of the comparison")
-	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, 1<<20, "a whole number of ticks from 1 to 1048576"), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
+	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, serve.MaxDelay, fmt.Sprintf("a whole number of ticks from 1 to %d", serve.MaxDelay)), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
 	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
@@ -129,16 +128,15 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		return o, badInput(errors.New("--addr and --stdio do not go together: with --stdio, serve listens on no port; leave out one of them"))
 	case cmd.Flags().Changed("tool-errors") && !f.mcp:
 		return o, badInput(errors.New("--tool-errors shapes the MCP tools' error results; give --mcp with it"))
-	case !slices.Contains(serve.ToolErrorModes(), f.toolErrors):
-		return o, badInput(fmt.Errorf("--tool-errors %q: give plain (the provider's words) or opaque (a refused or failed create says only %q)", f.toolErrors, serve.OpaqueError))
-	case !slices.Contains(serve.ShouldRetryModes(), f.shouldRetry):
-		return o, badInput(fmt.Errorf("--should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", f.shouldRetry))
-	case f.tick < time.Millisecond || f.tick > 24*time.Hour:
-		return o, badInput(fmt.Errorf("--tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", f.tick))
-	case f.hold < time.Millisecond:
-		return o, badInput(fmt.Errorf("--hold %v: give a duration of at least 1ms, e.g. 10m: a reply a fault times out is held until the client gives up, at most this long", f.hold))
-	case cmd.Flags().Changed("retention") && f.retention < f.tick:
-		return o, badInput(fmt.Errorf("--retention %v: give at least one tick (--tick %v), e.g. 24h", f.retention, f.tick))
+	}
+	given := []error{serve.CheckToolErrors(f.toolErrors), serve.CheckShouldRetry(f.shouldRetry), serve.CheckTick(f.tick), serve.CheckHold(f.hold)}
+	if cmd.Flags().Changed("retention") {
+		given = append(given, serve.CheckRetention(f.retention, f.tick))
+	}
+	for _, err := range given {
+		if err != nil {
+			return o, badInput(fmt.Errorf("--%w", err))
+		}
 	}
 	if cmd.Flags().Changed("contract") {
 		c, err := ledger.ParseContract(f.contract)

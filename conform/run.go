@@ -86,16 +86,35 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// CheckTick is the one bound on a tick, for Validate and the command's
+// --tick: from 1ms to 1m.
+func CheckTick(tick time.Duration) error {
+	if tick < time.Millisecond || tick > time.Minute {
+		return fmt.Errorf("tick %v: give a duration from 1ms to 1m, e.g. 100ms (the client's request timeout is %d ticks)", tick, RequestTimeoutTicks)
+	}
+	return nil
+}
+
+// CheckTimeout is the one bound on a scenario's timeout, for Validate and
+// the command's --timeout: room for a request timeout and what follows
+// it, and at most a day.
+func CheckTimeout(timeout, tick time.Duration) error {
+	if least := MinTimeoutTicks * tick; timeout < least || timeout > 24*time.Hour {
+		return fmt.Errorf("timeout %v: give a duration from %v (%d ticks of %v: room for a request timeout and what follows it) to 24h, e.g. 20s", timeout, least, MinTimeoutTicks, tick)
+	}
+	return nil
+}
+
 // Validate rejects a configuration that cannot run, saying what would.
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	switch {
 	case len(c.Command) == 0:
 		return errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client")
-	case c.Tick < time.Millisecond || c.Tick > time.Minute:
-		return fmt.Errorf("tick %v: give a duration from 1ms to 1m, e.g. 100ms", c.Tick)
-	case c.Timeout < MinTimeoutTicks*c.Tick || c.Timeout > 24*time.Hour:
-		return fmt.Errorf("timeout %v: give a duration from %v (%d ticks) to 24h, e.g. 20s", c.Timeout, MinTimeoutTicks*c.Tick, MinTimeoutTicks)
+	case CheckTick(c.Tick) != nil:
+		return CheckTick(c.Tick)
+	case CheckTimeout(c.Timeout, c.Tick) != nil:
+		return CheckTimeout(c.Timeout, c.Tick)
 	case c.Parallel < 0:
 		return fmt.Errorf("parallel %d: give 0 (every scenario at once) or more", c.Parallel)
 	}

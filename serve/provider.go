@@ -129,35 +129,80 @@ func (o Options) retentionTicks() int {
 	return int((DefaultRetention + o.Tick - 1) / o.Tick)
 }
 
+// The bounds of the options, each written once: Validate holds the
+// options to them, and the command holds each flag given to the same
+// words (with its dashes), so that a value given is never taken for the
+// default that zero means here.
+
+// CheckTick: a tick lasts from 1ms to 24h.
+func CheckTick(tick time.Duration) error {
+	if tick < time.Millisecond || tick > 24*time.Hour {
+		return fmt.Errorf("tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", tick)
+	}
+	return nil
+}
+
+// CheckRetention: keys are kept at least one tick.
+func CheckRetention(retention, tick time.Duration) error {
+	if retention < tick {
+		return fmt.Errorf("retention %v: give at least one tick (%v), e.g. 24h", retention, tick)
+	}
+	return nil
+}
+
+// CheckHold: a lost reply is held at least 1ms.
+func CheckHold(hold time.Duration) error {
+	if hold < time.Millisecond {
+		return fmt.Errorf("hold %v: give a duration of at least 1ms, e.g. 10m: a reply a fault times out is held until the client gives up, at most this long", hold)
+	}
+	return nil
+}
+
+// MaxDelay is the most ticks a late commit or a pending refund waits.
+const MaxDelay = 1 << 20
+
+// CheckDelay: a late commit lands, and a pending refund resolves, 1 to
+// MaxDelay ticks later.
+func CheckDelay(delay int) error {
+	if delay < 1 || delay > MaxDelay {
+		return fmt.Errorf("delay %d: give a whole number of ticks from 1 to %d", delay, MaxDelay)
+	}
+	return nil
+}
+
+// CheckToolErrors: plain or opaque.
+func CheckToolErrors(mode string) error {
+	if !slices.Contains(ToolErrorModes(), mode) {
+		return fmt.Errorf("tool-errors %q: give plain (the provider's words) or opaque (a refused or failed create says only %q)", mode, OpaqueError)
+	}
+	return nil
+}
+
+// CheckShouldRetry: auto, true, false or omit.
+func CheckShouldRetry(mode string) error {
+	if !slices.Contains(ShouldRetryModes(), mode) {
+		return fmt.Errorf("should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", mode)
+	}
+	return nil
+}
+
 // Validate rejects options the provider cannot run, saying what would do.
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	if _, err := ledger.ParseContract(string(o.Contract)); err != nil {
 		return err
 	}
-	if o.Tick < time.Millisecond {
-		return fmt.Errorf("tick %v: must be at least 1ms", o.Tick)
+	checks := []error{CheckTick(o.Tick), CheckHold(o.Hold), CheckDelay(o.Delay), CheckToolErrors(o.ToolErrors), CheckShouldRetry(o.ShouldRetry)}
+	if o.Retention != 0 { // zero: the mission's retention, else DefaultRetention
+		checks = append(checks, CheckRetention(o.Retention, o.Tick))
 	}
-	if o.Retention < 0 {
-		return fmt.Errorf("retention %v: must be positive", o.Retention)
-	}
-	if o.Retention > 0 && o.Retention < o.Tick {
-		return fmt.Errorf("retention %v is shorter than one tick (%v); give at least a tick", o.Retention, o.Tick)
-	}
-	if o.Hold < 0 {
-		return fmt.Errorf("hold %v: must be positive", o.Hold)
-	}
-	if o.Delay < 1 {
-		return fmt.Errorf("delay %d ticks: must be at least 1", o.Delay)
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
 	}
 	if !o.Resolve.Terminal() {
-		return fmt.Errorf("resolve %s: a pending refund ends succeeded or failed", o.Resolve)
-	}
-	if !slices.Contains(ToolErrorModes(), o.ToolErrors) {
-		return fmt.Errorf("tool-errors %q: give plain (the provider's words) or opaque (only %q, as a tool that hides its provider's words)", o.ToolErrors, OpaqueError)
-	}
-	if !slices.Contains(ShouldRetryModes(), o.ShouldRetry) {
-		return fmt.Errorf("should-retry %q: give auto (what Stripe sends), true, false or omit", o.ShouldRetry)
+		return fmt.Errorf("resolve %q: a pending refund ends succeeded or failed", o.Resolve)
 	}
 	if o.Mission != nil && len(o.Faults) > 0 {
 		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
