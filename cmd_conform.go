@@ -17,7 +17,6 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 )
 
 // conformFlags are conform's settings as given.
@@ -112,7 +111,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		if len(args) > 0 {
 			return badInput(errors.New("--list prints the scenarios and runs nothing; leave the command out, or --list"))
 		}
-		return printed(fmt.Fprint(cmd.OutOrStdout(), scenarioList(scenarios, textWidth(cmd.OutOrStdout(), 0))))
+		return printed(fmt.Fprint(cmd.OutOrStdout(), conform.ListText(scenarios, textWidth(cmd.OutOrStdout(), 0))))
 	}
 	if len(args) == 0 {
 		return badInput(errors.New("no client command; give it after --, e.g. replaylab conform -- ./my-client (or --list to see the scenarios)"))
@@ -214,71 +213,11 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 	if err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
-		return conform.Scenarios(cat), nil
+	scenarios, err := conform.Select(cat, ids)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--scenario: %w", err))
 	}
-	var out []*conform.Scenario
-	seen := map[string]bool{}
-	for _, id := range ids {
-		id = strings.TrimSpace(id)
-		if seen[id] {
-			return nil, badInput(fmt.Errorf("--scenario names %s twice", id))
-		}
-		seen[id] = true
-		m, err := cat.Get(id)
-		if err != nil {
-			meant := termtext.Closest(id, catalogIDs(cat))
-			for _, c := range cat.Missions {
-				if strings.EqualFold(c.ID, id) {
-					meant = c.ID
-				}
-			}
-			if meant != "" {
-				return nil, badInput(fmt.Errorf("--scenario: unknown scenario %q; did you mean %s? (list them with: replaylab conform --list)", id, meant))
-			}
-			return nil, badInput(fmt.Errorf("--scenario: unknown scenario %q (list them with: replaylab conform --list)", id))
-		}
-		sc, err := conform.FromMission(m)
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--scenario %s: a live client cannot meet it: %w", id, err))
-		}
-		out = append(out, sc)
-	}
-	return out, nil
-}
-
-func catalogIDs(cat *missions.Catalog) []string {
-	ids := make([]string, len(cat.Missions))
-	for i, m := range cat.Missions {
-		ids[i] = m.ID
-	}
-	return ids
-}
-
-// scenarioList is --list: each scenario with what it plays and what
-// passes.
-func scenarioList(scenarios []*conform.Scenario, width int) string {
-	var b strings.Builder
-	for _, line := range termtext.Wrap(conform.Passes, width) {
-		b.WriteString(line + "\n")
-	}
-	item := func(label, text string) {
-		lines := termtext.Wrap(text, max(width-14, 30))
-		for i, line := range lines {
-			if i == 0 {
-				fmt.Fprintf(&b, "  %-11s %s\n", label, line)
-				continue
-			}
-			fmt.Fprintf(&b, "  %-11s %s\n", "", line)
-		}
-	}
-	for _, sc := range scenarios {
-		fmt.Fprintf(&b, "\n%s: %s\n", termtext.CleanLine(sc.ID()), termtext.CleanLine(sc.Mission.Title))
-		item("plays", termtext.CleanLine(sc.Plays()))
-		item("escalating", sc.Escalation())
-	}
-	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", termtext.Plural(len(scenarios), "scenario"))
-	return b.String()
+	return scenarios, nil
 }
 
 // checkConformFiles checks, before the first row runs, every file conform

@@ -141,34 +141,17 @@ func parseFaults(m *missions.Mission, names []string, changed bool) ([]missions.
 	if !changed {
 		return missions.DefaultAlphabet(m), nil
 	}
-	var out []missions.Step
-	seen := map[missions.Fixture]bool{}
-	for _, n := range names {
-		f, err := missions.ParseFixture(strings.TrimSpace(n))
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--faults: %w", err))
-		}
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, missions.AlphabetStep(m, f))
-		}
+	fs, err := parseWords("faults", names, missions.ParseFixture, true, "name at least one fixture (accepted: "+termtext.JoinWords(missions.Fixtures)+")")
+	if err != nil {
+		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("--faults is empty; name at least one fixture (accepted: %s)", fixtureNames()))
+	out := make([]missions.Step, len(fs))
+	for i, f := range fs {
+		out[i] = missions.AlphabetStep(m, f)
 	}
 	return out, nil
 }
 
-func fixtureNames() string {
-	var s []string
-	for _, f := range missions.Fixtures {
-		s = append(s, string(f))
-	}
-	return strings.Join(s, ", ")
-}
-
-// exploreSettings is every combination of the listed stable keys, policies
-// and contracts, each on top of the mission's defaults.
 func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, contracts []string) ([]missions.Settings, error) {
 	keys, err := parseList(cmd, "stable-keys", stable, []bool{true, false}, missions.ParseOnOff)
 	if err != nil {
@@ -189,28 +172,9 @@ func parseList[T comparable](cmd *cobra.Command, flag string, raw []string, all 
 	if !cmd.Flags().Changed(flag) {
 		return all, nil
 	}
-	var out []T
-	for _, r := range raw {
-		v, err := parse(strings.TrimSpace(r))
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--%s: %w", flag, err))
-		}
-		dup := false
-		for _, o := range out {
-			dup = dup || o == v
-		}
-		if !dup {
-			out = append(out, v)
-		}
-	}
-	if len(out) == 0 {
-		return nil, badInput(fmt.Errorf("--%s is empty; leave it out to explore every value", flag))
-	}
-	return out, nil
+	return parseWords(flag, raw, parse, true, "leave it out to explore every value")
 }
 
-// progressLine shows, on a terminal and once a run has taken a second,
-// where the exploration is, and stops it when ctx ends (Ctrl-C).
 func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progress) bool {
 	start := time.Now()
 	f, isFile := cmd.ErrOrStderr().(*os.File)

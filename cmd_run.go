@@ -175,32 +175,20 @@ func newRunCmd() *cobra.Command {
 }
 
 // verdictWords lists the verdicts, comma-separated.
-func verdictWords() string {
-	words := make([]string, len(missions.Verdicts))
-	for i, v := range missions.Verdicts {
-		words[i] = string(v)
-	}
-	return strings.Join(words, ", ")
-}
+func verdictWords() string { return termtext.JoinWords(missions.Verdicts) }
 
 // parseFailOn reads --fail-on: verdict words, each checked; given, it may
 // not be empty.
 func parseFailOn(words []string, given bool) (map[missions.Verdict]bool, error) {
 	fail := map[missions.Verdict]bool{}
-	if given && len(words) == 0 {
-		return nil, badInput(fmt.Errorf("--fail-on is empty; give one or more verdicts, comma-separated (accepted: %s)", verdictWords()))
+	if !given {
+		return fail, nil
 	}
-	for _, w := range words {
-		if strings.TrimSpace(w) == "" {
-			return nil, badInput(fmt.Errorf("--fail-on %q has an empty verdict; give verdicts, comma-separated (accepted: %s)", strings.Join(words, ","), verdictWords()))
-		}
-		v, err := missions.ParseVerdict(strings.TrimSpace(w))
-		if err != nil {
-			return nil, badInput(fmt.Errorf("--fail-on: %w", err))
-		}
+	vs, err := parseWords("fail-on", words, missions.ParseVerdict, true, "give one or more verdicts, comma-separated (accepted: "+verdictWords()+")")
+	for _, v := range vs {
 		fail[v] = true
 	}
-	return fail, nil
+	return fail, err
 }
 
 // failedVerdicts is the exit-1 error for the intents whose verdict the

@@ -150,15 +150,10 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		return o, badInput(fmt.Errorf("--resolve %q: a pending refund ends succeeded or failed", f.resolve))
 	}
 	o.Resolve = st
-	for _, name := range f.faults {
-		fx, err := missions.ParseFixture(strings.TrimSpace(name))
-		if err != nil {
-			return o, badInput(fmt.Errorf("--faults: %w", err))
+	if cmd.Flags().Changed("faults") {
+		if o.Faults, err = parseWords("faults", f.faults, missions.ParseFixture, false, "give fixtures, comma-separated, or leave --faults out for success every time"); err != nil {
+			return o, err
 		}
-		o.Faults = append(o.Faults, fx)
-	}
-	if cmd.Flags().Changed("faults") && len(o.Faults) == 0 {
-		return o, badInput(errors.New("--faults is empty; give fixtures, comma-separated, or leave --faults out for success every time"))
 	}
 	if f.mission != "" {
 		if len(o.Faults) > 0 {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,4 +154,28 @@ func (f seedFlag) Set(s string) error {
 	}
 	*f.p = n
 	return nil
+}
+
+// parseWords reads a comma-separated flag: each word trimmed and parsed,
+// and, with dedupe, each kept once, in the order given. empty says what
+// to give when the flag is given with no word at all; a word left empty
+// between commas is refused, as is a word parse refuses.
+func parseWords[T comparable](flag string, raw []string, parse func(string) (T, error), dedupe bool, empty string) ([]T, error) {
+	if len(raw) == 0 {
+		return nil, badInput(fmt.Errorf("--%s is empty; %s", flag, empty))
+	}
+	var out []T
+	for _, w := range raw {
+		if strings.TrimSpace(w) == "" {
+			return nil, badInput(fmt.Errorf("--%s %q has an empty item; %s", flag, strings.Join(raw, ","), empty))
+		}
+		v, err := parse(strings.TrimSpace(w))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--%s: %w", flag, err))
+		}
+		if !dedupe || !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -247,4 +248,69 @@ func (s *Scenario) Escalation() string {
 		return "passes: the matrix hands this row to a person"
 	}
 	return "unsettled: this row can be settled without a person"
+}
+
+// Select is the scenarios of the catalog that ids name, in the order
+// given, or every one where ids is empty.
+func Select(cat *missions.Catalog, ids []string) ([]*Scenario, error) {
+	if len(ids) == 0 {
+		return Scenarios(cat), nil
+	}
+	var out []*Scenario
+	seen := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if seen[id] {
+			return nil, fmt.Errorf("%s is named twice", id)
+		}
+		seen[id] = true
+		m, err := cat.Get(id)
+		if err != nil {
+			ids := make([]string, len(cat.Missions))
+			meant := ""
+			for i, c := range cat.Missions {
+				ids[i] = c.ID
+				if strings.EqualFold(c.ID, id) {
+					meant = c.ID
+				}
+			}
+			if meant == "" {
+				meant = termtext.Closest(id, ids)
+			}
+			if meant != "" {
+				return nil, fmt.Errorf("unknown scenario %q; did you mean %s? (list them with: replaylab conform --list)", id, meant)
+			}
+			return nil, fmt.Errorf("unknown scenario %q (list them with: replaylab conform --list)", id)
+		}
+		sc, err := FromMission(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: a live client cannot meet it: %w", id, err)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// ListText is `conform --list`: what a pass means, then each scenario
+// with what it plays and what passes, wrapped to width.
+func ListText(scenarios []*Scenario, width int) string {
+	var b strings.Builder
+	for _, line := range termtext.Wrap(Passes, width) {
+		b.WriteString(line + "\n")
+	}
+	item := func(label, text string) {
+		for i, line := range termtext.Wrap(text, max(width-14, 30)) {
+			if i > 0 {
+				label = ""
+			}
+			fmt.Fprintf(&b, "  %-11s %s\n", label, line)
+		}
+	}
+	for _, sc := range scenarios {
+		fmt.Fprintf(&b, "\n%s: %s\n", termtext.CleanLine(sc.ID()), termtext.CleanLine(sc.Mission.Title))
+		item("plays", termtext.CleanLine(sc.Plays()))
+		item("escalating", sc.Escalation())
+	}
+	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", termtext.Plural(len(scenarios), "scenario"))
+	return b.String()
 }
