@@ -335,15 +335,7 @@ func (h *header) View() string {
 // called one, since "attempt refund-1042 → success" above a conflict
 // read as what came of it.
 func stepPhrase(st missions.Step) string {
-	switch st.Kind() {
-	case missions.StepAttempt:
-		return fmt.Sprintf("attempt %s, fixture %s", st.Attempt, st.Fixture) + st.Terms()
-	case missions.StepTogether:
-		parts := make([]string, len(st.Together))
-		for i, t := range st.Together {
-			parts[i] = stepPhrase(t)
-		}
-		return "together: " + strings.Join(parts, " | ")
-	}
-	return st.String()
+	return st.Phrase(func(a missions.Step) string {
+		return fmt.Sprintf("attempt %s, fixture %s", a.Attempt, a.Fixture) + a.Terms()
+	})
 }

@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -148,36 +147,22 @@ func stepLines(m *missions.Mission) []schedLine {
 // shortStep renders a step compactly: the fixture first, since that is
 // what changes from step to step; the intent only when there are several.
 func shortStep(st missions.Step, manyIntents bool) string {
-	switch st.Kind() {
-	case missions.StepAttempt:
-		s := string(st.Fixture)
-		if st.Delay > 0 {
-			s += fmt.Sprintf(" +%d", st.Delay)
-			if st.Resolve != 0 {
-				s += "→" + st.Resolve.String()
+	return st.Phrase(func(a missions.Step) string {
+		s := string(a.Fixture)
+		if a.Delay > 0 {
+			s += fmt.Sprintf(" +%d", a.Delay)
+			if a.Resolve != 0 {
+				s += "→" + a.Resolve.String()
 			}
 		}
-		if len(st.Payload) > 0 {
+		if len(a.Payload) > 0 {
 			s += ", new payload"
 		}
 		if manyIntents {
-			s = st.Attempt + ": " + s
+			s = a.Attempt + ": " + s
 		}
 		return s
-	case missions.StepTogether:
-		parts := make([]string, len(st.Together))
-		for i, t := range st.Together {
-			parts[i] = shortStep(t, manyIntents)
-		}
-		return "together: " + strings.Join(parts, " | ")
-	case missions.StepWait:
-		return fmt.Sprintf("wait %d ticks", st.Wait)
-	case missions.StepRead:
-		return "read back " + st.Read
-	case missions.StepRestart:
-		return "restart the caller"
-	}
-	return st.String()
+	})
 }
 
 // Width is how many cells the panel needs to show every line whole for

@@ -212,27 +212,40 @@ func (s Step) Kind() StepKind {
 // and how a pending object resolves, " (+3 → succeeded)", and a payload
 // override, " with {…}"; "" when it adds nothing.
 func (s Step) Terms() string {
-	out := ""
-	if s.Delay > 0 {
-		out += fmt.Sprintf(" (+%d", s.Delay)
-		if s.Resolve != 0 {
-			out += " → " + s.Resolve.String()
-		}
-		out += ")"
-	}
+	out := s.DelayTerms()
 	if len(s.Payload) > 0 {
 		out += " with " + NormalizePayload(s.Payload)
 	}
 	return out
 }
 
+// DelayTerms is the delay of a late commit or a pending object and how the
+// object resolves, " (+3 → succeeded)"; "" without a delay.
+func (s Step) DelayTerms() string {
+	if s.Delay <= 0 {
+		return ""
+	}
+	out := fmt.Sprintf(" (+%d", s.Delay)
+	if s.Resolve != 0 {
+		out += " → " + s.Resolve.String()
+	}
+	return out + ")"
+}
+
 // String renders the step in one short line, for schedules on screen.
 func (s Step) String() string {
+	return s.Phrase(func(a Step) string { return fmt.Sprintf("attempt %s → %s", a.Attempt, a.Fixture) + a.Terms() })
+}
+
+// Phrase is the one wording of a step in a line: a wait, a read-back and a
+// restart in fixed words, sends made together joined after "together:",
+// and each attempt as the view that calls it words an attempt.
+func (s Step) Phrase(attempt func(Step) string) string {
 	switch s.Kind() {
 	case StepAttempt:
-		return fmt.Sprintf("attempt %s → %s", s.Attempt, s.Fixture) + s.Terms()
+		return attempt(s)
 	case StepWait:
-		return fmt.Sprintf("wait %d ticks", s.Wait)
+		return "wait " + termtext.Plural(s.Wait, "tick")
 	case StepRead:
 		return "read back " + s.Read
 	case StepRestart:
@@ -240,7 +253,7 @@ func (s Step) String() string {
 	case StepTogether:
 		parts := make([]string, len(s.Together))
 		for i, t := range s.Together {
-			parts[i] = t.String()
+			parts[i] = t.Phrase(attempt)
 		}
 		return "together: " + strings.Join(parts, " | ")
 	}

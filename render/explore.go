@@ -68,17 +68,7 @@ func depthWords(r *missions.SettingReport) string {
 	return fmt.Sprintf("depth %d", r.Depth)
 }
 
-func stepWords(st missions.Step) string {
-	s := string(st.Fixture)
-	if st.Delay > 0 {
-		s += fmt.Sprintf(" (+%d", st.Delay)
-		if st.Resolve != 0 {
-			s += " → " + st.Resolve.String()
-		}
-		s += ")"
-	}
-	return s
-}
+func stepWords(st missions.Step) string { return string(st.Fixture) + st.DelayTerms() }
 
 func scheduleWords(x *missions.Exploration, c missions.Counterexample) string {
 	parts := make([]string, len(c.Moves))

@@ -89,7 +89,7 @@ func settingsRows(c *missions.Case) [][]string {
 	}
 	retention := "the provider's default"
 	if c.Mission.Retention > 0 {
-		retention = fmt.Sprintf("%d ticks", c.Mission.Retention)
+		retention = termtext.Plural(c.Mission.Retention, "tick")
 	}
 	return [][]string{
 		{"stable keys", missions.OnOff(s.StableKeys)},
