@@ -202,7 +202,7 @@ func ChangeNote(kind ledger.ChangeKind, obj ledger.ObjectID, key string, st ledg
 func (w Words) reason(y Why) string {
 	switch y.Code {
 	case whyWait:
-		return "the caller waits " + strconv.Itoa(y.N) + " ticks"
+		return "the caller waits " + termtext.Plural(y.N, "tick")
 	case whyLateCommit:
 		return "the request the caller stopped waiting for commits: " + y.Obj.String()
 	case whyResolved:
