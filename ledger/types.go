@@ -1,0 +1,364 @@
+package ledger
+
+// The ledger's words: contracts, configuration, objects and their
+// statuses, requests and how they execute, responses, idempotency records
+// and the changes the clock brings.
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Contract is what the provider promises about repeated requests.
+type Contract string
+
+// The provider contracts.
+const (
+	// None ignores idempotency keys: every executed request is a new effect.
+	None Contract = "none"
+	// V1 saves the first response once execution begins and replays it,
+	// errors included, for every repeat with the same key and payload.
+	V1 Contract = "v1"
+	// V2 is like V1, but a repeat after a failed or partial execution
+	// completes the work and returns the updated response.
+	V2 Contract = "v2"
+)
+
+// Contracts lists every contract, in the order they are offered.
+var Contracts = []Contract{V1, V2, None}
+
+// ParseContract reads a contract name.
+func ParseContract(s string) (Contract, error) {
+	for _, c := range Contracts {
+		if string(c) == s {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("unknown contract %q (accepted: v1, v2, none)", s)
+}
+
+// Config configures a ledger.
+type Config struct {
+	Contract Contract
+	// Retention is how many ticks an idempotency record is kept before it is
+	// pruned (assumption D). After that, the key executes anew.
+	Retention int
+}
+
+// DefaultRetention is the retention window when a mission names none.
+const DefaultRetention = 100
+
+// Validate rejects a configuration the ledger cannot run.
+func (c Config) Validate() error {
+	if _, err := ParseContract(string(c.Contract)); err != nil {
+		return err
+	}
+	if c.Retention < 1 {
+		return fmt.Errorf("retention %d ticks: must be at least 1", c.Retention)
+	}
+	return nil
+}
+
+// ObjectID names an object the provider created. Zero means no object.
+type ObjectID int
+
+// String renders the id the way a payment provider would show it.
+func (id ObjectID) String() string {
+	if id == 0 {
+		return ""
+	}
+	var b [24]byte
+	return string(id.append(b[:0]))
+}
+
+// append writes the id as String does: re_ and at least four digits.
+func (id ObjectID) append(b []byte) []byte {
+	b = append(b, "re_"...)
+	for d := 1000; d > 1 && int(id) < d; d /= 10 {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, int64(id), 10)
+}
+
+// MarshalText renders the id for JSON.
+func (id ObjectID) MarshalText() ([]byte, error) {
+	if id == 0 {
+		return []byte{}, nil
+	}
+	return id.append(make([]byte, 0, 8)), nil
+}
+
+// UnmarshalText reads an id written by MarshalText.
+func (id *ObjectID) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "" {
+		*id = 0
+		return nil
+	}
+	if len(s) < 4 || s[:3] != "re_" {
+		return fmt.Errorf("object id %q: expected re_ followed by digits, e.g. re_0001", s)
+	}
+	n, err := strconv.Atoi(s[3:])
+	if err != nil || n < 1 {
+		return fmt.Errorf("object id %q: expected re_ followed by digits, e.g. re_0001", s)
+	}
+	*id = ObjectID(n)
+	return nil
+}
+
+// Status is the documented state of an object (assumption E).
+type Status uint8
+
+// Object statuses. Succeeded and Failed are the terminal states a pending
+// object resolves to; Canceled ends a pending object the client canceled
+// before it resolved. The zero Status means no object.
+const (
+	Pending Status = iota + 1
+	Succeeded
+	Failed
+	Canceled
+)
+
+var statusNames = [...]string{"", "pending", "succeeded", "failed", "canceled"}
+
+// String is the status as the provider documents it.
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return "status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseStatus reads a status name.
+func ParseStatus(name string) (Status, error) {
+	for i, n := range statusNames {
+		if i > 0 && n == name {
+			return Status(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown status %q (accepted: pending, succeeded, failed, canceled)", name)
+}
+
+// MarshalText renders the status for JSON.
+func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a status written by MarshalText.
+func (s *Status) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = 0
+		return nil
+	}
+	v, err := ParseStatus(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Terminal reports whether the status is a documented terminal state a
+// pending object resolves to.
+func (s Status) Terminal() bool { return s == Succeeded || s == Failed }
+
+// Stands reports whether an object in this status is an effect: its
+// mutation took hold, or may yet (pending).
+func (s Status) Stands() bool { return s == Pending || s == Succeeded }
+
+// Request is one send that reached the provider.
+type Request struct {
+	// Intent is the caller's metadata linking the request to its logical
+	// operation; read-backs search by it.
+	Intent string `json:"intent"`
+	// Key is the idempotency key, or "" for none.
+	Key string `json:"key,omitempty"`
+	// Digest binds operation type, principal and normalized payload.
+	Digest string `json:"digest"`
+	// Payload is the normalized payload, for people reading the ledger.
+	Payload string `json:"payload"`
+}
+
+// Execution is what the provider does with a request it decides to run.
+// It comes from the fixture; deduplication is the ledger's job.
+type Execution struct {
+	Kind ExecKind
+	// Delay is, for CommitLater, the ticks until the commit, and for
+	// CommitPending, the ticks until the object reaches Terminal.
+	Delay int
+	// Terminal is the status a pending object ends in.
+	Terminal Status
+}
+
+// ExecKind names an Execution.
+type ExecKind int
+
+// The ways a request can execute.
+const (
+	// Reject refuses the request before execution; nothing is saved.
+	Reject ExecKind = iota
+	// Commit creates the effect and saves a success response.
+	Commit
+	// CommitServerError creates the effect but saves a 500 response.
+	CommitServerError
+	// CommitLater keeps executing past the caller's patience and commits
+	// Delay ticks later.
+	CommitLater
+	// CommitPending creates the object in Pending; it turns Terminal Delay
+	// ticks later.
+	CommitPending
+)
+
+// Action is what the provider did with a request.
+type Action string
+
+// Provider actions.
+const (
+	Rejected  Action = "rejected"  // refused before execution; nothing saved
+	Committed Action = "committed" // a new effect
+	Executing Action = "executing" // started; the effect lands later
+	Replayed  Action = "replayed"  // saved response returned; no new effect
+	Completed Action = "completed" // v2: earlier partial work finished; updated response
+	Conflict  Action = "conflict"  // same key still executing; nothing saved
+	Mismatch  Action = "mismatch"  // saved key, different payload digest; rejected
+)
+
+// Response is what the provider answered (whether or not the caller hears it).
+type Response struct {
+	Code   int      `json:"code"`
+	Object ObjectID `json:"object,omitempty"`
+	Status Status   `json:"status,omitempty"`
+}
+
+// The response codes the provider uses, as Stripe documents them: a
+// request refused before execution is a 400, a key still executing a 409,
+// a saved key reused with other parameters a 400 (its body's error type,
+// idempotency_error, tells it from a refusal; see Result.ErrorType), and a
+// saved server error a 500.
+const (
+	CodeOK          = 200
+	CodeBadRequest  = 400
+	CodeConflict    = 409
+	CodeMismatch    = 400
+	CodeServerError = 500
+)
+
+// Error types a response's body names, as Stripe names them.
+const (
+	ErrorInvalidRequest = "invalid_request_error"
+	ErrorIdempotency    = "idempotency_error"
+	ErrorAPI            = "api_error"
+)
+
+// Result is the provider's answer to Submit.
+type Result struct {
+	Action   Action
+	Response Response
+}
+
+// ErrorType is the error type the response's body names, or "" for a
+// success: what a client reads to tell a reused key with other
+// parameters from a request refused before it ran, both 400s.
+func (r Result) ErrorType() string {
+	switch {
+	case r.Action == Mismatch, r.Action == Conflict:
+		return ErrorIdempotency
+	case r.Response.Code >= CodeServerError:
+		return ErrorAPI
+	case r.Response.Code >= CodeBadRequest:
+		return ErrorInvalidRequest
+	}
+	return ""
+}
+
+// RecordState is the state of an idempotency record.
+type RecordState uint8
+
+// Record states.
+const (
+	RecordExecuting RecordState = iota + 1
+	RecordSaved
+)
+
+// String names the state.
+func (s RecordState) String() string {
+	switch s {
+	case RecordExecuting:
+		return "executing"
+	case RecordSaved:
+		return "saved"
+	}
+	return ""
+}
+
+// MarshalText renders the state for JSON.
+func (s RecordState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state written by MarshalText.
+func (s *RecordState) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "executing":
+		*s = RecordExecuting
+	case "saved":
+		*s = RecordSaved
+	default:
+		return fmt.Errorf("unknown record state %q (accepted: executing, saved)", b)
+	}
+	return nil
+}
+
+// Object is one effect: a committed mutation, such as one refund.
+type Object struct {
+	ID      ObjectID `json:"id"`
+	Intent  string   `json:"intent"`
+	Key     string   `json:"key,omitempty"`
+	Digest  string   `json:"digest"`
+	Payload string   `json:"payload"`
+	Status  Status   `json:"status"`
+	Tick    int      `json:"tick"`
+	// ResolveAt is the tick a pending object reaches its terminal state.
+	ResolveAt int `json:"resolve_at,omitempty"`
+	// ResolvesTo is, while the object is pending, the terminal status it
+	// will reach at ResolveAt; empty once it is terminal.
+	ResolvesTo Status `json:"resolves_to,omitempty"`
+}
+
+// Record is an idempotency record: a key bound to a payload digest, the
+// saved response and an expiry.
+type Record struct {
+	Key       string      `json:"key"`
+	Digest    string      `json:"digest"`
+	State     RecordState `json:"state"`
+	Response  Response    `json:"response"`
+	ExpiresAt int         `json:"expires_at"`
+	// Partial marks a saved response that does not reflect the completed
+	// work (a saved 500); v2 completes it on a repeat.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// InFlight is a request still executing past its caller's patience: it
+// commits at tick At.
+type InFlight struct {
+	At      int     `json:"at"`
+	Request Request `json:"request"`
+}
+
+// Change is something the ledger did on its own while the clock moved.
+type Change struct {
+	Tick int
+	// Effects is the ledger's effect count right after this change.
+	Effects int
+	Kind    ChangeKind
+	Object  ObjectID
+	Key     string
+	Intent  string
+	Status  Status
+}
+
+// ChangeKind names a Change.
+type ChangeKind string
+
+// Change kinds.
+const (
+	LateCommit ChangeKind = "late_commit" // an executing request committed
+	Resolved   ChangeKind = "resolved"    // a pending object reached a terminal state
+	Pruned     ChangeKind = "pruned"      // an idempotency record expired
+)
