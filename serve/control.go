@@ -80,7 +80,6 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		unrecorded(out, s.failed)
 		return
 	}
-	m := s.mark()
 	s.syncClock()
 	switch what {
 	case "state":
@@ -109,12 +108,12 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			return
 		}
 		s.c.setFaults(faults)
-		if s.st != nil {
+		if err := s.write(func() (logEntry, string, []ledger.ObjectID) {
 			r := s.c.reqs.get(s.c.reqs.len() - 1)
-			if err := s.write(logEntry{Request: &r}, m, ""); err != nil {
-				unrecorded(out, err)
-				return
-			}
+			return logEntry{Request: &r}, "", nil
+		}); err != nil {
+			unrecorded(out, err)
+			return
 		}
 		reply(out, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
@@ -138,11 +137,9 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		s.offset += n
 		s.syncClock()
-		if s.st != nil {
-			if err := s.write(logEntry{Advance: n, Tick: s.c.led.Now()}, m, ""); err != nil {
-				unrecorded(out, err)
-				return
-			}
+		if err := s.write(entry(logEntry{Advance: n, Tick: s.c.led.Now()})); err != nil {
+			unrecorded(out, err)
+			return
 		}
 		reply(out, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
 	case "reset":
@@ -152,14 +149,12 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			return
 		}
 		start := s.opts.Now()
-		if s.st != nil {
-			if err := s.st.wipe(storeMeta{Settings: c.session.Settings, Mission: s.opts.Mission, Start: start.UnixNano()}); err != nil {
-				s.fail(err)
-				unrecorded(out, err)
-				return
-			}
-			s.confirmed = nil
+		if err := s.st.wipe(storeMeta{Settings: c.session.Settings, Mission: s.opts.Mission, Start: start.UnixNano()}); err != nil {
+			s.fail(err)
+			unrecorded(out, err)
+			return
 		}
+		s.confirmed = nil
 		c.session.Started = start.UTC().Format(time.RFC3339Nano)
 		c.start = start
 		s.c, s.start, s.offset = c, start, 0

@@ -786,7 +786,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	s := t.s
 	defer s.busy()()
 	call, ck, p := t.callOf(req, ToolGet)
-	m := s.lockNow()
+	s.lockNow()
 	i, o, found := s.c.retrieveLogged(in.ID)
 	s.c.setCall(i, call)
 	var (
@@ -802,7 +802,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 		e = notFound(in.ID)
 		status = e.Status
 	}
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
+	err := s.record(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
@@ -840,7 +840,7 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	if e != nil {
 		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
 	}
-	m := s.lockNow()
+	s.lockNow()
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
@@ -854,7 +854,7 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
 	s.c.setCall(i, call)
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: 200, shown: shown})
+	err := s.record(i, planned{wire: export.WireDelivered, status: 200, shown: shown})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
@@ -921,7 +921,7 @@ func (t *tools) cancel(key callKey, reason string) {
 // markCancelled records on request i of core c that the client cancelled
 // its tool call, now, with reason.
 func (s *Server) markCancelled(c *core, i int, reason string) {
-	m := s.lockNow()
+	s.lockNow()
 	defer s.mu.Unlock()
 	if c != s.c {
 		return
@@ -933,8 +933,8 @@ func (s *Server) markCancelled(c *core, i int, reason string) {
 	call := *r.Call
 	call.Cancelled = &export.Cancellation{Tick: max(c.led.Now(), r.Tick), Reason: reason}
 	c.setCall(i, &call)
-	if s.st != nil && s.failed == nil {
-		_ = s.write(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}, m, "")
+	if s.failed == nil {
+		_ = s.write(entry(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}))
 	}
 }
 

@@ -51,12 +51,13 @@ type Server struct {
 	// nothing after it.
 	ended bool
 
-	// st is the durable store, nil for a provider in memory. confirmed
+	// st is where the provider keeps what it must not forget: a
+	// memoryStorage, or the durable store (--db). confirmed
 	// lists the requests whose reply was written since the last durable
 	// write; the next write records them. failed is set once a durable
 	// write fails: the ledger in memory is then ahead of the disk, so
 	// every request after is refused.
-	st        *store
+	st        storage
 	confirmed []int
 	failed    error
 	// persisted is what the ledger held at the last durable write: a write
@@ -96,50 +97,64 @@ func (s *Server) mark() mark {
 	return mark{objects: s.c.led.Objects(), changes: len(s.c.session.Changes)}
 }
 
-// record writes request i durably, with the reply it is about to get and
-// what the step since m changed, in one transaction, before the reply
-// leaves. In memory it does nothing. The caller holds mu.
-func (s *Server) record(m mark, i int, p planned) error {
-	if s.st == nil {
-		return nil
-	}
+// record writes request i to the storage, with the reply it is about to
+// get and what the step changed, in one transaction, before the reply
+// leaves. The caller holds mu.
+func (s *Server) record(i int, p planned) error {
 	if s.failed != nil {
 		return s.failed
 	}
-	r := s.c.reqs.get(i)
-	r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
-	return s.write(logEntry{Request: &r}, m, r.Key, p.touch)
+	return s.write(func() (logEntry, string, []ledger.ObjectID) {
+		r := s.c.reqs.get(i)
+		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
+		return logEntry{Request: &r}, r.Key, []ledger.ObjectID{p.touch}
+	})
 }
 
-// write appends e to the durable log with the confirmations due and what
-// changed since m (objects, and the keys among key and the clock's
-// changes). The caller holds mu.
-func (s *Server) write(e logEntry, _ mark, key string, objs ...ledger.ObjectID) error {
-	m := s.persisted
-	t := touched{objects: objs}
-	for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
-		t.objects = append(t.objects, ledger.ObjectID(id))
-	}
-	if key != "" {
-		t.keys = append(t.keys, key)
-	}
-	for _, ch := range s.c.session.Changes[m.changes:] {
-		if ch.Object != 0 {
-			t.objects = append(t.objects, ch.Object)
+// write appends the entry build makes to the storage, with the
+// confirmations due and what changed since the last write (objects, and
+// the keys among the entry's key and the clock's changes). The caller
+// holds mu.
+func (s *Server) write(build func() (e logEntry, key string, objs []ledger.ObjectID)) error {
+	err := s.st.write(func() (logEntry, touched) {
+		e, key, objs := build()
+		m := s.persisted
+		var t touched
+		for _, id := range objs {
+			if id != 0 {
+				t.objects = append(t.objects, id)
+			}
 		}
-		if ch.Key != "" {
-			t.keys = append(t.keys, ch.Key)
+		for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
+			t.objects = append(t.objects, ledger.ObjectID(id))
 		}
-	}
-	e.Confirmed = s.confirmed
-	e.Tick = s.c.led.Now()
-	if err := s.st.write(e, t, s.c.led); err != nil {
+		if key != "" {
+			t.keys = append(t.keys, key)
+		}
+		for _, ch := range s.c.session.Changes[m.changes:] {
+			if ch.Object != 0 {
+				t.objects = append(t.objects, ch.Object)
+			}
+			if ch.Key != "" {
+				t.keys = append(t.keys, ch.Key)
+			}
+		}
+		e.Confirmed = s.confirmed
+		e.Tick = s.c.led.Now()
+		return e, t
+	}, s.c.led)
+	if err != nil {
 		s.fail(err)
 		return err
 	}
 	s.confirmed = nil
 	s.persisted = s.mark()
 	return nil
+}
+
+// entry is a build for write of an entry that names no key or object.
+func entry(e logEntry) func() (logEntry, string, []ledger.ObjectID) {
+	return func() (logEntry, string, []ledger.ObjectID) { return e, "", nil }
 }
 
 // fail marks the server failed: its memory is ahead of its disk. The
@@ -187,7 +202,7 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{})}
+	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{}), st: memoryStorage{}}
 	c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
 	c.start = s.start
 	s.idle = sync.NewCond(&s.mu)
@@ -257,9 +272,9 @@ func (s *Server) drain() {
 	for s.active > 0 {
 		s.idle.Wait()
 	}
-	if s.st != nil && s.failed == nil && len(s.confirmed) > 0 {
+	if s.failed == nil && len(s.confirmed) > 0 {
 		// The replies written since the last durable write.
-		_ = s.write(logEntry{}, s.mark(), "")
+		_ = s.write(entry(logEntry{}))
 	}
 	s.syncClock()
 }
@@ -290,13 +305,8 @@ func (s *Server) FaultsLeft() map[string][]missions.Fixture {
 	return s.c.plan.left()
 }
 
-// Close closes the durable store, if there is one.
-func (s *Server) Close() error {
-	if s.st == nil {
-		return nil
-	}
-	return s.st.close()
-}
+// Close closes the storage.
+func (s *Server) Close() error { return s.st.close() }
 
 // MemoryLimit is the soft limit on the Go heap that LimitMemory sets: a
 // session of 100,000 requests keeps about 30 MiB, and without a limit the
@@ -503,7 +513,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 // the caller answers it, then calls finish with the core and index it
 // returns.
 func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall) (*core, int, error) {
-	m := s.lockNow()
+	s.lockNow()
 	defer s.mu.Unlock()
 	// A refused request's intent may be anything a client sent: it is
 	// kept to its first bytes, as a read's query is.
@@ -512,7 +522,7 @@ func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCa
 		r0.Intent, r0.Cut = termtext.Shorten(intent, MaxReadPayload), true
 	}
 	i := s.c.log(r0)
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+	err := s.record(i, planned{wire: export.WireDelivered, status: e.Status, err: e})
 	return s.c, i, err
 }
 
@@ -574,7 +584,6 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 	if s.failed != nil {
 		return createTurn{}, 0, s.failed
 	}
-	m := s.mark()
 	s.syncClock()
 	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
 	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent), call)
@@ -597,7 +606,7 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 	case t.deliver:
 		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
 	}
-	return t, i + 1, s.record(m, i, p)
+	return t, i + 1, s.record(i, p)
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -667,9 +676,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		h.Set("Idempotent-Replayed", "true")
 	}
 	reply(w, t.status, body)
-	if s.st != nil {
-		s.st.fail("after-reply")
-	}
+	s.st.failpoint("after-reply")
 	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
 }
 
@@ -684,7 +691,7 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 		return
 	}
 	s.c.replied(i, wire, status, e, shown)
-	if s.st != nil && wire == export.WireDelivered {
+	if wire == export.WireDelivered {
 		s.confirmed = append(s.confirmed, i+1)
 	}
 	s.mu.Unlock()
@@ -731,7 +738,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	m := s.lockNow()
+	s.lockNow()
 	i, o, found := s.c.retrieveLogged(raw)
 	var status int
 	var body []byte
@@ -743,25 +750,22 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		e = notFound(raw)
 		status, body = e.Status, e.body()
 	}
-	s.answerLocked(w, r, m, i, status, body, e, shown, 0)
+	s.answerLocked(w, r, i, status, body, e, shown, 0)
 }
 
-// lockNow takes the lock, moves the clock to now, and marks what the
-// ledger holds before the request: the start of every API request's turn
-// at the provider. The caller unlocks.
-func (s *Server) lockNow() mark {
+// lockNow takes the lock and moves the clock to now: the start of every
+// API request's turn at the provider. The caller unlocks.
+func (s *Server) lockNow() {
 	s.mu.Lock()
-	m := s.mark()
 	s.syncClock()
-	return m
 }
 
 // answerLocked records request i with its reply, unlocks, and writes the
 // reply: the end of every request but a create. touch names an object
 // the request changed (an update, a cancel), for the durable store. The
 // caller holds mu.
-func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, m mark, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
-	err := s.record(m, i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
+func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
+	err := s.record(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
@@ -804,7 +808,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	m := s.lockNow()
+	s.lockNow()
 	page, more, e := s.c.list(lq)
 	if e != nil {
 		s.mu.Unlock()
@@ -818,7 +822,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		shown = append(shown, shownOf(o)...)
 	}
 	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
-	s.answerLocked(w, r, m, i, http.StatusOK, marshal(out), nil, shown, 0)
+	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
 }
 
 // update serves POST /v1/refunds/{id}: it sets or clears the refund's
@@ -845,9 +849,9 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	m := s.lockNow()
+	s.lockNow()
 	i, o, e := s.c.update(raw, changes)
-	s.answerObject(w, r, m, i, o, e)
+	s.answerObject(w, r, i, o, e)
 }
 
 // cancelRefund serves POST /v1/refunds/{id}/cancel: a pending refund is
@@ -869,20 +873,20 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	m := s.lockNow()
+	s.lockNow()
 	i, o, e := s.c.cancel(raw)
-	s.answerObject(w, r, m, i, o, e)
+	s.answerObject(w, r, i, o, e)
 }
 
 // answerObject ends an update or a cancel: the refund as it now stands,
 // or the error. The caller holds mu.
-func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, m mark, i int, o ledger.Object, e *apiError) {
+func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, i int, o ledger.Object, e *apiError) {
 	if e != nil {
-		s.answerLocked(w, r, m, i, e.Status, e.body(), e, nil, 0)
+		s.answerLocked(w, r, i, e.Status, e.body(), e, nil, 0)
 		return
 	}
 	shown := shownOf(o)
-	s.answerLocked(w, r, m, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
+	s.answerLocked(w, r, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
 }
 
 func missionHas(m *missions.Mission, intent string) bool {

@@ -330,7 +330,8 @@ type touched struct {
 // write appends e to the log and writes the objects and keys it touched,
 // as led now holds them, in one transaction, made durable (fsync) before
 // it returns.
-func (st *store) write(e logEntry, t touched, led *ledger.Ledger) error {
+func (st *store) write(entry func() (logEntry, touched), led *ledger.Ledger) error {
+	e, t := entry()
 	raw, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -632,9 +633,8 @@ func missionID(m *missions.Mission) string {
 // SetFailpoint makes the durable store call fail at its known boundaries:
 // "before-commit" (inside the transaction, before it commits),
 // "after-commit" (durable, before the reply) and "after-reply". It is for
-// tests that end the process there.
-func (s *Server) SetFailpoint(fail func(point string)) {
-	if s.st != nil {
-		s.st.fail = fail
-	}
-}
+// tests that end the process there; a provider in memory has none.
+func (s *Server) SetFailpoint(fail func(point string)) { s.st.setFailpoint(fail) }
+
+func (st *store) failpoint(point string)         { st.fail(point) }
+func (st *store) setFailpoint(fail func(string)) { st.fail = fail }
