@@ -425,7 +425,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 	case w.Reply == CallerCrash:
 		rep.Crashed = true
 		r.down = true
-	case w.Reply == ReplyLost, res.Action == ledger.Executing:
+	case !w.Delivers(res):
 		// Nothing comes back before the caller's timeout.
 	default:
 		rep.Heard = true

@@ -45,6 +45,14 @@ type World struct {
 	Reply Transport
 }
 
+// Delivers reports whether the reply to a request that met this world
+// reaches the caller: it reached the provider, the world delivers
+// replies, and the provider answered at once rather than going on
+// executing. The one rule the runner and serve both apply.
+func (w World) Delivers(res ledger.Result) bool {
+	return w.Reaches && w.Reply == ReplyDelivered && res.Action != ledger.Executing
+}
+
 // Worlds is the one table from fixture to world: the simulated runner and
 // the HTTP provider both inject faults from it.
 var Worlds = func() map[Fixture]World {

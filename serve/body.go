@@ -36,13 +36,6 @@ var (
 		Message: "An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key."}
 )
 
-// delivers reports whether a create's reply reaches the client: its
-// world delivers replies, and the provider answered at once rather than
-// going on executing.
-func delivers(w missions.World, res ledger.Result) bool {
-	return w.Reaches && w.Reply == missions.ReplyDelivered && res.Action != ledger.Executing
-}
-
 // replyTo is what a delivered create gets: the HTTP status, the error (nil
 // for a refund), and the refund it shows, with the status it shows.
 func replyTo(res ledger.Result) (int, *apiError, []missions.EvidenceObject) {

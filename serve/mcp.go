@@ -715,17 +715,14 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	t.track(ck, turn.c, turn.i)
 	answered := false
 	defer func() { t.untrack(ck, answered) }()
-	switch {
-	case turn.crashes() && p != nil:
+	switch turn.fate {
+	case fateClose:
 		// The commit stands; the response stream closes before the
 		// result is written.
-		if s.OnCrash != nil {
-			s.OnCrash(intent)
-		}
-		s.finish(turn.c, turn.i, export.WireClosed, 0, nil, nil)
+		s.crashed(turn, intent)
 		p.close()
 		return nil, toolRefund{}, errNoReply
-	case turn.crashes() || !turn.deliver:
+	case fateHold:
 		// No result: the call waits until the client cancels it, ends
 		// its session or goes. Over stdio a crash after the commit is
 		// this too: the stream there is the whole session.

@@ -88,7 +88,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 	switch r.Kind {
 	case export.RequestCreate:
 		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent), nil)
-		if r.Wire != export.WireDelivered || !delivers(w, res) {
+		if r.Wire != export.WireDelivered || !w.Delivers(res) {
 			c.replied(i, r.Wire, 0, nil, nil)
 			break
 		}

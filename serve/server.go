@@ -556,9 +556,11 @@ type createTurn struct {
 	i     int
 	world missions.World
 	res   ledger.Result
-	// deliver: the reply goes out (status, aerr, shown, and the refund
-	// obj when there is no error).
+	// deliver: the provider answered at once, and the world delivers
+	// replies (status, aerr, shown, and the refund obj when there is no
+	// error); fate is what becomes of the reply on this transport.
 	deliver bool
+	fate    fate
 	status  int
 	aerr    *apiError
 	shown   []missions.EvidenceObject
@@ -570,8 +572,44 @@ type createTurn struct {
 	origin int
 }
 
-// crashes: the create's fault kills the caller after the commit.
-func (t createTurn) crashes() bool { return t.world.Reply == missions.CallerCrash }
+// fate is what a create's fault does with its reply on the wire.
+type fate uint8
+
+const (
+	// fateDeliver: the reply goes out.
+	fateDeliver fate = iota
+	// fateClose: the caller crashes after the commit; the reply's stream
+	// closes at once, with nothing on it.
+	fateClose
+	// fateHold: the reply is lost; it is held until the client gives up,
+	// then the stream closes (or, over stdio, the call never answers).
+	fateHold
+)
+
+// fateOf is the one rule from a create's fault to the wire, for REST, MCP
+// over HTTP and MCP over stdio. closes says the transport can close this
+// one reply's stream: over stdio it cannot, and a crash after the commit
+// is held as a lost reply is.
+func (t createTurn) fateOf(closes bool) fate {
+	crashes := t.world.Reply == missions.CallerCrash
+	switch {
+	case crashes && closes:
+		return fateClose
+	case crashes || !t.deliver:
+		return fateHold
+	}
+	return fateDeliver
+}
+
+// crashed ends a create whose caller crashed after the commit: a test rig
+// is told (OnCrash) before the stream closes, so that the client never
+// hears even the close; the transport then closes it.
+func (s *Server) crashed(t createTurn, intent string) {
+	if s.OnCrash != nil {
+		s.OnCrash(intent)
+	}
+	s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
+}
 
 // takeCreate meets a create with its fault and the ledger and records it
 // (durably, with --db) before any reply leaves. closes says the transport
@@ -591,7 +629,7 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
 		t.origin = s.c.origin[key]
 	}
-	t.deliver = delivers(world, res)
+	t.deliver = world.Delivers(res)
 	if t.deliver {
 		t.status, t.aerr, t.shown = replyTo(res)
 		if t.aerr == nil {
@@ -599,11 +637,12 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 			t.created = s.c.created(t.obj)
 		}
 	}
+	t.fate = t.fateOf(closes)
 	p := planned{wire: export.WireHeld}
-	switch {
-	case t.crashes() && closes:
+	switch t.fate {
+	case fateClose:
 		p.wire = export.WireClosed
-	case t.deliver:
+	case fateDeliver:
 		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
 	}
 	return t, i + 1, s.record(i, p)
@@ -640,15 +679,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.unrecorded(w, r, seq, err)
 		return
 	}
-	switch {
-	case t.crashes():
-		if s.OnCrash != nil {
-			s.OnCrash(intent)
-		}
-		s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
+	switch t.fate {
+	case fateClose:
+		s.crashed(t, intent)
 		closeConn(w)
 		return
-	case !t.deliver:
+	case fateHold:
 		wire := s.hold(r.Context(), nil, nil)
 		s.finish(t.c, t.i, wire, 0, nil, nil)
 		closeConn(w)
