@@ -20,16 +20,49 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// agent is a go-sdk MCP client session on a rig's /mcp.
+// agent is a go-sdk MCP client session on a rig's /mcp or, on a rig of
+// newToolRig, on the provider's MCP server over the SDK's in-memory
+// transports.
 func (g *rig) agent() *mcp.ClientSession {
 	g.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.http.URL + MCPPath, DisableStandaloneSSE: true}, nil)
+	var transport mcp.Transport
+	if g.http != nil {
+		transport = &mcp.StreamableClientTransport{Endpoint: g.http.URL + MCPPath, DisableStandaloneSSE: true}
+	} else {
+		client, server := mcp.NewInMemoryTransports()
+		ss, err := g.srv.mcpTools().server.Connect(context.Background(), server, nil)
+		if err != nil {
+			g.t.Fatalf("connect the server: %v", err)
+		}
+		g.t.Cleanup(func() { _ = ss.Close() })
+		transport = client
+	}
+	cs, err := c.Connect(context.Background(), transport, nil)
 	if err != nil {
 		g.t.Fatalf("connect: %v", err)
 	}
 	g.t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// newToolRig is a provider for tests of the tools themselves, which need
+// no port: its agent speaks MCP over the SDK's in-memory transports.
+// What the wire does (a held reply, a closed stream, a cancellation, a raw
+// POST) is tested on newRig's loopback server, and over stdio on a pipe.
+func newToolRig(t *testing.T, o Options) *rig {
+	t.Helper()
+	clock := newFakeClock()
+	o.Now = clock.Now
+	if o.Hold == 0 {
+		o.Hold = 5 * time.Second
+	}
+	srv, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Release)
+	return &rig{t: t, srv: srv, clock: clock}
 }
 
 // call calls tool with args; wait bounds the call (0: 10 seconds, room
@@ -117,7 +150,7 @@ func (g *rig) rawPost(session, body string, wait time.Duration) (int, string, er
 }
 
 func TestMCPToolsAreListedHonestly(t *testing.T) {
-	g := newRig(t, Options{MCP: true})
+	g := newToolRig(t, Options{MCP: true})
 	cs := g.agent()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -257,6 +290,8 @@ func TestMCPLostReply(t *testing.T) {
 	}
 }
 
+// TestMCPFaults runs over HTTP: a lost reply is a call whose stream is
+// held, and its cancellation arrives on the transport.
 func TestMCPFaults(t *testing.T) {
 	for _, tc := range []struct {
 		fixture missions.Fixture
@@ -302,7 +337,7 @@ func TestMCPFaults(t *testing.T) {
 }
 
 func TestMCPOpaqueErrors(t *testing.T) {
-	g := newRig(t, Options{MCP: true, ToolErrors: ToolErrorsOpaque, Faults: []missions.Fixture{missions.FailureBeforeCommit, missions.ServerErrorAfterCommit}})
+	g := newToolRig(t, Options{MCP: true, ToolErrors: ToolErrorsOpaque, Faults: []missions.Fixture{missions.FailureBeforeCommit, missions.ServerErrorAfterCommit}})
 	cs := g.agent()
 	for range 2 {
 		res, err := call(t, cs, ToolCreate, args1042(""), 0)
@@ -753,7 +788,7 @@ func TestMCPRefusesWhatItCannotTellApart(t *testing.T) {
 }
 
 func TestMCPArgumentWords(t *testing.T) {
-	g := newRig(t, Options{MCP: true})
+	g := newToolRig(t, Options{MCP: true})
 	cs := g.agent()
 	for _, tc := range []struct {
 		args any
