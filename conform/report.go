@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -218,7 +216,7 @@ func Text(r *Report, width int) string {
 	var b strings.Builder
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
-	for _, line := range wrapSpaces(head, width) {
+	for _, line := range termtext.WrapWords(head, width) {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
@@ -236,16 +234,16 @@ func Text(r *Report, width int) string {
 			b.WriteString(head + "  " + what + "\n")
 		} else {
 			b.WriteString(strings.TrimRight(head, " ") + "\n")
-			for _, line := range wrapSpaces(what, wrapWidth) {
+			for _, line := range termtext.WrapWords(what, wrapWidth) {
 				b.WriteString(indent + line + "\n")
 			}
 		}
-		for _, line := range wrapSpaces(termtext.CleanLine(row.Why), wrapWidth) {
+		for _, line := range termtext.WrapWords(termtext.CleanLine(row.Why), wrapWidth) {
 			b.WriteString(indent + line + "\n")
 		}
 	}
 	b.WriteString("\n")
-	for _, line := range wrapSpaces(Tally(r), width) {
+	for _, line := range termtext.WrapWords(Tally(r), width) {
 		b.WriteString(line + "\n")
 	}
 	return b.String()
@@ -426,27 +424,4 @@ func Markdown(r *Report) []byte {
 		}
 	}
 	return []byte(b.String())
-}
-
-// wrapSpaces breaks text into lines at most width columns wide, at spaces
-// only, so that an id such as no-idempotency-contract is never cut; a word
-// longer than the width stands on a line of its own.
-func wrapSpaces(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
-			line += " " + w
-		default:
-			lines = append(lines, line)
-			line = w
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
 }

@@ -48,10 +48,13 @@ func leftCut(s string, w int) string {
 
 // wrap breaks plain text into lines of at most w cells.
 func wrap(s string, w int) []string {
-	if w <= 0 {
+	switch {
+	case w <= 0:
 		return nil
+	case s == "":
+		return []string{""}
 	}
-	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+	return termtext.Wrap(s, w)
 }
 
 // firstLines keeps at most n lines; when it drops some, the last one kept

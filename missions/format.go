@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -169,19 +170,11 @@ func add(m *yaml.Node, key string, v *yaml.Node) {
 func wrapWords(text string, width int) string {
 	var out []string
 	for _, para := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		line := ""
-		for _, w := range strings.Fields(para) {
-			if line != "" && len(line)+1+len(w) > width {
-				out = append(out, line)
-				line = w
-				continue
-			}
-			if line != "" {
-				line += " "
-			}
-			line += w
+		lines := termtext.WrapWords(para, width)
+		if len(lines) == 0 {
+			lines = []string{""}
 		}
-		out = append(out, line)
+		out = append(out, lines...)
 	}
 	return strings.Join(out, "\n") + "\n"
 }

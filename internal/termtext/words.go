@@ -39,3 +39,28 @@ func Wrap(s string, width int) []string {
 	}
 	return strings.Split(ansi.Wrap(s, width, ""), "\n")
 }
+
+// WrapWords breaks text into lines at most width columns wide at spaces
+// only, never inside a word (a word wider than width has a line of its
+// own), with runs of white space, newlines included, taken as one space.
+// Wrap is for prose on screen; WrapWords is for text whose words must
+// stay whole: ids, commands, YAML.
+func WrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
