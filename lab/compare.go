@@ -32,11 +32,11 @@ const (
 // agent said and how many effects the ledger held, with the first
 // divergence marked. The comparison itself comes from the export package.
 type compareView struct {
-	st     *Styles
-	keys   scrollKeys
-	w, h   int
-	cmp    compare.Comparison
-	offset int // first attempt row shown
+	st       *Styles
+	keys     scrollKeys
+	w, h     int
+	cmp      compare.Comparison
+	scroller // its offset is the first attempt row shown
 	// shift is how many columns the view has moved from the newest pinned
 	// cases towards the oldest, where not all of them fit side by side.
 	shift int
@@ -116,7 +116,7 @@ func (v *compareView) room() (room, first, colW, gap int) {
 func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		if d := v.keys.scroll(k, comparePage); d != 0 {
-			v.offset = clamp(v.offset+d, 0, max(0, len(v.cmp.Rows)-1))
+			v.moveBy(d, len(v.cmp.Rows)-1)
 			v.placed = true
 		}
 		switch {

@@ -30,7 +30,7 @@ type evidenceView struct {
 	labels  map[string]string // intent id → the words the agent uses for it
 	ticks   map[string]int    // intent id → the tick it was handed over
 	lines   []string
-	offset  int
+	scroller
 }
 
 func newEvidenceView(st *Styles) evidenceView {
@@ -77,15 +77,12 @@ func (v *evidenceView) rows() int { return max(0, v.h-1) }
 // Scrolls reports whether the bundle is longer than the screen.
 func (v *evidenceView) Scrolls() bool { return len(v.lines) > v.rows() }
 
-func (v *evidenceView) clampOffset() {
-	v.offset = clamp(v.offset, 0, max(0, len(v.lines)-v.rows()))
-}
+func (v *evidenceView) clampOffset() { v.clampTo(len(v.lines) - v.rows()) }
 
 // Update scrolls the bundle.
 func (v evidenceView) Update(msg tea.Msg) (evidenceView, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
-		v.offset += v.keys.scroll(k, max(1, v.rows()-1))
-		v.clampOffset()
+		v.moveBy(v.keys.scroll(k, max(1, v.rows()-1)), len(v.lines)-v.rows())
 	}
 	return v, nil
 }
@@ -99,8 +96,8 @@ func (v *evidenceView) View() string {
 		note = fmt.Sprintf("lines %d–%d of %d, ↑↓ scroll", v.offset+1, min(len(v.lines), v.offset+v.rows()), len(v.lines))
 	}
 	out := []string{panelTitle(*v.st, evidenceTitle, note, false, v.w)}
-	end := min(len(v.lines), v.offset+v.rows())
-	out = append(out, v.lines[v.offset:end]...)
+	start, end := v.window(len(v.lines), v.rows())
+	out = append(out, v.lines[start:end]...)
 	return box(out, v.w, v.h)
 }
 

@@ -17,13 +17,13 @@ import (
 // step: its objects (the effects) and its idempotency records. It scrolls
 // when it has the keys and builds only the lines on screen.
 type ledgerPanel struct {
-	st      *Styles
-	keys    scrollKeys
-	names   keyNames
-	w, h    int
-	snap    ledger.Snapshot
-	many    bool // several intents: name the intent on each object
-	offset  int
+	st    *Styles
+	keys  scrollKeys
+	names keyNames
+	w, h  int
+	snap  ledger.Snapshot
+	many  bool // several intents: name the intent on each object
+	scroller
 	focused bool
 }
 
@@ -60,15 +60,12 @@ func ledgerLines(s ledger.Snapshot) int {
 	return 2 + max(1, len(s.Objects)) + max(1, len(s.Records))
 }
 
-func (p *ledgerPanel) clampOffset() {
-	p.offset = clamp(p.offset, 0, max(0, p.lineCount()-p.rows()))
-}
+func (p *ledgerPanel) clampOffset() { p.clampTo(p.lineCount() - p.rows()) }
 
 // Update scrolls when the ledger has the keys.
 func (p ledgerPanel) Update(msg tea.Msg) (ledgerPanel, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
-		p.offset += p.keys.scroll(k, max(1, p.rows()-1))
-		p.clampOffset()
+		p.moveBy(p.keys.scroll(k, max(1, p.rows()-1)), p.lineCount()-p.rows())
 	}
 	return p, nil
 }
@@ -171,8 +168,8 @@ func (p *ledgerPanel) View() string {
 		name = "ledger"
 	}
 	lines := []string{panelTitle(*p.st, name, note, p.focused, p.w)}
-	end := min(p.lineCount(), p.offset+p.rows())
-	for i := p.offset; i < end; i++ {
+	start, end := p.window(p.lineCount(), p.rows())
+	for i := start; i < end; i++ {
 		lines = append(lines, p.line(i))
 	}
 	return box(lines, p.w, p.h)
