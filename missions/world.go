@@ -91,59 +91,6 @@ func (w World) Execution(st Step) ledger.Execution {
 	return ledger.Execution{Kind: w.Exec, Delay: st.Delay, Terminal: st.Resolve}
 }
 
-// ObjectView is an object as a client sees it in a response body or a
-// read-back: its id, the intent its metadata names, its parameters and its
-// status. No ledger internals.
-type ObjectView struct {
-	ID      ledger.ObjectID
-	Intent  string
-	Payload string
-	// Digest binds the object's operation, principal and parameters, as
-	// the client computes it from the body's fields.
-	Digest string
-	Status ledger.Status
-}
-
-// Reply is everything a send gives back to the caller: what crossed the
-// wire, and nothing of what the provider did behind it.
-type Reply struct {
-	// Attempt is the send's number, as a request id.
-	Attempt int
-	// Heard is false when nothing came back in time: a timeout.
-	Heard bool
-	// Crashed: the caller process died before it recorded the reply.
-	Crashed bool
-	// Code is the HTTP status, when heard.
-	Code int
-	// Error is the error type the body names (ledger.ErrorIdempotency,
-	// ErrorInvalidRequest, ErrorAPI), or "" for a success.
-	Error string
-	// Replayed is the Idempotent-Replayed header: the provider answered
-	// from a saved response.
-	Replayed bool
-	// Object is the object in the body, if any.
-	Object ObjectView
-}
-
-// Observation is what the caller makes of a reply.
-func (r Reply) Observation() Observation {
-	switch {
-	case r.Crashed:
-		return ObservedNothing
-	case !r.Heard:
-		return ObservedTimeout
-	case r.Code == ledger.CodeConflict:
-		return ObservedConflict
-	case r.Code == ledger.CodeMismatch && r.Error == ledger.ErrorIdempotency:
-		return ObservedMismatch
-	case r.Code != ledger.CodeOK, r.Object.Status == ledger.Failed, r.Object.Status == ledger.Canceled:
-		return ObservedError
-	case r.Object.Status == ledger.Pending:
-		return ObservedPending
-	}
-	return ObservedSuccess
-}
-
 // Response is the reply as the case records what the caller heard.
 func (r Reply) Response() ledger.Response {
 	return ledger.Response{Code: r.Code, Object: r.Object.ID, Status: r.Object.Status}
