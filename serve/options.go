@@ -1,0 +1,216 @@
+package serve
+
+// The provider's options: their defaults and their bounds, each written
+// once, for Validate and the command's flags.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// Defaults.
+const (
+	DefaultAddr      = "127.0.0.1:12111"
+	DefaultTick      = time.Second
+	DefaultRetention = 24 * time.Hour
+	// DefaultHold is the safety cap on a held reply. A lost reply is held
+	// until the client gives up: stripe-node and stripe-go time out after
+	// 80 s, and a connection closed any sooner would read as a reset,
+	// which stripe-node retries on its own. The cap only ends a hold no
+	// client will ever end.
+	DefaultHold        = 10 * time.Minute
+	DefaultIntentField = "metadata[intent]"
+	// DefaultDelay is how many ticks a listed late_commit or pending
+	// takes to land or resolve.
+	DefaultDelay = 2
+)
+
+// Options configure a provider.
+type Options struct {
+	Contract ledger.Contract
+	// Tick is how long one ledger tick lasts.
+	Tick time.Duration
+	// Retention is how long a key is kept; 0 takes the mission's
+	// retention (in ticks) with --mission, else DefaultRetention.
+	Retention time.Duration
+	// Hold bounds how long a reply is held back for a fault that times
+	// the client out.
+	Hold time.Duration
+	// Faults are met by successive creates; after the last, creates meet
+	// success. Mission, when set, schedules faults per intent instead.
+	Faults  []missions.Fixture
+	Mission *missions.Mission
+	// Delay (ticks) and Resolve are what a listed late_commit or pending
+	// does.
+	Delay   int
+	Resolve ledger.Status
+	// IntentField is the form field that links a create to its intent.
+	IntentField string
+	// MetadataOutsideDigest leaves metadata out of the payload digest, so
+	// that a key reused with other metadata replays instead of being
+	// refused. Stripe compares metadata; the default does too.
+	MetadataOutsideDigest bool
+	// ShouldRetry is what the Stripe-Should-Retry header says: ShouldRetryAuto
+	// (the default, what Stripe sends), "true" or "false" on every reply,
+	// or "omit" for none.
+	ShouldRetry string
+	// MCP serves the provider as MCP tools too: over Streamable HTTP at
+	// MCPPath beside the REST API, and over stdio with ServeStdio.
+	MCP bool
+	// ToolErrors is what a tool's error result says: ToolErrorsPlain
+	// (the default, the provider's words) or ToolErrorsOpaque.
+	ToolErrors string
+	// Now is the wall clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// withDefaults fills what was left out.
+func (o Options) withDefaults() Options {
+	if o.Contract == "" {
+		o.Contract = ledger.V1
+		if o.Mission != nil && o.Mission.Contract != "" {
+			o.Contract = o.Mission.Contract
+		}
+	}
+	if o.Tick == 0 {
+		o.Tick = DefaultTick
+	}
+	if o.Hold == 0 {
+		o.Hold = DefaultHold
+	}
+	if o.Delay == 0 {
+		o.Delay = DefaultDelay
+	}
+	if o.Resolve == 0 {
+		o.Resolve = ledger.Succeeded
+	}
+	if o.IntentField == "" {
+		o.IntentField = DefaultIntentField
+	}
+	if o.ShouldRetry == "" {
+		o.ShouldRetry = ShouldRetryAuto
+	}
+	if o.ToolErrors == "" {
+		o.ToolErrors = ToolErrorsPlain
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// retentionTicks is the retention as the ledger counts it.
+func (o Options) retentionTicks() int {
+	switch {
+	case o.Retention > 0:
+		return int((o.Retention + o.Tick - 1) / o.Tick)
+	case o.Mission != nil && o.Mission.Retention > 0:
+		return o.Mission.Retention
+	}
+	return int((DefaultRetention + o.Tick - 1) / o.Tick)
+}
+
+// CheckTick: a tick lasts from 1ms to 24h.
+func CheckTick(tick time.Duration) error {
+	if tick < time.Millisecond || tick > 24*time.Hour {
+		return fmt.Errorf("tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", tick)
+	}
+	return nil
+}
+
+// CheckRetention: keys are kept at least one tick.
+func CheckRetention(retention, tick time.Duration) error {
+	if retention < tick {
+		return fmt.Errorf("retention %v: give at least one tick (%v), e.g. 24h", retention, tick)
+	}
+	return nil
+}
+
+// CheckHold: a lost reply is held at least 1ms.
+func CheckHold(hold time.Duration) error {
+	if hold < time.Millisecond {
+		return fmt.Errorf("hold %v: give a duration of at least 1ms, e.g. 10m: a reply a fault times out is held until the client gives up, at most this long", hold)
+	}
+	return nil
+}
+
+// MaxDelay is the most ticks a late commit or a pending refund waits.
+const MaxDelay = 1 << 20
+
+// CheckDelay: a late commit lands, and a pending refund resolves, 1 to
+// MaxDelay ticks later.
+func CheckDelay(delay int) error {
+	if delay < 1 || delay > MaxDelay {
+		return fmt.Errorf("delay %d: give a whole number of ticks from 1 to %d", delay, MaxDelay)
+	}
+	return nil
+}
+
+// CheckToolErrors: plain or opaque.
+func CheckToolErrors(mode string) error {
+	if !slices.Contains(ToolErrorModes(), mode) {
+		return fmt.Errorf("tool-errors %q: give plain (the provider's words) or opaque (a refused or failed create says only %q)", mode, OpaqueError)
+	}
+	return nil
+}
+
+// CheckShouldRetry: auto, true, false or omit.
+func CheckShouldRetry(mode string) error {
+	if !slices.Contains(ShouldRetryModes(), mode) {
+		return fmt.Errorf("should-retry %q: give auto (what Stripe sends for each reply), true, false or omit", mode)
+	}
+	return nil
+}
+
+// Validate rejects options the provider cannot run, saying what would do.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	if _, err := ledger.ParseContract(string(o.Contract)); err != nil {
+		return err
+	}
+	checks := []error{CheckTick(o.Tick), CheckHold(o.Hold), CheckDelay(o.Delay), CheckToolErrors(o.ToolErrors), CheckShouldRetry(o.ShouldRetry)}
+	if o.Retention != 0 { // zero: the mission's retention, else DefaultRetention
+		checks = append(checks, CheckRetention(o.Retention, o.Tick))
+	}
+	for _, err := range checks {
+		if err != nil {
+			return err
+		}
+	}
+	if !o.Resolve.Terminal() {
+		return fmt.Errorf("resolve %q: a pending refund ends succeeded or failed", o.Resolve)
+	}
+	if o.Mission != nil && len(o.Faults) > 0 {
+		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
+	}
+	if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {
+		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)
+	}
+	if err := checkIntentField(o.IntentField); err != nil {
+		return err
+	}
+	for _, f := range o.Faults {
+		if _, err := missions.ParseFixture(string(f)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkIntentField accepts a metadata field or a top-level parameter that
+// names what is refunded.
+func checkIntentField(f string) error {
+	if name, ok := metadataField(f); ok && name != "" && len(name) <= 40 && !strings.ContainsAny(name, "[]") {
+		return nil
+	}
+	if f == "charge" || f == "payment_intent" {
+		return nil
+	}
+	return fmt.Errorf("intent field %q: give metadata[NAME] with NAME 1 to 40 characters (e.g. metadata[intent], the default), charge or payment_intent", f)
+}

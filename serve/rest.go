@@ -1,0 +1,585 @@
+package serve
+
+// The REST handlers: Stripe's v1 refunds (create, retrieve, list, update,
+// cancel) in Stripe's shape, each a turn at the core, the create meeting
+// its fault on the wire (createTurn.fateOf).
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// reply writes a JSON body with the provider's headers.
+func reply(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+	_ = http.NewResponseController(w).Flush()
+}
+
+func replyError(w http.ResponseWriter, e *apiError) { reply(w, e.Status, e.body()) }
+
+func marshal(v any) []byte {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return append(b, '\n')
+}
+
+// principalOf is the API key the request authenticates with: a bearer
+// token, or the user of basic auth (curl -u sk_test_...:).
+func principalOf(r *http.Request) (string, *apiError) {
+	h := r.Header.Get("Authorization")
+	switch {
+	case strings.HasPrefix(h, "Bearer "):
+		if k := strings.TrimSpace(h[len("Bearer "):]); k != "" {
+			return k, nil
+		}
+	case strings.HasPrefix(h, "Basic "):
+		if raw, err := base64.StdEncoding.DecodeString(h[len("Basic "):]); err == nil {
+			if user, _, _ := strings.Cut(string(raw), ":"); user != "" {
+				return user, nil
+			}
+		}
+	}
+	return "", &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error",
+		Message: "You did not provide an API key. Send any key, e.g. with the header Authorization: Bearer sk_test_123 (curl -u sk_test_123:). The key is the principal the idempotency digest binds."}
+}
+
+// keyOf is the request's Idempotency-Key, checked. A header sent empty
+// or blank is refused: it is not the absence of a key, and taking it as
+// none would turn a client's bug into a request with no protection.
+func keyOf(r *http.Request) (string, *apiError) {
+	vs := r.Header.Values("Idempotency-Key")
+	switch {
+	case len(vs) == 0:
+		return "", nil
+	case len(vs) > 1:
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
+			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
+	}
+	return checkKey(vs[0], "Idempotency-Key", "The Idempotency-Key header", "header")
+}
+
+// checkKey checks an idempotency key as sent (vs a header, or a tool's
+// argument): one sent blank is refused, as it is not the absence of a key
+// and taking it as none would turn a client's bug into a request with no
+// protection; so is one that is not UTF-8 or is over MaxKeyLength
+// characters. param names it in the error, what in its words, and thing
+// what to leave out to send none.
+func checkKey(raw, param, what, thing string) (string, *apiError) {
+	refuse := func(msg string) (string, *apiError) {
+		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
+	}
+	k := strings.TrimSpace(raw)
+	switch {
+	case k == "":
+		return refuse(what + " is empty or blank; send a key (a UUID, or one minted for the intent and kept), or leave the " + thing + " out to send no key.")
+	case !utf8.ValidString(k):
+		return refuse(what + " is not UTF-8 text; send a UUID or another printable string.")
+	}
+	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
+		return refuse(what + " is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters.")
+	}
+	return k, nil
+}
+
+// readForm parses a form-encoded body, bounded.
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+	if r.URL.RawQuery != "" {
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "POST " + termtext.Shorten(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200)) + ")."}
+	}
+	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "The body has no Content-Type, so it was not read; send the parameters form-encoded with Content-Type: application/x-www-form-urlencoded."}
+	} else if ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/x-www-form-urlencoded" {
+			return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+				Message: "The body is " + strconv.Quote(ct) + "; send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's v1 API takes them."}
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "parameter_invalid",
+				Message: "The request body is over " + strconv.Itoa(MaxBodyBytes>>10) + " KiB, more than any form within Stripe's limits (50 metadata fields of 500 characters, strings of 5000) can be."}
+		}
+		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
+			Message: "The body is not a valid form: " + err.Error() + "."}
+	}
+	return r.PostForm, nil
+}
+
+// getPost serves a path that takes GET and POST: /v1/refunds (list,
+// create) and /v1/refunds/{id} (retrieve, update).
+func (s *Server) getPost(get, post http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		defer s.busy()()
+		switch r.Method {
+		case http.MethodGet:
+			get(w, r)
+		case http.MethodPost:
+			post(w, r)
+		default:
+			s.badMethod(w, r, "GET, POST")
+		}
+	}
+}
+
+// cancel serves /v1/refunds/{id}/cancel (POST).
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
+	defer s.busy()()
+	if r.Method != http.MethodPost {
+		s.badMethod(w, r, "POST")
+		return
+	}
+	s.cancelRefund(w, r)
+}
+
+func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
+	w.Header().Set("Allow", allow)
+	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
+		Message: "Unrecognized request: " + termtext.Shorten(r.Method, 20) + " " + termtext.Shorten(r.URL.Path, 200) + " (this path takes " + allow + ")."}
+	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
+		replyError(w, e)
+		return
+	}
+	s.refuse(w, r, "", "", e)
+}
+
+func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
+	defer s.busy()()
+	s.refuse(w, r, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
+		Message: "Unrecognized request URL (" + r.Method + ": " + termtext.Shorten(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
+}
+
+// refuse answers a request refused before it reached the ledger, and
+// logs it.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
+	c, i, err := s.logRefused(intent, key, e, nil)
+	if err != nil {
+		s.unrecorded(w, r, i+1, err)
+		return
+	}
+	s.stamp(w, r, i+1, e.Status, e)
+	replyError(w, e)
+	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+}
+
+// logRefused logs a request refused before it reached the ledger, with
+// the tool call that carried it (nil over REST), and records it durably;
+// the caller answers it, then calls finish with the core and index it
+// returns.
+func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall) (*core, int, error) {
+	s.lockNow()
+	defer s.mu.Unlock()
+	// A refused request's intent may be anything a client sent: it is
+	// kept to its first bytes, as a read's query is.
+	r0 := export.SessionRequest{Kind: export.RequestRefused, Intent: intent, Key: key, Call: call}
+	if len(intent) > MaxReadPayload {
+		r0.Intent, r0.Cut = termtext.Shorten(intent, MaxReadPayload), true
+	}
+	i := s.c.log(r0)
+	err := s.record(i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+	return s.c, i, err
+}
+
+// intentRefused is why a create's intent cannot be taken, or nil: none
+// was sent, or a mission is played and it is not one of its intents.
+func (s *Server) intentRefused(intent string) *apiError {
+	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
+		ids := make([]string, len(m.Intents))
+		for i, in := range m.Intents {
+			ids[i] = in.ID
+		}
+		msg := "Intent " + strconv.Quote(intent) + " is not one of mission " + m.ID + "'s intents (" + strings.Join(ids, ", ") + ")"
+		if best := termtext.Closest(intent, ids); best != "" {
+			msg += "; did you mean " + best + "?"
+		}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
+			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."}
+	}
+	if intent == "" {
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
+			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
+				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."}
+	}
+	return nil
+}
+
+// createTurn is a create as the provider took it: its core and index in
+// the session, what its fault does with the reply, and the reply.
+type createTurn struct {
+	c     *core
+	i     int
+	world missions.World
+	res   ledger.Result
+	// deliver: the provider answered at once, and the world delivers
+	// replies (status, aerr, shown, and the refund obj when there is no
+	// error); fate is what becomes of the reply on this transport.
+	deliver bool
+	fate    fate
+	status  int
+	aerr    *apiError
+	shown   []missions.EvidenceObject
+	obj     ledger.Object
+	created int64
+	// origin is the request whose reply a keyed create gets
+	// (Original-Request): its own, or on a replay the one that executed
+	// under the key; 0 for none.
+	origin int
+}
+
+// fate is what a create's fault does with its reply on the wire.
+type fate uint8
+
+const (
+	// fateDeliver: the reply goes out.
+	fateDeliver fate = iota
+	// fateClose: the caller crashes after the commit; the reply's stream
+	// closes at once, with nothing on it.
+	fateClose
+	// fateHold: the reply is lost; it is held until the client gives up,
+	// then the stream closes (or, over stdio, the call never answers).
+	fateHold
+)
+
+// fateOf is the one rule from a create's fault to the wire, for REST, MCP
+// over HTTP and MCP over stdio. closes says the transport can close this
+// one reply's stream: over stdio it cannot, and a crash after the commit
+// is held as a lost reply is.
+func (t createTurn) fateOf(closes bool) fate {
+	crashes := t.world.Reply == missions.CallerCrash
+	switch {
+	case crashes && closes:
+		return fateClose
+	case crashes || !t.deliver:
+		return fateHold
+	}
+	return fateDeliver
+}
+
+// crashed ends a create whose caller crashed after the commit: a test rig
+// is told (OnCrash) before the stream closes, so that the client never
+// hears even the close; the transport then closes it.
+func (s *Server) crashed(t createTurn, intent string) {
+	if s.OnCrash != nil {
+		s.OnCrash(intent)
+	}
+	s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
+}
+
+// takeCreate meets a create with its fault and the ledger and records it
+// (durably, with --db) before any reply leaves. closes says the transport
+// can close the reply's stream for a crash after the commit (over stdio it
+// cannot, and the reply is held). A durable write that failed is returned
+// with the request's seq (0 when it never entered the session).
+func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall, closes bool) (createTurn, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed != nil {
+		return createTurn{}, 0, s.failed
+	}
+	s.syncClock()
+	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
+	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent), call)
+	t := createTurn{c: s.c, i: i, world: world, res: res}
+	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
+		t.origin = s.c.origin[key]
+	}
+	t.deliver = world.Delivers(res)
+	if t.deliver {
+		t.status, t.aerr, t.shown = replyTo(res)
+		if t.aerr == nil {
+			t.obj, _ = s.c.led.Object(res.Response.Object)
+			t.created = s.c.created(t.obj)
+		}
+	}
+	t.fate = t.fateOf(closes)
+	p := planned{wire: export.WireHeld}
+	switch t.fate {
+	case fateClose:
+		p.wire = export.WireClosed
+	case fateDeliver:
+		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
+	}
+	return t, i + 1, s.record(i, p)
+}
+
+func (s *Server) create(w http.ResponseWriter, r *http.Request) {
+	principal, e := principalOf(r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	key, e := keyOf(r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	form, e := readForm(w, r)
+	if e != nil {
+		s.refuse(w, r, "", key, e)
+		return
+	}
+	params, e := decodeRefund(form)
+	intent := intentOf(form, s.opts.IntentField)
+	if e == nil {
+		e = s.intentRefused(intent)
+	}
+	if e != nil {
+		s.refuse(w, r, intent, key, e)
+		return
+	}
+
+	t, seq, err := s.takeCreate(principal, key, intent, params, nil, true)
+	if err != nil {
+		s.unrecorded(w, r, seq, err)
+		return
+	}
+	switch t.fate {
+	case fateClose:
+		s.crashed(t, intent)
+		closeConn(w)
+		return
+	case fateHold:
+		wire := s.hold(r.Context(), nil, nil)
+		s.finish(t.c, t.i, wire, 0, nil, nil)
+		closeConn(w)
+		return
+	}
+	if r.Context().Err() != nil {
+		s.finish(t.c, t.i, export.WireGone, 0, nil, nil)
+		return
+	}
+	var body []byte
+	if t.aerr != nil {
+		body = t.aerr.body()
+	} else {
+		body = marshal(refundOf(t.obj, t.res.Response.Status, t.created))
+	}
+	s.stamp(w, r, seq, t.status, t.aerr)
+	h := w.Header()
+	if key != "" {
+		h.Set("Idempotency-Key", key)
+	}
+	if t.origin > 0 {
+		h.Set("Original-Request", requestID(t.origin))
+	}
+	if t.res.Action == ledger.Replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	reply(w, t.status, body)
+	s.st.failpoint("after-reply")
+	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
+}
+
+// hold keeps a reply back until the client gives up (ctx ends; or, for a
+// tool call, its POST goes or its session ends: gone and ended, nil when
+// there is none), the safety cap (Options.Hold) runs out or the server
+// stops.
+func (s *Server) hold(ctx context.Context, gone, ended <-chan struct{}) string {
+	t := time.NewTimer(s.opts.Hold)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-gone:
+	case <-ended:
+	case <-t.C:
+	case <-s.stop:
+	}
+	return export.WireHeld
+}
+
+// closeConn closes the connection without a response.
+func closeConn(w http.ResponseWriter) {
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	panic(http.ErrAbortHandler)
+}
+
+func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	q, e := readQuery(r)
+	if e == nil {
+		e = onlyExpand(q, "Retrieving a refund takes no parameters.")
+	}
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	raw := r.PathValue("id")
+	s.lockNow()
+	i, o, found := s.c.retrieveLogged(raw)
+	var status int
+	var body []byte
+	var shown []missions.EvidenceObject
+	if found {
+		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
+		shown = shownOf(o)
+	} else {
+		e = notFound(raw)
+		status, body = e.Status, e.body()
+	}
+	s.answerLocked(w, r, i, status, body, e, shown, 0)
+}
+
+// answerLocked records request i with its reply, unlocks, and writes the
+// reply: the end of every request but a create. touch names an object
+// the request changed (an update, a cancel), for the durable store. The
+// caller holds mu.
+func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
+	err := s.record(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
+	c := s.c
+	s.mu.Unlock()
+	if err != nil {
+		s.unrecorded(w, r, i+1, err)
+		return
+	}
+	s.stamp(w, r, i+1, status, e)
+	reply(w, status, body)
+	s.finish(c, i, export.WireDelivered, status, e, shown)
+}
+
+// onlyExpand refuses every query parameter of a request that takes none
+// but expand, and expand itself, which this provider cannot honour.
+func onlyExpand(q url.Values, takes string) *apiError {
+	for name, vs := range q {
+		if e := checkUTF8(name, vs); e != nil {
+			return e
+		}
+		if isExpand(name) {
+			return refuseExpand(name, vs)
+		}
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
+			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". " + takes}
+	}
+	return nil
+}
+
+func (s *Server) list(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	q, e := readQuery(r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	lq, e := parseList(q, s.opts.IntentField)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	s.lockNow()
+	page, more, e := s.c.list(lq)
+	if e != nil {
+		s.mu.Unlock()
+		s.refuse(w, r, lq.intent, "", e)
+		return
+	}
+	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
+	var shown []missions.EvidenceObject
+	for _, o := range page {
+		out.Data = append(out.Data, refundOf(o, o.Status, s.c.created(o)))
+		shown = append(shown, shownOf(o)...)
+	}
+	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
+	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
+}
+
+// update serves POST /v1/refunds/{id}: it sets or clears the refund's
+// metadata, which is all Stripe lets a refund's update change.
+func (s *Server) update(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	// A key is checked as on a create, but not applied: setting
+	// metadata again gives the same refund, so an update needs none.
+	if _, e := keyOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	form, e := readForm(w, r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	changes, e := decodeUpdate(form)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	raw := r.PathValue("id")
+	s.lockNow()
+	i, o, e := s.c.update(raw, changes)
+	s.answerObject(w, r, i, o, e)
+}
+
+// cancelRefund serves POST /v1/refunds/{id}/cancel: a pending refund is
+// canceled before it resolves; any other is refused as it stands.
+func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
+	if _, e := principalOf(r); e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	form, e := readForm(w, r)
+	if e == nil {
+		_, e = keyOf(r) // checked as on a create, not applied
+	}
+	if e == nil {
+		e = onlyExpand(form, "Canceling a refund takes no parameters.")
+	}
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	raw := r.PathValue("id")
+	s.lockNow()
+	i, o, e := s.c.cancel(raw)
+	s.answerObject(w, r, i, o, e)
+}
+
+// answerObject ends an update or a cancel: the refund as it now stands,
+// or the error. The caller holds mu.
+func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, i int, o ledger.Object, e *apiError) {
+	if e != nil {
+		s.answerLocked(w, r, i, e.Status, e.body(), e, nil, 0)
+		return
+	}
+	shown := shownOf(o)
+	s.answerLocked(w, r, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
+}
+
+func missionHas(m *missions.Mission, intent string) bool {
+	for _, in := range m.Intents {
+		if in.ID == intent {
+			return true
+		}
+	}
+	return false
+}
