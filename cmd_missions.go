@@ -5,8 +5,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 func newMissionsCmd() *cobra.Command {

@@ -11,8 +11,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // Exit codes.

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/replaylab/replaylab/compare"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )

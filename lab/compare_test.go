@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaylab/replaylab/compare"
-
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/missions"
 )
 

@@ -1,5 +1,10 @@
 package lab
 
+// The course screen: the lessons' menu, a lesson's runs step by step with
+// a question before each reveal it cares about, the answer and its reason,
+// and the closing comparison. Its keys and views only: the lessons and the
+// learner's progress are package course's.
+
 import (
 	"fmt"
 	"slices"

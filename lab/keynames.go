@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/compare"
-
 	"github.com/replaylab/replaylab/internal/numtab"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"

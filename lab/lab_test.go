@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"

@@ -1,5 +1,9 @@
 package lab
 
+// The run screen: one mission stepped attempt by attempt, with the
+// schedule, the timeline, the ledger, the agent's words and the effect
+// counter, and the toggles that re-run it under other settings.
+
 import (
 	"fmt"
 	"reflect"
@@ -7,12 +11,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/replaylab/replaylab/compare"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"

@@ -3,11 +3,10 @@ package lab
 import (
 	"fmt"
 
-	"github.com/replaylab/replaylab/compare"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )

@@ -1,5 +1,8 @@
 package missions
 
+// The mission file format: YAML read strictly into a Mission, every
+// mistake named with its line and what would be accepted.
+
 import (
 	"bytes"
 	"errors"

@@ -1,5 +1,9 @@
 package missions
 
+// The runner: it drives a mission's schedule through the world table and
+// the ledger, hands the caller its turns, read-backs and restarts, and
+// keeps what happened as the case's events.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"

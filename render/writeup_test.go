@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/replaylab/replaylab/internal/mdtest"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/missions/missionstest"
