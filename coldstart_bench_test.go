@@ -17,7 +17,9 @@ import (
 // turn in one loop, so that a change in the machine's load falls on both,
 // and the benchmark reports each one's time and the ratio. A third binary,
 // the hello-world with net/http linked in (which serve needs), shows how
-// much of the start is the standard library's.
+// much of the start is the standard library's. With
+// REPLAYLAB_BASELINE_BIN naming another build of replaylab (an earlier
+// commit's), its --help is timed in the same loop, as baseline-help-ms.
 func BenchmarkColdStart(b *testing.B) {
 	dir := b.TempDir()
 	write := func(name, src string) string {
@@ -42,6 +44,12 @@ func BenchmarkColdStart(b *testing.B) {
 		metric string
 		argv   []string
 	}{{"hello-ms", []string{hello}}, {"nethttp-ms", []string{nethttp}}, {"help-ms", []string{lab, "--help"}}}
+	if base := os.Getenv("REPLAYLAB_BASELINE_BIN"); base != "" {
+		runs = append(runs, struct {
+			metric string
+			argv   []string
+		}{"baseline-help-ms", []string{base, "--help"}})
+	}
 	took := make([]time.Duration, len(runs))
 	for b.Loop() {
 		for i, r := range runs {
