@@ -12,15 +12,7 @@ import (
 // returns the first difference between the recording and the replay, in
 // words, or "" when they are the same.
 func Session(s *export.Session) (string, error) {
-	again, err := serve.Replay(s)
-	if err != nil {
-		return "", err
-	}
-	want, err := export.MarshalSession(s)
-	if err != nil {
-		return "", err
-	}
-	got, err := export.MarshalSession(again)
+	want, got, err := serve.Rerecord(s)
 	if err != nil {
 		return "", err
 	}

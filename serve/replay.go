@@ -192,3 +192,18 @@ func (c *core) repliedObject(i int, wire string, o ledger.Object, e *apiError) {
 		c.replied(i, wire, 200, nil, shownOf(o))
 	}
 }
+
+// Rerecord replays s and returns the session as it was recorded and as
+// its replay records it, both as MarshalSession writes them: equal bytes
+// mean the session reproduces.
+func Rerecord(s *export.Session) (recorded, replayed []byte, err error) {
+	again, err := Replay(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	if recorded, err = export.MarshalSession(s); err != nil {
+		return nil, nil, err
+	}
+	replayed, err = export.MarshalSession(again)
+	return recorded, replayed, err
+}

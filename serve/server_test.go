@@ -54,21 +54,15 @@ type rig struct {
 
 func newRig(t *testing.T, o Options) *rig {
 	t.Helper()
-	clock := newFakeClock()
-	o.Now = clock.Now
-	if o.Hold == 0 {
-		o.Hold = 5 * time.Second
-	}
-	srv, err := New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := httptest.NewServer(srv)
+	g := newToolRig(t, o)
+	g.http = httptest.NewServer(g.srv)
 	t.Cleanup(func() {
-		srv.Release()
-		h.Close()
+		// Held replies end first, so that closing the server waits for none.
+		g.srv.Release()
+		g.http.Close()
 	})
-	return &rig{t: t, srv: srv, http: h, clock: clock, quick: &http.Client{Timeout: 150 * time.Millisecond}}
+	g.quick = &http.Client{Timeout: 150 * time.Millisecond}
+	return g
 }
 
 // answer is one reply, or the error the client got instead.
