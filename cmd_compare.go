@@ -15,31 +15,6 @@ import (
 	"github.com/replaylab/replaylab/render"
 )
 
-// parseOutputFormat reads a --format value: text, markdown or json, as
-// written.
-func parseOutputFormat(s string) (outputFormat, error) {
-	switch s {
-	case "text":
-		return formatText, nil
-	case "json":
-		return formatJSON, nil
-	case "markdown":
-		return formatMarkdown, nil
-	}
-	meant := map[string]string{"md": "markdown", "txt": "text"}[strings.ToLower(s)]
-	if meant == "" {
-		for _, w := range []string{"text", "markdown", "json"} {
-			if strings.EqualFold(s, w) {
-				meant = w
-			}
-		}
-	}
-	if meant != "" {
-		return "", badInput(fmt.Errorf("--format: unknown format %q; did you mean %s? (accepted: text, markdown, json)", s, meant))
-	}
-	return "", badInput(fmt.Errorf("--format: unknown format %q (accepted: text, markdown, json)", s))
-}
-
 // textWidth is the width text output should fit: --width when given, else
 // the terminal's when out is one, else render.DefaultTextWidth.
 func textWidth(out io.Writer, flag int) int {
@@ -82,9 +57,9 @@ events, ledger or verdicts are not what its mission gives under its
 settings), stops the command with exit code 2, naming the first difference.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := parseOutputFormat(format)
+			f, err := render.ParseFormat(format)
 			if err != nil {
-				return err
+				return badInput(fmt.Errorf("--format: %w", err))
 			}
 			cases := make([]*missions.Case, len(args))
 			var problems []error
@@ -110,23 +85,15 @@ settings), stops the command with exit code 2, naming the first difference.`,
 			for i, path := range args {
 				cmp.Cases[i].Source = path
 			}
-			var out []byte
-			switch f {
-			case formatJSON:
-				out, err = compare.CompareJSON(cmp)
-				if err != nil {
-					return err
-				}
-			case formatMarkdown:
-				out = compare.CompareMarkdown(cmp)
-			default:
-				out = compare.CompareText(cmp, textWidth(cmd.OutOrStdout(), width))
+			out, err := compare.Render(cmp, f, textWidth(cmd.OutOrStdout(), width))
+			if err != nil {
+				return err
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", string(formatText), "output format: text, markdown or json")
+	cmd.Flags().StringVar(&format, "format", string(render.Text), "output format: text, markdown or json")
 	registerWidth(cmd, &width)
 	return cmd
 }

@@ -55,11 +55,11 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f, err := parseOutputFormat(format)
+			f, err := render.ParseFormat(format)
 			if err != nil {
-				return err
+				return badInput(fmt.Errorf("--format: %w", err))
 			}
-			if f == formatText {
+			if f == render.Text {
 				return badInput(fmt.Errorf("--format text: export writes files; accepted: json, markdown"))
 			}
 			if variants {
@@ -100,7 +100,7 @@ func newExportCmd() *cobra.Command {
 				}
 				for _, s := range settings {
 					path := filepath.Join(dir, export.FileName(m.ID, s))
-					if f == formatMarkdown {
+					if f == render.Markdown {
 						path = strings.TrimSuffix(path, ".json") + ".md"
 					}
 					if seen[path] {
@@ -121,7 +121,7 @@ func newExportCmd() *cobra.Command {
 				if j.c, err = missions.Run(j.m, j.s); err != nil {
 					return badInput(err)
 				}
-				if j.data, err = renderCase(j.c, f, render.DefaultTextWidth); err != nil {
+				if j.data, err = render.Case(j.c, f, render.DefaultTextWidth); err != nil {
 					return err
 				}
 			}
@@ -147,7 +147,7 @@ func newExportCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&variants, "variants", false, "one case per setting the mission contrasts")
 	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
-	cmd.Flags().StringVar(&format, "format", string(formatJSON), "what to write: json (the case) or markdown (a write-up, as .md)")
+	cmd.Flags().StringVar(&format, "format", string(render.JSON), "what to write: json (the case) or markdown (a write-up, as .md)")
 	registerMissionsDir(cmd)
 	return cmd
 }

@@ -1,43 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
-
-// outputFormat is how a command renders a case.
-type outputFormat string
-
-// Output formats.
-const (
-	formatText     outputFormat = "text"     // the human summary, or a comparison's table
-	formatJSON     outputFormat = "json"     // the case export, or a comparison for scripts
-	formatMarkdown outputFormat = "markdown" // a write-up of a case, or a comparison as GFM
-)
-
-// renderCase renders a case in the given format; text fits width columns.
-func renderCase(c *missions.Case, f outputFormat, width int) ([]byte, error) {
-	switch f {
-	case formatJSON:
-		return export.Marshal(c)
-	case formatText:
-		var buf bytes.Buffer
-		render.WriteSummary(&buf, c, width)
-		return buf.Bytes(), nil
-	case formatMarkdown:
-		return render.WriteUp(c)
-	}
-	return nil, badInput(fmt.Errorf("unknown format %q (accepted: text, markdown, json)", f))
-}
 
 // registerSeed adds --seed, the seed of the run's key generator, and the
 // caller's budget: --max-attempts and --deadline.
@@ -111,19 +84,19 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			format, err := parseOutputFormat(formatFlag)
+			format, err := render.ParseFormat(formatFlag)
 			if err != nil {
-				return err
+				return badInput(fmt.Errorf("--format: %w", err))
 			}
 			fail, err := parseFailOn(failOn, cmd.Flags().Changed("fail-on"))
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				if cmd.Flags().Changed("format") && format != formatJSON {
+				if cmd.Flags().Changed("format") && format != render.JSON {
 					return badInput(fmt.Errorf("--json and --format %s do not go together: --json is --format json", format))
 				}
-				format = formatJSON
+				format = render.JSON
 			}
 			if out == "" && cmd.Flags().Changed("out") {
 				return badInput(fmt.Errorf("--out is empty; give a file path, or leave --out out to print to standard output"))
@@ -145,7 +118,7 @@ func newRunCmd() *cobra.Command {
 					width = textWidth(cmd.OutOrStdout(), 0)
 				}
 			}
-			b, err := renderCase(c, format, width)
+			b, err := render.Case(c, format, width)
 			if err != nil {
 				return err
 			}
@@ -165,7 +138,7 @@ func newRunCmd() *cobra.Command {
 	sf.register(cmd)
 	registerSeed(cmd, &seed)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON (the export format); the same as --format json")
-	cmd.Flags().StringVar(&formatFlag, "format", string(formatText), "output: text (a summary), markdown (a write-up) or json (the case)")
+	cmd.Flags().StringVar(&formatFlag, "format", string(render.Text), "output: text (a summary), markdown (a write-up) or json (the case)")
 	cmd.Flags().StringVar(&out, "out", "", "write the output to `FILE` instead of standard output")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out, overwrite FILE if it exists")
 	registerWidth(cmd, &widthFlag)

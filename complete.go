@@ -8,6 +8,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // Shell completion (replaylab completion SHELL): mission ids where a
@@ -63,7 +64,7 @@ var flagWords = sync.OnceValue(func() map[string]cobra.CompletionFunc {
 		"policy":      words(missions.Policies),
 		"contract":    words(ledger.Contracts),
 		"key-source":  words(missions.KeySources),
-		"format":      words([]outputFormat{formatText, formatMarkdown, formatJSON}),
+		"format":      words([]render.Format{render.Text, render.Markdown, render.JSON}),
 		"fail-on":     words(missions.Verdicts),
 		"dir":         dirsOnly,
 		"missions":    dirsOnly,

@@ -87,3 +87,14 @@ func CompareJSON(cmp Comparison) ([]byte, error) {
 	}
 	return termtext.EscapeHidden(append(b, '\n')), nil
 }
+
+// Render writes the comparison in the format; text fits width columns.
+func Render(cmp Comparison, f render.Format, width int) ([]byte, error) {
+	switch f {
+	case render.JSON:
+		return CompareJSON(cmp)
+	case render.Markdown:
+		return CompareMarkdown(cmp), nil
+	}
+	return CompareText(cmp, width), nil
+}
