@@ -94,17 +94,20 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 		return nil, false, badInput(fmt.Errorf("%s is a directory; expected a history .jsonl file", path))
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(64 << 10)
+	head, _ := br.Peek(4096)
 	switch kind, schema := export.Sniff(head); kind {
-	case export.KindSession, export.KindOther, export.KindCase, export.KindJSON:
+	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
 		// One JSON document: a session, or something that is not a
-		// history.
+		// history. The whole of it tells which.
 		data, tooBig, err := missions.ReadAtMost(br, export.MaxCaseBytes)
 		if err != nil {
 			return nil, false, badInput(fileError(path, err))
 		}
 		if tooBig {
 			return nil, false, badInput(fmt.Errorf("%s: the file is larger than %d bytes, the most a session file may hold", path, export.MaxCaseBytes))
+		}
+		if kind, schema = export.Sniff(data); kind == export.KindJSON && bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)) {
+			kind = export.KindSession // a session the decoder will say is broken, and where
 		}
 		switch kind {
 		case export.KindSession:

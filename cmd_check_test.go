@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -109,5 +110,33 @@ func TestCheckReadsASessionOnOneLine(t *testing.T) {
 	same := func(s string) string { return strings.ReplaceAll(s, oneLine, pretty) }
 	if code != wantCode || same(out) != wantOut || same(errOut) != wantErr || !strings.Contains(wantErr, "nothing to check") {
 		t.Errorf("one line: exit %d\n%s%s\nmany lines: exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErr)
+	}
+}
+
+// TestCheckReadsASessionWithItsKeysSorted: a session that another tool
+// rewrote with its keys in order (jq -S), the schema no longer first, is
+// still a session to check.
+func TestCheckReadsASessionWithItsKeysSorted(t *testing.T) {
+	dir := t.TempDir()
+	s := &export.Session{Started: "2026-12-01T00:00:00Z",
+		Settings: export.SessionSettings{Contract: ledger.V1, Retention: 5, TickMillis: 1000, IntentField: "metadata[intent]"}}
+	var b bytes.Buffer
+	if err := export.WriteSession(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sorted, err := json.MarshalIndent(doc, "", " ") // a map's keys come out sorted
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "sorted.json")
+	if err := os.WriteFile(path, sorted, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cli("check", path); code != exitBadInput || !strings.Contains(errOut, "nothing to check") {
+		t.Errorf("a sorted session: exit %d, %q; want it read as a session with nothing to check", code, errOut)
 	}
 }

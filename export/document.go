@@ -37,20 +37,21 @@ func Sniff(head []byte) (kind Kind, schema string) {
 	line, _, whole := bytes.Cut(h, []byte("\n"))
 	pretty := string(bytes.TrimSpace(line)) == "{"
 	schema = leadingSchema(h)
+	if schema == "" && !pretty && whole {
+		schema = SchemaOf(line)
+	}
 	if schema == "" {
-		switch {
-		case pretty:
-			schema = SchemaOf(h)
-		case whole || len(h) == len(head):
-			schema = SchemaOf(line)
-		}
+		// A document written over lines, or a head that is the whole
+		// file: its schema wherever it stands.
+		schema = SchemaOf(h)
 	}
 	switch {
 	case schema == SessionSchemaID:
 		return KindSession, schema
 	case strings.HasPrefix(schema, "replaylab.case/"):
 		return KindCase, schema
-	case schema == HistorySchemaID:
+	case strings.HasPrefix(schema, "replaylab.history/"):
+		// Another version is the history reader's to name.
 		return KindHistory, schema
 	case schema != "":
 		return KindOther, schema

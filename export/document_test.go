@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
@@ -36,6 +37,8 @@ func TestSniffTellsDocumentsByContent(t *testing.T) {
 		{"a history without one", []byte(`{"kind":"attempt","intent":"a"}` + "\n" + `{"kind":"attempt","intent":"b"}` + "\n"), export.KindHistory, ""},
 		{"another document", []byte("{\n  \"schema\": \"replaylab.conform/v1\"\n}\n"), export.KindOther, "replaylab.conform/v1"},
 		{"JSON with no schema", []byte("{\n  \"a\": 1\n}\n"), export.KindJSON, ""},
+		{"a session, keys sorted, on lines", []byte("{\"requests\": [],\n\"schema\": \"replaylab.session/v1\"}\n"), export.KindSession, export.SessionSchemaID},
+		{"a history of a later version", []byte(`{"schema":"replaylab.history/v2"}` + "\n"), export.KindHistory, "replaylab.history/v2"},
 	} {
 		kind, schema := export.Sniff(tt.data)
 		if kind != tt.kind || schema != tt.schema {
@@ -67,5 +70,14 @@ func TestReadDocumentReadsWhatItSniffs(t *testing.T) {
 		if err != nil || d.Session == nil || d.Case != nil {
 			t.Errorf("a session %s was read as %+v, %v", name, d, err)
 		}
+	}
+}
+
+// A session file broken by a typo is named by where the syntax breaks,
+// not as a file of no schema.
+func TestABrokenSessionSaysWhere(t *testing.T) {
+	_, err := export.ReadDocument("s.json", []byte("{\n  \"schema\": \"replaylab.session/v1\",\n  \"started\": \"x\",,\n}\n"))
+	if err == nil || !strings.Contains(err.Error(), "s.json:3:") || strings.Contains(err.Error(), `schema is ""`) {
+		t.Errorf("got %v", err)
 	}
 }

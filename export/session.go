@@ -237,6 +237,12 @@ func UnmarshalSession(name string, data []byte) (*Session, error) {
 		line, col := position(data, int64(i))
 		return nil, fmt.Errorf("%s:%d:%d: the file is not UTF-8 text (byte 0x%02x); a session file is UTF-8 JSON", name, line, col, data[i])
 	}
+	if !json.Valid(data) {
+		// The decoder words where the syntax breaks, before any word on
+		// the schema, which a broken file cannot be read for.
+		var v any
+		return nil, sessionJSONError(name, data, json.Unmarshal(data, &v))
+	}
 	if s := SchemaOf(data); s != SessionSchemaID {
 		return nil, fmt.Errorf("%s: not a replaylab session: schema is %q (expected %q)", name, s, SessionSchemaID)
 	}

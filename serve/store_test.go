@@ -61,6 +61,17 @@ func TestStoreReopens(t *testing.T) {
 	g.create("k1")
 	g.create("k2") // late_commit, still executing
 	g.do(g.quick, http.MethodPost, ControlPrefix+"advance", "", url.Values{"ticks": {"2"}})
+	// The held replies end when the provider sees their clients go, which
+	// a loaded machine can see after the client does: the state compared
+	// is the one after that.
+	waitFor(t, "the held replies' end", func() bool {
+		for _, r := range g.srv.Session().Requests {
+			if r.Wire == export.WireOpen {
+				return false
+			}
+		}
+		return true
+	})
 	before := g.srv.Session()
 	g.stop()
 
