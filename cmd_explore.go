@@ -172,7 +172,7 @@ func parseList[T comparable](cmd *cobra.Command, flag string, raw []string, all 
 	if !cmd.Flags().Changed(flag) {
 		return all, nil
 	}
-	return parseWords(flag, raw, parse, true, "leave it out to explore every value")
+	return parseWords(flag, raw, parse, true, "give the values comma-separated, or leave it out to explore every value")
 }
 
 func progressLine(ctx context.Context, cmd *cobra.Command) func(missions.Progress) bool {

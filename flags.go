@@ -167,7 +167,7 @@ func parseWords[T comparable](flag string, raw []string, parse func(string) (T, 
 	var out []T
 	for _, w := range raw {
 		if strings.TrimSpace(w) == "" {
-			return nil, badInput(fmt.Errorf("--%s %q has an empty item; give the values comma-separated, none of them empty", flag, strings.Join(raw, ",")))
+			return nil, badInput(fmt.Errorf("--%s %q has an empty item; %s", flag, strings.Join(raw, ","), empty))
 		}
 		v, err := parse(strings.TrimSpace(w))
 		if err != nil {
