@@ -11,8 +11,8 @@ import (
 
 	"github.com/replaylab/replaylab/check"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -99,7 +99,7 @@ func checkFile(path string) (rep *check.Result, session bool, err error) {
 	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
 		// One JSON document: a session, or something that is not a
 		// history. The whole of it tells which.
-		data, tooBig, err := missions.ReadAtMost(br, export.MaxCaseBytes)
+		data, tooBig, err := infile.ReadAtMost(br, export.MaxCaseBytes)
 		if err != nil {
 			return nil, false, badInput(fileError(path, err))
 		}

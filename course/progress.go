@@ -15,8 +15,8 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 )
 
 // ProgressSchema names the format of the course's progress file.
@@ -138,7 +138,7 @@ func loadProgress(path string) (p Progress, problem string, err error) {
 		return p, "", fmt.Errorf("progress %s: %w", path, atomicfile.Cause(err))
 	}
 	defer f.Close()
-	data, tooBig, err := missions.ReadAtMost(f, 1<<20)
+	data, tooBig, err := infile.ReadAtMost(f, 1<<20)
 	switch {
 	case err != nil:
 		return p, "", fmt.Errorf("progress %s: %w", path, atomicfile.Cause(err))

@@ -4,13 +4,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 )
 
@@ -141,7 +141,7 @@ func ReadFS(fsys fs.FS, name, shown string) (*Mission, error) {
 	if info, err := f.Stat(); err == nil && info.IsDir() {
 		return nil, &FileError{File: shown, Msg: "is a directory; expected a mission .yaml file"}
 	}
-	data, tooBig, err := ReadAtMost(f, MaxFileBytes)
+	data, tooBig, err := infile.ReadAtMost(f, MaxFileBytes)
 	if err != nil {
 		return nil, renamed(err, shown)
 	}
@@ -149,18 +149,6 @@ func ReadFS(fsys fs.FS, name, shown string) (*Mission, error) {
 		return nil, &FileError{File: shown, Msg: fmt.Sprintf("file is larger than %d bytes, the most a mission file may be", MaxFileBytes)}
 	}
 	return Parse(shown, data)
-}
-
-// ReadAtMost reads r to its end, but no more than limit bytes: tooBig
-// says there was more. It reads through the limit rather than trust a
-// size, since a device or a pipe has none, and one that never ends does
-// not exhaust memory.
-func ReadAtMost(r io.Reader, limit int64) (data []byte, tooBig bool, err error) {
-	data, err = io.ReadAll(io.LimitReader(r, limit+1))
-	if int64(len(data)) > limit {
-		return data[:limit], true, err
-	}
-	return data, false, err
 }
 
 // renamed gives a file system error the path the user knows the file by.

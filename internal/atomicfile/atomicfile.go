@@ -391,3 +391,65 @@ func WriteAllNew(dir string, files []File) (paths []string, err error) {
 	}
 	return paths, nil
 }
+
+// ErrReadOnly is returned for a file that is read-only: force does not
+// replace it.
+var ErrReadOnly = errors.New("is read-only")
+
+// Check reports why path cannot be written, before anything is: a
+// directory is in its place, its directory is missing (unless the writer
+// creates it: dirMade), it exists and force is off (ErrExists), or it is
+// read-only (ErrReadOnly, which force does not override).
+func Check(path string, force, dirMade bool) error {
+	if err := NotAFile(path); err != nil {
+		return err
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return fmt.Errorf("%s is a directory; give the path of a file to write", path)
+	case err == nil && !force:
+		return fmt.Errorf("%s %w", path, ErrExists)
+	case err == nil && info.Mode().Perm()&0o200 == 0:
+		return fmt.Errorf("%s %w (mode %04o); --force does not replace a read-only file", path, ErrReadOnly, info.Mode().Perm())
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		if dirMade {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return fmt.Errorf("%s: the directory %s does not exist; create it first or choose another path", path, dir)
+		}
+		return nil
+	}
+	return err
+}
+
+// CheckDir reports why dir, which a writer creates if it is missing,
+// cannot be one: a file stands there, or the system refuses to look. The
+// words start after dir's name: " is a file; …" or ": permission denied".
+func CheckDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case err == nil && !info.IsDir():
+		return errors.New(" is a file; expected a directory (created if missing)")
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf(": %w", cause(err))
+	}
+	return nil
+}
+
+// Probe makes and removes a file in dir: a directory that cannot be
+// written is found before the work, not after it. The error is the
+// system's reason alone.
+func Probe(dir string) error {
+	f, err := os.CreateTemp(dir, ".replaylab-probe-*")
+	if err != nil {
+		return cause(err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
