@@ -14,8 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/conform"
-	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 )
 
@@ -161,28 +159,15 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if err := printed(out.Write(report)); err != nil {
 		return err
 	}
-	var files []atomicfile.File
-	if f.junit != "" {
-		data, err := conform.JUnit(rep)
-		if err != nil {
-			return err
-		}
-		files = append(files, atomicfile.File{Path: f.junit, Data: data})
-	}
+	outs := conform.Outputs{JUnit: f.junit, RecordDir: f.record}
 	if f.record != "" {
 		if err := os.MkdirAll(f.record, 0o777); err != nil {
 			return badInput(fmt.Errorf("--record %s: %w", f.record, cause(err)))
 		}
-		for _, row := range rep.Rows {
-			if row.Session == nil || !row.Graded() {
-				continue // a row that did not end has no session to keep
-			}
-			data, err := export.MarshalSession(row.Session)
-			if err != nil {
-				return err
-			}
-			files = append(files, atomicfile.File{Path: filepath.Join(f.record, row.Scenario+".json"), Data: data})
-		}
+	}
+	files, err := outs.Files(rep)
+	if err != nil {
+		return err
 	}
 	if len(files) > 0 {
 		if err := writeAll(files, f.force); err != nil {
@@ -234,7 +219,7 @@ func checkConformFiles(f *conformFlags, command string, scenarios []*conform.Sce
 		if f.record == "" {
 			break
 		}
-		path := filepath.Join(f.record, sc.ID()+".json")
+		path := conform.Outputs{RecordDir: f.record}.SessionPath(sc.ID())
 		sessions[filepath.Clean(path)] = true
 		if err := checkWritable(path, f.force, true); err != nil {
 			return err

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
@@ -424,4 +426,43 @@ func Markdown(r *Report) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// Outputs are the files a conform run writes beside its report: the
+// scorecard as JUnit XML, and the session of each row that ended, as
+// SCENARIO.json in RecordDir. An empty field writes nothing.
+type Outputs struct {
+	JUnit, RecordDir string
+}
+
+// SessionPath is where the session of the scenario of that id is kept.
+func (o Outputs) SessionPath(scenario string) string {
+	return filepath.Join(o.RecordDir, scenario+".json")
+}
+
+// Files are the outputs of rep, the JUnit file first; a row that did not
+// end has no session to keep.
+func (o Outputs) Files(rep *Report) ([]atomicfile.File, error) {
+	var files []atomicfile.File
+	if o.JUnit != "" {
+		data, err := JUnit(rep)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, atomicfile.File{Path: o.JUnit, Data: data})
+	}
+	if o.RecordDir == "" {
+		return files, nil
+	}
+	for _, row := range rep.Rows {
+		if row.Session == nil || !row.Graded() {
+			continue
+		}
+		data, err := export.MarshalSession(row.Session)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, atomicfile.File{Path: o.SessionPath(row.Scenario), Data: data})
+	}
+	return files, nil
 }
