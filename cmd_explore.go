@@ -206,40 +206,27 @@ func writeExploration(cmd *cobra.Command, x *missions.Exploration, asJSON bool) 
 
 // counterJob is one counterexample mission file to write.
 type counterJob struct {
-	path, id string
-	data     []byte
-	flags    []string
+	path string
+	missions.CounterFile
 }
 
-// counterJobs renders each shortest counterexample as a mission file and
-// checks that it may be written.
+// counterJobs are the counterexamples' mission files in dir, each checked
+// writable before any is written.
 func counterJobs(x *missions.Exploration, dir string, force bool) ([]counterJob, error) {
-	var jobs []counterJob
-	seen := map[string]bool{}
-	for i := range x.Reports {
-		r := &x.Reports[i]
-		for _, c := range r.Found {
-			m := x.CounterMission(r, c)
-			data, err := missions.Format(m)
-			if err != nil {
-				return nil, err
-			}
-			path := filepath.Join(dir, m.ID+".yaml")
-			if seen[path] {
-				return nil, fmt.Errorf("two counterexamples would be written to %s", path)
-			}
-			seen[path] = true
-			if err := checkWritable(path, force, true); err != nil {
-				return nil, err
-			}
-			jobs = append(jobs, counterJob{path: path, id: m.ID, data: data, flags: missions.CounterFlags(r.Settings)})
+	files, err := x.CounterFiles()
+	if err != nil {
+		return nil, err
+	}
+	jobs := make([]counterJob, len(files))
+	for i, f := range files {
+		jobs[i] = counterJob{path: filepath.Join(dir, f.Name), CounterFile: f}
+		if err := checkWritable(jobs[i].path, force, true); err != nil {
+			return nil, err
 		}
 	}
 	return jobs, nil
 }
 
-// writeCounterexamples writes the counterexample mission files, and says
-// how to open each.
 func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool) error {
 	if len(jobs) == 0 {
 		fmt.Fprintf(w, "\nno counterexample to write into %s\n", termtext.CleanLine(dir))
@@ -250,7 +237,7 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	}
 	files := make([]atomicfile.File, len(jobs))
 	for i, j := range jobs {
-		files[i] = atomicfile.File{Path: j.path, Data: j.data}
+		files[i] = atomicfile.File{Path: j.path, Data: j.Data}
 	}
 	if err := writeAll(files, force); err != nil {
 		return err
@@ -258,7 +245,7 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	fmt.Fprintln(w)
 	for _, j := range jobs {
 		fmt.Fprintf(w, "wrote %s\n  open it: replaylab lab %s --missions %s %s\n", termtext.CleanLine(j.path),
-			termtext.ShellWord(termtext.CleanLine(j.id)), termtext.ShellWord(termtext.CleanLine(dir)), strings.Join(j.flags, " "))
+			termtext.ShellWord(termtext.CleanLine(j.ID)), termtext.ShellWord(termtext.CleanLine(dir)), strings.Join(j.Flags, " "))
 	}
 	return nil
 }

@@ -638,6 +638,39 @@ func counterID(mission string, s Settings, v Verdict) string {
 	return mission + tail
 }
 
+// CounterFile is a counterexample as a mission file: its name, its id,
+// its YAML, and the flags that open it under the settings it was found
+// under.
+type CounterFile struct {
+	Name, ID string
+	Data     []byte
+	Flags    []string
+}
+
+// CounterFiles are the exploration's counterexamples as mission files,
+// each named after its id; two that would share a name are refused.
+func (x *Exploration) CounterFiles() ([]CounterFile, error) {
+	var out []CounterFile
+	seen := map[string]bool{}
+	for i := range x.Reports {
+		r := &x.Reports[i]
+		for _, c := range r.Found {
+			m := x.CounterMission(r, c)
+			data, err := Format(m)
+			if err != nil {
+				return nil, err
+			}
+			name := m.ID + ".yaml"
+			if seen[name] {
+				return nil, fmt.Errorf("two counterexamples would be written to %s", name)
+			}
+			seen[name] = true
+			out = append(out, CounterFile{Name: name, ID: m.ID, Data: data, Flags: CounterFlags(r.Settings)})
+		}
+	}
+	return out, nil
+}
+
 // CounterFlags are the command-line flags that run a counterexample
 // mission under the setting it was found in: the caller settings a mission
 // file cannot make its own.
