@@ -124,10 +124,8 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("--%w", err))
 		}
 	}
+	// conform.Run validates the Config, once, before the first row.
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp}
-	if err := cfg.Validate(); err != nil {
-		return badInput(err)
-	}
 	for flag, v := range map[string]string{"--junit": f.junit, "--record": f.record} {
 		if strings.TrimSpace(v) == "" && cmd.Flags().Changed(flag[2:]) {
 			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))

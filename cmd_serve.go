@@ -165,9 +165,7 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		}
 		o.Mission = m
 	}
-	if err := o.Validate(); err != nil {
-		return o, badInput(err)
-	}
+	// serve.Run validates the options before it opens anything.
 	return o, nil
 }
 
