@@ -90,17 +90,12 @@ func TestCheckDocsShowTheExample(t *testing.T) {
 func TestCheckReadsASessionOnOneLine(t *testing.T) {
 	dir := t.TempDir()
 	pretty := filepath.Join(dir, "session.json")
-	s := &export.Session{Started: "2026-12-01T00:00:00Z",
-		Settings: export.SessionSettings{Contract: ledger.V1, Retention: 5, TickMillis: 1000, IntentField: "metadata[intent]"}}
-	var b bytes.Buffer
-	if err := export.WriteSession(&b, s); err != nil {
-		t.Fatal(err)
-	}
+	b := emptySession(t)
 	oneLine := filepath.Join(dir, "one-line.json")
-	if err := os.WriteFile(pretty, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(pretty, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(oneLine, append(bytes.ReplaceAll(b.Bytes(), []byte("\n"), nil), '\n'), 0o644); err != nil {
+	if err := os.WriteFile(oneLine, append(bytes.ReplaceAll(b, []byte("\n"), nil), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// An empty session has nothing to check: the same words for both, as
@@ -118,14 +113,9 @@ func TestCheckReadsASessionOnOneLine(t *testing.T) {
 // still a session to check.
 func TestCheckReadsASessionWithItsKeysSorted(t *testing.T) {
 	dir := t.TempDir()
-	s := &export.Session{Started: "2026-12-01T00:00:00Z",
-		Settings: export.SessionSettings{Contract: ledger.V1, Retention: 5, TickMillis: 1000, IntentField: "metadata[intent]"}}
-	var b bytes.Buffer
-	if err := export.WriteSession(&b, s); err != nil {
-		t.Fatal(err)
-	}
+	b := emptySession(t)
 	var doc map[string]any
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
 	sorted, err := json.MarshalIndent(doc, "", " ") // a map's keys come out sorted
@@ -139,4 +129,16 @@ func TestCheckReadsASessionWithItsKeysSorted(t *testing.T) {
 	if code, _, errOut := cli("check", path); code != exitBadInput || !strings.Contains(errOut, "nothing to check") {
 		t.Errorf("a sorted session: exit %d, %q; want it read as a session with nothing to check", code, errOut)
 	}
+}
+
+// emptySession is a session with no request, as serve writes it.
+func emptySession(t *testing.T) []byte {
+	t.Helper()
+	s := &export.Session{Started: "2026-12-01T00:00:00Z",
+		Settings: export.SessionSettings{Contract: ledger.V1, Retention: 5, TickMillis: 1000, IntentField: "metadata[intent]"}}
+	var b bytes.Buffer
+	if err := export.WriteSession(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
