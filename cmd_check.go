@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/check"
-	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 )
 
@@ -53,9 +47,9 @@ line does not read (with its line number) or the history holds nothing.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
 			defer check.LimitMemory()()
-			rep, session, err := checkFile(path)
+			rep, session, err := check.File(path, pipeWait)
 			if err != nil {
-				return err
+				return badInput(err)
 			}
 			if session && !asJSON {
 				fmt.Fprintf(cmd.OutOrStdout(), "%s is a serve session: it is checked as the history serve --record FILE.jsonl writes of it, and the line numbers below are that history's\n", termtext.CleanLine(path))
@@ -77,79 +71,4 @@ line does not read (with its line number) or the history holds nothing.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for scripts")
 	return cmd
-}
-
-// checkFile checks a history file, or the history of a session file;
-// session says which it was.
-func checkFile(path string) (rep *check.Result, session bool, err error) {
-	if err := refuseSpecial(path); err != nil {
-		return nil, false, err
-	}
-	f, err := openInput(path)
-	if err != nil {
-		return nil, false, badInput(fileError(path, err))
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, false, badInput(fmt.Errorf("%s is a directory; expected a history .jsonl file", path))
-	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	head, _ := br.Peek(4096)
-	switch kind, schema := export.Sniff(head); kind {
-	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
-		// One JSON document: a session, or something that is not a
-		// history. The whole of it tells which.
-		data, tooBig, err := infile.ReadAtMost(br, export.MaxCaseBytes)
-		if err != nil {
-			return nil, false, badInput(fileError(path, err))
-		}
-		if tooBig {
-			return nil, false, badInput(fmt.Errorf("%s: the file is larger than %d bytes, the most a session file may hold", path, export.MaxCaseBytes))
-		}
-		if kind, schema = export.Sniff(data); kind == export.KindJSON && bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)) {
-			kind = export.KindSession // a session the decoder will say is broken, and where
-		}
-		switch kind {
-		case export.KindSession:
-			s, err := export.UnmarshalSession(path, data)
-			if err != nil {
-				return nil, false, badInput(err)
-			}
-			b, err := export.MarshalHistory(s.History())
-			if err != nil {
-				return nil, false, err
-			}
-			rep, err := check.Check(path, bytes.NewReader(b))
-			if err != nil {
-				return nil, false, badInput(err)
-			}
-			return rep, true, nil
-		case export.KindOther, export.KindCase:
-			return nil, false, badInput(fmt.Errorf("%s is a %s document, not a history: check reads JSON Lines (%s) or a serve session", path, schema, export.HistorySchemaID))
-		}
-		br = bufio.NewReader(bytes.NewReader(data))
-	}
-	rep, err = check.Check(path, br)
-	var he *export.HistoryError
-	if errors.As(err, &he) {
-		return nil, false, badInput(err)
-	}
-	if err != nil {
-		return nil, false, badInput(fileError(path, err))
-	}
-	return rep, false, nil
-}
-
-// refuseSpecial refuses what reading would make no sense of or never end:
-// a device, a socket. A named pipe is read, its wait for a writer bounded
-// (openInput).
-func refuseSpecial(path string) error {
-	info, err := os.Stat(path)
-	if err != nil {
-		return badInput(fileError(path, err))
-	}
-	if m := info.Mode(); m&(os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
-		return badInput(fmt.Errorf("%s is not a regular file (%s); give a history .jsonl file", path, m.Type()))
-	}
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/compare"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
@@ -66,7 +67,7 @@ settings), stops the command with exit code 2, naming the first difference.`,
 			for i, path := range args {
 				d, err := readDocument(path)
 				if err != nil {
-					problems = append(problems, fileError(path, err))
+					problems = append(problems, infile.Error(path, err))
 					continue
 				}
 				if p := truthProblems(path, d); len(p) > 0 {

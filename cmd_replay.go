@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
@@ -33,7 +34,7 @@ func newReplayCmd() *cobra.Command {
 			for i, path := range args {
 				d, err := readDocument(path)
 				if err != nil {
-					problems = append(problems, fileError(path, err))
+					problems = append(problems, infile.Error(path, err))
 					continue
 				}
 				report, same, err := replayDocument(path, d)

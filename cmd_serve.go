@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -250,7 +251,7 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 		if errors.As(err, &ee) {
 			return err
 		}
-		return fileError(path, err)
+		return infile.Error(path, err)
 	}
 	if historyFile(path) {
 		fmt.Fprintf(log, "wrote the history to %s (check it with: replaylab check %s)\n", path, termtext.ShellWord(path))

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -63,13 +63,13 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		d, err := readDocument(path)
 		if err != nil {
-			return "", splitErrors(fileError(path, err))
+			return "", splitErrors(infile.Error(path, err))
 		}
 		return documentWords(path, d)
 	}
 	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
 	if err != nil {
-		return "", splitErrors(fileError(path, err))
+		return "", splitErrors(infile.Error(path, err))
 	}
 	switch kind, _ := export.Sniff(data); kind {
 	case export.KindCase, export.KindSession, export.KindOther:
@@ -119,25 +119,6 @@ func documentWords(path string, d export.Document) (string, []string) {
 		return fmt.Sprintf("a serve session: %s, it replays", termtext.Plural(len(d.Session.Requests), "request")), nil
 	}
 	return caseWords(d.Case), nil
-}
-
-// fileError words a file system error for a person: the path, then what
-// went wrong, without the name of the system call.
-func fileError(path string, err error) error {
-	if path == "" {
-		return errors.New("the file name is empty; give the path of a file")
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		if errors.Is(err, fs.ErrNotExist) {
-			if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
-				return fmt.Errorf("%s: a symbolic link to a file that does not exist", path)
-			}
-			return fmt.Errorf("%s: no such file", path)
-		}
-		return fmt.Errorf("%s: %v", path, pe.Err)
-	}
-	return err
 }
 
 // splitErrors turns an error, possibly joined, into one line per problem.

@@ -31,7 +31,7 @@ func checkWritable(path string, force, dirMade bool) error {
 	case errors.Is(err, atomicfile.ErrReadOnly):
 		return badInput(fmt.Errorf("%w: make it writable first (chmod u+w %s)", err, path))
 	}
-	return badInput(fileError(path, err))
+	return badInput(infile.Error(path, err))
 }
 
 // checkDir reports an error when dir, which a command would create if

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -111,7 +112,7 @@ func wordFileErrors(err error) error {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fileError(pe.Path, err)
+		return infile.Error(pe.Path, err)
 	}
 	return err
 }

@@ -6,6 +6,7 @@
 package infile
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,4 +74,23 @@ func Open(path string, pipeWait time.Duration) (*os.File, error) {
 	case <-time.After(pipeWait):
 		return nil, fmt.Errorf("%s is a named pipe that nothing opened to write in %v; write to it from another process, or give a file", path, pipeWait)
 	}
+}
+
+// Error words a file system error for a person: the path, then what
+// went wrong, without the name of the system call.
+func Error(path string, err error) error {
+	if path == "" {
+		return errors.New("the file name is empty; give the path of a file")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(err, fs.ErrNotExist) {
+			if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+				return fmt.Errorf("%s: a symbolic link to a file that does not exist", path)
+			}
+			return fmt.Errorf("%s: no such file", path)
+		}
+		return fmt.Errorf("%s: %v", path, pe.Err)
+	}
+	return err
 }

@@ -1,0 +1,90 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
+)
+
+// File checks the history file at path, or the history of a session
+// file; session says which it was. What the file holds is told by its
+// content (export.Sniff); a device or a socket is refused, and a named
+// pipe's wait for a writer lasts at most pipeWait.
+func File(path string, pipeWait time.Duration) (rep *Result, session bool, err error) {
+	if err := refuseSpecial(path); err != nil {
+		return nil, false, err
+	}
+	f, err := infile.Open(path, pipeWait)
+	if err != nil {
+		return nil, false, infile.Error(path, err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.IsDir() {
+		return nil, false, fmt.Errorf("%s is a directory; expected a history .jsonl file", path)
+	}
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4096)
+	switch kind, schema := export.Sniff(head); kind {
+	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
+		// One JSON document: a session, or something that is not a
+		// history. The whole of it tells which.
+		data, tooBig, err := infile.ReadAtMost(br, export.MaxCaseBytes)
+		if err != nil {
+			return nil, false, infile.Error(path, err)
+		}
+		if tooBig {
+			return nil, false, fmt.Errorf("%s: the file is larger than %d bytes, the most a session file may hold", path, export.MaxCaseBytes)
+		}
+		if kind, schema = export.Sniff(data); kind == export.KindJSON && bytes.Contains(data, []byte(`"`+export.SessionSchemaID+`"`)) {
+			kind = export.KindSession // a session the decoder will say is broken, and where
+		}
+		switch kind {
+		case export.KindSession:
+			s, err := export.UnmarshalSession(path, data)
+			if err != nil {
+				return nil, false, err
+			}
+			b, err := export.MarshalHistory(s.History())
+			if err != nil {
+				return nil, false, err
+			}
+			rep, err := Check(path, bytes.NewReader(b))
+			if err != nil {
+				return nil, false, err
+			}
+			return rep, true, nil
+		case export.KindOther, export.KindCase:
+			return nil, false, fmt.Errorf("%s is a %s document, not a history: check reads JSON Lines (%s) or a serve session", path, schema, export.HistorySchemaID)
+		}
+		br = bufio.NewReader(bytes.NewReader(data))
+	}
+	rep, err = Check(path, br)
+	var he *export.HistoryError
+	if errors.As(err, &he) {
+		return nil, false, err
+	}
+	if err != nil {
+		return nil, false, infile.Error(path, err)
+	}
+	return rep, false, nil
+}
+
+// refuseSpecial refuses what reading would make no sense of or never end:
+// a device, a socket. A named pipe is read, its wait for a writer bounded
+// (infile.Open).
+func refuseSpecial(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return infile.Error(path, err)
+	}
+	if m := info.Mode(); m&(os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
+		return fmt.Errorf("%s is not a regular file (%s); give a history .jsonl file", path, m.Type())
+	}
+	return nil
+}
