@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // cli runs the command line in process and returns the exit code and what
@@ -615,7 +616,7 @@ func catalogTable(cat *missions.Catalog) string {
 			}
 			expect = append(expect, fmt.Sprintf("`%s`: %d (%s)", e.Under(), e.Effects, strings.Join(vs, ", ")))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.ID, cell(m.Title), cell(goalLine(m.Goal)), strings.Join(expect, "<br>"))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.ID, cell(m.Title), cell(render.GoalLine(m.Goal)), strings.Join(expect, "<br>"))
 	}
 	return b.String()
 }
