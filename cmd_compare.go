@@ -14,6 +14,7 @@ import (
 	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // textWidth is the width text output should fit: --width when given, else
@@ -70,7 +71,7 @@ settings), stops the command with exit code 2, naming the first difference.`,
 					problems = append(problems, infile.Error(path, err))
 					continue
 				}
-				if p := truthProblems(path, d); len(p) > 0 {
+				if p := reproduce.Problems(path, d); len(p) > 0 {
 					problems = append(problems, errors.New(strings.Join(p, "\n")))
 					continue
 				}

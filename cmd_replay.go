@@ -8,8 +8,6 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/infile"
-	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
 )
 
@@ -37,7 +35,7 @@ func newReplayCmd() *cobra.Command {
 					problems = append(problems, infile.Error(path, err))
 					continue
 				}
-				report, same, err := replayDocument(path, d)
+				report, same, err := reproduce.Report(path, d)
 				if err != nil {
 					problems = append(problems, err)
 					continue
@@ -69,48 +67,4 @@ func readDocument(path string) (export.Document, error) {
 		return export.Document{}, err
 	}
 	return export.ReadDocument(path, data)
-}
-
-// truthProblems says what is untrue in a case or session file: it does not
-// reproduce (the first difference), or it names a built-in mission while
-// carrying another. Nil when the file is true to its inputs.
-func truthProblems(path string, d export.Document) []string {
-	diff, err := reproduce.Document(d)
-	var out []string
-	switch {
-	case err != nil:
-		out = append(out, fmt.Sprintf("%s: %v", termtext.CleanLine(path), err))
-	case diff != "":
-		out = append(out, fmt.Sprintf("%s: differs from its replay; first difference: %s", termtext.CleanLine(path), termtext.CleanLine(diff)))
-	}
-	if m := d.Mission(); m != nil {
-		out = append(out, builtInClaim(path, m)...)
-	}
-	return out
-}
-
-// replayDocument runs a case's mission again under its settings, or
-// re-submits a session's requests to a fresh ledger, and reports in a
-// line or two whether the result is the file.
-func replayDocument(path string, d export.Document) (report string, same bool, err error) {
-	diff, err := reproduce.Document(d)
-	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", path, err)
-	}
-	if diff != "" {
-		return fmt.Sprintf("%s: differs from its replay\n  first difference: %s\n", termtext.CleanLine(path), termtext.CleanLine(diff)), false, nil
-	}
-	if d.Session != nil {
-		return fmt.Sprintf("%s: identical (%s re-submitted to a fresh ledger)\n", termtext.CleanLine(path), termtext.Plural(len(d.Session.Requests), "request")), true, nil
-	}
-	return fmt.Sprintf("%s: identical\n", termtext.CleanLine(path)), true, nil
-}
-
-// builtInClaim says when m has a built-in mission's id but not its
-// content: a file edited after export, still passing as the catalog's.
-func builtInClaim(path string, m *missions.Mission) []string {
-	if d := reproduce.BuiltInClaim(m); d != "" {
-		return []string{termtext.CleanLine(path) + ": " + d}
-	}
-	return nil
 }

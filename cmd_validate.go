@@ -13,6 +13,7 @@ import (
 	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 func newValidateCmd() *cobra.Command {
@@ -65,7 +66,7 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 		if err != nil {
 			return "", splitErrors(infile.Error(path, err))
 		}
-		return documentWords(path, d)
+		return reproduce.Holds(path, d)
 	}
 	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
 	if err != nil {
@@ -78,68 +79,19 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 		if err != nil {
 			return "", splitErrors(err)
 		}
-		return documentWords(path, d)
+		return reproduce.Holds(path, d)
 	}
-	m, err := missions.Parse(path, data)
-	if err != nil {
-		return "", splitErrors(err)
-	}
-	var problems []string
-	if err := ids.Add(m); err != nil {
-		problems = append(problems, err.Error())
-	}
-	for _, p := range m.CheckExpectations(runMission) {
-		when := p.Expectation.When.String()
-		if when == "" {
-			when = "the default settings"
-		}
-		for _, line := range splitErrors(p.Err) {
-			problems = append(problems, fmt.Sprintf("%s:%d: under %s, %s", path, p.Expectation.Line, when, line))
-		}
-	}
-	if len(problems) > 0 {
-		return "", problems
-	}
-	return m.ID, nil
+	return missions.ValidateFile(path, data, ids, runMission)
 }
 
-// caseWords says what a case file holds.
-func caseWords(c *missions.Case) string {
-	return fmt.Sprintf("case of mission %s, %s", termtext.CleanLine(c.Mission.ID), termtext.CleanLine(strings.Join(c.Settings.Flags(&c.Mission), " ")))
-}
-
-// documentWords says what a case or session file holds, once it
-// reproduces (a case) or replays (a session) as replay checks them; or
-// what is untrue in it.
-func documentWords(path string, d export.Document) (string, []string) {
-	if p := truthProblems(path, d); len(p) > 0 {
-		return "", p
-	}
-	if d.Session != nil {
-		return fmt.Sprintf("a serve session: %s, it replays", termtext.Plural(len(d.Session.Requests), "request")), nil
-	}
-	return caseWords(d.Case), nil
-}
-
-// splitErrors turns an error, possibly joined, into one line per problem.
+// splitErrors turns an error, possibly joined, into one line per
+// problem, an exit code's wrapping taken off.
 func splitErrors(err error) []string {
-	var out []string
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		for _, e := range j.Unwrap() {
-			out = append(out, splitErrors(e)...)
-		}
-		return out
-	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		err = ee.err
 	}
-	for _, line := range strings.Split(err.Error(), "\n") {
-		if line != "" {
-			out = append(out, line)
-		}
-	}
-	return out
+	return termtext.ErrorLines(err)
 }
 
 // validateSummary says how many of the paths given have problems: the

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/replaylab/replaylab/internal/termtext"
 )
 
 // Check compares a case with an expectation and reports every difference.
@@ -70,4 +72,31 @@ func (m *Mission) CheckExpectations(run func(*Mission, Settings) (*Case, error))
 		}
 	}
 	return out
+}
+
+// ValidateFile checks the mission file name holds as validate does: that
+// it parses, that its id is free in cat by the catalog's own rule (Add),
+// and that every outcome it promises is what run gives. It returns the
+// mission's id, or its problems, a line each, as name:line: what.
+func ValidateFile(name string, data []byte, cat *Catalog, run func(*Mission, Settings) (*Case, error)) (id string, problems []string) {
+	m, err := Parse(name, data)
+	if err != nil {
+		return "", termtext.ErrorLines(err)
+	}
+	if err := cat.Add(m); err != nil {
+		problems = append(problems, err.Error())
+	}
+	for _, p := range m.CheckExpectations(run) {
+		when := p.Expectation.When.String()
+		if when == "" {
+			when = "the default settings"
+		}
+		for _, line := range termtext.ErrorLines(p.Err) {
+			problems = append(problems, fmt.Sprintf("%s:%d: under %s, %s", name, p.Expectation.Line, when, line))
+		}
+	}
+	if len(problems) > 0 {
+		return "", problems
+	}
+	return m.ID, nil
 }

@@ -64,3 +64,21 @@ func WrapWords(s string, width int) []string {
 	}
 	return lines
 }
+
+// ErrorLines turns an error, joined ones included, into one line per
+// problem.
+func ErrorLines(err error) []string {
+	var out []string
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, ErrorLines(e)...)
+		}
+		return out
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
+}
