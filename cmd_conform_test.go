@@ -17,8 +17,9 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// readmePath is the README, wherever a test runs from.
-var readmePath, _ = filepath.Abs("README.md")
+// scorecardsPath is the page that shows the examples' scorecards,
+// wherever a test runs from.
+var scorecardsPath, _ = filepath.Abs(filepath.Join("docs", "conform.md"))
 
 var (
 	examplesOnce sync.Once
@@ -158,11 +159,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// readmeScorecard holds the README's scorecard of examples/NAME to what
-// conform printed.
+// readmeScorecard holds the scorecard of examples/NAME that the docs show
+// (docs/conform.md, linked from the README) to what conform printed.
 func readmeScorecard(t *testing.T, name, out string) {
 	t.Helper()
-	readme, err := os.ReadFile(readmePath)
+	readme, err := os.ReadFile(scorecardsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +174,12 @@ func readmeScorecard(t *testing.T, name, out string) {
 	mark := "<!-- conform: " + name + " -->\n```\n$ replaylab conform " + flags + "-- ./" + name + "\n"
 	_, rest, ok := strings.Cut(string(readme), mark)
 	if !ok {
-		t.Fatalf("the README has no scorecard marked %q", mark)
+		t.Fatalf("docs/conform.md has no scorecard marked %q", mark)
 	}
 	shown, _, _ := strings.Cut(rest, "```")
 	got := out
 	if shown != got {
-		t.Errorf("the README's scorecard of %s is not what conform prints now:\n--- README\n%s--- conform\n%s", name, shown, got)
+		t.Errorf("the scorecard of %s in docs/conform.md is not what conform prints now:\n--- docs\n%s--- conform\n%s", name, shown, got)
 	}
 }
 
