@@ -249,27 +249,3 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 	}
 	return nil
 }
-
-// probeDir says whether files can be written into dir, or into the
-// directory that would hold it when it does not exist yet, without leaving
-// anything behind.
-func probeDir(flag, dir string) error {
-	at := dir
-	for {
-		if info, err := os.Stat(at); err == nil {
-			if !info.IsDir() {
-				return badInput(fmt.Errorf("%s %s: %s is a file; expected a directory (created if missing)", flag, dir, at))
-			}
-			break
-		}
-		parent := filepath.Dir(at)
-		if parent == at {
-			break
-		}
-		at = parent
-	}
-	if err := probe(at); err != nil {
-		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, err))
-	}
-	return nil
-}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
@@ -267,7 +268,7 @@ func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(pa
 // probeWrite makes and removes a file beside path: a directory that
 // cannot be written is found before serving, not when the session ends.
 func probeWrite(path string) error {
-	if err := probe(filepath.Dir(path)); err != nil {
+	if err := atomicfile.Probe(filepath.Dir(path)); err != nil {
 		return badInput(fmt.Errorf("--record %s: cannot write in %s: %v", path, filepath.Dir(path), err))
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -123,5 +124,26 @@ func writeAll(files []atomicfile.File, force bool) error {
 	return badInput(err)
 }
 
-// probe makes and removes a file in dir (atomicfile.Probe).
-func probe(dir string) error { return atomicfile.Probe(dir) }
+// probeDir says whether files can be written into dir, or into the
+// directory that would hold it when it does not exist yet, without leaving
+// anything behind.
+func probeDir(flag, dir string) error {
+	at := dir
+	for {
+		if info, err := os.Stat(at); err == nil {
+			if !info.IsDir() {
+				return badInput(fmt.Errorf("%s %s: %s is a file; expected a directory (created if missing)", flag, dir, at))
+			}
+			break
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			break
+		}
+		at = parent
+	}
+	if err := atomicfile.Probe(at); err != nil {
+		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, err))
+	}
+	return nil
+}
