@@ -142,3 +142,15 @@ func emptySession(t *testing.T) []byte {
 	}
 	return b.Bytes()
 }
+
+// TestCheckNamesTraces: a file of OpenTelemetry traces is named as such,
+// not refused for its first field as a history would be.
+func TestCheckNamesTraces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "traces.otlp.jsonl")
+	if err := os.WriteFile(path, []byte(`{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[]}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := cli("check", path); code != exitBadInput || !strings.Contains(errOut, "holds OpenTelemetry traces (OTLP/JSON), not a history") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}

@@ -31,6 +31,8 @@ func File(path string, pipeWait time.Duration) (rep *Result, session bool, err e
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(4096)
 	switch kind, schema := export.Sniff(head); kind {
+	case export.KindTraces:
+		return nil, false, fmt.Errorf("%s holds OpenTelemetry traces (OTLP/JSON), not a history: check reads JSON Lines (%s) or a serve session", path, export.HistorySchemaID)
 	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
 		// One JSON document: a session, or something that is not a
 		// history. The whole of it tells which.

@@ -20,6 +20,7 @@ const (
 	KindHistory Kind = "history" // JSON Lines: a history, with or without its header
 	KindOther   Kind = "other"   // a JSON document of another schema
 	KindJSON    Kind = "json"    // a JSON document over many lines, with no schema
+	KindTraces  Kind = "traces"  // OpenTelemetry traces as OTLP/JSON, as the file exporter writes them
 )
 
 // Sniff tells what a file holds from its head, its first bytes (a
@@ -36,6 +37,9 @@ func Sniff(head []byte) (kind Kind, schema string) {
 	}
 	line, _, whole := bytes.Cut(h, []byte("\n"))
 	pretty := string(bytes.TrimSpace(line)) == "{"
+	if firstKey(h) == "resourceSpans" {
+		return KindTraces, ""
+	}
 	schema = leadingSchema(h)
 	if schema == "" && !pretty && whole {
 		schema = SchemaOf(line)
@@ -61,17 +65,29 @@ func Sniff(head []byte) (kind Kind, schema string) {
 	return KindHistory, ""
 }
 
-// leadingSchema is the value of "schema" when it is the first field of
-// the object data opens, read token by token so that a head cut short
-// still tells: replaylab writes every document with its schema first.
-func leadingSchema(data []byte) string {
+// firstKey is the first key of the object data opens, or "".
+func firstKey(data []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	if t, err := dec.Token(); err != nil || t != "schema" {
+	if k, err := dec.Token(); err == nil {
+		s, _ := k.(string)
+		return s
+	}
+	return ""
+}
+
+// leadingSchema is the value of "schema" when it is the first field of
+// the object data opens, read token by token so that a head cut short
+// still tells: replaylab writes every document with its schema first.
+func leadingSchema(data []byte) string {
+	if firstKey(data) != "schema" {
 		return ""
 	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	_, _ = dec.Token() // {
+	_, _ = dec.Token() // "schema"
 	t, err := dec.Token()
 	if s, ok := t.(string); err == nil && ok {
 		return s

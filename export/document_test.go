@@ -36,6 +36,7 @@ func TestSniffTellsDocumentsByContent(t *testing.T) {
 		{"a history with its header", []byte(`{"schema":"` + export.HistorySchemaID + `"}` + "\n" + `{"kind":"attempt"}` + "\n"), export.KindHistory, export.HistorySchemaID},
 		{"a history without one", []byte(`{"kind":"attempt","intent":"a"}` + "\n" + `{"kind":"attempt","intent":"b"}` + "\n"), export.KindHistory, ""},
 		{"another document", []byte("{\n  \"schema\": \"replaylab.conform/v1\"\n}\n"), export.KindOther, "replaylab.conform/v1"},
+		{"OpenTelemetry traces", []byte(`{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[]}]}` + "\n"), export.KindTraces, ""},
 		{"JSON with no schema", []byte("{\n  \"a\": 1\n}\n"), export.KindJSON, ""},
 		{"a session, keys sorted, on lines", []byte("{\"requests\": [],\n\"schema\": \"replaylab.session/v1\"}\n"), export.KindSession, export.SessionSchemaID},
 		{"a history of a later version", []byte(`{"schema":"replaylab.history/v2"}` + "\n"), export.KindHistory, "replaylab.history/v2"},
