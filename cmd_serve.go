@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +28,7 @@ type serveFlags struct {
 	shouldRetry, toolErrors                                   string
 	faults, failOn                                            []string
 	tick, retention, hold                                     time.Duration
-	delay, until                                              int
+	delay, until, lag                                         int
 	force, compareMetadata, mcp, stdio                        bool
 }
 
@@ -53,6 +54,12 @@ fixtures in order. On the wire:
   pending                    a pending refund that resolves --delay ticks later
   crash_after_send           commits, then closes the connection at once
   failure_before_commit      refused before execution; nothing saved
+Reads (GET /v1/refunds, GET /v1/refunds/{id}, the MCP read tools) meet the
+read faults in --faults, or a mission's reads, in order (then none):
+  read_server_error          answers 500 and shows nothing
+  read_timeout               never answers; held until the client gives up
+  read_lagging               shows the ledger as it was --lag ticks ago, as
+                             a search index that is not read-after-write does
 
 A create is linked to its intent by --intent-field (default metadata[intent]).
 A create without it is refused with a 400 that names the field, before it
@@ -107,6 +114,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.BoolVar(&f.compareMetadata, "compare-metadata", true, "a repeated key must come with the same metadata too, as at Stripe; false leaves metadata out of the comparison")
 	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, serve.MaxDelay, fmt.Sprintf("a whole number of ticks from 1 to %d", serve.MaxDelay)), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
+	fl.Var(newWholeFlag(&f.lag, serve.DefaultLag, 1, serve.MaxDelay, fmt.Sprintf("a whole number of ticks from 1 to %d", serve.MaxDelay)), "lag", "ticks behind the ledger a listed read_lagging read shows it")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
 	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
 	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
@@ -153,12 +161,44 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	}
 	o.Resolve = st
 	if cmd.Flags().Changed("faults") {
-		if o.Faults, err = parseWords("faults", f.faults, missions.ParseFixture, false, "give fixtures, comma-separated, or leave --faults out for success every time"); err != nil {
+		// A fixture is for creates, a read fault for reads: each list
+		// keeps its order.
+		type fault struct {
+			create missions.Fixture
+			read   missions.ReadFault
+		}
+		parse := func(w string) (fault, error) {
+			if strings.HasPrefix(w, "read_") {
+				r, err := missions.ParseReadFault(w)
+				return fault{read: r}, err
+			}
+			fx, err := missions.ParseFixture(w)
+			if err != nil {
+				err = fmt.Errorf("%w, or for reads: %s", err, termtext.JoinWords(missions.ReadFaults))
+			}
+			return fault{create: fx}, err
+		}
+		faults, err := parseWords("faults", f.faults, parse, false, "give fixtures and read faults, comma-separated, or leave --faults out for success every time")
+		if err != nil {
 			return o, err
 		}
+		for _, ft := range faults {
+			if ft.read != "" {
+				rs := missions.ReadStep{Fault: ft.read}
+				if ft.read == missions.ReadLagging {
+					rs.Lag = f.lag
+				}
+				o.ReadFaults = append(o.ReadFaults, rs)
+			} else {
+				o.Faults = append(o.Faults, ft.create)
+			}
+		}
+	}
+	if cmd.Flags().Changed("lag") && !slices.ContainsFunc(o.ReadFaults, func(r missions.ReadStep) bool { return r.Fault == missions.ReadLagging }) {
+		return o, badInput(errors.New("--lag is how far behind a read_lagging read shows the ledger; give read_lagging in --faults, or leave --lag out"))
 	}
 	if f.mission != "" {
-		if len(o.Faults) > 0 {
+		if len(o.Faults) > 0 || len(o.ReadFaults) > 0 {
 			return o, badInput(errors.New("--faults and --mission do not go together: a mission schedules its own faults per intent"))
 		}
 		m, err := missionArg(cmd, f.mission)

@@ -35,6 +35,12 @@ import (
 // version records a run (see AsVersion).
 const SchemaID = "replaylab.case/v3"
 
+// SchemaReads is version 4: version 3's fields and the mission's reads,
+// the faults its reads meet. Only a case whose mission has reads is
+// written as version 4, so that every case without them reads, byte for
+// byte, as before and in every earlier reader.
+const SchemaReads = "replaylab.case/v4"
+
 // SchemaV2 and SchemaV1 are the earlier case formats, still read.
 const (
 	SchemaV2 = "replaylab.case/v2"
@@ -45,7 +51,7 @@ const (
 const mismatchCodeV2 = 422
 
 // readsSchemas says which versions this build reads, for messages.
-const readsSchemas = `"replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
+const readsSchemas = `"replaylab.case/v4", "replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
 
 // MaxCaseBytes bounds a case file read from disk.
 const MaxCaseBytes = 64 << 20
@@ -68,7 +74,11 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(document{Schema: SchemaID, Case: c}); err != nil {
+	schema := SchemaID
+	if len(c.Mission.Reads) > 0 {
+		schema = SchemaReads
+	}
+	if err := enc.Encode(document{Schema: schema, Case: c}); err != nil {
 		return nil, err
 	}
 	return termtext.EscapeHidden(buf.Bytes()), nil
@@ -131,7 +141,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
-	case schema != SchemaID && schema != SchemaV2 && schema != SchemaV1:
+	case schema != SchemaID && schema != SchemaReads && schema != SchemaV2 && schema != SchemaV1:
 		if strings.HasPrefix(schema, "replaylab.case/") {
 			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %s)", name, schema, readsSchemas)
 		}
@@ -169,6 +179,9 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Case.Version = 3
+	if len(doc.Case.Mission.Reads) > 0 && schema != SchemaReads {
+		return nil, fmt.Errorf("%s: the mission has reads, which came with %s; write the schema as %q", name, SchemaReads, SchemaReads)
+	}
 	if schema == SchemaV2 {
 		doc.Case.Version = 2
 	}

@@ -68,6 +68,8 @@ type SessionSettings struct {
 	TickMillis int64 `json:"tick_ms"`
 	// Faults is the list successive creates met (--faults), in order.
 	Faults []missions.Fixture `json:"faults,omitempty"`
+	// ReadFaults is the list successive reads met (--faults), in order.
+	ReadFaults []missions.ReadStep `json:"read_faults,omitempty"`
 	// Delay and Resolve are what a listed late_commit or pending does
 	// (in --faults or a list the control endpoint sets): the ticks until
 	// it lands, and the status a pending refund reaches.
@@ -137,6 +139,9 @@ type SessionRequest struct {
 	Fixture missions.Fixture `json:"fixture,omitempty"`
 	Delay   int              `json:"delay,omitempty"`
 	Resolve ledger.Status    `json:"resolve,omitempty"`
+	// ReadFault is the fault a read met, and for read_lagging Delay is
+	// how many ticks behind the ledger it showed.
+	ReadFault missions.ReadFault `json:"read_fault,omitempty"`
 	// Provider is what the provider did with a create: a ledger action,
 	// or "not_reached" when the fault dropped it on the way.
 	Provider string `json:"provider,omitempty"`
@@ -299,6 +304,11 @@ func (s *Session) check() error {
 			return fmt.Errorf("settings: faults: %w", err)
 		}
 	}
+	for _, r := range s.Settings.ReadFaults {
+		if _, err := missions.ParseReadFault(string(r.Fault)); err != nil {
+			return fmt.Errorf("settings: read_faults: %w", err)
+		}
+	}
 	tick := 0
 	for i, r := range s.Requests {
 		where := "request " + strconv.Itoa(i+1)
@@ -317,7 +327,13 @@ func (s *Session) check() error {
 			if r.Intent == "" {
 				return fmt.Errorf("%s: a create has an intent", where)
 			}
-		case RequestRefused, RequestRetrieve, RequestList, RequestFaults, RequestUpdate, RequestCancel:
+		case RequestRetrieve, RequestList:
+			if r.ReadFault != "" {
+				if _, err := missions.ParseReadFault(string(r.ReadFault)); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+			}
+		case RequestRefused, RequestFaults, RequestUpdate, RequestCancel:
 		default:
 			return fmt.Errorf("%s: unknown kind %q (accepted: create, refused, retrieve, list, update, cancel, faults)", where, r.Kind)
 		}
@@ -481,6 +497,25 @@ func (s *Session) madeMission() missions.Mission {
 			m.Intents = append(m.Intents, missions.Intent{ID: r.Intent, Op: "refund", Principal: "client", Payload: map[string]string{"request": r.Payload}})
 		}
 		m.Schedule = append(m.Schedule, missions.Step{Attempt: r.Intent, Fixture: r.Fixture, Delay: r.Delay, Resolve: r.Resolve})
+	}
+	// The reads the client made, each with the fault it met, up to the
+	// last that met one.
+	var reads []missions.ReadStep
+	last := 0
+	for _, r := range s.Requests {
+		if r.Kind != RequestRetrieve && r.Kind != RequestList {
+			continue
+		}
+		rs := missions.ReadStep{Fault: r.ReadFault, Lag: r.Delay}
+		if rs.Fault == "" || rs.Fault == missions.ReadOK {
+			rs = missions.ReadStep{Fault: missions.ReadOK}
+		} else {
+			last = len(reads) + 1
+		}
+		reads = append(reads, rs)
+	}
+	if last > 0 {
+		m.Reads = reads[:last]
 	}
 	return m
 }

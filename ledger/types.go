@@ -362,3 +362,18 @@ const (
 	Resolved   ChangeKind = "resolved"    // a pending object reached a terminal state
 	Pruned     ChangeKind = "pruned"      // an idempotency record expired
 )
+
+// AsOf is the object as a read made at tick t saw it, and whether it was
+// there at all: an object committed after t is absent, and one that
+// resolved or was canceled after t still shows pending, bound for the
+// status it reached. A search index that is not read-after-write shows
+// the ledger this way.
+func (o Object) AsOf(t int) (Object, bool) {
+	if o.Tick > t {
+		return Object{}, false
+	}
+	if o.Status != Pending && o.ResolveAt > t {
+		o.Status, o.ResolvesTo = Pending, o.Status
+	}
+	return o, true
+}

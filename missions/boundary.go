@@ -65,9 +65,12 @@ type Wire interface {
 	// Send puts one request for intent i on the wire and returns what
 	// came back. The world applies the turn's fixture.
 	Send(i int, key string, t Turn) Reply
-	// ReadBack lists the objects whose metadata names the intent; the
-	// list holds until the next read-back.
-	ReadBack(intent string) []ObjectView
+	// ReadBack lists the objects whose metadata names the intent, and
+	// what the caller observed of the read: a success, an error (a 500)
+	// or a timeout, which show nothing. forPerson marks the
+	// read a person's evidence takes, which meets no fault. The list
+	// holds until the next read-back.
+	ReadBack(intent string, forPerson bool) ([]ObjectView, Observation)
 	// Log records an event the caller made (checkpoint, hold, read,
 	// escalation). The world stamps its tick, step and effect count.
 	Log(ev Event)

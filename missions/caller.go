@@ -340,10 +340,16 @@ func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
 func (c *callerBase) readBack(w Wire, i int, forPerson bool) ([]ObjectView, Event) {
 	in := &c.intents[i]
 	// What ReadBack returns holds until the next read-back.
-	found := w.ReadBack(in.Intent.ID)
+	found, obs := w.ReadBack(in.Intent.ID, forPerson)
 	ev := Event{Kind: EventRead, Intent: in.Intent.ID, Why: Why{Code: whyRead}}
 	if forPerson {
 		ev.Why.Code = whyReadForPerson
+	}
+	if obs != ObservedSuccess {
+		// A read that failed or never answered: the caller learns
+		// nothing from it, and says so.
+		ev.Why.Obs = obs
+		return nil, ev
 	}
 	if w.Recording() {
 		read := EvidenceRead{Tick: w.Now(), Found: make([]EvidenceObject, 0, len(found))}

@@ -53,6 +53,19 @@ func Format(m *Mission) ([]byte, error) {
 		schedule.Content = append(schedule.Content, n)
 	}
 	add(doc, "schedule", schedule)
+	if len(m.Reads) > 0 {
+		reads := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, r := range m.Reads {
+			n := mapping()
+			n.Style = yaml.FlowStyle
+			add(n, "fault", str(string(r.Fault)))
+			if r.Lag > 0 {
+				add(n, "lag", num(r.Lag))
+			}
+			reads.Content = append(reads.Content, n)
+		}
+		add(doc, "reads", reads)
+	}
 	expect := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, e := range m.Expect {
 		n := mapping()

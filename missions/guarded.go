@@ -191,10 +191,17 @@ func (c *guardedCaller) failedAfterExecution(w Wire, i int, obj ledger.ObjectID)
 // Read is a read-back; the guarded caller settles what it can settle.
 func (c *guardedCaller) Read(w Wire, i int) { c.read(w, i) }
 
-// read reads back and judges, and says how many objects it found.
+// read reads back and judges, and says how many objects it found: -1
+// when the read failed or never answered.
 func (c *guardedCaller) read(w Wire, i int) int {
 	in := &c.intents[i]
 	found, ev := c.readBack(w, i, false)
+	if ev.Why.Obs != "" {
+		// The read failed or never answered: nothing to judge.
+		ev.Class, ev.Checkpoint = in.Class, in.Checkpoint
+		w.Log(ev)
+		return -1
+	}
 	n := len(found)
 	c.judgeRead(w, i, found, &ev)
 	ev.Checkpoint = in.Checkpoint
@@ -287,6 +294,9 @@ func (c *guardedCaller) Finish(w Wire) {
 			continue
 		}
 		reason := Why{Code: whyUnsettled}
+		if found < 0 {
+			reason.Code = whyReadFailed
+		}
 		if found == 0 {
 			reason.Code = whyNothingFound
 			if why, ok := c.sameKeyRetry(w, in); !ok {

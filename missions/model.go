@@ -135,6 +135,10 @@ type Mission struct {
 	KeySource KeySource `json:"key_source"`
 	Intents   []Intent  `json:"intents"`
 	Schedule  []Step    `json:"schedule"`
+	// Reads are the faults the caller's reads meet, in order: the first
+	// read (a list, a refund by id) meets the first, and so on; reads past
+	// the list are answered as the ledger stands.
+	Reads []ReadStep `json:"reads,omitempty"`
 	// Expect lists the outcomes the mission promises under the settings it
 	// contrasts. They double as tests.
 	Expect []Expectation `json:"expect"`

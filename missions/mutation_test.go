@@ -103,8 +103,10 @@ type scriptedWire struct {
 
 func (w *scriptedWire) Now() int                         { return w.now }
 func (w *scriptedWire) Contract() (ledger.Contract, int) { return ledger.V1, 100 }
-func (w *scriptedWire) ReadBack(string) []ObjectView     { return w.found }
-func (w *scriptedWire) Log(ev Event)                     { w.events = append(w.events, ev) }
+func (w *scriptedWire) ReadBack(string, bool) ([]ObjectView, Observation) {
+	return w.found, ObservedSuccess
+}
+func (w *scriptedWire) Log(ev Event) { w.events = append(w.events, ev) }
 func (w *scriptedWire) LogIntent(_ int, kind EventKind, worker int, cp Checkpoint, class Class, why Why) {
 	w.Log(Event{Kind: kind, Worker: worker, Checkpoint: cp, Class: class, Why: why})
 }

@@ -542,7 +542,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	seen := map[string]bool{}
 	idRefused := false
 	p.missionLine, p.top = n.Line, map[string]int{}
-	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "expect"}, func(key string, k, v *yaml.Node) {
+	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "reads", "expect"}, func(key string, k, v *yaml.Node) {
 		seen[key] = true
 		p.top[key] = v.Line
 		switch key {
@@ -574,6 +574,8 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 			intentsNode = v
 		case "schedule":
 			scheduleNode = v
+		case "reads":
+			m.Reads = p.reads(v)
 		case "expect":
 			expectNode = v
 		}
@@ -605,6 +607,51 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 		m.Expect = p.expectations(expectNode, ids)
 	}
 	return m
+}
+
+// reads is the mission's list of read faults, each {fault, lag}.
+func (p *parser) reads(n *yaml.Node) []ReadStep {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		p.errf(n, "reads must be a list of at least one read fault, e.g. - fault: read_lagging with lag: 5 (accepted faults: %s)", termtext.JoinWords(ReadFaults))
+		p.mark(p.missionLine, "reads")
+		return nil
+	}
+	if len(n.Content) > MaxSteps {
+		p.errf(n, "reads has %d entries; at most %d are allowed", len(n.Content), MaxSteps)
+		p.mark(p.missionLine, "reads")
+		return nil
+	}
+	var out []ReadStep
+	for _, item := range n.Content {
+		r := ReadStep{Line: item.Line}
+		hasLag := false
+		var lagNode *yaml.Node
+		p.fields(item, "a read fault", []string{"fault", "lag"}, func(key string, k, v *yaml.Node) {
+			switch key {
+			case "fault":
+				f, err := ParseReadFault(p.word(v, "fault", termtext.JoinWords(ReadFaults)))
+				if err != nil && !p.refused[v] {
+					p.errf(v, "%v", err)
+				}
+				r.Fault = f
+			case "lag":
+				hasLag, lagNode = true, v
+				r.Lag = p.integer(v, "lag", 1, MaxTicks)
+			}
+		})
+		if item.Kind == yaml.MappingNode {
+			switch {
+			case r.Fault == "" && !p.faulted[fieldAt{item.Line, "fault"}]:
+				p.errf(item, "a read fault needs its fault (accepted: %s)", termtext.JoinWords(ReadFaults))
+			case r.Fault == ReadLagging && !hasLag:
+				p.errf(item, "a read_lagging read needs lag: how many ticks behind the ledger it shows, e.g. lag: 5")
+			case r.Fault != ReadLagging && r.Fault != "" && hasLag:
+				p.errf(lagNode, "lag belongs to read_lagging only; %s has none", r.Fault)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func (p *parser) intents(n *yaml.Node) []Intent {

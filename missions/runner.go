@@ -26,6 +26,7 @@ type Runner struct {
 
 	step    int // schedule steps done; len(schedule)+1 once settled
 	attempt int // sends so far, across the mission
+	reads   int // the caller's reads so far: the next meets Reads[reads]
 	down    bool
 	// ahead counts, per intent, the turns still ahead in the schedule;
 	// offered, the turns the whole schedule offers.
@@ -203,24 +204,24 @@ func (r *Runner) Position() int { return r.step }
 
 // mark is the runner's state after a step, to rewind to.
 type mark struct {
-	step, attempt int
-	down          bool
-	ahead         []int
-	led           *ledger.Mark
-	caller        Caller
+	step, attempt, reads int
+	down                 bool
+	ahead                []int
+	led                  *ledger.Mark
+	caller               Caller
 	// recs, texts and extras are the lengths of the event log's parts.
 	recs, texts, extras int
 	tally               tally
 }
 
 func (r *Runner) save() mark {
-	return mark{step: r.step, attempt: r.attempt, down: r.down, ahead: append([]int{}, r.ahead...),
+	return mark{step: r.step, attempt: r.attempt, reads: r.reads, down: r.down, ahead: append([]int{}, r.ahead...),
 		led: r.led.Mark(), caller: r.caller.Clone(), recs: len(r.log.recs), texts: len(r.log.texts), extras: len(r.log.extras),
 		tally: tally{live: append([]int{}, r.tally.live...), succeeded: r.tally.succeeded}}
 }
 
 func (r *Runner) load(k mark) {
-	r.step, r.attempt, r.down = k.step, k.attempt, k.down
+	r.step, r.attempt, r.reads, r.down = k.step, k.attempt, k.reads, k.down
 	r.ahead = append(r.ahead[:0], k.ahead...)
 	r.led.Rewind(k.led)
 	r.caller.CopyFrom(k.caller)
@@ -277,7 +278,7 @@ func (r *Runner) mark() {
 func (r *Runner) reset() {
 	r.led.Reset()
 	r.caller = newCaller(r.m, r.s, r.turns, r.keys)
-	r.step, r.attempt, r.down = 0, 0, false
+	r.step, r.attempt, r.reads, r.down = 0, 0, 0, false
 	copy(r.ahead, r.offered)
 	clear(r.tally.live)
 	r.tally.succeeded = 0
@@ -474,14 +475,30 @@ func (r *Runner) view(id ledger.ObjectID, status ledger.Status) ObjectView {
 }
 
 // ReadBack lists the objects linked to intent, as a client's list call
-// returns them (Wire).
-func (r *Runner) ReadBack(intent string) []ObjectView {
-	r.objs = r.led.FindInto(r.objs[:0], intent)
-	r.views = r.views[:0]
-	for _, o := range r.objs {
-		r.views = append(r.views, ObjectView{ID: o.ID, Intent: o.Intent, Payload: o.Payload, Digest: o.Digest, Status: o.Status})
+// returns them (Wire). A caller's read meets the mission's next read
+// fault; a read for a person's evidence meets none.
+func (r *Runner) ReadBack(intent string, forPerson bool) ([]ObjectView, Observation) {
+	world := ReadStep{}.World()
+	if !forPerson {
+		if r.reads < len(r.m.Reads) {
+			world = r.m.Reads[r.reads].World()
+		}
+		r.reads++
 	}
-	return r.views
+	r.views = r.views[:0]
+	switch {
+	case !world.Answered:
+		return r.views, ObservedTimeout
+	case world.Code != ledger.CodeOK:
+		return r.views, ObservedError
+	}
+	r.objs = r.led.FindInto(r.objs[:0], intent)
+	for _, o := range r.objs {
+		if o, ok := world.Sees(o, r.led.Now()); ok {
+			r.views = append(r.views, ObjectView{ID: o.ID, Intent: o.Intent, Payload: o.Payload, Digest: o.Digest, Status: o.Status})
+		}
+	}
+	return r.views, ObservedSuccess
 }
 
 // Log records an event the caller made (Wire).

@@ -67,6 +67,7 @@ const (
 	whyManyObjects
 	whyUnsettled
 	whyNothingFound
+	whyReadFailed
 )
 
 // Why is the structured content of a note: a code and what it refers to.
@@ -157,6 +158,12 @@ func (w Words) note(ev *Event) string {
 		what := "read-back for " + ev.Intent
 		if y.Code == whyReadForPerson {
 			what += ", for the person it goes to"
+		}
+		switch y.Obs {
+		case ObservedError:
+			return what + ": the provider answered 500, which shows nothing either way"
+		case ObservedTimeout:
+			return what + ": no answer before the caller's timeout, which shows nothing either way"
 		}
 		s := what + ": " + describeFound(y.Found)
 		switch y.Tail {
@@ -277,6 +284,8 @@ func (w Words) reason(y Why) string {
 		return "the read-back found " + strconv.Itoa(y.N) + " objects for one intent"
 	case whyUnsettled:
 		return "reconciliation could not settle the outcome before the run ended"
+	case whyReadFailed:
+		return "the last read-back failed, so nothing shows whether the refund was made"
 	case whyNothingFound:
 		s := "the read-back finds no object for it, and nothing proves the original cannot still commit"
 		if y.Sub != whyNone {

@@ -1,6 +1,9 @@
 package missions
 
-import "github.com/replaylab/replaylab/ledger"
+import (
+	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/ledger"
+)
 
 // Transport is what the network does with a send and its reply.
 type Transport uint8
@@ -94,4 +97,78 @@ func (w World) Execution(st Step) ledger.Execution {
 // Response is the reply as the case records what the caller heard.
 func (r Reply) Response() ledger.Response {
 	return ledger.Response{Code: r.Code, Object: r.Object.ID, Status: r.Object.Status}
+}
+
+// ReadFault is what the network and the provider do with one read (a
+// list of refunds, a refund by id): the faults a client that reconciles
+// by reading meets. The zero ReadFault answers the read as it stands.
+type ReadFault string
+
+// The read faults.
+const (
+	// ReadOK: the read is answered as the ledger stands, as every read
+	// past the list is; it holds a place in the list.
+	ReadOK ReadFault = "read_ok"
+	// ReadServerError: the read answers 500 and shows nothing.
+	ReadServerError ReadFault = "read_server_error"
+	// ReadTimeout: the read never answers; the caller times out.
+	ReadTimeout ReadFault = "read_timeout"
+	// ReadLagging: the read answers with the ledger as it was Lag ticks
+	// ago, as a search index that is not read-after-write does.
+	ReadLagging ReadFault = "read_lagging"
+)
+
+// ReadFaults lists every read fault.
+var ReadFaults = []ReadFault{ReadOK, ReadServerError, ReadTimeout, ReadLagging}
+
+// ParseReadFault reads a read fault's name.
+func ParseReadFault(s string) (ReadFault, error) { return parseWord(s, "read fault", ReadFaults) }
+
+// ReadStep is one entry of a mission's reads: the fault the next read
+// meets, and for a lagging read how many ticks behind it shows the ledger.
+type ReadStep struct {
+	Fault ReadFault `json:"fault"`
+	Lag   int       `json:"lag,omitempty"`
+	Line  int       `json:"-"`
+}
+
+// ReadWorld is what a read fault does: whether the read is answered, with
+// which status code, and how far behind the ledger it shows.
+type ReadWorld struct {
+	Answered bool
+	// Code is the status the answer carries: 200, or 500.
+	Code int
+	// Lag is how many ticks behind the answer shows the ledger.
+	Lag int
+}
+
+// World is the one rule from a read fault to the wire, for the runner,
+// REST and the MCP read tools.
+func (r ReadStep) World() ReadWorld {
+	switch r.Fault {
+	case ReadServerError:
+		return ReadWorld{Answered: true, Code: ledger.CodeServerError}
+	case ReadTimeout:
+		return ReadWorld{}
+	case ReadLagging:
+		return ReadWorld{Answered: true, Code: ledger.CodeOK, Lag: r.Lag}
+	}
+	return ReadWorld{Answered: true, Code: ledger.CodeOK}
+}
+
+// Sees is the object as a read that met this world shows it, and whether
+// it shows it at all: the ledger as it was Lag ticks before now.
+func (w ReadWorld) Sees(o ledger.Object, now int) (ledger.Object, bool) {
+	if w.Lag == 0 {
+		return o, true
+	}
+	return o.AsOf(now - w.Lag)
+}
+
+// String is the read step in a line: "read_lagging (5 ticks behind)".
+func (r ReadStep) String() string {
+	if r.Fault == ReadLagging {
+		return string(r.Fault) + " (" + termtext.Plural(r.Lag, "tick") + " behind)"
+	}
+	return string(r.Fault)
 }

@@ -52,10 +52,17 @@ type plan struct {
 	next      int
 	perIntent map[string][]scheduled
 	used      map[string]int
+	// reads are the faults successive reads meet, from the mission or
+	// the options; readsTaken counts the reads so far.
+	reads      []missions.ReadStep
+	readsTaken int
 }
 
 func newPlan(o Options) *plan {
-	p := &plan{used: map[string]int{}}
+	p := &plan{used: map[string]int{}, reads: o.ReadFaults}
+	if o.Mission != nil {
+		p.reads = o.Mission.Reads
+	}
 	if o.Mission == nil {
 		for _, f := range o.Faults {
 			p.list = append(p.list, scheduled{fixture: f, delay: o.Delay, resolve: o.Resolve})
@@ -93,6 +100,17 @@ func (p *plan) take(intent string) scheduled {
 		return p.list[p.next-1]
 	}
 	return scheduled{fixture: missions.Success}
+}
+
+// takeRead is the fault the next read meets: the next of the list, then
+// none.
+func (p *plan) takeRead() missions.ReadStep {
+	n := p.readsTaken
+	p.readsTaken++
+	if n < len(p.reads) {
+		return p.reads[n]
+	}
+	return missions.ReadStep{}
 }
 
 // left lists the faults still to come, for the control endpoint.
@@ -156,7 +174,7 @@ func newCore(o Options) (*core, error) {
 		Mission: o.Mission,
 		Settings: export.SessionSettings{
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
-			Faults: o.Faults, IntentField: o.IntentField, MetadataInDigest: !o.MetadataOutsideDigest,
+			Faults: o.Faults, ReadFaults: o.ReadFaults, IntentField: o.IntentField, MetadataInDigest: !o.MetadataOutsideDigest,
 		},
 		Changes: []export.SessionChange{},
 	}
@@ -297,10 +315,55 @@ func readRequest(kind, intent, query string) export.SessionRequest {
 	return r
 }
 
-// retrieveLogged finds the refund a retrieve names and logs the read.
-func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool) {
+// retrieveLogged finds the refund a retrieve names, as the read's fault
+// shows it, and logs the read with its fault.
+func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool, missions.ReadWorld) {
+	rs := c.plan.takeRead()
+	world := rs.World()
 	o, found := c.retrieve(raw)
-	return c.logRead(export.RequestRetrieve, o.Intent, raw), o, found
+	if found {
+		if seen, ok := world.Sees(o, c.led.Now()); ok {
+			o = seen
+		} else {
+			// Not there yet, as the lagging read sees it; the read is
+			// still the refund's, for the session.
+			o, found = ledger.Object{Intent: o.Intent}, false
+		}
+	}
+	i := c.logRead(export.RequestRetrieve, o.Intent, raw)
+	c.readFaulted(i, rs)
+	return i, o, found, world
+}
+
+// listLogged is the page a list selects, as the read's fault shows the
+// ledger, with the read logged with its fault; a refused list is not
+// logged (the caller refuses it).
+func (c *core) listLogged(lq listQuery, query string) (int, []ledger.Object, bool, missions.ReadWorld, *apiError) {
+	rs := c.plan.takeRead()
+	world := rs.World()
+	page, more, e := c.listSeen(lq, world)
+	if e != nil {
+		return 0, nil, false, world, e
+	}
+	i := c.logRead(export.RequestList, lq.intent, query)
+	c.readFaulted(i, rs)
+	return i, page, more, world, nil
+}
+
+// readFaulted marks request i with the fault the read met.
+func (c *core) readFaulted(i int, rs missions.ReadStep) {
+	if rs.Fault == "" || rs.Fault == missions.ReadOK {
+		return
+	}
+	r := c.reqs.get(i)
+	r.ReadFault, r.Delay = rs.Fault, rs.Lag
+	c.reqs.set(i, r)
+}
+
+// readError is the reply of a read that met read_server_error.
+func readError() *apiError {
+	return &apiError{Status: ledger.CodeServerError, Type: ledger.ErrorAPI,
+		Message: "The refunds could not be read just now (a fault under test: read_server_error); this reply shows nothing about them. Try again."}
 }
 
 // update sets or clears metadata fields of the refund raw names and logs
@@ -664,10 +727,18 @@ func (lq *listQuery) created(name, v string) *apiError {
 // list is the page of refunds a list request selects, newest first, and
 // whether more follow.
 func (c *core) list(lq listQuery) ([]ledger.Object, bool, *apiError) {
+	return c.listSeen(lq, missions.ReadStep{}.World())
+}
+
+// listSeen is list with the ledger as a read that met world sees it.
+func (c *core) listSeen(lq listQuery, world missions.ReadWorld) ([]ledger.Object, bool, *apiError) {
 	v := c.led.View()
 	var all []ledger.Object
 	for i := len(v.Objects) - 1; i >= 0; i-- {
-		o := v.Objects[i]
+		o, seen := world.Sees(v.Objects[i], c.led.Now())
+		if !seen {
+			continue
+		}
 		p := parsePayload(o.Payload)
 		created := c.created(o)
 		if (lq.charge == "" || p.Charge == lq.charge) &&

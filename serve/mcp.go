@@ -340,15 +340,21 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	defer s.busy()()
 	call, ck, p := t.callOf(req, ToolGet)
 	s.lockNow()
-	i, o, found := s.c.retrieveLogged(in.ID)
+	i, o, found, world := s.c.retrieveLogged(in.ID)
 	s.c.setCall(i, call)
+	if !world.Answered {
+		return nil, toolRefund{}, t.heldRead(ctx, p, ck, call, i)
+	}
 	var (
 		e     *apiError
 		shown []missions.EvidenceObject
 		out   toolRefund
 	)
 	status := 200
-	if found {
+	if world.Code != http.StatusOK {
+		e = readError()
+		status = e.Status
+	} else if found {
 		shown = shownOf(o)
 		out = toolRefundOf(o, o.Status, s.c.created(o))
 	} else {
@@ -394,10 +400,25 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
 	}
 	s.lockNow()
-	page, more, e := s.c.list(lq)
+	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
 	if e != nil {
 		s.mu.Unlock()
 		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
+	}
+	s.c.setCall(i, call)
+	if !world.Answered {
+		return nil, toolList{}, t.heldRead(ctx, p, ck, call, i)
+	}
+	if world.Code != http.StatusOK {
+		e := readError()
+		err := s.record(i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+		c := s.c
+		s.mu.Unlock()
+		if err != nil {
+			return nil, toolList{}, t.errResult(errUnrecorded(err), false)
+		}
+		t.answer(p, ck, c, i, e.Status, e, nil)
+		return nil, toolList{}, t.errResult(e, true)
 	}
 	out := toolList{Refunds: []toolRefund{}, HasMore: more}
 	var shown []missions.EvidenceObject
@@ -405,8 +426,6 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 		out.Refunds = append(out.Refunds, toolRefundOf(o, o.Status, s.c.created(o)))
 		shown = append(shown, shownOf(o)...)
 	}
-	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
-	s.c.setCall(i, call)
 	err := s.record(i, planned{wire: export.WireDelivered, status: 200, shown: shown})
 	c := s.c
 	s.mu.Unlock()
@@ -415,6 +434,29 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	t.answer(p, ck, c, i, 200, nil, shown)
 	return nil, out, nil
+}
+
+// heldRead ends a read tool call that met read_timeout: recorded held,
+// it waits until the client cancels it, ends its session or goes, and
+// never answers. The caller holds mu, which heldRead releases.
+func (t *tools) heldRead(ctx context.Context, p *post, ck callKey, call *export.ToolCall, i int) error {
+	s := t.s
+	err := s.record(i, planned{wire: export.WireHeld})
+	c := s.c
+	s.mu.Unlock()
+	if err != nil {
+		return t.errResult(errUnrecorded(err), false)
+	}
+	t.track(ck, c, i)
+	defer t.untrack(ck, false)
+	var gone <-chan struct{}
+	if p != nil {
+		gone = p.gone
+	}
+	wire := s.hold(ctx, gone, t.sessionEnded(call.Session))
+	s.finish(c, i, wire, 0, nil, nil)
+	t.lost(p, ck)
+	return errNoReply
 }
 
 // toolArguments lists each tool's arguments, as its schema names them.

@@ -29,6 +29,9 @@ const (
 	// DefaultDelay is how many ticks a listed late_commit or pending
 	// takes to land or resolve.
 	DefaultDelay = 2
+	// DefaultLag is how many ticks behind the ledger a listed
+	// read_lagging read shows it.
+	DefaultLag = 10
 )
 
 // Options configure a provider.
@@ -46,6 +49,10 @@ type Options struct {
 	// success. Mission, when set, schedules faults per intent instead.
 	Faults  []missions.Fixture
 	Mission *missions.Mission
+	// ReadFaults are met by successive reads (a list, a refund by id);
+	// after the last, reads are answered as the ledger stands. A
+	// Mission's reads take their place.
+	ReadFaults []missions.ReadStep
 	// Delay (ticks) and Resolve are what a listed late_commit or pending
 	// does.
 	Delay   int
@@ -186,8 +193,16 @@ func (o Options) Validate() error {
 	if !o.Resolve.Terminal() {
 		return fmt.Errorf("resolve %q: a pending refund ends succeeded or failed", o.Resolve)
 	}
-	if o.Mission != nil && len(o.Faults) > 0 {
+	if o.Mission != nil && (len(o.Faults) > 0 || len(o.ReadFaults) > 0) {
 		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
+	}
+	for _, r := range o.ReadFaults {
+		if _, err := missions.ParseReadFault(string(r.Fault)); err != nil {
+			return err
+		}
+		if (r.Fault == missions.ReadLagging) != (r.Lag > 0) || CheckDelay(max(r.Lag, 1)) != nil {
+			return fmt.Errorf("read fault %s with lag %d: a read_lagging read lags 1 to %d ticks, and no other read lags", r.Fault, r.Lag, MaxDelay)
+		}
 	}
 	if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {
 		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)

@@ -46,6 +46,7 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		Tick:        time.Duration(set.TickMillis) * time.Millisecond,
 		Mission:     m,
 		Faults:      set.Faults,
+		ReadFaults:  set.ReadFaults,
 		IntentField: set.IntentField,
 		// The recorded digests are taken as they are; this only keeps
 		// the setting as recorded.
@@ -54,7 +55,7 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		Resolve:               set.Resolve,
 	}
 	if o.Mission != nil {
-		o.Faults = nil
+		o.Faults, o.ReadFaults = nil, nil
 	}
 	c, err := newCore(o)
 	if err != nil {
@@ -114,15 +115,27 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		q.Wire, q.Status, q.Error = r.Wire, r.Status, r.Error
 		c.reqs.set(i, q)
 	case export.RequestRetrieve:
+		rs := c.plan.takeRead()
+		world := rs.World()
 		obj, found := c.retrieve(r.Payload)
+		if found {
+			if seen, ok := world.Sees(obj, c.led.Now()); ok {
+				obj = seen
+			} else {
+				obj, found = ledger.Object{Intent: obj.Intent}, false
+			}
+		}
 		// The refund's intent is cut as it was when served; the id is
 		// as recorded, cut or not.
 		rr := readRequest(r.Kind, obj.Intent, "")
 		rr.Payload, rr.Cut = r.Payload, rr.Cut || r.Cut
 		i := c.log(rr)
+		c.readFaulted(i, rs)
 		switch {
 		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)
+		case world.Code != 200:
+			c.replied(i, r.Wire, world.Code, readError(), nil)
 		case !found:
 			c.replied(i, r.Wire, 404, notFound(r.Payload), nil)
 		default:
@@ -132,8 +145,14 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		if r.Cut {
 			// Only the query's start was kept: what the reply showed is
 			// taken as recorded.
+			rs := c.plan.takeRead()
 			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Payload: r.Payload, Cut: true})
-			c.replied(i, r.Wire, r.Status, nil, r.Shown)
+			c.readFaulted(i, rs)
+			var e *apiError
+			if rs.World().Code == 500 {
+				e = readError()
+			}
+			c.replied(i, r.Wire, r.Status, e, r.Shown)
 			break
 		}
 		q, err := url.ParseQuery(r.Payload)
@@ -144,7 +163,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		if e != nil {
 			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
 		}
-		page, _, e := c.list(lq)
+		i, page, _, world, e := c.listLogged(lq, r.Payload)
 		if e != nil {
 			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
 		}
@@ -152,10 +171,12 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		for _, obj := range page {
 			shown = append(shown, shownOf(obj)...)
 		}
-		i := c.log(export.SessionRequest{Kind: r.Kind, Intent: lq.intent, Payload: r.Payload})
-		if r.Wire != export.WireDelivered {
+		switch {
+		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)
-		} else {
+		case world.Code != 200:
+			c.replied(i, r.Wire, world.Code, readError(), nil)
+		default:
 			c.replied(i, r.Wire, 200, nil, shown)
 		}
 	case export.RequestUpdate:

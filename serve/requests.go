@@ -80,15 +80,28 @@ func (l *requestLog) pack(r export.SessionRequest) storedRequest {
 			l.lastShown = shown
 		}
 	}
+	fault := string(r.Fixture)
+	if r.ReadFault != "" {
+		// A read has no fixture: the slot keeps its read fault.
+		fault = string(r.ReadFault)
+	}
 	return storedRequest{
 		tick: r.Tick, intent: r.Intent, key: r.Key, digest: r.Digest, payload: r.Payload,
 		response: r.Response, shown: shown, seq: int32(r.Seq), delay: int32(r.Delay), status: int16(r.Status),
-		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(string(r.Fixture)),
+		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(fault),
 		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call,
 	}
 }
 
 func (q *storedRequest) unpack() export.SessionRequest {
+	r := q.unpackAll()
+	if r.Kind == export.RequestRetrieve || r.Kind == export.RequestList {
+		r.ReadFault, r.Fixture = missions.ReadFault(r.Fixture), ""
+	}
+	return r
+}
+
+func (q *storedRequest) unpackAll() export.SessionRequest {
 	return export.SessionRequest{
 		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
 		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),

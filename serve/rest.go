@@ -432,11 +432,17 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PathValue("id")
 	s.lockNow()
-	i, o, found := s.c.retrieveLogged(raw)
+	i, o, found, world := s.c.retrieveLogged(raw)
+	if s.heldRead(w, r, i, world) {
+		return
+	}
 	var status int
 	var body []byte
 	var shown []missions.EvidenceObject
-	if found {
+	if world.Code != http.StatusOK {
+		e = readError()
+		status, body = e.Status, e.body()
+	} else if found {
 		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
 		shown = shownOf(o)
 	} else {
@@ -495,10 +501,18 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.lockNow()
-	page, more, e := s.c.list(lq)
+	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
 	if e != nil {
 		s.mu.Unlock()
 		s.refuse(w, r, lq.intent, "", e)
+		return
+	}
+	if s.heldRead(w, r, i, world) {
+		return
+	}
+	if world.Code != http.StatusOK {
+		e := readError()
+		s.answerLocked(w, r, i, e.Status, e.body(), e, nil, 0)
 		return
 	}
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
@@ -507,8 +521,28 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		out.Data = append(out.Data, refundOf(o, o.Status, s.c.created(o)))
 		shown = append(shown, shownOf(o)...)
 	}
-	i := s.c.logRead(export.RequestList, lq.intent, q.Encode())
 	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
+}
+
+// heldRead ends a read that met read_timeout: it is recorded held, its
+// reply kept back until the client gives up, and its connection closed.
+// It reports whether it did; the caller holds mu, which it releases
+// when it does.
+func (s *Server) heldRead(w http.ResponseWriter, r *http.Request, i int, world missions.ReadWorld) bool {
+	if world.Answered {
+		return false
+	}
+	err := s.record(i, planned{wire: export.WireHeld})
+	c := s.c
+	s.mu.Unlock()
+	if err != nil {
+		s.unrecorded(w, r, i+1, err)
+		return true
+	}
+	wire := s.hold(r.Context(), nil, nil)
+	s.finish(c, i, wire, 0, nil, nil)
+	closeConn(w)
+	return true
 }
 
 // update serves POST /v1/refunds/{id}: it sets or clears the refund's
