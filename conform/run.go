@@ -11,11 +11,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -50,7 +53,8 @@ type Config struct {
 	// Command is the client command and its arguments.
 	Command []string
 	// Tick is how long one ledger tick lasts; Timeout bounds each
-	// scenario; Parallel limits the scenarios run at once (0: all).
+	// scenario from its client's first request; Parallel limits the
+	// scenarios run at once (0: PerCore per core).
 	Tick     time.Duration
 	Timeout  time.Duration
 	Parallel int
@@ -116,7 +120,7 @@ func (c Config) Validate() error {
 	case CheckTimeout(c.Timeout, c.Tick) != nil:
 		return CheckTimeout(c.Timeout, c.Tick)
 	case c.Parallel < 0:
-		return fmt.Errorf("parallel %d: give 0 (every scenario at once) or more", c.Parallel)
+		return fmt.Errorf("parallel %d: give 0 (%d per core) or more", c.Parallel, PerCore)
 	}
 	if err := findCommand(c.Command[0]); err != nil {
 		return err
@@ -127,6 +131,19 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no place for the clients' state directories: %v (set TMPDIR to a writable directory)", errors.Unwrap(err))
 	}
 	return os.Remove(probe)
+}
+
+// PerCore is how many rows run at once per core when Parallel is 0: a
+// row mostly waits on its client's timeouts, so a core keeps a few busy,
+// and a machine's load never decides a grade.
+const PerCore = 4
+
+// slots is how many rows run at once.
+func (c Config) slots() int {
+	if c.Parallel > 0 {
+		return c.Parallel
+	}
+	return PerCore * runtime.NumCPU()
 }
 
 // RequestTimeout is the per-request timeout the client is told to use.
@@ -147,10 +164,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 		Rows: make([]Row, len(scenarios)),
 	}
-	slots := len(scenarios)
-	if cfg.Parallel > 0 {
-		slots = cfg.Parallel
-	}
+	slots := cfg.slots()
 	sem := make(chan struct{}, max(slots, 1))
 	var wg sync.WaitGroup
 	for i, sc := range scenarios {
@@ -310,12 +324,36 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		"REPLAYLAB_KEY_RETENTION_MS":   strconv.FormatInt(retentionMs, 10),
 	})
 	base = append(base, token)
-	rctx, cancel := context.WithTimeoutCause(ctx, cfg.Timeout, killReason(fmt.Sprintf("at the scenario's timeout (%v)", cfg.Timeout)))
-	defer cancel()
+	// A run's budget counts from its first request, so that a client
+	// slow to start (Node on a loaded machine) is graded as one that
+	// starts at once; a run that sends nothing has as long again to
+	// start. What the client still waited on is taken as the row ends.
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var waitingOn []export.SessionRequest
+	budget := time.AfterFunc(time.Hour, func() {
+		open := openRequests(srv.Session())
+		mu.Lock()
+		waitingOn = open
+		mu.Unlock()
+		cancel(killReason(fmt.Sprintf("at the scenario's timeout (%v from the run's first request)", cfg.Timeout)))
+	})
+	defer budget.Stop()
+	var awaitFirst atomic.Bool
+	arm := func() {
+		awaitFirst.Store(true)
+		budget.Reset(2 * cfg.Timeout)
+	}
+	srv.OnRequest = func() {
+		if awaitFirst.CompareAndSwap(true, false) {
+			budget.Reset(cfg.Timeout)
+		}
+	}
 
 	launch := func(batch []*rowRun) {
 		// The batch is started under mu, so that a crash the first of
 		// them provokes finds every one of them to kill.
+		arm()
 		mu.Lock()
 		live = nil
 		for _, r := range batch {
@@ -402,7 +440,13 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		switch {
 		case len(hung) > 0:
 			row.Grade = GradeUnsettled
-			row.Why = fmt.Sprintf("The client did not finish within %v (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
+			row.Why = fmt.Sprintf("The client did not finish within %v of its first request (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
+			mu.Lock()
+			held := heldWords(waitingOn, cfg)
+			mu.Unlock()
+			if held != "" {
+				row.Why += " " + held
+			}
 		case len(row.Problems) > 0:
 			row.Grade, row.Why = GradeUnsettled, sentence(row.Problems[0])
 		}
@@ -472,4 +516,39 @@ func liveObjects(l ledger.Snapshot, intent string) []ledger.Object {
 		}
 	}
 	return out
+}
+
+// openRequests are the requests of a session whose replies were still
+// held or being written when it was taken.
+func openRequests(s *export.Session) []export.SessionRequest {
+	var out []export.SessionRequest
+	for _, r := range s.Requests {
+		if r.Wire == export.WireOpen {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// heldWords says what the client still waited on as its row ended: the
+// request, held since which tick, and that the client's own timeout is
+// longer than the one it was told to use; "" when it waited on none.
+func heldWords(open []export.SessionRequest, cfg Config) string {
+	if len(open) == 0 {
+		return ""
+	}
+	r := open[0]
+	what := r.Kind
+	switch {
+	case r.Call != nil:
+		what = r.Call.Tool
+	case r.Kind == export.RequestCreate:
+		what = "POST /v1/refunds"
+	case r.Kind == export.RequestList:
+		what = "GET /v1/refunds"
+	case r.Kind == export.RequestRetrieve:
+		what = "GET /v1/refunds/" + r.Payload
+	}
+	return fmt.Sprintf("It was still waiting on %s (request %d, held since tick %d, %v in): its own request timeout is longer than REPLAYLAB_REQUEST_TIMEOUT_MS (%dms), which a lost reply is held for; docs/conform.md says where a client and each agent framework set it.",
+		what, r.Seq, r.Tick, time.Duration(r.Tick)*cfg.Tick, cfg.RequestTimeout().Milliseconds())
 }

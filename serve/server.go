@@ -67,6 +67,10 @@ type Server struct {
 	// the create's intent. A test rig uses it to kill the client at that
 	// moment, so that the client never hears even the close.
 	OnCrash func(intent string)
+	// OnRequest, when set, is called as each HTTP request arrives, before
+	// it is routed: a test rig counts a row's time from its client's
+	// first request, whatever the client took to start.
+	OnRequest func()
 
 	// tools is the MCP side (Options.MCP), made once.
 	tools     *tools
@@ -219,6 +223,9 @@ func New(o Options) (*Server, error) {
 // net/http's router would answer a bare redirect, which a client that
 // follows it would send again.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.OnRequest != nil {
+		s.OnRequest()
+	}
 	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && !(strings.HasSuffix(p, "/") && path.Clean(p)+"/" == p) {
 		s.unknown(w, r)
 		return
