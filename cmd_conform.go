@@ -3,10 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -25,6 +27,12 @@ type conformFlags struct {
 	junit, record    string
 	asJSON, markdown bool
 	list, force, mcp bool
+	// conform --explore
+	explore        int
+	seed           string
+	search         time.Duration
+	out, shard     string
+	failOn         []string
 }
 
 func newConformCmd() *cobra.Command {
@@ -81,6 +89,13 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
 	fl.BoolVar(&f.mcp, "mcp", false, "grade an agent: serve the provider as MCP tools too and give the client REPLAYLAB_MCP_URL (its /mcp endpoint)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
+	fl.Var(newWholeFlag(&f.explore, 0, 1, conform.MaxSchedules, fmt.Sprintf("a whole number of schedules from 1 to %d", conform.MaxSchedules)), "explore", "instead of the matrix, run `N` generated schedules (faults that meet, faults on reads) and shrink each unsafe one to a mission")
+	fl.StringVar(&f.seed, "seed", "1", "with --explore: the `SEED` the schedules are drawn from (a whole number; the same seed draws the same schedules)")
+	fl.DurationVar(&f.search, "for", 0, "with --explore: stop drawing schedules after `DURATION` (with --explore 0 or left out: draw until then)")
+	fl.StringVar(&f.out, "out", "", "with --explore: write each failure's shrunk schedule to `DIR` as ID.yaml (DIR must not exist, unless --force)")
+	fl.StringVar(&f.shard, "shard", "", "play part `I/N` of the matrix or of the generated schedules, for N parallel CI jobs (merge their --json reports with replaylab conform merge)")
+	fl.StringSliceVar(&f.failOn, "fail-on", nil, "with --explore: also fail on `unsettled` schedules (unsafe ones always fail)")
+	cmd.AddCommand(newConformMergeCmd())
 	registerMissionsDir(cmd)
 	return cmd
 }
@@ -101,7 +116,7 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		return err
 	}
 	if f.list {
-		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force"} {
+		for _, flag := range []string{"junit", "json", "markdown", "record", "parallel", "timeout", "tick", "force", "explore", "seed", "for", "out", "shard", "fail-on"} {
 			if cmd.Flags().Changed(flag) {
 				return badInput(fmt.Errorf("--list prints the scenarios and runs nothing, so --%s does nothing with it; leave one of them out", flag))
 			}
@@ -126,6 +141,20 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	}
 	// conform.Run validates the Config, once, before the first row.
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp}
+	exploring := cmd.Flags().Changed("explore") || cmd.Flags().Changed("for")
+	ex, err := f.exploreConfig(cmd, exploring)
+	if err != nil {
+		return err
+	}
+	if f.shard != "" && !exploring {
+		var kept []*conform.Scenario
+		for i, sc := range scenarios {
+			if ex.Shard.Has(i) {
+				kept = append(kept, sc)
+			}
+		}
+		scenarios = kept
+	}
 	for flag, v := range map[string]string{"--junit": f.junit, "--record": f.record} {
 		if strings.TrimSpace(v) == "" && cmd.Flags().Changed(flag[2:]) {
 			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))
@@ -137,11 +166,79 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	rep, err := conform.Run(ctx, cfg, scenarios)
+	var rep *conform.Report
+	if exploring {
+		rep, err = conform.Explore(ctx, cfg, ex)
+	} else {
+		rep, err = conform.Run(ctx, cfg, scenarios)
+		if err == nil {
+			rep.Shard = ex.Shard.String()
+		}
+	}
 	if err != nil {
 		return badInput(err)
 	}
 	stop()
+	return finishConform(cmd, f, rep)
+}
+
+// exploreConfig reads the flags of a search, and refuses them without
+// one (--shard plays part of the matrix too).
+func (f *conformFlags) exploreConfig(cmd *cobra.Command, exploring bool) (conform.ExploreConfig, error) {
+	var ex conform.ExploreConfig
+	if !exploring {
+		for _, flag := range []string{"seed", "out", "fail-on"} {
+			if cmd.Flags().Changed(flag) {
+				return ex, badInput(fmt.Errorf("--%s goes with --explore N (generated schedules); give --explore, or leave --%s out", flag, flag))
+			}
+		}
+	} else if cmd.Flags().Changed("scenario") {
+		return ex, badInput(errors.New("--scenario names matrix rows, and --explore runs generated schedules instead; give one"))
+	}
+	if f.shard != "" {
+		sh, err := conform.ParseShard(f.shard)
+		if err != nil {
+			return ex, badInput(fmt.Errorf("--%w", err))
+		}
+		ex.Shard = sh
+	}
+	if !exploring {
+		return ex, nil
+	}
+	seed, err := strconv.ParseUint(strings.TrimSpace(f.seed), 10, 64)
+	if err != nil {
+		return ex, badInput(fmt.Errorf("--seed %q: give a whole number from 0 to %d", f.seed, uint64(math.MaxUint64)))
+	}
+	if cmd.Flags().Changed("for") && (f.search <= 0 || f.search > 24*time.Hour) {
+		return ex, badInput(fmt.Errorf("--for %v: give a duration from 1s to 24h, e.g. 2m", f.search))
+	}
+	if !cmd.Flags().Changed("explore") && f.search <= 0 {
+		return ex, badInput(errors.New("--explore needs a number of schedules from 1, or --for DURATION"))
+	}
+	for _, v := range f.failOn {
+		if strings.TrimSpace(v) != "unsettled" {
+			return ex, badInput(fmt.Errorf("--fail-on %q: the one grade a search may also fail on is unsettled (unsafe always fails)", v))
+		}
+		ex.FailOnUnsettled = true
+	}
+	if cmd.Flags().Changed("fail-on") && len(f.failOn) == 0 {
+		return ex, badInput(errors.New("--fail-on is empty; give unsettled, or leave --fail-on out"))
+	}
+	ex.Count, ex.For, ex.Seed, ex.Missions = f.explore, f.search, seed, f.out
+	if f.out != "" {
+		if _, err := os.Lstat(f.out); err == nil && !f.force {
+			return ex, badInput(fmt.Errorf("--out %s exists; give a new folder for the shrunk missions, or --force to write into it", f.out))
+		}
+	} else if cmd.Flags().Changed("out") {
+		return ex, badInput(errors.New("--out is empty; give a folder, or leave --out out"))
+	}
+	return ex, nil
+}
+
+// finishConform prints the report and writes what goes beside it, then
+// says how the run ended in its exit code.
+func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) error {
+	var err error
 	out := cmd.OutOrStdout()
 	var report []byte
 	switch {
@@ -180,9 +277,29 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
 		}
 	}
+	if f.out != "" && rep.Explore != nil {
+		files, err := conform.MissionFiles(rep, f.out)
+		if err != nil {
+			return err
+		}
+		if len(files) > 0 {
+			if err := os.MkdirAll(f.out, 0o777); err != nil {
+				return badInput(fmt.Errorf("--out %s: %w", f.out, cause(err)))
+			}
+			if err := writeAll(files, f.force); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (validate, conform --missions %s and the lab open each)\n", termtext.Plural(len(files), "shrunk mission"), f.out, f.out)
+		}
+	}
 	switch {
 	case rep.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
+	case rep.Explore != nil:
+		if x := rep.Explore; x.Failed() {
+			return &exitError{code: exitVerdict, err: fmt.Errorf("%s and %d unsettled in %s", termtext.Plural(len(x.Failures), "distinct failure"), len(x.Unsettled), termtext.Plural(x.Ran, "generated schedule"))}
+		}
+		return nil
 	case rep.Passed < len(rep.Rows):
 		return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %s did not pass", len(rep.Rows)-rep.Passed, termtext.Plural(len(rep.Rows), "scenario"))}
 	}
@@ -246,4 +363,54 @@ func printed(_ int, err error) error {
 		return fmt.Errorf("writing the report: %w", cause(err))
 	}
 	return nil
+}
+
+// newConformMergeCmd is conform merge: the shards' JSON reports of one
+// run joined into one report, and one JUnit file.
+func newConformMergeCmd() *cobra.Command {
+	var asJSON bool
+	var junit string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "merge REPORT.json...",
+		Short: "Merge the --json reports of conform's shards (--shard I/N) into one report",
+		Long: `Merge the JSON reports that the shards of one conform run wrote
+(replaylab conform --shard I/N --json, one per CI job) into one: the rows of
+each, the counts added, and for a search (--explore) each distinct failure
+once. It prints the scorecard (or, with --json, the merged report) and with
+--junit writes one JUnit file. Exit codes as conform's: 1 when the merged run
+does not pass, 2 for bad input.`,
+		Example: `  replaylab conform merge shard-*.json --junit conform.xml
+  replaylab conform merge --json shard-1.json shard-2.json > conform.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var reps []*conform.Report
+			for _, name := range args {
+				data, err := readLimited(name, 256<<20, "a conform report")
+				if err != nil {
+					return badInput(err)
+				}
+				r, err := conform.UnmarshalReport(name, data)
+				if err != nil {
+					return badInput(err)
+				}
+				reps = append(reps, r)
+			}
+			rep, err := conform.Merge(args, reps)
+			if err != nil {
+				return badInput(err)
+			}
+			if junit != "" {
+				if err := checkWritable(junit, force, false); err != nil {
+					return err
+				}
+			}
+			f := &conformFlags{asJSON: asJSON, junit: junit, force: force}
+			return finishConform(cmd, f, rep)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged report as JSON ("+conform.SchemaID+") instead of the scorecard")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the merged scorecard as JUnit XML to `FILE`")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite the --junit file if it exists")
+	return cmd
 }

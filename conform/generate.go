@@ -80,8 +80,11 @@ func Generate(seed uint64, i int) *missions.Mission {
 			left--
 		}
 	}
-	if r.IntN(6) == 0 {
-		// Two runs of the client send the first create at once.
+	if r.IntN(6) == 0 && !slices.ContainsFunc(steps, func(st missions.Step) bool { return st.Fixture == missions.FailureBeforeCommit }) {
+		// Two runs of the client send the first create at once, and
+		// each settles every intent. Not with a refusal before
+		// execution: which run's send is refused is the race of the
+		// two, and each run is told of its own.
 		first := steps[0]
 		steps[0] = missions.Step{Together: []missions.Step{first, {Attempt: first.Attempt, Fixture: missions.Success}}}
 	}

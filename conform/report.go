@@ -76,6 +76,13 @@ type Report struct {
 	// Interrupted: the run was stopped (Ctrl-C) before every row ended;
 	// the rows that did not end are graded not_run.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Explore is what conform --explore adds: the seed, the schedules
+	// run, the failures with their shrunk missions, time and throughput.
+	// Rows are then the schedules run, in the order drawn.
+	Explore *Exploration `json:"explore,omitempty"`
+	// Shard is the part of the matrix this run played (--shard), "" for
+	// all of it.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Row is one scenario: what the provider holds, what the client
@@ -93,6 +100,8 @@ type Row struct {
 	Problems []string `json:"problems,omitempty"`
 	// Millis is how long the row took, wall time.
 	Millis int64 `json:"duration_ms"`
+	// Hung: a run of the client was killed at the row's timeout.
+	Hung bool `json:"hung,omitempty"`
 	// Session is what the provider recorded (for --record and the
 	// write-up); it is not part of the report's JSON.
 	Session *export.Session `json:"-"`
@@ -215,6 +224,9 @@ func Beliefs(r *Row) string {
 // its grade, what the provider holds and what the client believed, the
 // reason under it, then the count of rows that pass.
 func Text(r *Report, width int) string {
+	if r.Explore != nil {
+		return ExploreText(r, width)
+	}
 	var b strings.Builder
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
@@ -338,9 +350,18 @@ func JUnit(r *Report) ([]byte, error) {
 		for _, p := range row.Problems {
 			detail += "problem: " + p + "\n"
 		}
-		switch row.Grade {
-		case GradePass:
-		case GradeNotRun:
+		failed := row.Grade != GradePass
+		if x := r.Explore; x != nil {
+			// A search fails on a failure that came back, and on an
+			// unsettled schedule only when asked to.
+			failed = row.Grade == GradeUnsafe && !x.flaky(row.Scenario) || row.Grade == GradeUnsettled && x.FailOnUnsettled
+			if row.Grade == GradeUnsafe {
+				detail += x.shrunkWords(row.Scenario)
+			}
+		}
+		switch {
+		case !failed:
+		case row.Grade == GradeNotRun:
 			set.Skipped++
 			c.Skipped = &junitFailure{Message: row.Why}
 		default:

@@ -164,32 +164,8 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 		Rows: make([]Row, len(scenarios)),
 	}
-	slots := cfg.slots()
-	sem := make(chan struct{}, max(slots, 1))
-	var wg sync.WaitGroup
-	for i, sc := range scenarios {
-		rep.Rows[i] = Row{Scenario: sc.ID(), Title: sc.Mission.Title, Grade: GradeNotRun,
-			Why: "Did not run: conform was interrupted first.", Intents: blankIntents(sc), Runs: []ClientRun{}}
-	}
 	// Rows start in the order given, as slots free up.
-start:
-	for i, sc := range scenarios {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			break start
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			rep.Rows[i] = runScenario(ctx, cfg, sc)
-		}()
-	}
-	wg.Wait()
+	rep.Rows = runRows(ctx, cfg, scenarios)
 	rep.Millis = time.Since(began).Milliseconds()
 	if err := unstartable(rep); err != nil {
 		return nil, err
@@ -439,7 +415,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		// misbehaviour is the reason a person needs first.
 		switch {
 		case len(hung) > 0:
-			row.Grade = GradeUnsettled
+			row.Grade, row.Hung = GradeUnsettled, true
 			row.Why = fmt.Sprintf("The client did not finish within %v of its first request (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
 			mu.Lock()
 			held := heldWords(waitingOn, cfg)

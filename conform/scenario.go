@@ -217,6 +217,13 @@ func (s *Scenario) Plays() string {
 		parts = append(parts, fmt.Sprintf("%s's creates meet %s; any later one, success", in.ID, strings.Join(per[in.ID], ", ")))
 	}
 	w := strings.Join(parts, "; ")
+	if reads := s.Mission.Reads; len(reads) > 0 {
+		words := make([]string, len(reads))
+		for i, r := range reads {
+			words[i] = r.String()
+		}
+		w += "; reads meet " + strings.Join(words, ", ") + ", then none"
+	}
 	switch {
 	case s.NoContract():
 		w += "; the provider keeps no idempotency keys"
