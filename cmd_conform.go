@@ -28,11 +28,11 @@ type conformFlags struct {
 	asJSON, markdown bool
 	list, force, mcp bool
 	// conform --explore
-	explore        int
-	seed           string
-	search         time.Duration
-	out, shard     string
-	failOn         []string
+	explore    int
+	seed       string
+	search     time.Duration
+	out, shard string
+	failOn     []string
 }
 
 func newConformCmd() *cobra.Command {

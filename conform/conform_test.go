@@ -40,7 +40,7 @@ func example(t testing.TB, name string) string {
 		if buildErr != nil {
 			return
 		}
-		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent"} {
+		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent", "listing-refund"} {
 			out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, ex), "../examples/"+ex).CombinedOutput()
 			if err != nil {
 				buildErr = fmt.Errorf("go build %s: %v\n%s", ex, err, out)

@@ -270,7 +270,8 @@ func (x *Exploration) consider(ctx context.Context, cfg Config, ex ExploreConfig
 	}
 	m, last, runs, minimal := shrink(ctx, cfg, sc.Mission, again, ex.ShrinkRuns)
 	x.ShrinkRuns += runs
-	m = renumbered(m)
+	m, rename := renumbered(m)
+	last.Why = rename.Replace(last.Why)
 	Complete(m, fmt.Sprintf("A client failed this schedule: found by replaylab conform --explore (seed %d, schedule %s) and shrunk to the smallest schedule that still fails", ex.Seed, strings.TrimPrefix(sc.ID(), fmt.Sprintf("explore-%d-", ex.Seed))))
 	m.Title = "Shrunk from " + sc.ID()
 	digest := shapeOf(m)
@@ -393,11 +394,13 @@ func (x *Exploration) shrunkWords(id string) string {
 // renumbered names a shrunk schedule's intents refund-1, refund-2, … in
 // order, so that two failures alike but for which intent was left are
 // told as one.
-func renumbered(m *missions.Mission) *missions.Mission {
+func renumbered(m *missions.Mission) (*missions.Mission, *strings.Replacer) {
 	c := clone(m)
 	names := map[string]string{}
+	var pairs []string
 	for k := range c.Intents {
 		names[c.Intents[k].ID] = "refund-" + strconv.Itoa(k+1)
+		pairs = append(pairs, c.Intents[k].ID, names[c.Intents[k].ID])
 		c.Intents[k].ID = names[c.Intents[k].ID]
 	}
 	for k := range c.Schedule {
@@ -412,5 +415,5 @@ func renumbered(m *missions.Mission) *missions.Mission {
 			st.Together[j].Attempt = names[st.Together[j].Attempt]
 		}
 	}
-	return c
+	return c, strings.NewReplacer(pairs...)
 }

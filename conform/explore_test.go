@@ -3,24 +3,11 @@ package conform
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/replaylab/replaylab/missions"
 )
-
-// buildExample builds one of examples/ into a temporary folder.
-func buildExample(t *testing.T, name string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	out, err := exec.Command("go", "build", "-o", bin, "../examples/"+name).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build %s: %v\n%s", name, err, out)
-	}
-	return bin
-}
 
 var exploreCfg = func(bin string) Config {
 	return Config{Command: []string{bin}, Tick: 20 * time.Millisecond, TempDir: os.TempDir()}
@@ -35,7 +22,7 @@ func TestExploreFindsTheListingClientsFlaw(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a client process per schedule")
 	}
-	bin := buildExample(t, "listing-refund")
+	bin := example(t, "listing-refund")
 	cfg := exploreCfg(bin)
 	matrix, err := Run(context.Background(), cfg, Scenarios(missions.BuiltIn()))
 	if err != nil {
@@ -92,7 +79,7 @@ func TestExploreFindsTheNaiveClientsFailuresEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a client process per schedule")
 	}
-	bin := buildExample(t, "naive-refund")
+	bin := example(t, "naive-refund")
 	rep, err := Explore(context.Background(), exploreCfg(bin), ExploreConfig{Count: 50, Seed: 9, ShrinkRuns: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +101,7 @@ func TestExploreGuardedClientIsSafe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a client process per schedule")
 	}
-	bin := buildExample(t, "guarded-refund")
+	bin := example(t, "guarded-refund")
 	rep, err := Explore(context.Background(), exploreCfg(bin), ExploreConfig{Count: 150, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
