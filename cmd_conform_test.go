@@ -32,7 +32,7 @@ func exampleClient(t *testing.T, name string) string {
 	t.Helper()
 	examplesOnce.Do(func() {
 		examplesDir, examplesErr = os.MkdirTemp("", "replaylab-examples-*")
-		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent"} {
+		for _, ex := range []string{"naive-refund", "guarded-refund", "naive-agent", "guarded-agent", "listing-refund"} {
 			if examplesErr != nil {
 				return
 			}
@@ -95,6 +95,17 @@ func TestConformBadUsage(t *testing.T) {
 		{[]string{"conform", "--record", dir, "--junit", filepath.Join(dir, "timeout-then-success.json"), "--", "true"}, "the path of a session --record writes"},
 		{[]string{"conform", "--junit", notAProgram, "--force", "--", notAProgram}, "the client command itself"},
 		{[]string{"conform", "--scenario", "timeout-then-success", "--", notAProgram}, "could not be started"},
+		{[]string{"conform", "--explore", "0", "--", "true"}, "--explore"},
+		{[]string{"conform", "--explore", "-3", "--", "true"}, "--explore"},
+		{[]string{"conform", "--explore", "5", "--seed", "x1", "--", "true"}, `--seed "x1": give a whole number`},
+		{[]string{"conform", "--explore", "5", "--shard", "3/2", "--", "true"}, `--shard "3/2": give I/N`},
+		{[]string{"conform", "--shard", "1/0", "--", "true"}, "give I/N"},
+		{[]string{"conform", "--explore", "5", "--out", dir, "--", "true"}, "--out " + dir + " exists"},
+		{[]string{"conform", "--seed", "4", "--", "true"}, "--seed goes with --explore"},
+		{[]string{"conform", "--explore", "5", "--fail-on", "unsafe", "--", "true"}, "unsettled"},
+		{[]string{"conform", "--explore", "5", "--scenario", "timeout-then-success", "--", "true"}, "give one"},
+		{[]string{"conform", "--for", "0s", "--", "true"}, "--for 0s"},
+		{[]string{"conform", "merge", taken}, "taken.xml"},
 	} {
 		code, stdout, stderr := cli(c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {
@@ -260,5 +271,54 @@ func TestConformCtrlC(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) > 0 {
 		t.Errorf("conform left %s in TMPDIR", left[0].Name())
+	}
+}
+
+// TestConformExploreAndMerge: listing-refund passes the matrix (its
+// scorecard is the one docs/conform.md shows) and fails a generated
+// schedule. Two shards of the search, merged, report the failure once; the
+// shrunk mission it wrote validates, and conform --missions plays it
+// unsafe again.
+func TestConformExploreAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	inExamples(t)
+	code, out, stderr := cli("conform", "--", "./listing-refund")
+	if code != exitOK {
+		t.Fatalf("listing-refund on the matrix: exit %d\n%s\n%s", code, out, stderr)
+	}
+	readmeScorecard(t, "listing-refund", out)
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		path := filepath.Join(dir, fmt.Sprintf("shard-%d.json", i))
+		found := filepath.Join(dir, "found")
+		args := []string{"conform", "--explore", "60", "--seed", "1", "--tick", "20ms", "--shard", fmt.Sprintf("%d/2", i), "--json", "--out", found, "--force", "--", "./listing-refund"}
+		code, out, stderr := cli(args...)
+		if code != exitVerdict && code != exitOK {
+			t.Fatalf("shard %d: exit %d\n%s", i, code, stderr)
+		}
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, path)
+	}
+	junit := filepath.Join(dir, "conform.xml")
+	code, out, stderr = cli(append([]string{"conform", "merge", "--junit", junit}, shards...)...)
+	if code != exitVerdict || !strings.Contains(out, "60 generated schedules of seed 1") || !strings.Contains(out, "UNSAFE ") {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if data, err := os.ReadFile(junit); err != nil || !strings.Contains(string(data), `tests="60"`) {
+		t.Fatalf("the merged JUnit file: %v", err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "found", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no shrunk mission was written")
+	}
+	id := strings.TrimSuffix(filepath.Base(files[0]), ".yaml")
+	if code, out, _ := cli("validate", files[0]); code != exitOK {
+		t.Fatalf("validate %s: exit %d\n%s", files[0], code, out)
+	}
+	code, out, _ = cli("conform", "--missions", filepath.Join(dir, "found"), "--scenario", id, "--tick", "20ms", "--", "./listing-refund")
+	if code != exitVerdict || !strings.Contains(out, "UNSAFE") {
+		t.Fatalf("the shrunk mission does not fail again: exit %d\n%s", code, out)
 	}
 }

@@ -3,6 +3,8 @@ package conform
 import (
 	"context"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,5 +156,69 @@ func TestShardsSplitAndMerge(t *testing.T) {
 	}
 	if _, err := Merge([]string{"a.json", "a2.json"}, []*Report{a, a}); err == nil {
 		t.Error("two copies of one shard merged")
+	}
+}
+
+// TestExploreStopsOnAHangingClient: a client that hangs on every
+// schedule stops the search after DefaultMaxHangs, and the report says
+// so; nothing of it is left behind.
+func TestExploreStopsOnAHangingClient(t *testing.T) {
+	tmp := t.TempDir()
+	cfg := Config{Command: script(`sleep 30`), Tick: 5 * time.Millisecond, Timeout: 150 * time.Millisecond, TempDir: tmp}
+	rep, err := Explore(context.Background(), cfg, ExploreConfig{Count: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rep.Explore
+	if x.Ran >= 200 || x.Ran < DefaultMaxHangs || !strings.Contains(x.Stopped, "hung on") {
+		t.Fatalf("ran %d, stopped %q: want the search stopped after %d hangs", x.Ran, x.Stopped, DefaultMaxHangs)
+	}
+	if !strings.Contains(ExploreText(rep, 100), "stopped: the client hung") {
+		t.Errorf("the scorecard does not say why it stopped:\n%s", ExploreText(rep, 100))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestExploreInterrupted: a search stopped midway (Ctrl-C) returns the
+// schedules that ended, marked interrupted, and releases every state
+// directory.
+func TestExploreInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := Config{Command: script(`sleep 0.05; echo '{"intent":"refund-1","belief":"failed"}'`), Tick: 5 * time.Millisecond, TempDir: tmp}
+	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
+	rep, err := Explore(ctx, cfg, ExploreConfig{Count: 100000, Seed: 1, ShrinkRuns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Interrupted || rep.Explore.Stopped != "interrupted" || rep.Explore.Ran >= 100000 {
+		t.Fatalf("interrupted %v, stopped %q, ran %d", rep.Interrupted, rep.Explore.Stopped, rep.Explore.Ran)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}
+
+// TestARowEndingOnAHeldRequestSaysWhich: a client whose own timeout is
+// longer than the row's budget is told which request it still waited
+// on, since when, and that its timeout is too long.
+func TestARowEndingOnAHeldRequestSaysWhich(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl is needed for this client")
+	}
+	client := script(curl + ` -s -m 60 -u "$REPLAYLAB_API_KEY:" -d charge=ch_1042 -d amount=4500 -d "metadata[intent]=refund-1042" "$REPLAYLAB_API_BASE/v1/refunds"`)
+	cfg := Config{Command: client, Tick: 5 * time.Millisecond, Timeout: 200 * time.Millisecond}
+	rep := run(t, context.Background(), cfg, scenario(t, "timeout-then-success"))
+	why := rep.Rows[0].Why
+	for _, want := range []string{"still waiting on POST /v1/refunds", "request 1", "held since tick", "longer than REPLAYLAB_REQUEST_TIMEOUT_MS (50ms)"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the reason %q does not say %q", why, want)
+		}
+	}
+	if !rep.Rows[0].Hung {
+		t.Error("the row is not marked hung")
 	}
 }

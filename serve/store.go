@@ -510,12 +510,12 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if meta != nil && len(o.Faults) == 0 && o.Mission == nil {
+	if meta != nil && len(o.Faults) == 0 && len(o.ReadFaults) == 0 && o.Mission == nil {
 		// A restart that names no faults goes on with the database's:
 		// its log says which are used up. What a listed fault does
 		// (--delay, --resolve) comes with them, where left at its
 		// default.
-		o.Faults, o.Mission = meta.Settings.Faults, meta.Mission
+		o.Faults, o.ReadFaults, o.Mission = meta.Settings.Faults, meta.Settings.ReadFaults, meta.Mission
 		if (o.Delay == 0 || o.Delay == DefaultDelay) && meta.Settings.Delay > 0 {
 			o.Delay = meta.Settings.Delay
 		}
@@ -595,7 +595,7 @@ func settingsDiff(made, now *storeMeta) string {
 	add("--contract", string(a.Contract), string(b.Contract))
 	add("--tick", tick(a).String(), tick(b).String())
 	add("--retention", (time.Duration(a.Retention) * tick(a)).String(), (time.Duration(b.Retention) * tick(b)).String())
-	add("--faults", faultWords(a.Faults), faultWords(b.Faults))
+	add("--faults", faultWords(a.Faults)+readFaultWords(a.ReadFaults), faultWords(b.Faults)+readFaultWords(b.ReadFaults))
 	add("--compare-metadata", strconv.FormatBool(a.MetadataInDigest), strconv.FormatBool(b.MetadataInDigest))
 	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
@@ -614,6 +614,19 @@ func faultWords(fs []missions.Fixture) string {
 		w[i] = string(f)
 	}
 	return strings.Join(w, ",")
+}
+
+// readFaultWords is a read fault list as --faults takes it after the
+// creates' faults: ",read_ok,read_lagging (lag 5)"; "" for none.
+func readFaultWords(rs []missions.ReadStep) string {
+	var out string
+	for _, r := range rs {
+		out += "," + string(r.Fault)
+		if r.Lag > 0 {
+			out += fmt.Sprintf(" (--lag %d)", r.Lag)
+		}
+	}
+	return out
 }
 
 func orNothing(s string) string {
