@@ -186,9 +186,12 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 			x.Stopped = fmt.Sprintf("--for %v ran out", ex.For)
 			break
 		}
-		// A batch of schedules, as many as run at once.
+		// A batch of schedules, four times as many as run at once: they
+		// stream through the slots, so that a slow one holds up only its
+		// own slot, and the search looks at the hangs and the clock
+		// between batches.
 		var batch []*Scenario
-		for ; next < limit && len(batch) < slots; next++ {
+		for ; next < limit && len(batch) < 4*slots; next++ {
 			if !ex.Shard.Has(next) {
 				continue
 			}
@@ -273,7 +276,7 @@ func (x *Exploration) consider(ctx context.Context, cfg Config, ex ExploreConfig
 	m, rename := renumbered(m)
 	last.Why = rename.Replace(last.Why)
 	Complete(m, fmt.Sprintf("A client failed this schedule: found by replaylab conform --explore (seed %d, schedule %s) and shrunk to the smallest schedule that still fails", ex.Seed, strings.TrimPrefix(sc.ID(), fmt.Sprintf("explore-%d-", ex.Seed))))
-	m.Title = "Shrunk from " + sc.ID()
+	m.Title = fmt.Sprintf("Found by conform --explore, seed %d", ex.Seed)
 	digest := shapeOf(m)
 	for i := range x.Failures {
 		if shapeOf(x.Failures[i].Mission) == digest {

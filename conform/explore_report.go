@@ -9,6 +9,7 @@ import (
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // ExploreText is the scorecard of a search: what ran, each distinct
@@ -87,4 +88,34 @@ func MissionFiles(r *Report, dir string) ([]atomicfile.File, error) {
 		files = append(files, atomicfile.File{Path: filepath.Join(dir, f.Mission.ID+".yaml"), Data: data})
 	}
 	return files, nil
+}
+
+// exploreMarkdown is a search as a write-up: the totals, then each
+// distinct failure with what it plays, why it failed, the commands that
+// play it again and its mission file; the flaky and unsettled schedules.
+func exploreMarkdown(r *Report) []byte {
+	x := r.Explore
+	var b strings.Builder
+	fmt.Fprintf(&b, "# replaylab conform --explore: %s\n\n", render.MarkdownText(commandWords(r.Command)))
+	fmt.Fprintf(&b, "%s of seed %d: %d pass, %s, %d flaky, %d unsettled. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms; %.1f schedules a second.\n",
+		termtext.Plural(x.Ran, "generated schedule"), x.Seed, x.Passed, termtext.Plural(len(x.Failures), "distinct failure"), len(x.Flaky), len(x.Unsettled),
+		r.Transport, r.TickMillis, r.RequestTimeoutMillis, x.PerSecond)
+	for _, f := range x.Failures {
+		fmt.Fprintf(&b, "\n## %s: unsafe\n\n%s\n\nIt plays: %s.\n\nFound by %s. Play it again, and open it in the lab:\n\n",
+			render.MarkdownText(f.Mission.ID), render.MarkdownText(f.Why), render.MarkdownText(f.Plays), render.MarkdownText(strings.Join(f.Found, ", ")))
+		fmt.Fprintf(&b, "```sh\n%s\n%s\n```\n\n", f.Reproduce, f.Lab)
+		if data, err := missions.Format(f.Mission); err == nil {
+			fmt.Fprintf(&b, "```yaml\n%s```\n", data)
+		}
+	}
+	if len(x.Flaky) > 0 {
+		b.WriteString("\n## Flaky\n\n")
+		for _, f := range x.Flaky {
+			fmt.Fprintf(&b, "- %s: first %s; again %s\n", render.MarkdownText(f.Schedule), render.MarkdownText(f.First), render.MarkdownText(f.Again))
+		}
+	}
+	if len(x.Unsettled) > 0 {
+		fmt.Fprintf(&b, "\n## Unsettled\n\n%s\n", render.MarkdownText(strings.Join(x.Unsettled, ", ")))
+	}
+	return []byte(b.String())
 }

@@ -1,12 +1,15 @@
 package conform
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/replaylab/replaylab/missions"
 )
@@ -220,5 +223,67 @@ func TestARowEndingOnAHeldRequestSaysWhich(t *testing.T) {
 	}
 	if !rep.Rows[0].Hung {
 		t.Error("the row is not marked hung")
+	}
+}
+
+// TestExploreReportsAreWellFormed: a search's JSON report matches the
+// report schema; the scorecard, the Markdown write-up and JUnit each
+// carry the seed, the failure with its shrunk mission and commands, the
+// flaky schedule with both outcomes, the unsettled ones, and the
+// throughput; JUnit fails the unsafe schedule only.
+func TestExploreReportsAreWellFormed(t *testing.T) {
+	m := Generate(5, 3)
+	rep := &Report{Command: []string{"./c"}, Transport: "http", TickMillis: 20, RequestTimeoutMillis: 200, TimeoutMillis: 4000,
+		Rows: []Row{
+			{Scenario: "explore-5-1", Title: "t", Grade: GradePass, Why: "ok.", Intents: []RowIntent{}, Runs: []ClientRun{}},
+			{Scenario: "explore-5-2", Title: "t", Grade: GradeUnsettled, Why: "escalated.", Intents: []RowIntent{}, Runs: []ClientRun{}},
+			{Scenario: "explore-5-3", Title: "t", Grade: GradeUnsafe, Why: "two refunds.", Intents: []RowIntent{}, Runs: []ClientRun{}},
+			{Scenario: "explore-5-4", Title: "t", Grade: GradeUnsafe, Why: "once.", Intents: []RowIntent{}, Runs: []ClientRun{}},
+		},
+		Passed: 1,
+		Explore: &Exploration{Seed: 5, Asked: 4, Ran: 4, Passed: 1, Unsettled: []string{"explore-5-2"},
+			Failures:  []Failure{{Found: []string{"explore-5-3"}, Mission: m, Plays: "it plays", Why: "two refunds.", Reproduce: "replaylab conform --missions found --scenario explore-5-3 -- ./c", Lab: "replaylab lab --missions found explore-5-3", Minimal: true}},
+			Flaky:     []Flaky{{Schedule: "explore-5-4", First: "unsafe: once.", Again: "pass: fine."}},
+			PerSecond: 12.5, SearchMillis: 320},
+	}
+	data, err := MarshalReport(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := jsonschema.NewCompiler()
+	comp.DefaultDraft(jsonschema.Draft2020)
+	if err := comp.AddResource("conform.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := comp.Compile("conform.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err := sch.Validate(inst); err != nil {
+		t.Fatalf("the JSON report of a search does not match its schema: %v", err)
+	}
+	text := ExploreText(rep, 100)
+	md := string(Markdown(rep))
+	for _, want := range []string{"seed 5", "explore-5-3", "--missions found --scenario explore-5-3", "lab --missions found", "FLAKY", "explore-5-2", "12.5 schedules a second"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the scorecard lacks %q:\n%s", want, text)
+		}
+	}
+	for _, want := range []string{"seed 5", "## explore-5-3: unsafe", "```yaml\nid: explore-5-3", "## Flaky", "## Unsettled"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the write-up lacks %q:\n%s", want, md)
+		}
+	}
+	x, err := JUnit(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(x, []byte(`failures="1"`)) || !bytes.Contains(x, []byte("shrunk to explore-5-3")) {
+		t.Errorf("JUnit fails the unsafe schedule alone, with what it shrank to:\n%s", x)
 	}
 }

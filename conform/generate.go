@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -151,7 +152,7 @@ func guardedWords(o missions.Outcome) string {
 	for _, v := range o.Verdicts {
 		parts = append(parts, v.Intent+" "+string(v.Verdict))
 	}
-	return fmt.Sprintf("%d effect(s): %s", o.Effects, joinAnd(parts))
+	return termtext.Plural(o.Effects, "effect") + ": " + joinAnd(parts)
 }
 
 func joinAnd(parts []string) string {

@@ -399,6 +399,9 @@ func exitWords(run ClientRun) string {
 // sequence diagram drawn from the provider's recorded session, and each
 // run's output.
 func Markdown(r *Report) []byte {
+	if r.Explore != nil {
+		return exploreMarkdown(r)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", render.MarkdownText(commandWords(r.Command)))
 	fmt.Fprintf(&b, "%s. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms.\n\n",
