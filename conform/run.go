@@ -263,6 +263,32 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		}
 	}
 
+	// A run's budget counts from its first request, so that a client
+	// slow to start (Node on a loaded machine) is graded as one that
+	// starts at once; a run that sends nothing has as long again to
+	// start. What the client still waited on is taken as the row ends.
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var waitingOn []export.SessionRequest
+	budget := time.AfterFunc(time.Hour, func() {
+		open := openRequests(srv.Session())
+		mu.Lock()
+		waitingOn = open
+		mu.Unlock()
+		cancel(killReason(fmt.Sprintf("at the scenario's timeout (%v from the run's first request)", cfg.Timeout)))
+	})
+	defer budget.Stop()
+	var awaitFirst atomic.Bool
+	arm := func() {
+		awaitFirst.Store(true)
+		budget.Reset(2 * cfg.Timeout)
+	}
+	srv.OnRequest = func() {
+		if awaitFirst.CompareAndSwap(true, false) {
+			budget.Reset(cfg.Timeout)
+		}
+	}
+
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return notRun("no loopback port: " + err.Error())
@@ -300,32 +326,6 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		"REPLAYLAB_KEY_RETENTION_MS":   strconv.FormatInt(retentionMs, 10),
 	})
 	base = append(base, token)
-	// A run's budget counts from its first request, so that a client
-	// slow to start (Node on a loaded machine) is graded as one that
-	// starts at once; a run that sends nothing has as long again to
-	// start. What the client still waited on is taken as the row ends.
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var waitingOn []export.SessionRequest
-	budget := time.AfterFunc(time.Hour, func() {
-		open := openRequests(srv.Session())
-		mu.Lock()
-		waitingOn = open
-		mu.Unlock()
-		cancel(killReason(fmt.Sprintf("at the scenario's timeout (%v from the run's first request)", cfg.Timeout)))
-	})
-	defer budget.Stop()
-	var awaitFirst atomic.Bool
-	arm := func() {
-		awaitFirst.Store(true)
-		budget.Reset(2 * cfg.Timeout)
-	}
-	srv.OnRequest = func() {
-		if awaitFirst.CompareAndSwap(true, false) {
-			budget.Reset(cfg.Timeout)
-		}
-	}
-
 	launch := func(batch []*rowRun) {
 		// The batch is started under mu, so that a crash the first of
 		// them provokes finds every one of them to kill.
