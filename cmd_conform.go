@@ -160,7 +160,13 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))
 		}
 	}
-	if err := checkConformFiles(f, args[0], scenarios); err != nil {
+	checked := scenarios
+	if exploring {
+		// The schedules are drawn as the search goes: their sessions'
+		// names are not known before it.
+		checked = nil
+	}
+	if err := checkConformFiles(f, args[0], checked); err != nil {
 		return err
 	}
 

@@ -332,9 +332,16 @@ func shrink(ctx context.Context, cfg Config, m *missions.Mission, row Row, budge
 			runs += n
 			for k, r := range rows {
 				// The first of the batch that fails, in the order the
-				// candidates come: the most reduction first.
-				if r.Grade == GradeUnsafe {
-					best, row, found = cands[k].Mission, r, true
+				// candidates come: the most reduction first. It is
+				// taken when it fails again, so that the schedule
+				// handed over fails on its own, not by a slow moment.
+				if r.Grade != GradeUnsafe || runs >= budget {
+					continue
+				}
+				again := runScenario(ctx, cfg, cands[k])
+				runs++
+				if again.Grade == GradeUnsafe {
+					best, row, found = cands[k].Mission, again, true
 					break
 				}
 			}

@@ -77,25 +77,29 @@ func TestExploreFindsTheListingClientsFlaw(t *testing.T) {
 	}
 }
 
-// TestExploreFindsTheNaiveClientsFailuresEarly: naive-refund's unsafe
-// schedules come within the first 50, and the same seed draws the same
+// TestExploreFindsTheNaiveClientsFailuresEarly: the naive examples'
+// unsafe schedules (over REST and over MCP) come within the first 50, and the same seed draws the same
 // schedules on a second search.
 func TestExploreFindsTheNaiveClientsFailuresEarly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a client process per schedule")
 	}
-	bin := example(t, "naive-refund")
-	rep, err := Explore(context.Background(), exploreCfg(bin), ExploreConfig{Count: 50, Seed: 9, ShrinkRuns: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Explore.Failures) == 0 {
-		t.Fatalf("50 schedules found no failure of naive-refund:\n%s", ExploreText(rep, 100))
-	}
-	for i := range 50 {
-		if rep.Rows[i].Scenario != Generate(9, i).ID {
-			t.Fatalf("row %d is %s; the search runs the schedules in the order drawn", i, rep.Rows[i].Scenario)
+	for _, name := range []string{"naive-refund", "naive-agent"} {
+		cfg := exploreCfg(example(t, name))
+		cfg.MCP = name == "naive-agent"
+		rep, err := Explore(context.Background(), cfg, ExploreConfig{Count: 50, Seed: 9, ShrinkRuns: -1})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if len(rep.Explore.Failures) == 0 {
+			t.Fatalf("50 schedules found no failure of %s:\n%s", name, ExploreText(rep, 100))
+		}
+		for i := range 50 {
+			if rep.Rows[i].Scenario != Generate(9, i).ID {
+				t.Fatalf("%s: row %d is %s; the search runs the schedules in the order drawn", name, i, rep.Rows[i].Scenario)
+			}
+		}
+		t.Logf("%s: %d of the first 50 schedules unsafe", name, len(rep.Explore.Failures))
 	}
 }
 

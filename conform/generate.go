@@ -23,8 +23,8 @@ import (
 // refund that lands before the client gives up, just after, or after the
 // key is gone.
 var (
-	genDelays  = []int{3, 8, 12, 25}
-	genLags    = []int{3, 8, 12, 25}
+	genDelays  = []int{3, 8, 15, 25}
+	genLags    = []int{3, 8, 15, 25}
 	genAmounts = []string{"45.00", "12.50", "80.00"}
 )
 
@@ -254,7 +254,7 @@ func Smaller(m *missions.Mission) []*missions.Mission {
 		if st.Delay <= 1 {
 			return false
 		}
-		st.Delay /= 2
+		st.Delay = shorter(st.Delay, genDelays)
 		return true
 	})
 	for k, st := range m.Schedule {
@@ -267,7 +267,7 @@ func Smaller(m *missions.Mission) []*missions.Mission {
 	for k, rs := range m.Reads {
 		if rs.Lag > 1 {
 			c := clone(m)
-			c.Reads[k].Lag = rs.Lag / 2
+			c.Reads[k].Lag = shorter(rs.Lag, genLags)
 			add(c)
 		}
 		if rs.Fault != missions.ReadOK {
@@ -277,6 +277,18 @@ func Smaller(m *missions.Mission) []*missions.Mission {
 		}
 	}
 	return out
+}
+
+// shorter is the next value below n among those drawn, so that a shrunk
+// delay keeps the margin a drawn one has around the request timeout and
+// the retention; half of n below them all.
+func shorter(n int, drawn []int) int {
+	for i := len(drawn) - 1; i >= 0; i-- {
+		if drawn[i] < n {
+			return drawn[i]
+		}
+	}
+	return max(n/2, 1)
 }
 
 // usable: every intent is attempted, a mission has at least one step,
