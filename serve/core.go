@@ -105,10 +105,15 @@ func (p *plan) take(intent string) scheduled {
 // takeRead is the fault the next read meets: the next of the list, then
 // none.
 func (p *plan) takeRead() missions.ReadStep {
-	n := p.readsTaken
+	rs := p.nextRead()
 	p.readsTaken++
-	if n < len(p.reads) {
-		return p.reads[n]
+	return rs
+}
+
+// nextRead is the fault the next read would meet, not yet taken.
+func (p *plan) nextRead() missions.ReadStep {
+	if p.readsTaken < len(p.reads) {
+		return p.reads[p.readsTaken]
 	}
 	return missions.ReadStep{}
 }
@@ -339,12 +344,15 @@ func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool, missions.Re
 // ledger, with the read logged with its fault; a refused list is not
 // logged (the caller refuses it).
 func (c *core) listLogged(lq listQuery, query string) (int, []ledger.Object, bool, missions.ReadWorld, *apiError) {
-	rs := c.plan.takeRead()
+	// A list refused (a cursor it does not hold) is logged as refused
+	// and takes no read fault, here and in a replay alike.
+	rs := c.plan.nextRead()
 	world := rs.World()
 	page, more, e := c.listSeen(lq, world)
 	if e != nil {
 		return 0, nil, false, world, e
 	}
+	c.plan.takeRead()
 	i := c.logRead(export.RequestList, lq.intent, query)
 	c.readFaulted(i, rs)
 	return i, page, more, world, nil

@@ -108,3 +108,21 @@ func TestMCPReadFaults(t *testing.T) {
 		t.Fatalf("past the list a read is answered: %v %s", err, resultText(res))
 	}
 }
+
+// TestARefusedListTakesNoReadFault: a list refused before it reads (a
+// cursor the list does not hold) is logged as refused and leaves the
+// read fault to the next read, as its replay does.
+func TestARefusedListTakesNoReadFault(t *testing.T) {
+	g := newRig(t, Options{ReadFaults: []missions.ReadStep{{Fault: missions.ReadServerError}}})
+	g.create("k1")
+	if a := g.do(g.quick, http.MethodGet, "/v1/refunds?starting_after=re_9999", "", nil); a.status != 404 {
+		t.Fatalf("a list from a cursor it does not hold: %d %s", a.status, a.body)
+	}
+	if a := g.do(g.quick, http.MethodGet, "/v1/refunds", "", nil); a.status != 500 {
+		t.Fatalf("the next list met %d, want the read fault the refused one left", a.status)
+	}
+	recorded, replayed, err := Rerecord(g.srv.Finish())
+	if err != nil || !bytes.Equal(recorded, replayed) {
+		t.Fatalf("the session does not replay to the same bytes (%v):\n%s\n---\n%s", err, recorded, replayed)
+	}
+}
