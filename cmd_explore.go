@@ -48,7 +48,8 @@ func newExploreCmd() *cobra.Command {
 			"the alphabet (--faults; by default the mission's own fixtures and the core\n" +
 			"four), then the clock moves a tick; at the end the clock settles and the\n" +
 			"caller reconciles, as at the end of a mission. States two schedules reach\n" +
-			"alike are run once.\n\n" +
+			"alike are run once. Reads are answered as the ledger stands: a mission's\n" +
+			"reads (faults on reads) are left out; conform --explore draws those.\n\n" +
 			"--out DIR writes each shortest schedule as a mission file, with its\n" +
 			"expected outcome, that validate, run and lab accept.",
 		Example: "  replaylab explore timeout-then-success\n" +
