@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // conformFlags are conform's settings as given.
@@ -29,10 +28,12 @@ type conformFlags struct {
 	list, force, mcp bool
 	// conform --explore
 	explore    int
-	seed       string
+	seed       uint64
 	search     time.Duration
 	out, shard string
 	failOn     []string
+	// merged: the report is conform merge's, of shards that ran before.
+	merged bool
 }
 
 func newConformCmd() *cobra.Command {
@@ -90,8 +91,9 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.BoolVar(&f.mcp, "mcp", false, "grade an agent: serve the provider as MCP tools too and give the client REPLAYLAB_MCP_URL (its /mcp endpoint)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
 	fl.Var(newWholeFlag(&f.explore, 0, 1, conform.MaxSchedules, fmt.Sprintf("a whole number of schedules from 1 to %d", conform.MaxSchedules)), "explore", "instead of the matrix, run `N` generated schedules (faults that meet, faults on reads) and shrink each unsafe one to a mission")
-	fl.StringVar(&f.seed, "seed", "1", "with --explore: the `SEED` the schedules are drawn from (a whole number; the same seed draws the same schedules)")
-	fl.DurationVar(&f.search, "for", 0, "with --explore: stop drawing schedules after `DURATION` (with --explore 0 or left out: draw until then)")
+	f.seed = 1
+	fl.Var(seedFlag{&f.seed}, "seed", "with --explore: the `SEED` the schedules are drawn from (a whole number; the same seed draws the same schedules)")
+	fl.DurationVar(&f.search, "for", 0, "with --explore: stop drawing and shrinking schedules after `DURATION` (with --explore left out: draw until then)")
 	fl.StringVar(&f.out, "out", "", "with --explore: write each failure's shrunk schedule to `DIR` as ID.yaml (DIR must not exist, unless --force)")
 	fl.StringVar(&f.shard, "shard", "", "play part `I/N` of the matrix or of the generated schedules, for N parallel CI jobs (merge their --json reports with replaylab conform merge)")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "with --explore: also fail on `unsettled` schedules (unsafe ones always fail)")
@@ -162,9 +164,14 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	}
 	checked := scenarios
 	if exploring {
-		// The schedules are drawn as the search goes: their sessions'
-		// names are not known before it.
+		// The sessions are named after the schedules drawn: when their
+		// number is given, every name is known before the search.
 		checked = nil
+		for i := range ex.Count {
+			if ex.Shard.Has(i) && f.record != "" {
+				checked = append(checked, &conform.Scenario{Mission: &missions.Mission{ID: conform.ScheduleID(ex.Seed, i)}})
+			}
+		}
 	}
 	if err := checkConformFiles(f, args[0], checked); err != nil {
 		return err
@@ -201,6 +208,9 @@ func (f *conformFlags) exploreConfig(cmd *cobra.Command, exploring bool) (confor
 	} else if cmd.Flags().Changed("scenario") {
 		return ex, badInput(errors.New("--scenario names matrix rows, and --explore runs generated schedules instead; give one"))
 	}
+	if cmd.Flags().Changed("shard") && strings.TrimSpace(f.shard) == "" {
+		return ex, badInput(errors.New("--shard is empty; give I/N, e.g. 2/4, or leave --shard out"))
+	}
 	if f.shard != "" {
 		sh, err := conform.ParseShard(f.shard)
 		if err != nil {
@@ -211,12 +221,12 @@ func (f *conformFlags) exploreConfig(cmd *cobra.Command, exploring bool) (confor
 	if !exploring {
 		return ex, nil
 	}
-	seed, err := strconv.ParseUint(strings.TrimSpace(f.seed), 10, 64)
-	if err != nil {
-		return ex, badInput(fmt.Errorf("--seed %q: give a whole number from 0 to %d", f.seed, uint64(math.MaxUint64)))
-	}
+	seed := f.seed
 	if cmd.Flags().Changed("for") && (f.search <= 0 || f.search > 24*time.Hour) {
-		return ex, badInput(fmt.Errorf("--for %v: give a duration from 1s to 24h, e.g. 2m", f.search))
+		return ex, badInput(fmt.Errorf("--for %v: give a positive duration of at most 24h, e.g. 2m", f.search))
+	}
+	if cmd.Flags().Changed("missions") {
+		return ex, badInput(errors.New("--missions adds mission files to the matrix's catalog, and --explore draws its own schedules; give one (conform --missions DIR --scenario ID plays a shrunk one)"))
 	}
 	if !cmd.Flags().Changed("explore") && f.search <= 0 {
 		return ex, badInput(errors.New("--explore needs a number of schedules from 1, or --for DURATION"))
@@ -231,12 +241,25 @@ func (f *conformFlags) exploreConfig(cmd *cobra.Command, exploring bool) (confor
 		return ex, badInput(errors.New("--fail-on is empty; give unsettled, or leave --fail-on out"))
 	}
 	ex.Count, ex.For, ex.Seed, ex.Missions = f.explore, f.search, seed, f.out
-	if f.out != "" {
-		if _, err := os.Lstat(f.out); err == nil && !f.force {
-			return ex, badInput(fmt.Errorf("--out %s exists; give a new folder for the shrunk missions, or --force to write into it", f.out))
-		}
-	} else if cmd.Flags().Changed("out") {
+	if ex.Count > 0 && ex.Shard.N > 1 && ex.Shard.I > ex.Count {
+		return ex, badInput(fmt.Errorf("--shard %s of %d schedules holds none; give at least as many schedules as shards", ex.Shard, ex.Count))
+	}
+	switch {
+	case cmd.Flags().Changed("out") && strings.TrimSpace(f.out) == "":
 		return ex, badInput(errors.New("--out is empty; give a folder, or leave --out out"))
+	case f.out == "":
+	default:
+		if info, err := os.Stat(f.out); err == nil {
+			if !f.force {
+				return ex, badInput(fmt.Errorf("--out %s exists; give a new folder for the shrunk missions, or --force to write into it", f.out))
+			}
+			if !info.IsDir() {
+				return ex, badInput(fmt.Errorf("--out %s is a file; give a folder for the shrunk missions", f.out))
+			}
+		}
+		if err := probeDir("--out", f.out); err != nil {
+			return ex, err
+		}
 	}
 	return ex, nil
 }
@@ -299,6 +322,9 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 		}
 	}
 	switch {
+	case rep.Interrupted && f.merged:
+		// The merge ran whole; a shard of the run did not.
+		return &exitError{code: exitVerdict, err: errors.New("a shard was interrupted: the run is not whole, and its rows that did not end are marked not run")}
 	case rep.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
 	case rep.Explore != nil:
@@ -388,7 +414,12 @@ once. It prints the scorecard (or, with --json, the merged report) and with
 does not pass, 2 for bad input.`,
 		Example: `  replaylab conform merge shard-*.json --junit conform.xml
   replaylab conform merge --json shard-1.json shard-2.json > conform.json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("give the --json reports of the run's shards, e.g. replaylab conform merge shard-*.json")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var reps []*conform.Report
 			for _, name := range args {
@@ -406,12 +437,18 @@ does not pass, 2 for bad input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			if junit != "" {
+			if cmd.Flags().Changed("junit") {
+				if strings.TrimSpace(junit) == "" {
+					return badInput(errors.New("--junit is empty; give a path, or leave --junit out"))
+				}
 				if err := checkWritable(junit, force, false); err != nil {
 					return err
 				}
+				if err := probeDir("--junit", filepath.Dir(junit)); err != nil {
+					return err
+				}
 			}
-			f := &conformFlags{asJSON: asJSON, junit: junit, force: force}
+			f := &conformFlags{asJSON: asJSON, junit: junit, force: force, merged: true}
 			return finishConform(cmd, f, rep)
 		},
 	}

@@ -97,7 +97,7 @@ func TestConformBadUsage(t *testing.T) {
 		{[]string{"conform", "--scenario", "timeout-then-success", "--", notAProgram}, "could not be started"},
 		{[]string{"conform", "--explore", "0", "--", "true"}, "--explore"},
 		{[]string{"conform", "--explore", "-3", "--", "true"}, "--explore"},
-		{[]string{"conform", "--explore", "5", "--seed", "x1", "--", "true"}, `--seed "x1": give a whole number`},
+		{[]string{"conform", "--explore", "5", "--seed", "x1", "--", "true"}, `"x1" for "--seed" flag: accepted: a whole number from 0`},
 		{[]string{"conform", "--explore", "5", "--shard", "3/2", "--", "true"}, `--shard "3/2": give I/N`},
 		{[]string{"conform", "--shard", "1/0", "--", "true"}, "give I/N"},
 		{[]string{"conform", "--explore", "5", "--out", dir, "--", "true"}, "--out " + dir + " exists"},
@@ -106,6 +106,14 @@ func TestConformBadUsage(t *testing.T) {
 		{[]string{"conform", "--explore", "5", "--scenario", "timeout-then-success", "--", "true"}, "give one"},
 		{[]string{"conform", "--for", "0s", "--", "true"}, "--for 0s"},
 		{[]string{"conform", "merge", taken}, "taken.xml"},
+		{[]string{"conform", "merge"}, "give the --json reports"},
+		{[]string{"conform", "--explore", "5", "--out", taken, "--force", "--", "true"}, "is a file"},
+		{[]string{"conform", "--explore", "5", "--out", filepath.Join(taken, "sub"), "--", "true"}, "is a file"},
+		{[]string{"conform", "--explore", "5", "--out", "  ", "--", "true"}, "--out is empty"},
+		{[]string{"conform", "--explore", "5", "--missions", dir, "--", "true"}, "--missions adds mission files"},
+		{[]string{"conform", "--explore", "5", "--shard", "", "--", "true"}, "--shard is empty"},
+		{[]string{"conform", "--explore", "2", "--shard", "3/3", "--", "true"}, "holds none"},
+		{[]string{"conform", "--explore", "5", "--for", "0s", "--", "true"}, "positive duration"},
 	} {
 		code, stdout, stderr := cli(c.args...)
 		if code != exitBadInput || !strings.Contains(stderr, c.want) || stdout != "" {

@@ -114,7 +114,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.BoolVar(&f.compareMetadata, "compare-metadata", true, "a repeated key must come with the same metadata too, as at Stripe; false leaves metadata out of the comparison")
 	fl.Var(newWholeFlag(&f.delay, serve.DefaultDelay, 1, serve.MaxDelay, fmt.Sprintf("a whole number of ticks from 1 to %d", serve.MaxDelay)), "delay", "ticks until a listed late_commit lands or a pending refund resolves")
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
-	fl.Var(newWholeFlag(&f.lag, serve.DefaultLag, 1, serve.MaxDelay, fmt.Sprintf("a whole number of ticks from 1 to %d", serve.MaxDelay)), "lag", "ticks behind the ledger a listed read_lagging read shows it")
+	fl.Var(newWholeFlag(&f.lag, serve.DefaultLag, 1, missions.MaxTicks, fmt.Sprintf("a whole number of ticks from 1 to %d", missions.MaxTicks)), "lag", "ticks behind the ledger a listed read_lagging read shows it")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
 	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
 	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
@@ -195,6 +195,9 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		}
 	}
 	if cmd.Flags().Changed("lag") && !slices.ContainsFunc(o.ReadFaults, func(r missions.ReadStep) bool { return r.Fault == missions.ReadLagging }) {
+		if f.mission != "" {
+			return o, badInput(errors.New("--lag is how far behind a read_lagging read in --faults shows the ledger; a mission's reads carry their own lag, so leave --lag out"))
+		}
 		return o, badInput(errors.New("--lag is how far behind a read_lagging read shows the ledger; give read_lagging in --faults, or leave --lag out"))
 	}
 	if f.mission != "" {

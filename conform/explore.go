@@ -101,6 +101,12 @@ type Exploration struct {
 	// asked for ("" when it did not).
 	Stopped         string `json:"stopped,omitempty"`
 	FailOnUnsettled bool   `json:"fail_on_unsettled,omitempty"`
+	// HungStop: the search stopped because the client hung on
+	// MaxHangs schedules, which fails it.
+	HungStop bool `json:"hung_stop,omitempty"`
+	// Out is the folder the shrunk missions were written to (--out), ""
+	// when they were not.
+	Out string `json:"out,omitempty"`
 }
 
 // Failure is one distinct unsafe schedule: the schedules that shrank to
@@ -129,9 +135,12 @@ type Flaky struct {
 	Again    string `json:"again"`
 }
 
-// Failed reports whether the search found what fails it.
+// Failed reports whether the search found what fails it: a failure that
+// came back, an unsettled schedule under --fail-on unsettled, a client
+// that hung until the search stopped, or one that passed no schedule at
+// all.
 func (e *Exploration) Failed() bool {
-	return len(e.Failures) > 0 || (e.FailOnUnsettled && len(e.Unsettled) > 0)
+	return len(e.Failures) > 0 || (e.FailOnUnsettled && len(e.Unsettled) > 0) || e.HungStop || (e.Ran > 0 && e.Passed == 0)
 }
 
 // Explore draws schedules, runs each against the client as a scenario,
@@ -154,16 +163,13 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 	if ex.ShrinkRuns == 0 {
 		ex.ShrinkRuns = DefaultShrinkRuns
 	}
-	if ex.Missions == "" {
-		ex.Missions = fmt.Sprintf("explore-%d", ex.Seed)
-	}
 	cfg = cfg.withDefaults()
 	began := time.Now()
 	rep := &Report{
 		Command: cfg.Command, Transport: cfg.transport(), Rows: []Row{},
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 	}
-	x := &Exploration{Seed: ex.Seed, Asked: ex.Count, Shard: ex.Shard.String(), Unsettled: []string{}, Failures: []Failure{}, Flaky: []Flaky{}, FailOnUnsettled: ex.FailOnUnsettled}
+	x := &Exploration{Seed: ex.Seed, Asked: ex.Count, Shard: ex.Shard.String(), Unsettled: []string{}, Failures: []Failure{}, Flaky: []Flaky{}, FailOnUnsettled: ex.FailOnUnsettled, Out: ex.Missions}
 	rep.Explore = x
 	limit := ex.Count
 	if limit == 0 {
@@ -189,9 +195,15 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 		// A batch of schedules, four times as many as run at once: they
 		// stream through the slots, so that a slow one holds up only its
 		// own slot, and the search looks at the hangs and the clock
-		// between batches.
+		// between batches. The first batch, and every one after a hang,
+		// is as many as run at once, so that a hanging client stops the
+		// search soon.
+		size := 4 * slots
+		if x.Ran == 0 || hangs > 0 {
+			size = slots
+		}
 		var batch []*Scenario
-		for ; next < limit && len(batch) < 4*slots; next++ {
+		for ; next < limit && len(batch) < size; next++ {
 			if !ex.Shard.Has(next) {
 				continue
 			}
@@ -222,10 +234,17 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 			case GradeUnsettled:
 				x.Unsettled = append(x.Unsettled, row.Scenario)
 			case GradeUnsafe:
-				x.consider(ctx, cfg, ex, batch[k], row)
+				sctx, stop := ctx, func() {}
+				if !deadline.IsZero() {
+					// --for bounds the shrinking too.
+					sctx, stop = context.WithDeadline(ctx, deadline)
+				}
+				x.consider(sctx, cfg, ex, batch[k], row)
+				stop()
 			}
 		}
 		if hangs >= ex.MaxHangs {
+			x.HungStop = true
 			x.Stopped = fmt.Sprintf("the client hung on %s; a client that hangs on most schedules is graded by the matrix first (replaylab conform -- COMMAND)", termtext.Plural(hangs, "schedule"))
 		}
 	}
@@ -243,10 +262,7 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 			rep.Passed++
 		}
 	}
-	slices.SortStableFunc(x.Failures, func(a, b Failure) int {
-		sa, sb := size(a.Mission), size(b.Mission)
-		return slices.Compare(sa[:], sb[:])
-	})
+	x.sortFailures()
 	return rep, nil
 }
 
@@ -258,17 +274,18 @@ func (x *Exploration) consider(ctx context.Context, cfg Config, ex ExploreConfig
 	defer func() { x.ShrinkMillis += time.Since(t0).Milliseconds() }()
 	if ex.ShrinkRuns < 0 {
 		// Found, not shrunk: the schedule as drawn.
-		x.Failures = append(x.Failures, Failure{Found: []string{sc.ID()}, Mission: sc.Mission, Plays: sc.Plays(), Why: row.Why,
-			Reproduce: fmt.Sprintf("replaylab conform --missions %s --scenario %s --tick %v -- %s", termtext.ShellWord(ex.Missions), sc.ID(), cfg.Tick, commandWords(cfg.Command)),
-			Lab:       fmt.Sprintf("replaylab lab --missions %s %s", termtext.ShellWord(ex.Missions), sc.ID())})
+		x.Failures = append(x.Failures, failureOf(cfg, ex, sc.Mission, row.Why, sc.ID(), false))
 		return
 	}
 	again := runScenario(ctx, cfg, sc)
 	x.ShrinkRuns++
-	if again.Grade != GradeUnsafe {
-		if again.Graded() {
-			x.Flaky = append(x.Flaky, Flaky{Schedule: sc.ID(), First: string(row.Grade) + ": " + row.Why, Again: string(again.Grade) + ": " + again.Why})
-		}
+	switch {
+	case !again.Graded():
+		// Stopped before it could run again: kept as found.
+		x.Failures = append(x.Failures, failureOf(cfg, ex, sc.Mission, row.Why, sc.ID(), false))
+		return
+	case again.Grade != GradeUnsafe:
+		x.Flaky = append(x.Flaky, Flaky{Schedule: sc.ID(), First: string(row.Grade) + ": " + row.Why, Again: string(again.Grade) + ": " + again.Why})
 		return
 	}
 	m, last, runs, minimal := shrink(ctx, cfg, sc.Mission, again, ex.ShrinkRuns)
@@ -277,18 +294,26 @@ func (x *Exploration) consider(ctx context.Context, cfg Config, ex ExploreConfig
 	last.Why = rename.Replace(last.Why)
 	Complete(m, fmt.Sprintf("A client failed this schedule: found by replaylab conform --explore (seed %d, schedule %s) and shrunk to the smallest schedule that still fails", ex.Seed, strings.TrimPrefix(sc.ID(), fmt.Sprintf("explore-%d-", ex.Seed))))
 	m.Title = fmt.Sprintf("Found by conform --explore, seed %d", ex.Seed)
-	digest := shapeOf(m)
-	for i := range x.Failures {
-		if shapeOf(x.Failures[i].Mission) == digest {
-			x.Failures[i].Found = append(x.Failures[i].Found, sc.ID())
-			return
-		}
+	x.addFailure(failureOf(cfg, ex, m, last.Why, sc.ID(), minimal))
+}
+
+// failureOf is a failure of mission m, found by the schedule of that id,
+// with the commands that play it again from the folder --out writes.
+func failureOf(cfg Config, ex ExploreConfig, m *missions.Mission, why, found string, minimal bool) Failure {
+	dir := "DIR"
+	if ex.Missions != "" {
+		dir = termtext.ShellWord(ex.Missions)
 	}
-	x.Failures = append(x.Failures, Failure{
-		Found: []string{sc.ID()}, Mission: m, Plays: plays(m), Why: last.Why, Minimal: minimal,
-		Reproduce: fmt.Sprintf("replaylab conform --missions %s --scenario %s --tick %v -- %s", termtext.ShellWord(ex.Missions), m.ID, cfg.Tick, commandWords(cfg.Command)),
-		Lab:       fmt.Sprintf("replaylab lab --missions %s %s", termtext.ShellWord(ex.Missions), m.ID),
-	})
+	again := fmt.Sprintf("replaylab conform --missions %s --scenario %s --tick %v", dir, m.ID, cfg.Tick)
+	if cfg.Timeout != DefaultTimeoutTicks*cfg.Tick {
+		again += fmt.Sprintf(" --timeout %v", cfg.Timeout)
+	}
+	if cfg.MCP {
+		again += " --mcp"
+	}
+	return Failure{Found: []string{found}, Mission: m, Plays: plays(m), Why: why, Minimal: minimal,
+		Reproduce: again + " -- " + commandWords(cfg.Command),
+		Lab:       fmt.Sprintf("replaylab lab --missions %s %s", dir, m.ID)}
 }
 
 // shapeOf tells two shrunk schedules apart by what they play for a live
@@ -316,7 +341,7 @@ func shrink(ctx context.Context, cfg Config, m *missions.Mission, row Row, budge
 		if len(cands) == 0 {
 			return best, row, runs, true
 		}
-		found := false
+		found, skipped := false, false
 		for len(cands) > 0 && !found && ctx.Err() == nil {
 			// The first candidate, the largest cut, alone: it fails
 			// more often than not, and a batch beside it would be
@@ -335,7 +360,12 @@ func shrink(ctx context.Context, cfg Config, m *missions.Mission, row Row, budge
 				// candidates come: the most reduction first. It is
 				// taken when it fails again, so that the schedule
 				// handed over fails on its own, not by a slow moment.
-				if r.Grade != GradeUnsafe || runs >= budget {
+				if r.Grade != GradeUnsafe {
+					continue
+				}
+				if runs >= budget {
+					// Failed once, not run again: not ruled out.
+					skipped = true
 					continue
 				}
 				again := runScenario(ctx, cfg, cands[k])
@@ -348,7 +378,7 @@ func shrink(ctx context.Context, cfg Config, m *missions.Mission, row Row, budge
 			cands = cands[n:]
 		}
 		if !found {
-			return best, row, runs, ctx.Err() == nil
+			return best, row, runs, ctx.Err() == nil && !skipped && len(cands) == 0
 		}
 	}
 	return best, row, runs, false

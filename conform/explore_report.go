@@ -36,7 +36,7 @@ func ExploreText(r *Report, width int) string {
 		line("plays: "+f.Plays, "        ")
 		line(f.Why, "        ")
 		if !f.Minimal {
-			line("(the shrinking ran out of runs: a smaller schedule may fail too)", "        ")
+			line("(not shown minimal: the shrinking stopped before every smaller schedule ran, so a smaller one may fail too)", "        ")
 		}
 		line("again: "+f.Reproduce, "        ")
 		line("lab:   "+f.Lab, "        ")
@@ -45,6 +45,9 @@ func ExploreText(r *Report, width int) string {
 		}
 	}
 	if len(x.Failures) > 0 {
+		if x.Out == "" {
+			line("The commands above open the shrunk missions where --out DIR writes them; give --out to keep them.", "")
+		}
 		b.WriteString("\n")
 	}
 	for _, f := range x.Flaky {

@@ -291,3 +291,66 @@ func TestExploreReportsAreWellFormed(t *testing.T) {
 		t.Errorf("JUnit fails the unsafe schedule alone, with what it shrank to:\n%s", x)
 	}
 }
+
+// TestMergeRefusesWhatIsNotOneRun: a file with more after its report,
+// a report whose counts its rows belie, shards of two splits, a split
+// with a shard missing, and two shards holding one schedule are each
+// refused, naming what is wrong.
+func TestMergeRefusesWhatIsNotOneRun(t *testing.T) {
+	shard := func(s string, rows ...string) *Report {
+		r := &Report{Command: []string{"c"}, Transport: "http", TickMillis: 20, Rows: []Row{},
+			Explore: &Exploration{Seed: 1, Asked: 6, Shard: s, Unsettled: []string{}, Failures: []Failure{}, Flaky: []Flaky{}}}
+		for _, id := range rows {
+			r.Rows = append(r.Rows, Row{Scenario: id, Grade: GradePass})
+			r.Passed++
+			r.Explore.Ran++
+			r.Explore.Passed++
+		}
+		return r
+	}
+	data, _ := MarshalReport(shard("1/2", "a"))
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"two reports in one file", append(append([]byte{}, data...), data...), "more follows the report"},
+		{"trailing junk", append(append([]byte{}, data...), []byte("junk\n")...), "more follows the report"},
+		{"empty", nil, "the file is empty"},
+		{"an array", []byte("[]"), "not a JSON object"},
+		{"counts its rows belie", bytes.Replace(data, []byte(`"passed": 1,`), []byte(`"passed": 9,`), 1), "passed is 9"},
+		{"an unknown grade", bytes.Replace(data, []byte(`"grade": "pass"`), []byte(`"grade": "bogus"`), 1), `unknown grade "bogus"`},
+	} {
+		if _, err := UnmarshalReport("r.json", tc.data); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		reps []*Report
+		want string
+	}{
+		{"two splits", []*Report{shard("1/2", "a"), shard("2/3", "b")}, "split in 2"},
+		{"a shard missing", []*Report{shard("1/3", "a"), shard("3/3", "c")}, "shard 2/3 is missing"},
+		{"one schedule twice", []*Report{shard("1/2", "a"), shard("2/2", "a")}, "both hold a"},
+		{"the whole beside a shard", []*Report{shard("", "a"), shard("1/2", "b")}, "split in 1"},
+	} {
+		names := []string{"x.json", "y.json"}
+		if _, err := Merge(names, tc.reps); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestASearchFailsOnAClientThatPassesNothing: a client that answers no
+// schedule, or hangs until the search stops, fails the search, though
+// no schedule was unsafe.
+func TestASearchFailsOnAClientThatPassesNothing(t *testing.T) {
+	rep, err := Explore(context.Background(), Config{Command: script(`true`), Tick: 5 * time.Millisecond, TempDir: t.TempDir()}, ExploreConfig{Count: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := rep.Explore; x.Passed != 0 || len(x.Failures) != 0 || !x.Failed() {
+		t.Fatalf("a client that prints nothing: passed %d, failures %d, failed %v", x.Passed, len(x.Failures), x.Failed())
+	}
+}

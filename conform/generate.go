@@ -37,7 +37,7 @@ var (
 func Generate(seed uint64, i int) *missions.Mission {
 	r := rand.New(rand.NewPCG(seed, uint64(i)))
 	m := &missions.Mission{
-		ID: fmt.Sprintf("explore-%d-%d", seed, i), Title: fmt.Sprintf("Generated schedule %d of seed %d", i, seed),
+		ID: ScheduleID(seed, i), Title: fmt.Sprintf("Generated schedule %d of seed %d", i, seed),
 		Contract: ledger.V1, Retention: ledger.DefaultRetention, KeySource: missions.KeyPerIntent,
 	}
 	if r.IntN(10) == 0 {
@@ -110,6 +110,9 @@ func Generate(seed uint64, i int) *missions.Mission {
 	Complete(m, fmt.Sprintf("Drawn by replaylab conform --explore (seed %d, schedule %d)", seed, i))
 	return m
 }
+
+// ScheduleID names schedule i of seed: explore-SEED-I.
+func ScheduleID(seed uint64, i int) string { return fmt.Sprintf("explore-%d-%d", seed, i) }
 
 // drawAttempt is one create with a fixture from the world table, and the
 // delay and resolution the fixture takes.

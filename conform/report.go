@@ -63,7 +63,7 @@ type Report struct {
 	Transport string `json:"transport"`
 	// TickMillis is how long one ledger tick lasted; RequestTimeoutMillis
 	// the per-request timeout the client was told to use; TimeoutMillis
-	// the bound on each scenario.
+	// the bound on each run of the client, from its first request.
 	TickMillis           int64 `json:"tick_ms"`
 	RequestTimeoutMillis int64 `json:"request_timeout_ms"`
 	TimeoutMillis        int64 `json:"timeout_ms"`

@@ -270,15 +270,19 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var waitingOn []export.SessionRequest
+	var awaitFirst atomic.Bool
 	budget := time.AfterFunc(time.Hour, func() {
 		open := openRequests(srv.Session())
 		mu.Lock()
 		waitingOn = open
 		mu.Unlock()
+		if awaitFirst.Load() {
+			cancel(killReason(fmt.Sprintf("at the scenario's timeout (%v: it sent no request in twice its budget)", 2*cfg.Timeout)))
+			return
+		}
 		cancel(killReason(fmt.Sprintf("at the scenario's timeout (%v from the run's first request)", cfg.Timeout)))
 	})
 	defer budget.Stop()
-	var awaitFirst atomic.Bool
 	arm := func() {
 		awaitFirst.Store(true)
 		budget.Reset(2 * cfg.Timeout)
@@ -347,6 +351,8 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 				<-r.child.done
 			}
 		}
+		// Between runs the budget does not run: the next is armed anew.
+		budget.Stop()
 	}
 	first := make([]*rowRun, sc.Workers)
 	for w := range first {
@@ -380,6 +386,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	row.Session = after
 	row.Millis = time.Since(began).Milliseconds()
 	var hung []string
+	silent := false
 	got := newBeliefs(sc)
 	for i, r := range runs {
 		run := ClientRun{Run: i + 1, Why: r.why, Exit: -1}
@@ -397,6 +404,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		}
 		if strings.HasPrefix(run.Killed, "at the scenario's timeout") {
 			hung = append(hung, strconv.Itoa(i+1))
+			silent = silent || strings.Contains(run.Killed, "sent no request")
 		}
 		lines, overflow := c.out.beliefLines()
 		got.read(i+1, lines, overflow)
@@ -417,6 +425,9 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		case len(hung) > 0:
 			row.Grade, row.Hung = GradeUnsettled, true
 			row.Why = fmt.Sprintf("The client did not finish within %v of its first request (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
+			if silent {
+				row.Why = fmt.Sprintf("The client sent no request within %v of its start (run %s); its process group was killed.", 2*cfg.Timeout, strings.Join(hung, ", "))
+			}
 			mu.Lock()
 			held := heldWords(waitingOn, cfg)
 			mu.Unlock()

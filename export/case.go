@@ -179,8 +179,11 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Case.Version = 3
-	if len(doc.Case.Mission.Reads) > 0 && schema != SchemaReads {
+	switch {
+	case len(doc.Case.Mission.Reads) > 0 && schema != SchemaReads:
 		return nil, fmt.Errorf("%s: the mission has reads, which came with %s; write the schema as %q", name, SchemaReads, SchemaReads)
+	case len(doc.Case.Mission.Reads) == 0 && schema == SchemaReads:
+		return nil, fmt.Errorf("%s: a %s case is one whose mission has reads, and this one has none; write the schema as %q", name, SchemaReads, SchemaID)
 	}
 	if schema == SchemaV2 {
 		doc.Case.Version = 2

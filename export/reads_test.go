@@ -50,4 +50,24 @@ func TestCaseWithReadsIsVersion4(t *testing.T) {
 	if _, err := Unmarshal("c.json", v3); err == nil || !strings.Contains(err.Error(), `write the schema as "replaylab.case/v4"`) {
 		t.Fatalf("a v3 case with reads: %v", err)
 	}
+	plainData, _ := Marshal(plain)
+	v4 := bytes.Replace(plainData, []byte("replaylab.case/v3"), []byte("replaylab.case/v4"), 1)
+	if _, err := Unmarshal("c.json", v4); err == nil || !strings.Contains(err.Error(), "has none") {
+		t.Fatalf("a v4 case without reads: %v", err)
+	}
+	// The one rule of a read fault holds in a case as in a mission file.
+	for _, bad := range []struct{ from, to, want string }{
+		{`"lag": 3`, `"lag": 0`, "at least 1"},
+		{`"fault": "read_lagging",
+        "lag": 3`, `"fault": "read_lagging"`, "lag"},
+		{`"fault": "read_timeout"`, `"fault": "read_timeout", "lag": 2`, "lag"},
+	} {
+		changed := bytes.Replace(data, []byte(bad.from), []byte(bad.to), 1)
+		if bytes.Equal(changed, data) {
+			t.Fatalf("%q is not in the case", bad.from)
+		}
+		if _, err := Unmarshal("c.json", changed); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s → %s: %v, want an error naming %q", bad.from, bad.to, err, bad.want)
+		}
+	}
 }

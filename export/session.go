@@ -305,7 +305,7 @@ func (s *Session) check() error {
 		}
 	}
 	for _, r := range s.Settings.ReadFaults {
-		if _, err := missions.ParseReadFault(string(r.Fault)); err != nil {
+		if err := r.Check(); err != nil {
 			return fmt.Errorf("settings: read_faults: %w", err)
 		}
 	}
@@ -329,7 +329,7 @@ func (s *Session) check() error {
 			}
 		case RequestRetrieve, RequestList:
 			if r.ReadFault != "" {
-				if _, err := missions.ParseReadFault(string(r.ReadFault)); err != nil {
+				if err := (missions.ReadStep{Fault: r.ReadFault, Lag: r.Delay}).Check(); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
 				}
 			}

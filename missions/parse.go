@@ -623,31 +623,27 @@ func (p *parser) reads(n *yaml.Node) []ReadStep {
 	}
 	var out []ReadStep
 	for _, item := range n.Content {
+		// The fields as written; what they must be together is the
+		// validator's (ReadStep.Check).
 		r := ReadStep{Line: item.Line}
-		hasLag := false
-		var lagNode *yaml.Node
 		p.fields(item, "a read fault", []string{"fault", "lag"}, func(key string, k, v *yaml.Node) {
 			switch key {
 			case "fault":
 				f, err := ParseReadFault(p.word(v, "fault", termtext.JoinWords(ReadFaults)))
 				if err != nil && !p.refused[v] {
 					p.errf(v, "%v", err)
+					p.mark(item.Line, "read")
 				}
 				r.Fault = f
 			case "lag":
-				hasLag, lagNode = true, v
 				r.Lag = p.integer(v, "lag", 1, MaxTicks)
+				if r.Lag == 0 {
+					p.mark(item.Line, "read")
+				}
 			}
 		})
-		if item.Kind == yaml.MappingNode {
-			switch {
-			case r.Fault == "" && !p.faulted[fieldAt{item.Line, "fault"}]:
-				p.errf(item, "a read fault needs its fault (accepted: %s)", termtext.JoinWords(ReadFaults))
-			case r.Fault == ReadLagging && !hasLag:
-				p.errf(item, "a read_lagging read needs lag: how many ticks behind the ledger it shows, e.g. lag: 5")
-			case r.Fault != ReadLagging && r.Fault != "" && hasLag:
-				p.errf(lagNode, "lag belongs to read_lagging only; %s has none", r.Fault)
-			}
+		if item.Kind != yaml.MappingNode {
+			p.mark(item.Line, "read")
 		}
 		out = append(out, r)
 	}

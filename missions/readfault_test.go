@@ -55,7 +55,7 @@ func TestReadFaultsInTheEngine(t *testing.T) {
 	if len(reads) < 4 {
 		t.Fatalf("%d read events at steps 2-5: %+v", len(reads), reads)
 	}
-	for i, want := range []string{"no objects", "answered 500", "no answer before", "re_0001 succeeded"} {
+	for i, want := range []string{"no objects (a lagging read: it showed the ledger as it was 5 ticks earlier)", "answered 500", "no answer before", "re_0001 succeeded"} {
 		if !strings.Contains(reads[i].Note, want) {
 			t.Errorf("read %d: %q, want it to say %q", i+1, reads[i].Note, want)
 		}

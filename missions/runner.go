@@ -27,7 +27,10 @@ type Runner struct {
 	step    int // schedule steps done; len(schedule)+1 once settled
 	attempt int // sends so far, across the mission
 	reads   int // the caller's reads so far: the next meets Reads[reads]
-	down    bool
+	// lagged is how far behind the last read showed the ledger, for the
+	// words of its event: the caller cannot tell, a person reading can.
+	lagged int
+	down   bool
 	// ahead counts, per intent, the turns still ahead in the schedule;
 	// offered, the turns the whole schedule offers.
 	ahead, offered []int
@@ -485,6 +488,7 @@ func (r *Runner) ReadBack(intent string, forPerson bool) ([]ObjectView, Observat
 		}
 		r.reads++
 	}
+	r.lagged = world.Lag
 	r.views = r.views[:0]
 	switch {
 	case !world.Answered:
@@ -502,7 +506,13 @@ func (r *Runner) ReadBack(intent string, forPerson bool) ([]ObjectView, Observat
 }
 
 // Log records an event the caller made (Wire).
-func (r *Runner) Log(ev Event) { r.emit(&ev) }
+func (r *Runner) Log(ev Event) {
+	if ev.Kind == EventRead && ev.Why.Code == whyRead && ev.Why.Obs == "" && r.lagged > 0 {
+		// Said in the event's words, never to the caller.
+		ev.Why.N = r.lagged
+	}
+	r.emit(&ev)
+}
 
 // Classified marks the class the caller gave the last send (Wire).
 func (r *Runner) Classified(c Class) {

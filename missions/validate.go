@@ -104,6 +104,7 @@ var (
 	onPayload  = []string{"payload"}
 	onWait     = []string{"wait"}
 	onRead     = []string{"read"}
+	onReads    = []string{"reads"}
 	onTogether = []string{"together"}
 	onNothing  = []string(nil)
 )
@@ -159,6 +160,14 @@ func (v *validator) mission() {
 			if clock > MaxClock {
 				v.bad(st.Line, where, onNothing, "by this step the schedule has run %d ticks; a schedule may span at most %d (a wait moves the clock its ticks, every other step one)", clock, MaxClock)
 			}
+		}
+	}
+	if len(m.Reads) > MaxSteps {
+		v.bad(0, place{}, onReads, "reads has %d entries; at most %d are allowed", len(m.Reads), MaxSteps)
+	}
+	for i, r := range m.Reads {
+		if err := r.Check(); err != nil {
+			v.bad(r.Line, place{"read", i + 1, 0}, onRead, "%v", err)
 		}
 	}
 	switch {

@@ -166,6 +166,9 @@ func (w Words) note(ev *Event) string {
 			return what + ": no answer before the caller's timeout, which shows nothing either way"
 		}
 		s := what + ": " + describeFound(y.Found)
+		if y.N > 0 {
+			s += " (a lagging read: it showed the ledger as it was " + termtext.Plural(y.N, "tick") + " earlier)"
+		}
 		switch y.Tail {
 		case whyTailEvidenceOnly:
 			s += "; with no key contract this is evidence for a person, not a settlement"

@@ -1,6 +1,8 @@
 package missions
 
 import (
+	"fmt"
+
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -130,6 +132,27 @@ type ReadStep struct {
 	Fault ReadFault `json:"fault"`
 	Lag   int       `json:"lag,omitempty"`
 	Line  int       `json:"-"`
+}
+
+// Check is the one rule of a read fault, for mission files, the case
+// reader, serve's options and its sessions: a known fault; a lag of 1 to
+// MaxTicks for read_lagging, and none for any other.
+func (r ReadStep) Check() error {
+	if r.Fault == "" {
+		return fmt.Errorf("a read fault needs its fault (accepted: %s)", termtext.JoinWords(ReadFaults))
+	}
+	if _, err := ParseReadFault(string(r.Fault)); err != nil {
+		return err
+	}
+	switch {
+	case r.Fault == ReadLagging && r.Lag == 0:
+		return fmt.Errorf("a read_lagging read needs lag: how many ticks behind the ledger it shows, from 1 to %d", MaxTicks)
+	case r.Fault == ReadLagging && (r.Lag < 1 || r.Lag > MaxTicks):
+		return fmt.Errorf("lag %d: a read_lagging read lags 1 to %d ticks", r.Lag, MaxTicks)
+	case r.Fault != ReadLagging && r.Lag != 0:
+		return fmt.Errorf("lag belongs to read_lagging only; %s has none", r.Fault)
+	}
+	return nil
 }
 
 // ReadWorld is what a read fault does: whether the read is answered, with

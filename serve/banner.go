@@ -53,6 +53,13 @@ func Banner(addr net.Addr, srv *Server, until int) string {
 	default:
 		fmt.Fprintf(&b, "  faults: none; every create meets success (link creates with %s)\n", link)
 	}
+	if reads := srv.ReadFaultsLeft(); len(reads) > 0 {
+		w := make([]string, len(reads))
+		for i, r := range reads {
+			w[i] = r.String()
+		}
+		fmt.Fprintf(&b, "  reads meet: %s; after those, every read is answered as the ledger stands\n", strings.Join(w, ", "))
+	}
 	switch {
 	case until > 0:
 		fmt.Fprintf(&b, "  serve stops after %s (or at Ctrl-C) and prints a verdict per intent\n", termtext.Plural(until, "API request"))

@@ -25,6 +25,8 @@ type State struct {
 	// FaultsLeft lists the faults still to come: under "" for a list,
 	// per intent for a mission.
 	FaultsLeft map[string][]missions.Fixture `json:"faults_left"`
+	// ReadFaultsLeft lists the faults the next reads meet, in order.
+	ReadFaultsLeft []missions.ReadStep `json:"read_faults_left,omitempty"`
 	// Verdicts are the verdicts if the session ended now, unsettled.
 	Verdicts []missions.IntentVerdict `json:"verdicts"`
 }
@@ -91,7 +93,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		reply(out, http.StatusOK, marshal(State{
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
-			FaultsLeft: s.c.plan.left(), Verdicts: s.c.outcome().Verdicts,
+			FaultsLeft: s.c.plan.left(), ReadFaultsLeft: s.c.plan.readsLeft(), Verdicts: s.c.outcome().Verdicts,
 		}))
 	case "faults":
 		vs, given := form["faults"]
@@ -250,6 +252,9 @@ func parseFaultList(values []string) ([]missions.Fixture, *apiError) {
 			word = strings.TrimSpace(word)
 			if word == "" {
 				return nil, invalidParam("faults", "Fault "+strconv.Itoa(n+1)+" of "+strconv.Quote(v)+" is empty; give fixture names separated by commas.")
+			}
+			if _, err := missions.ParseReadFault(word); err == nil {
+				return nil, invalidParam("faults", word+" is a read fault: the faults set here are the next creates'; read faults are set when serve starts, with --faults or a mission's reads.")
 			}
 			f, err := missions.ParseFixture(word)
 			if err != nil {

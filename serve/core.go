@@ -118,6 +118,12 @@ func (p *plan) nextRead() missions.ReadStep {
 	return missions.ReadStep{}
 }
 
+// readsLeft lists the read faults still to come, for the control
+// endpoint and the banner.
+func (p *plan) readsLeft() []missions.ReadStep {
+	return p.reads[min(p.readsTaken, len(p.reads)):]
+}
+
 // left lists the faults still to come, for the control endpoint.
 func (p *plan) left() map[string][]missions.Fixture {
 	out := map[string][]missions.Fixture{}
@@ -452,7 +458,10 @@ func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
 // setFaults makes faults the ones the next creates meet, and logs the
 // change.
 func (c *core) setFaults(faults []missions.Fixture) {
+	reads, taken := c.plan.reads, c.plan.readsTaken
 	c.plan = newPlan(Options{Faults: faults, Delay: c.opts.Delay, Resolve: c.opts.Resolve})
+	// The reads' faults are the start's, and go on where they were.
+	c.plan.reads, c.plan.readsTaken = reads, taken
 	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
 	r := c.reqs.get(i)
 	r.Wire, r.Status = export.WireDelivered, 200

@@ -369,6 +369,8 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	}
 	t.answer(p, ck, c, i, status, e, shown)
 	if e != nil {
+		// A read's error keeps its words under --tool-errors opaque,
+		// whose words are a create's.
 		return nil, toolRefund{}, t.errResult(e, false)
 	}
 	return nil, out, nil
@@ -418,7 +420,7 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 			return nil, toolList{}, t.errResult(errUnrecorded(err), false)
 		}
 		t.answer(p, ck, c, i, e.Status, e, nil)
-		return nil, toolList{}, t.errResult(e, true)
+		return nil, toolList{}, t.errResult(e, false)
 	}
 	out := toolList{Refunds: []toolRefund{}, HasMore: more}
 	var shown []missions.EvidenceObject

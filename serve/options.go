@@ -197,11 +197,8 @@ func (o Options) Validate() error {
 		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
 	}
 	for _, r := range o.ReadFaults {
-		if _, err := missions.ParseReadFault(string(r.Fault)); err != nil {
-			return err
-		}
-		if (r.Fault == missions.ReadLagging) != (r.Lag > 0) || CheckDelay(max(r.Lag, 1)) != nil {
-			return fmt.Errorf("read fault %s with lag %d: a read_lagging read lags 1 to %d ticks, and no other read lags", r.Fault, r.Lag, MaxDelay)
+		if err := r.Check(); err != nil {
+			return fmt.Errorf("read fault %s: %w", r.Fault, err)
 		}
 	}
 	if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {

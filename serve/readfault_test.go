@@ -3,8 +3,11 @@ package serve
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
+	"strings"
 	"path/filepath"
 	"testing"
 	"time"
@@ -124,5 +127,54 @@ func TestARefusedListTakesNoReadFault(t *testing.T) {
 	recorded, replayed, err := Rerecord(g.srv.Finish())
 	if err != nil || !bytes.Equal(recorded, replayed) {
 		t.Fatalf("the session does not replay to the same bytes (%v):\n%s\n---\n%s", err, recorded, replayed)
+	}
+}
+
+// TestSettingFaultsKeepsTheReadFaults: the control endpoint sets the
+// creates' faults; the read faults go on where they were, the state
+// lists those still to come, and a read fault given there is refused
+// with where read faults are set.
+func TestSettingFaultsKeepsTheReadFaults(t *testing.T) {
+	g := newRig(t, Options{ReadFaults: []missions.ReadStep{{Fault: missions.ReadOK}, {Fault: missions.ReadServerError}}})
+	post := func(faults string) answer {
+		return g.do(g.quick, http.MethodPost, ControlPrefix+"faults", "", url.Values{"faults": {faults}})
+	}
+	g.do(g.quick, http.MethodGet, "/v1/refunds", "", nil)
+	if a := post("timeout_after_commit"); a.status != 200 {
+		t.Fatalf("set faults: %d %s", a.status, a.body)
+	}
+	var st State
+	if err := json.Unmarshal(g.do(g.quick, http.MethodGet, ControlPrefix+"state", "", nil).body, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.ReadFaultsLeft) != 1 || st.ReadFaultsLeft[0].Fault != missions.ReadServerError {
+		t.Fatalf("read faults left: %+v", st.ReadFaultsLeft)
+	}
+	if a := g.do(g.quick, http.MethodGet, "/v1/refunds", "", nil); a.status != 500 {
+		t.Fatalf("after setting the creates' faults the next read met %d, want read_server_error", a.status)
+	}
+	if a := post("read_timeout"); a.status != 400 || !strings.Contains(a.apiError(t).Message, "read faults are set when serve starts") {
+		t.Fatalf("a read fault at the control endpoint: %d %s", a.status, a.body)
+	}
+	recorded, replayed, err := Rerecord(g.srv.Finish())
+	if err != nil || !bytes.Equal(recorded, replayed) {
+		t.Fatalf("the session does not replay to the same bytes (%v)", err)
+	}
+}
+
+// TestMCPReadErrorsKeepTheirWords: under --tool-errors opaque, whose
+// words are a create's ("Failed to create refund"), a read fault's 500
+// on get_refund and on list_refunds keeps its own words alike.
+func TestMCPReadErrorsKeepTheirWords(t *testing.T) {
+	g := newRig(t, Options{MCP: true, ToolErrors: ToolErrorsOpaque, ReadFaults: []missions.ReadStep{{Fault: missions.ReadServerError}, {Fault: missions.ReadServerError}}})
+	cs := g.agent()
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{ToolGet, map[string]any{"id": "re_0001"}}, {ToolList, map[string]any{"intent": "refund-1042"}}} {
+		res, err := call(t, cs, c.tool, c.args, 0)
+		if err != nil || !res.IsError || !strings.Contains(resultText(res), "read_server_error") || strings.Contains(resultText(res), OpaqueError) {
+			t.Fatalf("%s meeting read_server_error: %v %q", c.tool, err, resultText(res))
+		}
 	}
 }

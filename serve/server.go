@@ -7,6 +7,7 @@ package serve
 import (
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -298,6 +299,13 @@ func (s *Server) syncClock() {
 
 // Options are the options the server runs under, defaults filled in.
 func (s *Server) Options() Options { return s.opts }
+
+// ReadFaultsLeft lists the faults the next reads meet, in order.
+func (s *Server) ReadFaultsLeft() []missions.ReadStep {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.c.plan.readsLeft())
+}
 
 // FaultsLeft lists the faults still to come: under "" for a list, per
 // intent for a mission.

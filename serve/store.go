@@ -595,7 +595,7 @@ func settingsDiff(made, now *storeMeta) string {
 	add("--contract", string(a.Contract), string(b.Contract))
 	add("--tick", tick(a).String(), tick(b).String())
 	add("--retention", (time.Duration(a.Retention) * tick(a)).String(), (time.Duration(b.Retention) * tick(b)).String())
-	add("--faults", faultWords(a.Faults)+readFaultWords(a.ReadFaults), faultWords(b.Faults)+readFaultWords(b.ReadFaults))
+	add("--faults", faultWords(a.Faults)+readFaultWords(a.Faults, a.ReadFaults), faultWords(b.Faults)+readFaultWords(b.Faults, b.ReadFaults))
 	add("--compare-metadata", strconv.FormatBool(a.MetadataInDigest), strconv.FormatBool(b.MetadataInDigest))
 	add("--delay", fmt.Sprint(a.Delay), fmt.Sprint(b.Delay))
 	add("--resolve", a.Resolve.String(), b.Resolve.String())
@@ -616,15 +616,22 @@ func faultWords(fs []missions.Fixture) string {
 	return strings.Join(w, ",")
 }
 
-// readFaultWords is a read fault list as --faults takes it after the
-// creates' faults: ",read_ok,read_lagging (lag 5)"; "" for none.
-func readFaultWords(rs []missions.ReadStep) string {
-	var out string
+// readFaultWords is a read fault list as --faults takes it, after the
+// creates' faults (a comma between them when both are there), with the
+// lag a read_lagging took: ",read_ok,read_lagging --lag 5"; "" for none.
+func readFaultWords(creates []missions.Fixture, rs []missions.ReadStep) string {
+	var w []string
+	lag := 0
 	for _, r := range rs {
-		out += "," + string(r.Fault)
-		if r.Lag > 0 {
-			out += fmt.Sprintf(" (--lag %d)", r.Lag)
-		}
+		w = append(w, string(r.Fault))
+		lag = max(lag, r.Lag)
+	}
+	out := strings.Join(w, ",")
+	if out != "" && len(creates) > 0 {
+		out = "," + out
+	}
+	if lag > 0 {
+		out += fmt.Sprintf(" --lag %d", lag)
 	}
 	return out
 }
