@@ -7,8 +7,8 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
