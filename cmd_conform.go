@@ -329,7 +329,14 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
 	case rep.Explore != nil:
 		if x := rep.Explore; x.Failed() {
-			return &exitError{code: exitVerdict, err: fmt.Errorf("%s and %d unsettled in %s", termtext.Plural(len(x.Failures), "distinct failure"), len(x.Unsettled), termtext.Plural(x.Ran, "generated schedule"))}
+			why := fmt.Sprintf("%s and %d unsettled in %s", termtext.Plural(len(x.Failures), "distinct failure"), len(x.Unsettled), termtext.Plural(x.Ran, "generated schedule"))
+			switch {
+			case x.HungStop:
+				why += "; the client hung until the search stopped"
+			case x.Passed == 0:
+				why += "; no schedule passed"
+			}
+			return &exitError{code: exitVerdict, err: errors.New(why)}
 		}
 		return nil
 	case rep.Passed < len(rep.Rows):

@@ -138,9 +138,9 @@ type Flaky struct {
 // Failed reports whether the search found what fails it: a failure that
 // came back, an unsettled schedule under --fail-on unsettled, a client
 // that hung until the search stopped, or one that passed no schedule at
-// all.
+// all (a search that ran none shows nothing either).
 func (e *Exploration) Failed() bool {
-	return len(e.Failures) > 0 || (e.FailOnUnsettled && len(e.Unsettled) > 0) || e.HungStop || (e.Ran > 0 && e.Passed == 0)
+	return len(e.Failures) > 0 || (e.FailOnUnsettled && len(e.Unsettled) > 0) || e.HungStop || e.Passed == 0
 }
 
 // Explore draws schedules, runs each against the client as a scenario,
@@ -214,7 +214,14 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 			batch = append(batch, sc)
 		}
 		t0 := time.Now()
-		rows := runRows(ctx, cfg, batch)
+		bctx, stop := ctx, context.CancelFunc(func() {})
+		if !deadline.IsZero() {
+			// --for ends the schedules still running too: they are not
+			// counted.
+			bctx, stop = context.WithDeadline(ctx, deadline)
+		}
+		rows := runRows(bctx, cfg, batch)
+		stop()
 		searchTime += time.Since(t0)
 		if err := unstartable(&Report{Command: cfg.Command, Rows: rows}); err != nil {
 			return nil, err
