@@ -230,14 +230,14 @@ func story(cmp Comparison) string {
 		for k, i := range ids {
 			parts[k] = fmt.Sprint(cmp.Outcomes[i].Effects)
 		}
-		return andList(parts) + " effects"
+		return termtext.AndList(parts) + " effects"
 	}
 	names := func(ids []int) string {
 		parts := make([]string, len(ids))
 		for k, i := range ids {
 			parts[k] = cmp.Cases[i].Name
 		}
-		return andList(parts)
+		return termtext.AndList(parts)
 	}
 	all := make([]int, n)
 	for i := range all {
@@ -283,18 +283,6 @@ func story(cmp Comparison) string {
 // maskedWords is what the agent said with object ids and keys as
 // re_… and ik_…, for words quoted as said in several cases.
 func maskedWords(s string) string { return maskedRefs().ReplaceAllString(s, "${1}_…") }
-
-// andList joins words as a sentence lists them: "A", "A and B",
-// "A, B and C".
-func andList(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
 
 // rowIndex returns the index of the row for attempt n, which must exist.
 func (cmp Comparison) rowIndex(n int) int {

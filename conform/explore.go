@@ -323,10 +323,6 @@ func failureOf(cfg Config, ex ExploreConfig, m *missions.Mission, why, found str
 		Lab:       fmt.Sprintf("replaylab lab --missions %s %s", dir, m.ID)}
 }
 
-// shapeOf tells two shrunk schedules apart by what they play for a live
-// client, whatever they are named and whatever their amounts.
-func shapeOf(m *missions.Mission) string { return plays(m) }
-
 // shrink makes a failing schedule smaller, re-running the client on each
 // candidate (as many at once as rows run), until no smaller one fails or
 // the runs are spent. It returns the smallest failing schedule, its row,
@@ -337,12 +333,11 @@ func shrink(ctx context.Context, cfg Config, m *missions.Mission, row Row, budge
 	tried := map[string]bool{}
 	for ctx.Err() == nil {
 		var cands []*Scenario
+		// Two candidates that play alike for a live client are one.
 		for _, c := range Smaller(best) {
-			if d := shapeOf(c); !tried[d] {
-				tried[d] = true
-				if sc, err := FromMission(c); err == nil {
-					cands = append(cands, sc)
-				}
+			if sc, err := FromMission(c); err == nil && !tried[sc.Plays()] {
+				tried[sc.Plays()] = true
+				cands = append(cands, sc)
 			}
 		}
 		if len(cands) == 0 {

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -254,21 +252,7 @@ func TestExploreReportsAreWellFormed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	comp := jsonschema.NewCompiler()
-	comp.DefaultDraft(jsonschema.Draft2020)
-	if err := comp.AddResource("conform.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := comp.Compile("conform.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err := sch.Validate(inst); err != nil {
+	if err := matchesSchema(t, data); err != nil {
 		t.Fatalf("the JSON report of a search does not match its schema: %v", err)
 	}
 	text := ExploreText(rep, 100)

@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
@@ -155,17 +154,7 @@ func guardedWords(o missions.Outcome) string {
 	for _, v := range o.Verdicts {
 		parts = append(parts, v.Intent+" "+string(v.Verdict))
 	}
-	return termtext.Plural(o.Effects, "effect") + ": " + joinAnd(parts)
-}
-
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return "nothing"
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+	return termtext.Plural(o.Effects, "effect") + ": " + termtext.AndList(parts)
 }
 
 // plays is what a mission plays for a live client, in one line, or why
@@ -294,8 +283,8 @@ func shorter(n int, drawn []int) int {
 	return max(n/2, 1)
 }
 
-// usable: every intent is attempted, a mission has at least one step,
-// and a live client can meet it.
+// usable: every intent is attempted, and a mission has at least one step.
+// (A smaller schedule of one a live client meets is one it meets too.)
 func usable(m *missions.Mission) bool {
 	if len(m.Schedule) == 0 {
 		return false
@@ -312,8 +301,7 @@ func usable(m *missions.Mission) bool {
 			return false
 		}
 	}
-	_, err := FromMission(m)
-	return err == nil
+	return true
 }
 
 // dropIntent is a schedule without the steps of one intent.

@@ -2,9 +2,6 @@ package conform
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
@@ -18,19 +15,8 @@ func TestGradesDoNotDependOnTheLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 150 Node processes")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("node is not on PATH; CI must have it")
-		}
-		t.Skip("node is not on PATH")
-	}
-	client, err := filepath.Abs("../examples/node-refund/client.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
 	scenarios := Scenarios(missions.BuiltIn())
-	cfg := Config{Command: []string{node, client}, Parallel: len(scenarios)}
+	cfg := Config{Command: nodeClient(t), Parallel: len(scenarios)}
 	var first []Grade
 	for round := range 10 {
 		rep := run(t, context.Background(), cfg, scenarios)

@@ -225,13 +225,14 @@ func Merge(names []string, reps []*Report) (*Report, error) {
 	return out, nil
 }
 
-// addFailure keeps a failure once by what it plays: found again, the
+// addFailure keeps a failure once by what it plays for a live client,
+// whatever it is named: found again, the
 // schedules that found it are added, and the copy kept is the one shown
 // minimal, else the smaller.
 func (x *Exploration) addFailure(f Failure) {
 	for j := range x.Failures {
 		g := &x.Failures[j]
-		if shapeOf(g.Mission) != shapeOf(f.Mission) {
+		if plays(g.Mission) != plays(f.Mission) {
 			continue
 		}
 		found := append(slices.Clone(g.Found), f.Found...)

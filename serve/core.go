@@ -331,19 +331,24 @@ func readRequest(kind, intent, query string) export.SessionRequest {
 func (c *core) retrieveLogged(raw string) (int, ledger.Object, bool, missions.ReadWorld) {
 	rs := c.plan.takeRead()
 	world := rs.World()
-	o, found := c.retrieve(raw)
-	if found {
-		if seen, ok := world.Sees(o, c.led.Now()); ok {
-			o = seen
-		} else {
-			// Not there yet, as the lagging read sees it; the read is
-			// still the refund's, for the session.
-			o, found = ledger.Object{Intent: o.Intent}, false
-		}
-	}
+	o, found := c.retrieveSeen(raw, world)
 	i := c.logRead(export.RequestRetrieve, o.Intent, raw)
 	c.readFaulted(i, rs)
 	return i, o, found, world
+}
+
+// retrieveSeen is the refund raw names as a read that met world sees
+// it: one not there yet, as a lagging read sees it, is not found, though
+// the read is still the refund's intent's, for the session.
+func (c *core) retrieveSeen(raw string, world missions.ReadWorld) (ledger.Object, bool) {
+	o, found := c.retrieve(raw)
+	if !found {
+		return o, false
+	}
+	if seen, ok := world.Sees(o, c.led.Now()); ok {
+		return seen, true
+	}
+	return ledger.Object{Intent: o.Intent}, false
 }
 
 // listLogged is the page a list selects, as the read's fault shows the

@@ -117,14 +117,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 	case export.RequestRetrieve:
 		rs := c.plan.takeRead()
 		world := rs.World()
-		obj, found := c.retrieve(r.Payload)
-		if found {
-			if seen, ok := world.Sees(obj, c.led.Now()); ok {
-				obj = seen
-			} else {
-				obj, found = ledger.Object{Intent: obj.Intent}, false
-			}
-		}
+		obj, found := c.retrieveSeen(r.Payload, world)
 		// The refund's intent is cut as it was when served; the id is
 		// as recorded, cut or not.
 		rr := readRequest(r.Kind, obj.Intent, "")
@@ -134,7 +127,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		switch {
 		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)
-		case world.Code != 200:
+		case world.Code != ledger.CodeOK:
 			c.replied(i, r.Wire, world.Code, readError(), nil)
 		case !found:
 			c.replied(i, r.Wire, 404, notFound(r.Payload), nil)
@@ -149,7 +142,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Payload: r.Payload, Cut: true})
 			c.readFaulted(i, rs)
 			var e *apiError
-			if rs.World().Code == 500 {
+			if rs.World().Code != ledger.CodeOK {
 				e = readError()
 			}
 			c.replied(i, r.Wire, r.Status, e, r.Shown)
@@ -174,7 +167,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		switch {
 		case r.Wire != export.WireDelivered:
 			c.replied(i, r.Wire, 0, nil, nil)
-		case world.Code != 200:
+		case world.Code != ledger.CodeOK:
 			c.replied(i, r.Wire, world.Code, readError(), nil)
 		default:
 			c.replied(i, r.Wire, 200, nil, shown)

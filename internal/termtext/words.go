@@ -15,6 +15,18 @@ func Plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
+// AndList joins words as a sentence lists them: "A", "A and B",
+// "A, B and C"; "" for none.
+func AndList(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
 // Thousands writes n with its thousands separated: 1,000,000.
 func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
