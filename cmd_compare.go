@@ -40,6 +40,7 @@ func registerWidth(cmd *cobra.Command, width *int) {
 func newCompareCmd() *cobra.Command {
 	var format string
 	var width int
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "compare CASE.json CASE.json [CASE.json...]",
 		Short: "Show cases side by side, attempt by attempt",
@@ -50,8 +51,12 @@ two cases' ledgers first diverge while the agent's words are the same is
 marked, and one sentence per pair of cases says what it shows. Cases of
 different missions are aligned by attempt number, with a note.
 
+In text, the default is brief: what the cases show together, one entry per
+case with how it ended and its file, and the three pairs that differ most.
+--all prints every pair and the attempts side by side.
+
 Formats: text (default; fits the terminal, or --width), markdown (a GFM
-table to paste into a document) and json (for scripts).
+table to paste into a document, always whole) and json (for scripts).
 
 All files are read and checked before anything is printed; a corrupt,
 truncated or unknown-version case file, or one that does not reproduce (its
@@ -87,8 +92,11 @@ settings), stops the command with exit code 2, naming the first difference.`,
 			for i, path := range args {
 				cmp.Cases[i].Source = path
 			}
-			out, err := compare.Render(cmp, f, textWidth(cmd.OutOrStdout(), width))
-			if err != nil {
+			w := textWidth(cmd.OutOrStdout(), width)
+			var out []byte
+			if f == render.Text && !all {
+				out = compare.CompareBrief(cmp, w, "add --all")
+			} else if out, err = compare.Render(cmp, f, w); err != nil {
 				return err
 			}
 			_, err = cmd.OutOrStdout().Write(out)
@@ -96,6 +104,7 @@ settings), stops the command with exit code 2, naming the first difference.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", string(render.Text), "output format: text, markdown or json")
+	cmd.Flags().BoolVar(&all, "all", false, "text: every pair of cases, and the attempts side by side")
 	registerWidth(cmd, &width)
 	return cmd
 }

@@ -78,8 +78,9 @@ func TestCompareCommandFormats(t *testing.T) {
 		want  []byte
 	}{
 		// Not a terminal: the default width.
-		{"text", nil, compare.CompareText(cmp, render.DefaultTextWidth)},
-		{"text width", []string{"--width", "64"}, compare.CompareText(cmp, 64)},
+		{"text", nil, compare.CompareBrief(cmp, render.DefaultTextWidth, "add --all")},
+		{"text width", []string{"--width", "64"}, compare.CompareBrief(cmp, 64, "add --all")},
+		{"text all", []string{"--all"}, compare.CompareText(cmp, render.DefaultTextWidth)},
 		{"markdown", []string{"--format", "markdown"}, compare.CompareMarkdown(cmp)},
 		{"json", []string{"--format", "json"}, wantJSON},
 	}
@@ -102,6 +103,46 @@ func TestCompareCommandFormats(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), "first diverge at attempt 2") {
 		t.Errorf("no divergence sentence in:\n%s", out)
+	}
+}
+
+// The README's exercise exports six cases; compare's default text tells
+// them in at most 50 lines at 80 columns: the conclusion, every case with
+// its file, and the pairs that differ most, with --all for the rest.
+func TestCompareBriefReadmeCases(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if code, _, errs := captureRun("export", "timeout-then-success", "failure-then-failure", "--variants", "--dir", "cases"); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	paths, err := filepath.Glob(filepath.Join("cases", "*.json"))
+	if err != nil || len(paths) != 6 {
+		t.Fatalf("want the six cases, got %v (%v)", paths, err)
+	}
+	code, out, errs := captureRun(append([]string{"compare", "--width", "80"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) > 50 {
+		t.Errorf("%d lines, want at most 50:\n%s", len(lines), out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"Same words, different ledgers", "What differs most:", "add --all", "first diverge at attempt 2"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+	for _, p := range paths {
+		if !strings.Contains(out, p) {
+			t.Errorf("the case file %s is not named in:\n%s", p, out)
+		}
+	}
+	if strings.Count(out, "\n- ") != compare.BriefPairs {
+		t.Errorf("want %d pairs listed:\n%s", compare.BriefPairs, out)
+	}
+	_, all, _ := captureRun(append([]string{"compare", "--width", "80", "--all"}, paths...)...)
+	if n := strings.Count(all, "\n- "); n != 15 {
+		t.Errorf("--all lists %d pairs, want all 15", n)
 	}
 }
 
