@@ -41,6 +41,11 @@ const SchemaID = "replaylab.case/v3"
 // byte, as before and in every earlier reader.
 const SchemaReads = "replaylab.case/v4"
 
+// SchemaEdited is version 5: version 4's fields (reads or none) and the
+// mission's edited, the steps whose fixture was replaced in the lab. Only
+// a case of an edited mission is written as version 5.
+const SchemaEdited = "replaylab.case/v5"
+
 // SchemaV2 and SchemaV1 are the earlier case formats, still read.
 const (
 	SchemaV2 = "replaylab.case/v2"
@@ -51,7 +56,7 @@ const (
 const mismatchCodeV2 = 422
 
 // readsSchemas says which versions this build reads, for messages.
-const readsSchemas = `"replaylab.case/v4", "replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
+const readsSchemas = `"replaylab.case/v5", "replaylab.case/v4", "replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
 
 // MaxCaseBytes bounds a case file read from disk.
 const MaxCaseBytes = 64 << 20
@@ -74,14 +79,25 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	schema := SchemaID
-	if len(c.Mission.Reads) > 0 {
-		schema = SchemaReads
-	}
+	schema := SchemaFor(&c.Mission)
+
 	if err := enc.Encode(document{Schema: schema, Case: c}); err != nil {
 		return nil, err
 	}
 	return termtext.EscapeHidden(buf.Bytes()), nil
+}
+
+// SchemaFor is the version a case of m is written as: the oldest that
+// holds every field m has, so that a case without the newer fields reads,
+// byte for byte, as before.
+func SchemaFor(m *missions.Mission) string {
+	switch {
+	case m.Edited != nil:
+		return SchemaEdited
+	case len(m.Reads) > 0:
+		return SchemaReads
+	}
+	return SchemaID
 }
 
 // casePartKeys are the parts every case has, in the order it writes them.
@@ -141,7 +157,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
-	case schema != SchemaID && schema != SchemaReads && schema != SchemaV2 && schema != SchemaV1:
+	case schema != SchemaID && schema != SchemaReads && schema != SchemaEdited && schema != SchemaV2 && schema != SchemaV1:
 		if strings.HasPrefix(schema, "replaylab.case/") {
 			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %s)", name, schema, readsSchemas)
 		}
@@ -179,7 +195,12 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Case.Version = 3
-	switch {
+	switch want := SchemaFor(&doc.Case.Mission); {
+	case doc.Case.Mission.Edited != nil && schema != SchemaEdited:
+		return nil, fmt.Errorf("%s: the mission was edited (edited), which came with %s; write the schema as %q", name, SchemaEdited, SchemaEdited)
+	case doc.Case.Mission.Edited == nil && schema == SchemaEdited:
+		return nil, fmt.Errorf("%s: a %s case is one whose mission was edited in the lab, and this one has no \"edited\"; write the schema as %q", name, SchemaEdited, want)
+	case schema == SchemaEdited:
 	case len(doc.Case.Mission.Reads) > 0 && schema != SchemaReads:
 		return nil, fmt.Errorf("%s: the mission has reads, which came with %s; write the schema as %q", name, SchemaReads, SchemaReads)
 	case len(doc.Case.Mission.Reads) == 0 && schema == SchemaReads:

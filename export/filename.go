@@ -12,6 +12,19 @@ import (
 // unsafeName matches what may not appear in a file name.
 var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
+// CaseFileName is FileName for a case: an edited mission's file names
+// each step it changed, "…-edited.s1-failure-before-commit.…", so that two
+// edits of one mission keep files of their own.
+func CaseFileName(c *missions.Case) string {
+	id := c.Mission.ID
+	if e := c.Mission.Edited; e != nil {
+		for _, st := range e.Steps {
+			id += fmt.Sprintf(".s%d-%s", st.Step, strings.ReplaceAll(string(st.To), "_", "-"))
+		}
+	}
+	return FileName(id, c.Settings)
+}
+
 // FileName names a case file after its mission and settings, e.g.
 // "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their
 // defaults are left out; the name is safe on any file system.

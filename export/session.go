@@ -383,7 +383,7 @@ func (s *Session) AsCase() *missions.Case {
 		c.Mission = s.madeMission()
 	}
 	attempt, ci := 0, 0
-	effects := 0
+	effects, step := 0, 0
 	flush := func(upTo int) {
 		for ; ci < len(s.Changes) && s.Changes[ci].Tick <= upTo; ci++ {
 			ch := s.Changes[ci]
@@ -394,12 +394,19 @@ func (s *Session) AsCase() *missions.Case {
 			case ch.Kind == ledger.Resolved && ch.Status == ledger.Failed:
 				effects--
 			}
-			c.Events = append(c.Events, missions.Event{Tick: ch.Tick, Kind: kind, Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind),
+			c.Events = append(c.Events, missions.Event{Tick: ch.Tick, Step: max(step, 1), Kind: kind, Intent: ch.Intent, Key: ch.Key, Provider: string(ch.Kind),
 				Effects: effects, Note: missions.ChangeNote(ch.Kind, ch.Object, ch.Key, ch.Status)})
 		}
 	}
 	for _, r := range s.Requests {
+		if !IsStep(r) {
+			continue
+		}
+		// The changes the clock made on its way to this request are
+		// part of its step: the step moves the clock to the request.
+		step++
 		flush(r.Tick)
+		at := len(c.Events)
 		switch r.Kind {
 		case RequestCreate:
 			attempt++
@@ -423,13 +430,37 @@ func (s *Session) AsCase() *missions.Case {
 			}
 			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
 				Note: fmt.Sprintf("Request %d %s %s; the reply was %s.", r.Seq, what, orNone(strings.SplitN(r.Payload, "?", 2)[0]), wireWords(r))})
+		case RequestRefused:
+			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
+				Note: fmt.Sprintf("Request %d was refused before it reached the provider (%s); the reply was %s.", r.Seq, orNone(r.Error), wireWords(r))})
+		}
+		for i := at; i < len(c.Events); i++ {
+			c.Events[i].Step = step
 		}
 	}
+	// What the clock made once the requests ended: the settling step.
+	step++
 	flush(int(^uint(0) >> 1))
 	for i := range c.Events {
 		c.Events[i].Seq = i + 1
 	}
 	return c
+}
+
+// IsStep reports whether a request is a step of the client's run as the
+// lab and AsCase tell it: every request but the control endpoint's
+// change of the faults, which the harness sends, not the client.
+func IsStep(r SessionRequest) bool { return r.Kind != RequestFaults }
+
+// SessionRun is a session told step by step, as the lab steps a mission:
+// Steps[k] is the request of step k+1, and Views[k] the run as it stood
+// after k steps, each a case as AsCase makes one. The last view is the
+// whole session; the step before it the last request, and the step after
+// it the clock running out (or, in a session taken while serving, the
+// session as it was taken).
+type SessionRun struct {
+	Steps []SessionRequest
+	Views []*missions.Case
 }
 
 // wireWords is what became of a reply: its status, or the wire.

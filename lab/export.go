@@ -35,7 +35,7 @@ type exportedMsg struct {
 
 // caseFileName names a case's file after its mission and settings, the
 // same way the command line's export does.
-func caseFileName(c *missions.Case) string { return export.FileName(c.Mission.ID, c.Settings) }
+func caseFileName(c *missions.Case) string { return export.CaseFileName(c) }
 
 // exportCases returns the command that writes each case into dir. Each
 // file is written whole to a temporary name and then linked into place,

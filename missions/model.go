@@ -142,6 +142,9 @@ type Mission struct {
 	// Expect lists the outcomes the mission promises under the settings it
 	// contrasts. They double as tests.
 	Expect []Expectation `json:"expect"`
+	// Edited, when set, says the schedule was changed from another
+	// mission's in the lab (f): a case carries it, a mission file never.
+	Edited *Edited `json:"edited,omitempty"`
 	// Source is where the mission was read from; not part of the case.
 	Source string `json:"-"`
 }

@@ -170,6 +170,9 @@ func (v *validator) mission() {
 			v.bad(r.Line, place{"read", i + 1, 0}, onRead, "%v", err)
 		}
 	}
+	if e := m.Edited; e != nil {
+		v.edited(e)
+	}
 	switch {
 	case attempts == 0 && len(m.Schedule) > 0:
 		v.bad(0, place{}, onAttempts, "the schedule has no attempt: add a step like `- attempt: <intent id>` with a fixture")
@@ -295,4 +298,35 @@ func stepTicks(st Step) int {
 		return max(1, min(st.Wait, MaxTicks))
 	}
 	return 1
+}
+
+// edited holds a mission's record of its edit to its schedule: each step
+// named is a lone attempt, in order, once, and meets the fixture the edit
+// gave it.
+func (v *validator) edited(e *Edited) {
+	m, onEdited := v.m, []string{"edited"}
+	if !ValidID(e.From) {
+		v.bad(0, place{}, onEdited, "edited: from %q is not a mission id", e.From)
+	}
+	if len(e.Steps) == 0 {
+		v.bad(0, place{}, onEdited, "edited: no step is named; a mission with no edit has no \"edited\"")
+	}
+	last := 0
+	for _, s := range e.Steps {
+		where := place{"edited step", s.Step, 0}
+		switch {
+		case s.Step <= last:
+			v.bad(0, where, onEdited, "edited: steps are named once each, in order (step %d after step %d)", s.Step, last)
+		case s.Step > len(m.Schedule):
+			v.bad(0, where, onEdited, "edited: the schedule has %d steps", len(m.Schedule))
+		case m.Schedule[s.Step-1].Kind() != StepAttempt:
+			v.bad(0, where, onEdited, "edited: only a lone attempt's fixture can be replaced")
+		case m.Schedule[s.Step-1].Fixture != s.To:
+			v.bad(0, where, onEdited, "edited: the step meets %s, not %s as the edit says", m.Schedule[s.Step-1].Fixture, s.To)
+		}
+		if _, err := ParseFixture(string(s.From)); err != nil || s.From == s.To {
+			v.bad(0, where, onEdited, "edited: from %q must be a fixture other than %s", s.From, s.To)
+		}
+		last = max(last, s.Step)
+	}
 }

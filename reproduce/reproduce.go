@@ -58,6 +58,22 @@ func DiffJSON(want, got []byte) (where, said, gives string, ok bool, err error) 
 // where it first differs; "" when m is the built-in one or no built-in
 // has its id.
 func BuiltInClaim(m *missions.Mission) string {
+	if m.Edited != nil {
+		// An edit in the lab changed only the steps it names: undone,
+		// the mission is the one it came from.
+		b, err := missions.BuiltIn().Get(m.Edited.From)
+		if err != nil {
+			return ""
+		}
+		if u := m.Unedited(b); u.Digest() != b.Digest() {
+			want, _ := json.Marshal(b)
+			got, _ := json.Marshal(u)
+			where, bv, gv, _, _ := DiffJSON(want, got)
+			return fmt.Sprintf("the case's mission says it was edited from the built-in mission %s, but differs from it beyond the steps its edit names: at mission.%s the catalog has %s, the file %s",
+				termtext.CleanLine(b.ID), where, bv, gv)
+		}
+		return ""
+	}
 	b, err := missions.BuiltIn().Get(m.ID)
 	if err != nil || b.Digest() == m.Digest() {
 		return ""

@@ -1,9 +1,13 @@
 package reproduce
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -25,4 +29,129 @@ func Document(d export.Document) (string, error) {
 		return Session(d.Session)
 	}
 	return Case(d.Case)
+}
+
+// MaxRunSteps is how many requests a session may hold to be told step by
+// step: each step keeps the ledger as it stood, so a longer session is
+// read by replay, compare and check instead.
+const MaxRunSteps = 2000
+
+// Run tells a session step by step: it replays the requests to a fresh
+// provider and keeps, after each request the client made, the run as it
+// stood then. The session must reproduce (Problems says where it does
+// not): each view is what the provider's rules give.
+func Run(s *export.Session) (*export.SessionRun, error) {
+	var idx []int
+	for i, r := range s.Requests {
+		if export.IsStep(r) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, errors.New("the session holds no request of a client: there is nothing to step through")
+	}
+	if len(idx) > MaxRunSteps {
+		return nil, fmt.Errorf("the session holds %d requests; the lab steps through at most %d (replay, compare or check it instead)", len(idx), MaxRunSteps)
+	}
+	stands := make([]serve.Stand, len(s.Requests))
+	if _, err := serve.ReplaySteps(s, func(i int, at serve.Stand) { stands[i] = at }); err != nil {
+		return nil, err
+	}
+	run := &export.SessionRun{Views: []*missions.Case{prefix(s, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}).AsCase()}}
+	for _, i := range idx {
+		run.Steps = append(run.Steps, s.Requests[i])
+		run.Views = append(run.Views, prefix(s, i, stands[i]).AsCase())
+	}
+	run.Views = append(run.Views, s.AsCase())
+	// Each view is told as a run of the whole session's mission: the
+	// mission made of the creates is the same at every step.
+	whole := run.Views[len(run.Views)-1].Mission
+	for k, v := range run.Views {
+		v.Mission = whole
+		p := s
+		if k < len(idx)+1 {
+			p = prefix(s, idxAt(idx, k), serve.Stand{})
+		}
+		v.Outcome.Evidence = records(p, v)
+	}
+	return run, nil
+}
+
+// idxAt is the index in the session's requests of the last request of
+// the first k steps, -1 for none.
+func idxAt(idx []int, k int) int {
+	if k == 0 {
+		return -1
+	}
+	return idx[k-1]
+}
+
+// prefix is s as it stood after request i (from 0; -1 before any), at.
+func prefix(s *export.Session, i int, at serve.Stand) *export.Session {
+	p := *s
+	p.Requests = s.Requests[:i+1]
+	p.Changes = s.Changes[:at.Changes]
+	p.Ledger, p.Outcome, p.Settled, p.Source = at.Ledger, at.Outcome, false, nil
+	if i >= 0 {
+		p.Tick = s.Requests[i].Tick
+	} else {
+		p.Tick = 0
+	}
+	return &p
+}
+
+// records are what the provider recorded of each intent whose verdict at
+// this point is not one a careful client reaches (a duplicate, a hidden
+// effect, a phantom): the requests it sent, the reads that showed its
+// refunds and its refunds in the ledger, as the evidence screen shows a
+// person's bundle.
+func records(s *export.Session, c *missions.Case) []missions.EvidenceBundle {
+	var out []missions.EvidenceBundle
+	for _, v := range c.Outcome.Verdicts {
+		switch v.Verdict {
+		case missions.ExactlyOnce, missions.FailedCleanly:
+			continue
+		}
+		b := missions.EvidenceBundle{Intent: v.Intent, Reason: fmt.Sprintf("%s, from the provider's records (a recorded client hands nothing over): %s", v.Verdict, v.Explain()),
+			Attempts: []missions.EvidenceAttempt{}, Reads: []missions.EvidenceRead{}, Objects: []missions.EvidenceObject{}}
+		mine := map[ledger.ObjectID]bool{}
+		for _, o := range c.Ledger.Objects {
+			if o.Intent == v.Intent {
+				mine[o.ID] = true
+				b.Objects = append(b.Objects, missions.EvidenceObject{Object: o.ID, Status: o.Status})
+			}
+		}
+		n := 0
+		for _, r := range s.Requests {
+			switch {
+			case r.Kind == export.RequestCreate:
+				n++
+				if r.Intent != v.Intent {
+					continue
+				}
+				if b.Key == "" {
+					b.Key = r.Key
+				}
+				a := missions.EvidenceAttempt{Attempt: n, Tick: r.Tick, Key: r.Key, Payload: r.Payload, Observed: r.Observed(), Error: r.Error}
+				if r.Wire == export.WireDelivered {
+					a.Response = r.Response
+				}
+				b.Attempts = append(b.Attempts, a)
+			case r.Wire == export.WireDelivered && len(r.Shown) > 0:
+				var found []missions.EvidenceObject
+				var words []string
+				for _, o := range r.Shown {
+					if mine[o.Object] {
+						found = append(found, o)
+						words = append(words, o.Object.String()+" "+o.Status.String())
+					}
+				}
+				if len(found) > 0 {
+					b.Reads = append(b.Reads, missions.EvidenceRead{Tick: r.Tick, Found: found, Summary: strings.Join(words, ", ")})
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	return out
 }

@@ -19,6 +19,22 @@ import (
 // each action and response, what each reply showed, what the clock made
 // happen, the final ledger and the verdicts.
 func Replay(s *export.Session) (*export.Session, error) {
+	return ReplaySteps(s, nil)
+}
+
+// Stand is the provider as it stood right after one request of a replay:
+// its ledger, the verdicts it could reach then, and how many of the
+// session's changes the clock had made by then.
+type Stand struct {
+	Ledger  ledger.Snapshot
+	Outcome missions.Outcome
+	Changes int
+}
+
+// ReplaySteps is Replay that hands after, when it is not nil, the
+// provider as it stood after each request (i from 0): what the lab shows
+// a recorded client's run step by step with.
+func ReplaySteps(s *export.Session, after func(i int, at Stand)) (*export.Session, error) {
 	c, err := coreFor(s.Settings, s.Mission)
 	if err != nil {
 		return nil, err
@@ -27,9 +43,12 @@ func Replay(s *export.Session) (*export.Session, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s.Started); err == nil {
 		c.start = t
 	}
-	for _, r := range s.Requests {
+	for i, r := range s.Requests {
 		if err := c.apply(r); err != nil {
 			return nil, err
+		}
+		if after != nil {
+			after(i, Stand{Ledger: c.led.Snapshot(), Outcome: c.outcome(), Changes: len(c.session.Changes)})
 		}
 	}
 	c.advanceTo(s.Tick)
