@@ -2,13 +2,18 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/course"
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/lab"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // labFlags are what the lab command and the bare root command accept.
@@ -25,8 +30,8 @@ func (f *labFlags) register(cmd *cobra.Command) {
 func newLabCmd() *cobra.Command {
 	var f labFlags
 	cmd := &cobra.Command{
-		Use:   "lab [MISSION]",
-		Short: "Open the interactive lab, on the mission picker or straight on MISSION",
+		Use:   "lab [MISSION | SESSION.json]",
+		Short: "Open the interactive lab, on the mission picker, straight on MISSION, or on a recorded session",
 		Long: `Open the interactive lab. Step a mission's schedule against the provider's
 ledger, watch the effect counter, toggle stable keys (k), the caller policy (p),
 the provider contract (c) and the key source (s: one key per intent, or a hash
@@ -34,6 +39,12 @@ of the payload, which makes stable keys moot), hide or show the checkpoint rows
 (h), pin cases (m) and compare them side by side (v), export the current case
 as JSON (e), and, once the guarded caller has escalated, read the evidence a
 person is handed (g). Press ? in the lab for every key.
+
+Given a session that serve --record or conform --record wrote, the lab
+steps through your own client's run: each request it sent, the fault it
+met, the ledger after it and the verdicts. The toggles that would change
+the caller (k, p, c, s, f) are off for it, since a recorded client's
+choices are its own; pin it (m) and set a mission's case beside it (v, a).
 
 The lab needs a terminal; for a headless run use "replaylab run MISSION".`,
 		Args: cobra.MaximumNArgs(1),
@@ -70,7 +81,15 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	if path, err := progressPath(); err == nil {
 		first = !course.AnyLessonDone(path)
 	}
-	m, err := lab.New(lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first})
+	opts := lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first}
+	if isFileArg(mission) {
+		run, err := recordedRun(mission)
+		if err != nil {
+			return err
+		}
+		opts.Mission, opts.Recorded, opts.RecordedName = "", run, mission
+	}
+	m, err := lab.New(opts)
 	if err != nil {
 		return badInput(err)
 	}
@@ -79,4 +98,31 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 			"for a run without one use `replaylab run MISSION` (add --json for the case)"))
 	}
 	return lab.Run(m, cmd.ErrOrStderr())
+}
+
+// isFileArg reports whether the lab's argument names a file rather than a
+// mission: a mission id has no dot and no slash.
+func isFileArg(arg string) bool {
+	return arg != "" && strings.ContainsAny(arg, `./\`)
+}
+
+// recordedRun reads a session for the lab, holds it to what its replay
+// gives (a tampered ledger or verdict is refused) and tells it step by
+// step.
+func recordedRun(path string) (*export.SessionRun, error) {
+	d, err := readDocument(path)
+	if err != nil {
+		return nil, badInput(infile.Error(path, err))
+	}
+	if d.Session == nil {
+		return nil, badInput(fmt.Errorf("%s is a case, not a session: the lab opens a mission (replaylab lab MISSION) or a session that serve --record or conform --record wrote; replaylab replay or compare read a case", path))
+	}
+	if p := reproduce.Problems(path, d); len(p) > 0 {
+		return nil, badInput(errors.New(strings.Join(p, "\n")))
+	}
+	run, err := reproduce.Run(d.Session)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("%s: %w", path, err))
+	}
+	return run, nil
 }

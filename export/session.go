@@ -461,6 +461,9 @@ func IsStep(r SessionRequest) bool { return r.Kind != RequestFaults }
 type SessionRun struct {
 	Steps []SessionRequest
 	Views []*missions.Case
+	// Settled: the last view is the session with its clock run on until
+	// nothing was in motion.
+	Settled bool
 }
 
 // wireWords is what became of a reply: its status, or the wire.

@@ -174,6 +174,10 @@ func (v *compareView) sentences() [][]string {
 	}
 	if len(out) == 0 && len(v.cmp.Cases) == 1 {
 		c := v.cmp.Cases[0]
+		if c.Settings.Policy == missions.RealClient {
+			out = append(out, wrap("Pin another case to compare: a opens the picker on this run's mission; enter opens it, p picks the guarded policy and m pins it beside your client.", v.w))
+			return out
+		}
 		k, turns := contrast(c.Settings)
 		next := k + " (it " + turns + ") and m to pin"
 		if l := v.lab; l != nil && (l.Mission.ID != c.Mission || l.Settings != c.Settings) {

@@ -30,6 +30,9 @@ type evidenceView struct {
 	labels  map[string]string // intent id → the words the agent uses for it
 	ticks   map[string]int    // intent id → the tick it was handed over
 	lines   []string
+	// recorded: the bundles are a recorded client's, made from the
+	// provider's records, not handed over by a caller.
+	recorded bool
 	scroller
 }
 
@@ -91,11 +94,14 @@ func (v *evidenceView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
 	}
-	note := termtext.Plural(len(v.bundles), "escalated intent")
+	title, note := evidenceTitle, termtext.Plural(len(v.bundles), "escalated intent")
+	if v.recorded {
+		title, note = "the provider's records", termtext.Plural(len(v.bundles), "intent")+" gone wrong"
+	}
 	if len(v.lines) > v.rows() {
 		note = fmt.Sprintf("lines %d–%d of %d, ↑↓ scroll", v.offset+1, min(len(v.lines), v.offset+v.rows()), len(v.lines))
 	}
-	out := []string{panelTitle(*v.st, evidenceTitle, note, false, v.w)}
+	out := []string{panelTitle(*v.st, title, note, false, v.w)}
 	start, end := v.window(len(v.lines), v.rows())
 	out = append(out, v.lines[start:end]...)
 	return box(out, v.w, v.h)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -34,7 +35,15 @@ type header struct {
 	// executing: a request is still executing at the provider (a late
 	// commit), so the run's count may yet change.
 	executing bool
+	// rec is the recorded client's run on screen, if one is: its steps
+	// are requests, and its settings are the client's own.
+	rec     *export.SessionRun
+	recName string
 }
+
+// SetRecorded tells the header that the run is a recorded client's, from
+// the file name; nil for a mission's run.
+func (h *header) SetRecorded(run *export.SessionRun, name string) { h.rec, h.recName = run, name }
 
 // SetScale sizes the counter for a run whose effect count never passes
 // most, so that it keeps its width, and its place, while the run steps.
@@ -57,6 +66,11 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	h.pos, h.n = pos, n
 	h.heldTag = ""
 	switch {
+	case h.rec != nil && pos >= 1 && pos <= len(h.rec.Steps):
+		long, short := requestWords(h.rec.Steps[pos-1])
+		h.stepLine = [2]string{long, short}
+	case h.rec != nil && pos == n && !h.rec.Settled:
+		h.stepLine = [2]string{takenLabel, takenLabel}
 	case pos >= 1 && pos <= len(m.Schedule):
 		st := m.Schedule[pos-1]
 		short := shortStep(st, len(m.Intents) > 1)
@@ -236,6 +250,16 @@ func (h *header) counter() [3]string {
 // where that does not fit, leaves them out.
 func (h *header) settingsLine(w int) string {
 	s, d := h.settings, h.defaults
+	if h.rec != nil {
+		// The toggles are shown off, with the reason, not hidden.
+		full := h.st.Changed.Render("your client") + h.st.Subtle.Render(", as recorded in ") + h.st.Text.Render(termtext.CleanLine(h.recName)) +
+			h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) + h.st.Subtle.Render(" · k p c s f off: its own")
+		if lipgloss.Width(full) <= w {
+			return full
+		}
+		return h.st.Changed.Render("your client") + h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) +
+			h.st.Subtle.Render(" · k p c s f off")
+	}
 	part := func(f missions.Setting) string {
 		label, value := s.Word(f)
 		if _, own := d.Word(f); value != own {

@@ -50,6 +50,11 @@ type runKeys struct {
 	Policy     key.Binding
 	Contract   key.Binding
 	KeySource  key.Binding
+	// Fixture cycles the selected step's fixture through the world
+	// table; AllFixtures gives every attempt one fixture, the next in
+	// turn (the source article's "replace both outcomes").
+	Fixture     key.Binding
+	AllFixtures key.Binding
 
 	Export  key.Binding
 	Pin     key.Binding
@@ -81,6 +86,8 @@ func newRunKeys() runKeys {
 		Policy:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
 		Contract:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
 		KeySource:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "key source")),
+		Fixture:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "this step's fixture")),
+		AllFixtures: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "every attempt's fixture")),
 
 		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export JSON")),
 		Pin:     key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "pin case")),

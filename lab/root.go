@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/course"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -60,6 +61,10 @@ type Options struct {
 	// FirstTime is a learner who has finished no lesson yet: the
 	// timeline starts with its checkpoint rows hidden (h shows them).
 	FirstTime bool
+	// Recorded, when set, opens the lab on a recorded client's run (a
+	// session told step by step), read from the file RecordedName.
+	Recorded     *export.SessionRun
+	RecordedName string
 }
 
 // Model is the lab's root model.
@@ -134,6 +139,14 @@ func New(o Options) (Model, error) {
 			m.setStatus(m.course.note)
 			m.course.note = ""
 		}
+	}
+	if o.Recorded != nil {
+		if len(o.Recorded.Views) != len(o.Recorded.Steps)+2 {
+			return Model{}, fmt.Errorf("a recorded run of %d requests has %d views; it needs one before the first and one after each, then the last", len(o.Recorded.Steps), len(o.Recorded.Views))
+		}
+		m.runScreen.openRecorded(o.Recorded, o.RecordedName)
+		m.screen = screenLab
+		m.picker.Select(o.Recorded.Views[0].Mission.ID)
 	}
 	if o.Mission != "" {
 		ms, err := o.Catalog.Get(o.Mission)
@@ -410,9 +423,19 @@ func (m *Model) follow(n nav) {
 		// with nothing pinned is where the picker opens.
 		taken := map[string]bool{}
 		for _, c := range m.pinned {
-			taken[c.Mission.ID] = true
+			if c.Settings.Policy != missions.RealClient {
+				taken[c.Mission.ID] = true
+			}
 		}
 		m.picker.SelectFirstExcept(taken)
+		// A recorded client's mission comes first, while no case of it
+		// is pinned: the client beside a caller on the same schedule.
+		for _, c := range m.pinned {
+			if c.Settings.Policy == missions.RealClient && !taken[c.Mission.ID] {
+				m.picker.Select(c.Mission.ID)
+				break
+			}
+		}
 	}
 	if n.to == screenCompare {
 		// However compare is reached, an add in progress has ended.
@@ -426,6 +449,7 @@ func (m *Model) follow(n nav) {
 		m.compare.SetLab(m.full)
 		m.compare.SetCases(m.pinned)
 	case screenEvidence:
+		m.evidence.recorded = m.rec != nil
 		m.evidence.SetCase(m.cas)
 	}
 	m.screen = n.to
@@ -617,7 +641,8 @@ func (m Model) statusLine() string {
 	var hint []string
 	switch m.screen {
 	case screenPicker:
-		hint = []string{"enter opens a mission · / filters the list · w explains the lab's words"}
+		hint = []string{"enter opens a mission · / filters the list · new here? replaylab learn is the course",
+			"enter opens a mission · / filters · new? replaylab learn"}
 		switch {
 		case m.picker.Filtering() && len(m.picker.list.VisibleItems()) == 0:
 			hint = []string{"nothing matches these words: change them, or esc drops the filter"}
@@ -632,6 +657,10 @@ func (m Model) statusLine() string {
 	case screenEvidence:
 		hint = []string{fmt.Sprintf("what the guarded executor hands a person at step %d of %d · esc goes back", m.pos, m.steps),
 			fmt.Sprintf("what a person is handed at step %d of %d · esc goes back", m.pos, m.steps)}
+		if m.rec != nil {
+			hint = []string{fmt.Sprintf("what the provider recorded of each intent gone wrong, at step %d of %d · esc goes back", m.pos, m.steps),
+				fmt.Sprintf("the provider's records at step %d of %d · esc goes back", m.pos, m.steps)}
+		}
 	case screenGlossary:
 		hint = []string{"every word the lab shows, with what it means · esc goes back"}
 	}

@@ -1,6 +1,12 @@
 package lab
 
-import "github.com/replaylab/replaylab/missions"
+import (
+	"errors"
+	"maps"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
 
 // runController holds the run the lab screen shows: the mission, the
 // settings chosen, and the engine's runner moved to the position. It
@@ -23,18 +29,76 @@ type runController struct {
 	// position: the panels are sized for it, so stepping fills them
 	// without moving them, and it is what pinning and exporting keep.
 	full *missions.Case
+	// base is the mission as opened, before any edit; edits are the
+	// fixtures the f key gave its steps (step from 1), and mission is
+	// base with them.
+	base  *missions.Mission
+	edits map[int]missions.Fixture
+	// rec, when set, is a recorded client's run (a session): its steps
+	// are the client's requests, each view the run as it stood after
+	// one. Nothing the lab sets changes what a real client did. recName
+	// is the file it came from.
+	rec     *export.SessionRun
+	recName string
 }
+
+// errRecorded is the answer of every key that would change the caller or
+// the schedule of a recorded client's run.
+var errRecorded = errors.New("a recorded client's run is what it did: its keys, its policy and the faults it met are its own, so k, p, c, s and f cannot change it; " +
+	"m pins it, then v and a set a mission's case beside it")
 
 // load opens a mission at its first step; on an error the run it had
 // stays.
 func (r *runController) load(ms *missions.Mission) error {
 	prev := *r
-	r.mission, r.pos, r.full, r.runner = ms, 0, nil, nil
+	r.mission, r.base, r.edits, r.rec, r.recName = ms, ms, nil, nil, ""
+	r.pos, r.full, r.runner = 0, nil, nil
 	if _, err := r.rerun(); err != nil {
 		*r = prev
 		return err
 	}
 	r.defaults = ms.Settings(missions.Overrides{})
+	return nil
+}
+
+// loadRecorded opens a recorded client's run at its start.
+func (r *runController) loadRecorded(run *export.SessionRun, name string) {
+	whole := run.Views[len(run.Views)-1]
+	r.rec, r.recName = run, name
+	r.mission, r.base, r.edits, r.runner = &whole.Mission, &whole.Mission, nil, nil
+	r.full, r.cas = whole, run.Views[0]
+	r.pos, r.steps = 0, len(run.Views)-1
+	r.settings, r.defaults = whole.Settings, whole.Settings
+}
+
+// edit gives step n (from 1) of the mission as opened fixture f and
+// replays to the same position; on an error the schedule before it
+// stays.
+func (r *runController) edit(n int, f missions.Fixture) error {
+	if r.rec != nil {
+		return errRecorded
+	}
+	edits := maps.Clone(r.edits)
+	if edits == nil {
+		edits = map[int]missions.Fixture{}
+	}
+	edits[n] = f
+	return r.setEdits(edits)
+}
+
+// setEdits runs the mission as opened with the fixtures in edits, at the
+// same position.
+func (r *runController) setEdits(edits map[int]missions.Fixture) error {
+	m, err := missions.Edit(r.base, edits)
+	if err != nil {
+		return err
+	}
+	prev := *r
+	r.mission, r.edits, r.runner = m, edits, nil
+	if _, err := r.rerun(); err != nil {
+		*r = prev
+		return err
+	}
 	return nil
 }
 
@@ -44,6 +108,10 @@ func (r *runController) load(ms *missions.Mission) error {
 // settings it only moves the runner it holds. resized says the whole run
 // is new, so the panels are laid out anew.
 func (r *runController) rerun() (resized bool, err error) {
+	if r.rec != nil {
+		r.cas = r.rec.Views[r.pos]
+		return false, nil
+	}
 	s := r.mission.Settings(r.over)
 	if r.runner == nil || r.runner.Settings() != s {
 		var runner *missions.Runner
@@ -82,6 +150,9 @@ func (r *runController) seek(pos int) (resized bool, err error) {
 // change applies a change of the overrides and replays to the same
 // position; on an error the settings before it stay.
 func (r *runController) change(f func(*missions.Overrides)) (resized bool, err error) {
+	if r.rec != nil {
+		return false, errRecorded
+	}
 	old := r.over
 	f(&r.over)
 	resized, err = r.rerun()

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/compare"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -88,6 +89,8 @@ func (r *runScreen) open(ms *missions.Mission) error {
 	if err := r.load(ms); err != nil {
 		return err
 	}
+	r.header.SetRecorded(nil, "")
+	r.said.recorded = false
 	r.schedule.SetMission(ms)
 	r.goal.SetMission(ms)
 	r.focus = focusTimeline
@@ -95,6 +98,106 @@ func (r *runScreen) open(ms *missions.Mission) error {
 	r.refresh()
 	r.layout()
 	return nil
+}
+
+// openRecorded shows a recorded client's run from its first request.
+func (r *runScreen) openRecorded(run *export.SessionRun, name string) {
+	r.loadRecorded(run, name)
+	r.header.SetRecorded(run, name)
+	r.said.recorded = true
+	r.schedule.SetRecorded(run)
+	goal := *r.mission
+	goal.Goal = fmt.Sprintf("Your client's own run, from %s: each request it sent, the fault it met and the ledger after it. %s", name, r.mission.Goal)
+	r.goal.SetMission(&goal)
+	r.focus = focusTimeline
+	r.timeline.Follow()
+	r.refresh()
+	r.layout()
+}
+
+// selectedStep is the step f edits: the current one, or before the first
+// step the first, and after the last the last.
+func (r *runScreen) selectedStep() int {
+	return clamp(r.pos, 1, len(r.mission.Schedule))
+}
+
+// editStep gives the selected step the next fixture of the world table,
+// or, with all, every lone attempt one fixture: failure_before_commit
+// first, then each after it in turn, then the mission's own again. The
+// run replays to the same position, and the status line says how the
+// counter moved.
+func (r *runScreen) editStep(sb *statusBar, all bool) {
+	if r.rec != nil {
+		sb.setError(errRecorded)
+		return
+	}
+	before := r.cas.Outcome.Effects
+	edits := map[int]missions.Fixture{}
+	var what string
+	if all {
+		// The fixture every attempt meets now, or "" when they differ.
+		shared := func(m *missions.Mission) missions.Fixture {
+			var f missions.Fixture
+			for _, st := range m.Schedule {
+				switch {
+				case st.Kind() != missions.StepAttempt:
+				case f == "":
+					f = st.Fixture
+				case f != st.Fixture:
+					return ""
+				}
+			}
+			return f
+		}
+		to := missions.Fixtures[0]
+		if now := shared(r.mission); now != "" {
+			to = missions.NextFixture(now)
+			if to == missions.Fixtures[0] && shared(r.base) == "" {
+				to = "" // round the table: the mission's own again
+			}
+		}
+		for i, st := range r.base.Schedule {
+			if st.Kind() == missions.StepAttempt && to != "" {
+				edits[i+1] = to
+			}
+		}
+		what = "every attempt: " + string(to)
+		if to == "" {
+			what = "every attempt: the mission's own fixtures again"
+		}
+	} else {
+		n := r.selectedStep()
+		st := r.mission.Schedule[n-1]
+		if st.Kind() != missions.StepAttempt {
+			sb.setStatus(fmt.Sprintf("step %d is %s: f changes a lone attempt's fixture; n and b move to another step", n, stepPhrase(st)),
+				fmt.Sprintf("step %d sends no lone attempt: n/b move to one", n))
+			return
+		}
+		for k, v := range r.edits {
+			edits[k] = v
+		}
+		to := missions.NextFixture(st.Fixture)
+		edits[n] = to
+		what = fmt.Sprintf("step %d: %s → %s", n, st.Fixture, to)
+	}
+	if err := r.setEdits(edits); err != nil {
+		sb.setError(err)
+		return
+	}
+	r.schedule.SetMission(r.mission)
+	r.goal.SetMission(r.mission)
+	r.refresh()
+	r.layout()
+	r.timeline.Follow()
+	after := r.cas.Outcome.Effects
+	moved := fmt.Sprintf("effects stay at %d", after)
+	if after != before {
+		moved = fmt.Sprintf("effects %d → %d", before, after)
+	}
+	if r.pos == 0 {
+		moved = "n runs it"
+	}
+	sb.setStatus(fmt.Sprintf("%s; replayed to step %d of %d, %s", what, r.pos, r.steps, moved), what+": "+moved)
 }
 
 // moveTo moves the run to position pos.
@@ -370,6 +473,10 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 			ks := next(missions.KeySources, r.settings.KeySource)
 			o.KeySource = &ks
 		}, func(s missions.Settings) string { return s.Words(missions.SettingKeySource) })
+	case key.Matches(k, r.keys.Fixture):
+		r.editStep(sb, false)
+	case key.Matches(k, r.keys.AllFixtures):
+		r.editStep(sb, true)
 	case key.Matches(k, r.keys.Evidence):
 		if r.hasEvidence() {
 			sb.setStatus("")
@@ -383,6 +490,11 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 			return r, nil, nav{to: screenCompare}
 		}
 	case key.Matches(k, r.keys.Export):
+		if r.rec != nil {
+			sb.setStatus(fmt.Sprintf("the recorded run is a file already, %s: replaylab replay, compare or check read it", termtext.CleanLine(r.recName)),
+				"the recorded run is a file already: "+termtext.CleanLine(r.recName))
+			return r, nil, stay
+		}
 		sb.setStatus("exporting "+caseFileName(r.full)+"…", "exporting the case…")
 		return r, exportCases(dir, r.kept()), nav{to: screenLab, writes: 1}
 	case key.Matches(k, r.keys.Checkpoints):
@@ -456,6 +568,12 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 		return []string{"nothing pinned yet: m pins this case"}
 	case k.String() == "x":
 		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", termtext.Plural(len(r.pinned), "pinned case"))}
+	case r.rec != nil && (pressed(k, r.keys.StableKeys) || pressed(k, r.keys.Policy) || pressed(k, r.keys.Contract) ||
+		pressed(k, r.keys.KeySource) || pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
+		return []string{errRecorded.Error(), "a recorded client's own: k, p, c, s and f are off"}
+	case pressed(k, r.keys.Evidence) && !r.keys.Evidence.Enabled() && r.rec != nil:
+		return []string{"the provider's records show no intent gone wrong so far: g shows them once one is",
+			"nothing gone wrong so far"}
 	case pressed(k, r.keys.Evidence) && !r.keys.Evidence.Enabled():
 		if r.settings.Policy != missions.Guarded {
 			return []string{"g shows what the guarded caller hands a person; under the naive policy nothing is (p switches)",
@@ -491,9 +609,13 @@ func (r *runScreen) updateKeys(onTop bool) {
 	k.RunAll.SetEnabled(lab && r.pos < r.steps)
 	k.StepBack.SetEnabled(lab && r.pos > 0)
 	k.Restart.SetEnabled(lab && r.pos > 0)
-	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Pin, &k.Focus, &k.Checkpoints, &k.Export,
-		&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Leave} {
+	for _, b := range []*key.Binding{&k.Pin, &k.Focus, &k.Checkpoints, &k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Leave} {
 		b.SetEnabled(lab)
+	}
+	// A recorded client's run cannot be changed: these are off, and the
+	// header says why.
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Fixture, &k.AllFixtures, &k.Export} {
+		b.SetEnabled(lab && r.rec == nil)
 	}
 	if r.settings.KeySource == missions.KeyPayloadHash {
 		k.StableKeys.SetHelp("k", "stable keys (no effect)")
@@ -554,7 +676,7 @@ func (r runScreen) FullHelp() [][]key.Binding {
 	k := r.keys
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
-		{k.StableKeys, k.Policy, k.Contract, k.KeySource},
+		{k.StableKeys, k.Policy, k.Contract, k.KeySource, k.Fixture, k.AllFixtures},
 		{k.Pin, k.Compare, k.Export},
 		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
 		{k.Leave},
@@ -564,6 +686,14 @@ func (r runScreen) FullHelp() [][]key.Binding {
 // hint is what the status line suggests when nothing was just done.
 func (r *runScreen) hint() []string {
 	switch {
+	case r.rec != nil && r.hasEvidence():
+		return []string{"gone wrong: g shows what the provider recorded of it", "g: the provider's records"}
+	case r.rec != nil && r.pos == r.steps:
+		v := verdictSentence(r.cas.Outcome.Verdicts)
+		return []string{v + " · m pins this run, then v and a set a mission's case beside it", v}
+	case r.rec != nil:
+		return []string{"n steps through your client's requests · r runs to the end · m pins the run",
+			"n steps · r runs to the end · m pins"}
 	case r.hasEvidence():
 		return []string{"escalated: g shows the evidence a person is handed"}
 	case r.pos == r.steps:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -50,6 +51,13 @@ func (p *schedulePanel) SetSize(w, h int) { p.w, p.h = w, h }
 func (p *schedulePanel) SetMission(m *missions.Mission) {
 	p.lines = stepLines(m)
 	p.steps = len(m.Schedule) + 1
+}
+
+// SetRecorded builds the step lines of a recorded client's run: its
+// requests.
+func (p *schedulePanel) SetRecorded(run *export.SessionRun) {
+	p.lines = recordedLines(run)
+	p.steps = len(run.Steps) + 1
 }
 
 // SetRun marks how many steps have run, and gives the whole run, where
@@ -129,7 +137,11 @@ func stepLines(m *missions.Mission) []schedLine {
 			if sendsOf(st) == 0 {
 				worker = -1
 			}
-			out = append(out, schedLine{step: i + 1, first: true, text: termtext.CleanLine(shortStep(st, many)), worker: worker})
+			text := termtext.CleanLine(shortStep(st, many))
+			if editedStep(m, i+1) {
+				text += editedTag
+			}
+			out = append(out, schedLine{step: i + 1, first: true, text: text, worker: worker})
 			continue
 		}
 		out = append(out, schedLine{step: i + 1, first: true, text: fmt.Sprintf("together, %d workers:", len(st.Together)), worker: -1})
@@ -142,6 +154,22 @@ func stepLines(m *missions.Mission) []schedLine {
 		}
 	}
 	return append(out, schedLine{step: len(m.Schedule) + 1, first: true, text: "clock runs out", worker: -1})
+}
+
+// editedTag marks a step whose fixture was replaced in the lab (f).
+const editedTag = " ✎"
+
+// editedStep reports whether step n (from 1) of m was edited.
+func editedStep(m *missions.Mission, n int) bool {
+	if m.Edited == nil {
+		return false
+	}
+	for _, e := range m.Edited.Steps {
+		if e.Step == n {
+			return true
+		}
+	}
+	return false
 }
 
 // shortStep renders a step compactly: the fixture first, since that is

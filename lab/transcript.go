@@ -51,6 +51,9 @@ type transcript struct {
 	focused bool
 	// log holds the events the lines were read from.
 	log missions.EventLog
+	// recorded: the run is a recorded client's, whose words the session
+	// does not keep.
+	recorded bool
 }
 
 func newTranscript(st *Styles) transcript { return transcript{st: st, keys: newScrollKeys()} }
@@ -164,7 +167,15 @@ func (p *transcript) View() string {
 	rows := p.h - 1
 	if len(p.lines) == 0 {
 		title := panelTitle(*p.st, "the agent said", "", false, p.w)
-		return box([]string{title, p.st.Subtle.Render(cut("nothing yet", p.w))}, p.w, p.h)
+		none := "nothing yet"
+		if p.recorded {
+			none = "a recorded client's words are its own: the session keeps its requests"
+		}
+		lines := []string{title}
+		for _, l := range wrap(none, p.w) {
+			lines = append(lines, p.st.Subtle.Render(l))
+		}
+		return box(lines, p.w, p.h)
 	}
 	var blocks [][]string
 	used, shown := 0, 0

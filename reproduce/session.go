@@ -57,7 +57,7 @@ func Run(s *export.Session) (*export.SessionRun, error) {
 	if _, err := serve.ReplaySteps(s, func(i int, at serve.Stand) { stands[i] = at }); err != nil {
 		return nil, err
 	}
-	run := &export.SessionRun{Views: []*missions.Case{prefix(s, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}).AsCase()}}
+	run := &export.SessionRun{Settled: s.Settled, Views: []*missions.Case{prefix(s, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}).AsCase()}}
 	for _, i := range idx {
 		run.Steps = append(run.Steps, s.Requests[i])
 		run.Views = append(run.Views, prefix(s, i, stands[i]).AsCase())
@@ -66,8 +66,10 @@ func Run(s *export.Session) (*export.SessionRun, error) {
 	// Each view is told as a run of the whole session's mission: the
 	// mission made of the creates is the same at every step.
 	whole := run.Views[len(run.Views)-1].Mission
+	intended := run.Views[len(run.Views)-1].Outcome.Intended
 	for k, v := range run.Views {
-		v.Mission = whole
+		// The client means every intent from the start.
+		v.Mission, v.Outcome.Intended = whole, intended
 		p := s
 		if k < len(idx)+1 {
 			p = prefix(s, idxAt(idx, k), serve.Stand{})
