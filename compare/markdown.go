@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -56,7 +57,7 @@ func CompareMarkdown(cmp Comparison) []byte {
 	}
 	render.MarkdownTable(&b, header, rows)
 	if cmp.Diverge > 0 {
-		b.WriteString("\n" + DivergeMark + " marks an attempt where two cases' ledgers first diverge while the agent's words are the same.\n")
+		b.WriteString("\n" + DivergeMark + " marks " + missions.DivergeMeaning + ".\n")
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")

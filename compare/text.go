@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -48,7 +49,7 @@ func CompareText(cmp Comparison, width int) []byte {
 	}
 	if cmp.Diverge > 0 {
 		b.WriteByte('\n')
-		wrapText(&b, DivergeMark+" an attempt where two cases' ledgers first diverge while the agent's words are the same.", width, 2)
+		wrapText(&b, DivergeMark+" marks "+missions.DivergeMeaning+".", width, 2)
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\nWhat the pairs show:\n")

@@ -46,6 +46,9 @@ type compareView struct {
 	// lab is the run on the lab screen, for what to pin next beside one
 	// case: it is itself that case, or another ready to pin.
 	lab *missions.Case
+	// findOff is the first finding the foot shows: ↓ past the last
+	// attempt row moves on through the findings, ↑ back.
+	findOff int
 }
 
 func newCompareView(st *Styles) compareView {
@@ -57,7 +60,18 @@ func (v *compareView) SetSize(w, h int) {
 	if w > 0 {
 		v.shift = min(v.shift, len(v.cmp.Cases)-v.fits())
 	}
+	v.findOff = min(v.findOff, max(0, len(v.sentences())-1))
 	v.place()
+	// A larger screen shows more: rows scrolled out of sight above come
+	// back while the rows from there still fit, rather than blank lines
+	// below the last.
+	for v.w > 0 && v.h > 0 && v.offset > 0 {
+		v.offset--
+		if _, shown := v.rows(v.room()); shown < len(v.cmp.Rows) {
+			v.offset++
+			break
+		}
+	}
 }
 
 func (v *compareView) ShortHelp() []key.Binding {
@@ -74,8 +88,22 @@ func (v *compareView) SetLab(c *missions.Case) { v.lab = c }
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
 	v.cmp = compare.Compare(cases)
-	v.placed, v.shift = false, 0
+	v.placed, v.shift, v.findOff = false, 0, 0
 	v.place()
+}
+
+// marked is the attempt numbers a ◆ marks on screen: where a pair of the
+// cases in view first has the same words and different ledgers. A pair
+// with a case out of view marks nothing.
+func (v *compareView) marked(first int) map[int]bool {
+	out := map[int]bool{}
+	n := v.fits()
+	for _, p := range v.cmp.Pairs {
+		if p.Diverge > 0 && p.A >= first && p.B < first+n {
+			out[p.Diverge] = true
+		}
+	}
+	return out
 }
 
 // place opens the rows at the top, or, when the first divergence would be
@@ -89,8 +117,13 @@ func (v *compareView) place() {
 	if v.cmp.Diverge <= 0 || v.w <= 0 || v.h <= 0 {
 		return
 	}
+	first, _, _ := v.columns()
+	marked := v.marked(first)
+	if len(marked) == 0 {
+		return
+	}
 	d := 0 // the row of the first divergence: the first marked row
-	for d < len(v.cmp.Rows) && !v.cmp.Rows[d].Divergent {
+	for d < len(v.cmp.Rows) && !marked[v.cmp.Rows[d].Attempt] {
 		d++
 	}
 	if _, shown := v.rows(v.room()); shown > d {
@@ -115,8 +148,18 @@ func (v *compareView) room() (room, first, colW, gap int) {
 func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		if d := v.keys.scroll(k, comparePage); d != 0 {
-			v.moveBy(d, len(v.cmp.Rows)-1)
 			v.placed = true
+			_, shown := v.rows(v.room())
+			switch {
+			case d > 0 && (shown >= len(v.cmp.Rows) || v.findOff > 0):
+				// Every row from here is on screen: on into the
+				// findings.
+				v.findOff = min(v.findOff+max(1, d/comparePage), len(v.sentences())-1)
+			case d < 0 && v.findOff > 0:
+				v.findOff = max(0, v.findOff-max(1, -d/comparePage))
+			default:
+				v.moveBy(d, len(v.cmp.Rows)-1)
+			}
 		}
 		switch {
 		case key.Matches(k, v.keys.Left):
@@ -160,14 +203,33 @@ func (v *compareView) columns() (first, colW, gap int) {
 }
 
 // sentences are what the pairs of cases show, in words, one wrapped block
-// a pair, in export's ranked order: the pair of one mission apart in one
-// setting first, pairs whose ledgers part under the same words marked ◆.
+// a pair: those with the newest pinned case first, as they tell what it
+// adds, then the others, each in export's ranked order. A pair whose
+// ledgers part under the same words is marked ◆ while both its cases are
+// in view.
 func (v *compareView) sentences() [][]string {
-	pairs := v.cmp.Ranked()
+	ranked := v.cmp.Ranked()
+	newest := len(v.cmp.Cases) - 1
+	pairs := make([]compare.Pair, 0, len(ranked))
+	for _, p := range ranked {
+		if p.B == newest {
+			pairs = append(pairs, p)
+		}
+	}
+	for _, p := range ranked {
+		if p.B != newest {
+			pairs = append(pairs, p)
+		}
+	}
+	first, n := 0, len(v.cmp.Cases)
+	if v.w > 0 {
+		first, _, _ = v.columns()
+		n = v.fits()
+	}
 	var out [][]string
 	for _, p := range pairs {
 		msg := p.Sentence
-		if p.Diverge > 0 {
+		if p.Diverge > 0 && p.A >= first && p.B < first+n {
 			msg = compare.DivergeMark + " " + msg
 		}
 		out = append(out, wrap(msg, v.w))
@@ -201,12 +263,20 @@ func (v *compareView) sentences() [][]string {
 // to 6 lines), and a line saying more are there.
 func (v *compareView) footRoom() int {
 	s := v.sentences()
-	n := min(len(s[0]), 6)
-	if len(s) > 1 {
+	at := min(v.findOff, len(s)-1)
+	n := min(len(s[at]), 6)
+	if len(s) > at+1 {
 		n++
+	}
+	first, _, _ := v.columns()
+	if len(v.marked(first)) > 0 {
+		n += len(wrap(divergeLegend, v.w))
 	}
 	return n
 }
+
+// divergeLegend says what a ◆ means, where one is on screen.
+const divergeLegend = compare.DivergeMark + " marks " + missions.DivergeMeaning
 
 func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {
@@ -235,22 +305,35 @@ func (v *compareView) View() string {
 		lines = lines[:len(lines)-1]
 	}
 	var foot []string
-	for i, block := range sentences {
+	if len(v.marked(first)) > 0 {
+		for _, l := range wrap(divergeLegend, v.w) {
+			foot = append(foot, v.st.Diverge.Render(l))
+		}
+	}
+	at := min(v.findOff, len(sentences)-1)
+	for i := at; i < len(sentences); i++ {
+		block := sentences[i]
 		left := v.h - len(lines) - len(foot)
 		if rest := len(sentences) - i - 1; rest > 0 {
 			// Keep a line to say that more is there.
 			left--
 		}
-		if i == 0 {
+		if i == at {
 			if len(block) > left && left > 0 {
 				// Cut, and marked as cut.
 				block = append(block[:left-1:left-1], withMark(block[left-1], " …", v.w))
 			}
 			block = block[:min(len(block), max(left, 0))]
 		} else if len(block) > left {
-			more := fmt.Sprintf("+ %s: replaylab compare lists every pair", termtext.Plural(len(sentences)-i, "more finding"))
+			more := fmt.Sprintf("+ %s below: ↓ shows them", termtext.Plural(len(sentences)-i, "more finding"))
+			if len(sentences)-i == 1 {
+				more = "+ 1 more finding below: ↓ shows it"
+			}
 			foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
 			break
+		}
+		if len(block) == 0 {
+			continue
 		}
 		style := v.st.Text
 		if strings.HasPrefix(block[0], compare.DivergeMark) {
@@ -371,11 +454,11 @@ func shared(cases []compare.CaseHead) string {
 // Scrolls reports whether there is anything to scroll: attempt rows above
 // the first one shown, or below the last.
 func (v *compareView) Scrolls() bool {
-	if v.w <= 0 || v.h <= 0 || len(v.cmp.Rows) == 0 {
+	if v.w <= 0 || v.h <= 0 {
 		return false
 	}
 	_, shown := v.rows(v.room())
-	return v.offset > 0 || shown < len(v.cmp.Rows)
+	return v.offset > 0 || shown < len(v.cmp.Rows) || v.findOff > 0 || strings.Contains(v.View(), "↓ shows")
 }
 
 // rows lays out the attempt rows from the offset in room lines: the lines
@@ -430,17 +513,19 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 // rowsAt lays out the rows with at most said lines of words per cell.
 func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, shown int) {
 	cases := v.cmp.Cases[first : first+v.fits()]
+	marked := v.marked(first)
 	shown = v.offset
 	for r := v.offset; r < len(v.cmp.Rows) && len(body) < room; r++ {
 		row := v.cmp.Rows[r]
 		mark := "  "
 		gs := v.st.Subtle
-		if row.Divergent {
+		divergent := marked[row.Attempt]
+		if divergent {
 			mark, gs = " "+compare.DivergeMark, v.st.Diverge
 		}
 		cells := make([][]string, len(cases))
 		for i := range cases {
-			cells[i] = v.cell(row.Cells[first+i], colW, said, row.Divergent)
+			cells[i] = v.cell(row.Cells[first+i], colW, said, divergent)
 		}
 		block := strings.Split(v.join(gs.Render(fit(fmt.Sprintf("#%d%s", row.Attempt, mark), compareGutter)), cells, colW, gap), "\n")
 		if len(body)+len(block) > room && len(body) > 0 {

@@ -948,10 +948,7 @@ func (cs *courseView) runEndLines() []string {
 func (cs *courseView) compareLines() []string {
 	lines := []string{cs.titleLine(), cs.st.Subtle.Render(cut("The runs side by side: the same words, different ledgers.", cs.w)), ""}
 	lines = append(lines, strings.Split(cs.compare.View(), "\n")...)
-	if cs.compare.cmp.Diverge > 0 {
-		// What a ◆ on the rows means, as the lab's compare says it.
-		return append(lines, cs.st.Subtle.Render(cut("n goes on · "+pairDivergeLegend, cs.w)))
-	}
+	// What a ◆ on the rows means the view says itself, as the lab's does.
 	return append(lines, cs.st.Subtle.Render("n goes on"))
 }
 

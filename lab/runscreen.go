@@ -7,8 +7,7 @@ package lab
 import (
 	"fmt"
 	"reflect"
-	"slices"
-	"sort"
+
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -255,6 +254,11 @@ func (r *runScreen) toggle(sb *statusBar, change func(*missions.Overrides), what
 	if after != before {
 		moved = fmt.Sprintf("effects %d → %d", before, after)
 	}
+	if r.pos == 0 {
+		// Nothing has run: no count has moved or stayed.
+		sb.setStatus(fmt.Sprintf("%s: nothing has run yet; n steps, r runs it to the end", what(r.settings)), what(r.settings)+": n steps, r runs")
+		return
+	}
 	briefly := moved
 	if r.pos == r.steps {
 		// At the end the header shows the verdicts: a setting can change
@@ -297,7 +301,7 @@ func verdictChange(a, b []missions.IntentVerdict) (string, int) {
 // does: the same mission under the same settings.
 func (r *runScreen) pinnedAs() (string, bool) {
 	for i, p := range r.pinned {
-		if p.Mission.ID == r.full.Mission.ID && p.Settings == r.full.Settings {
+		if p.Mission.ID == r.full.Mission.ID && p.Settings == r.full.Settings && p.Mission.Digest() == r.full.Mission.Digest() {
 			return compare.CaseName(i), true
 		}
 	}
@@ -311,23 +315,26 @@ func (r *runScreen) pin(sb *statusBar) {
 		return
 	}
 	c := r.kept()
-	// Pins are lettered in the order of their export file names, as
-	// replaylab compare letters the exported files a shell's glob hands
-	// it: A in the lab is A in compare's text and Markdown.
-	at := sort.Search(len(r.pinned), func(i int) bool { return caseFileName(r.pinned[i]) > caseFileName(c) })
-	r.pinned = slices.Insert(r.pinned, at, c)
+	// Pins are lettered in the order they were pinned, and a letter,
+	// once given, stays: A is the first case pinned, whatever comes
+	// after it.
+	at := len(r.pinned)
+	r.pinned = append(r.pinned, c)
 	r.pinGen++
 	// The mission is on screen; the settings are what tells pins apart.
 	name := compare.CaseName(at)
-	moved := ""
-	if at < len(r.pinned)-1 {
-		moved = fmt.Sprintf("; %s on are lettered anew, in file-name order", compare.CaseName(at+1))
-	}
-	short := ""
-	if moved != "" {
-		short = ", the others relettered"
-	}
-	if r.pos < r.steps {
+	effects := termtext.Plural(c.Outcome.Effects, "effect")
+	switch {
+	case r.rec != nil:
+		sb.setStatus(fmt.Sprintf("pinned %s: your client's run → %s · v compares, a sets a mission's case beside it", name, effects),
+			fmt.Sprintf("pinned %s: your client → %s · v compares", name, effects))
+	case r.pos == 0:
+		// Nothing has run on screen: the pin holds a run not yet seen,
+		// and its count would tell how it ends before the steps do.
+		k, _ := contrast(c.Settings)
+		sb.setStatus(fmt.Sprintf("pinned %s: the whole run under %s, not yet stepped here (n or r shows it) · %s, then m pins the other case", name, shortSettings(c.Settings), k),
+			fmt.Sprintf("pinned %s: the whole run, not yet stepped (n or r shows it)", name))
+	case r.pos < r.steps:
 		// A pin keeps the whole run; saying its count here would tell
 		// how the steps not yet taken end. One pin compares with
 		// nothing: the next thing is the contrasting case.
@@ -336,24 +343,19 @@ func (r *runScreen) pin(sb *statusBar) {
 			k, _ := contrast(c.Settings)
 			next = k + ", then m pins the other case"
 		}
-		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run%s · %s", name, shortSettings(c.Settings), moved, next),
-			fmt.Sprintf("pinned %s, the whole run%s · %s", name, short, next))
-		return
-	}
-	if len(r.pinned) == 1 {
+		sb.setStatus(fmt.Sprintf("pinned %s: %s, the whole run · %s", name, shortSettings(c.Settings), next),
+			fmt.Sprintf("pinned %s, the whole run · %s", name, next))
+	case len(r.pinned) == 1:
 		// One pin compares with nothing: the next thing to do is the
 		// contrasting case.
 		k, turns := contrast(c.Settings)
-		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · %s %s, then m pins that case beside it",
-			name, shortSettings(c.Settings), termtext.Plural(c.Outcome.Effects, "effect"), k, turns),
-			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, termtext.Plural(c.Outcome.Effects, "effect"), k),
+		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · %s %s, then m pins that case beside it", name, shortSettings(c.Settings), effects, k, turns),
+			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, effects, k),
 			fmt.Sprintf("pinned %s · %s, then m", name, k))
-		return
+	default:
+		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · v compares", name, shortSettings(c.Settings), effects),
+			fmt.Sprintf("pinned %s → %s · v compares", name, effects))
 	}
-	sb.setStatus(fmt.Sprintf("pinned %s: %s → %s%s · v compares",
-		name, shortSettings(c.Settings), termtext.Plural(c.Outcome.Effects, "effect"), moved),
-		fmt.Sprintf("pinned %s → %s%s · v compares", name, termtext.Plural(c.Outcome.Effects, "effect"), short),
-		fmt.Sprintf("pinned %s → %s · v compares", name, termtext.Plural(c.Outcome.Effects, "effect")))
 }
 
 // contrast is the key that gives the case to set beside one run under s,

@@ -6,7 +6,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -96,23 +95,10 @@ func (c compareScreen) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.PageUp, k.Left}, {k.Add, k.Export, k.Unpin, k.Leave}}
 }
 
-// pairDivergeLegend says what a ◆ marks where several pairs may each
-// have one: the lab's compare and the course's say it alike.
-const pairDivergeLegend = compare.DivergeMark + " marks where a pair first has the same words, different ledgers"
-
 func (c *compareScreen) hint() []string {
-	if c.cmp.Diverge > 0 && len(c.cmp.Cases) > 2 {
-		// Each pair marks its own first divergence; the findings below
-		// the rows say which pair a ◆ is for.
-		return []string{"◆ marks where a pair of cases first has the same words and different ledgers; the ◆ findings name the pair",
-			pairDivergeLegend, "◆: a pair's same words, different ledgers"}
-	}
-	if c.cmp.Diverge > 0 {
-		return []string{"◆ marks the first attempt where the words match and the ledgers do not · a adds another mission's case",
-			"◆ marks the first attempt where the words match and the ledgers do not",
-			"◆ marks where the words match and the ledgers do not"}
-	}
-	return []string{"e exports every pinned case · x clears the pins · esc goes back to the run",
+	// What a ◆ means is said in the view itself, beside the rows it
+	// marks, where no status can take its place.
+	return []string{"e exports every pinned case · a adds a mission's case · x clears the pins · esc goes back to the run",
 		"e exports every pinned case · x clears the pins · esc goes back"}
 }
 

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,7 +57,7 @@ func (b *statusBar) view(st *Styles, w int, hint []string) string {
 		}
 		line := termtext.CleanLine(b.status)
 		if to := b.exportedTo; ansi.StringWidth(line) > w && to.path != "" {
-			line = to.lead + leftCut(termtext.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
+			line = to.lead + pathFit(termtext.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
 		}
 		if ansi.StringWidth(line) > w {
 			line = firstFit(line, b.statusShorter, w)
@@ -88,8 +89,9 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 	case msg.same == len(msg.paths):
 		dir := filepath.Dir(msg.paths[0])
 		lead := fmt.Sprintf("already exported: the %d cases are in ", len(msg.paths))
-		b.setStatus(lead + dir + ", the very same")
-		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, ", the very same"
+		tail := " byte for byte, so nothing was written"
+		b.setStatus(lead + dir + tail)
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, tail
 	case len(msg.paths) == 1:
 		tail := ""
 		if msg.renamed > 0 {
@@ -162,4 +164,27 @@ func firstFit(line string, shorter []string, w int) string {
 		}
 	}
 	return line
+}
+
+// pathFit is a path in at most w cells: whole, or with the home
+// directory as ~, or with its leading folders left out whole ("…/cases/
+// x.json"), so that no name is cut in the middle; only a file name wider
+// than w alone is cut, from the left, to keep its end.
+func pathFit(path string, w int) string {
+	if ansi.StringWidth(path) <= w {
+		return path
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+		path = "~" + path[len(home):]
+		if ansi.StringWidth(path) <= w {
+			return path
+		}
+	}
+	parts := strings.Split(path, string(filepath.Separator))
+	for i := 1; i < len(parts); i++ {
+		if p := "…" + string(filepath.Separator) + strings.Join(parts[i:], string(filepath.Separator)); ansi.StringWidth(p) <= w {
+			return p
+		}
+	}
+	return leftCut(parts[len(parts)-1], w)
 }

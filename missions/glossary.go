@@ -75,5 +75,9 @@ var Glossary = []Term{
 	{"evidence (g)", "What the guarded caller hands a person: every attempt with its key and answer, the reads, and the objects found."},
 	{"case", "One mission run under one set of settings, every event and the final ledger: what e exports as JSON."},
 	{"pin (m), compare (v)", "Pin keeps a case to set beside others; compare lines the pinned cases up attempt by attempt."},
-	{"◆ diverge", "The first attempt where two cases' agents say the same words while their ledgers hold different counts."},
+	{"◆ diverge", "It marks " + DivergeMeaning + "."},
 }
+
+// DivergeMeaning is what a ◆ marks, in the one wording the glossary, the
+// lab's compare and compare's text and Markdown all use.
+const DivergeMeaning = "the first attempt where two cases' agents say the same words while their ledgers hold different counts"
