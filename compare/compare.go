@@ -63,6 +63,9 @@ type CaseHead struct {
 	Mission  string            `json:"mission"`
 	Title    string            `json:"title"`
 	Settings missions.Settings `json:"settings"`
+	// Edited says which steps of the mission it came from were given
+	// another fixture in the lab, "" when none were.
+	Edited string `json:"edited,omitempty"`
 }
 
 // Heading returns the name followed by the label, e.g. "#2 stable keys off".
@@ -407,6 +410,9 @@ func heads(cases []*missions.Case) []CaseHead {
 			Mission:  termtext.CleanLine(c.Mission.ID),
 			Title:    termtext.CleanLine(c.Mission.Title),
 			Settings: c.Settings,
+		}
+		if e := c.Mission.Edited; e != nil {
+			out[i].Edited = termtext.CleanLine(fmt.Sprintf("from %s: %s", e.From, e.Words()))
 		}
 	}
 	return out

@@ -30,6 +30,9 @@ type header struct {
 	heldTag   string    // " · held, not sent" when the step's send was held back
 	effects   int
 	intended  int
+	// succeeded counts the effects that reached success, which nothing
+	// later in a run takes back.
+	succeeded int
 	most      int // the largest effect count the whole run can reach
 	verdicts  []missions.IntentVerdict
 	// executing: a request is still executing at the provider (a late
@@ -96,7 +99,7 @@ func (h *header) SetRun(c *missions.Case, defaults missions.Settings, pos, n int
 	default:
 		h.stepLine = [2]string{}
 	}
-	h.effects, h.intended = c.Outcome.Effects, c.Outcome.Intended
+	h.effects, h.intended, h.succeeded = c.Outcome.Effects, c.Outcome.Intended, c.Outcome.Succeeded
 	h.verdicts = c.Outcome.Verdicts
 	h.executing = len(c.Ledger.InFlight) > 0
 }
@@ -134,11 +137,22 @@ func big(n int) [3]string {
 // tried, so the ledger is not yet short of anything.
 const notRun = "not run yet"
 
+// notSettled is the counter's state while the run is under way and its
+// outcome is not final.
+const notSettled = "not settled yet"
+
 // counterLook is the counter's style and its state in words: before the
 // first step a plain "not run yet", after it what the colour says.
 func (h *header) counterLook() (lipgloss.Style, string) {
 	if h.pos == 0 {
 		return h.st.Text, notRun
+	}
+	if h.pos < h.n && h.succeeded <= h.intended {
+		// The run is under way and nothing final has happened: a
+		// caller may still be waiting, reading or retrying, so no
+		// colour says right or wrong yet. Only more successes than
+		// intended are final before the end: nothing takes one back.
+		return h.st.Text, notSettled
 	}
 	worst := worstVerdict(h.verdicts)
 	if worst == missions.FailedCleanly && (h.executing || !allBelieveFailed(h.verdicts)) {
@@ -228,7 +242,7 @@ func (h *header) counter() [3]string {
 		fmt.Sprintf("intended %d", h.intended),
 		state,
 	}
-	ww := max(len(fmt.Sprintf("effects %d", top)), len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(notRun))
+	ww := max(len(fmt.Sprintf("effects %d", top)), len(fmt.Sprintf("intended %d", h.intended)), lipgloss.Width(notRun), lipgloss.Width(notSettled))
 	for _, v := range append([]missions.Verdict{""}, missions.Verdicts...) {
 		for _, n := range []int{0, h.intended, top} {
 			ww = max(ww, lipgloss.Width(counterState(n, h.intended, v)))
@@ -294,16 +308,17 @@ func (h *header) titleLine(w int) string {
 	app := h.st.AppTitle.Render("replaylab") + h.st.Subtle.Render(" · ")
 	id := h.st.Subtle.Render(h.id)
 	need := lipgloss.Width(h.title) + 1 + lipgloss.Width(h.id)
-	switch {
-	case lipgloss.Width(app)+need <= w:
+	// The lab's name and the title stay whole; the id, which the
+	// picker and every file name also show, gives way first.
+	switch aw := lipgloss.Width(app); {
+	case aw+need <= w:
 		return app + h.st.Title.Render(h.title) + " " + id
-	case need <= w:
-		return h.st.Title.Render(h.title) + " " + id
+	case aw+lipgloss.Width(h.title) <= w:
+		return app + h.st.Title.Render(h.title)
+	case lipgloss.Width(h.title) <= w:
+		return h.st.Title.Render(h.title)
 	}
-	if room := w - 1 - lipgloss.Width(h.id); room >= minTitle {
-		return h.st.Title.Render(cut(h.title, room)) + " " + id
-	}
-	return h.st.Title.Render(h.title) + " " + id // box cuts it at the edge
+	return h.st.Title.Render(cut(h.title, w))
 }
 
 // positionLine says where the run stands in at most w cells: the step in

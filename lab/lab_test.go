@@ -692,9 +692,9 @@ func TestHeaderNamesTheKeySourceAndFits(t *testing.T) {
 			}
 		}
 	}
-	m := press(t, newLab(t, Options{Mission: tir, Overrides: missions.Overrides{KeySource: &ph}}, 100, 30), "r")
+	m := press(t, newLab(t, Options{Mission: tir, Overrides: missions.Overrides{KeySource: &ph}}, 104, 30), "r")
 	if line := strings.Split(m.View(), "\n")[1]; !strings.Contains(line, "stable keys on (no effect)") {
-		t.Fatalf("at 100 columns: settings line %q", line)
+		t.Fatalf("at 104 columns: settings line %q", line)
 	}
 	// Per-intent keys, the default, are not named.
 	m = press(t, m, "s")

@@ -773,10 +773,15 @@ func (r *runScreen) layout() {
 	}
 	r.header.SetSize(w, headerHeight)
 	sw := clamp(w*3/10, 24, 34)
-	if r.full != nil && w >= wideSchedule {
-		// A wide terminal gives the schedule what its longest line needs,
-		// up to a third of the width, rather than cutting it.
-		sw = clamp(r.schedule.Width(r.full), sw, max(sw, w/3))
+	if r.full != nil {
+		// The schedule gets what its longest line needs, up to three
+		// eighths of the width (a third where that is wide enough),
+		// rather than cutting a fixture's name.
+		most := w * 3 / 8
+		if w >= wideSchedule {
+			most = w / 3
+		}
+		sw = clamp(r.schedule.Width(r.full), sw, max(sw, most))
 	}
 	tw := (w - sw - 2*gap) / 2
 	lw := w - sw - 2*gap - tw

@@ -113,7 +113,7 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 // block is the lines of one entry: the words, wrapped, then what the
 // ledger held when they were said. With tail > 0 only its last tail lines
 // are built, the first of them marked as a continuation.
-func (p *transcript) block(e said, tail int) []string {
+func (p *transcript) block(e said, rows int) []string {
 	style := p.st.Done
 	if e.step == p.pos {
 		style = p.st.Say
@@ -121,14 +121,18 @@ func (p *transcript) block(e said, tail int) []string {
 	prefix := e.who() + " "
 	indent := fit("", len(prefix))
 	words := wrap(p.text(e), p.w-len(prefix))
+	if rows > 0 && rows-1 < len(words) {
+		// Too tall for the rows left: the words from their first, cut
+		// and marked where they go on, and the ledger's line, so the
+		// sentence still reads from its start beside what the ledger held.
+		words = words[:max(1, rows-1)]
+		words[len(words)-1] = withMark(words[len(words)-1], " …", p.w-len(prefix))
+	}
 	b := make([]string, 0, len(words)+1)
 	for j, l := range words {
 		lead := indent
 		if j == 0 {
 			lead = p.st.Subtle.Render(prefix)
-		}
-		if tail > 0 && j == len(words)+1-tail {
-			l = continued(l, p.w-len(prefix))
 		}
 		b = append(b, lead+style.Render(l))
 	}
@@ -136,11 +140,7 @@ func (p *transcript) block(e said, tail int) []string {
 	if len(prefix)+lipgloss.Width(then) > p.w {
 		then = "ledger: " + termtext.Plural(e.effects, "effect")
 	}
-	b = append(b, indent+p.st.Subtle.Render(then))
-	if tail > 0 && tail < len(b) {
-		b = b[len(b)-tail:]
-	}
-	return b
+	return append(b, indent+p.st.Subtle.Render(then))
 }
 
 // text is what the agent said in e, made from its event.
@@ -183,8 +183,8 @@ func (p *transcript) View() string {
 	for i := newest; i >= 0 && used < rows; i-- {
 		b := p.block(p.lines[i], 0)
 		if used+len(b) > rows && len(blocks) > 0 {
-			// The end of the entry before fills the rows left, if it
-			// reaches beyond its "ledger then" line.
+			// The start of the entry before fills the rows left, with
+			// its "ledger then" line.
 			if left := rows - used; left >= 2 {
 				blocks = append(blocks, p.block(p.lines[i], left))
 				used += left
@@ -220,17 +220,3 @@ func (p *transcript) View() string {
 	return box(lines, p.w, p.h)
 }
 
-// continued marks a wrapped line as the continuation of words above it,
-// in at most w cells: "…" before it, and where that does not fit, before
-// what is left once its first words are dropped. The line's end is never
-// cut, so the entry still reads to its last word.
-func continued(l string, w int) string {
-	for lipgloss.Width(l)+1 > w {
-		_, rest, ok := strings.Cut(l, " ")
-		if !ok {
-			return cut("…"+l, w)
-		}
-		l = rest
-	}
-	return "…" + l
-}
