@@ -139,7 +139,7 @@ func (v *compareView) place() {
 // laid out in.
 func (v *compareView) room() (room, first, colW, gap int) {
 	first, colW, gap = v.columns()
-	room = v.h - 1 - len(v.heads(first, colW, gap)) - v.footRoom()
+	room = v.h - 1 - len(v.heads(first, colW, gap)) - v.footRoom(first, colW, gap)
 	return room, first, colW, gap
 }
 
@@ -261,22 +261,41 @@ func (v *compareView) sentences() [][]string {
 
 // footRoom is the lines kept below the rows: the first finding whole (up
 // to 6 lines), and a line saying more are there.
-func (v *compareView) footRoom() int {
-	s := v.sentences()
-	at := min(v.findOff, len(s)-1)
-	n := min(len(s[at]), 6)
-	if len(s) > at+1 {
-		n++
-	}
-	first, _, _ := v.columns()
-	if len(v.marked(first)) > 0 {
-		n += len(wrap(divergeLegend, v.w))
+func (v *compareView) footRoom(first, colW, gap int) int {
+	n, compact := v.foot(first, colW, gap)
+	if compact {
+		return v.legendLines(first) + 1
 	}
 	return n
 }
 
+// legendLines is how many lines the ◆ legend takes: none where no ◆ is
+// on screen.
+func (v *compareView) legendLines(first int) int {
+	if len(v.marked(first)) == 0 {
+		return 0
+	}
+	return len(wrap(divergeLegend, v.w))
+}
+
+// foot is the lines the foot wants (the legend, the finding at findOff
+// whole up to 6 lines, a line saying more are there), and whether it must
+// give them up to a line that says where the findings are, because the
+// first attempt row would not fit whole beside it.
+func (v *compareView) foot(first, colW, gap int) (n int, compact bool) {
+	s := v.sentences()
+	at := min(v.findOff, len(s)-1)
+	n = min(len(s[at]), 6) + v.legendLines(first)
+	if len(s) > at+1 {
+		n++
+	}
+	room := v.h - 1 - len(v.heads(first, colW, gap)) - n
+	body, _ := v.rows(room, first, colW, gap)
+	return n, len(body) > room && v.findOff == 0
+}
+
 // divergeLegend says what a ◆ means, where one is on screen.
-const divergeLegend = compare.DivergeMark + " marks " + missions.DivergeMeaning
+const divergeLegend = compare.DivergeMark + " " + missions.DivergeMeaning
 
 func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {
@@ -290,7 +309,8 @@ func (v *compareView) View() string {
 	// Bottom: what the pairs show; the first always, more where room is
 	// left once the attempts are laid out.
 	sentences := v.sentences()
-	room := v.h - len(lines) - v.footRoom()
+	room := v.h - len(lines) - v.footRoom(first, colW, gap)
+	_, compact := v.foot(first, colW, gap)
 	body, shown := v.rows(room, first, colW, gap)
 	if len(v.cmp.Rows) == 0 {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))
@@ -311,6 +331,12 @@ func (v *compareView) View() string {
 		}
 	}
 	at := min(v.findOff, len(sentences)-1)
+	if compact {
+		// The first row whole comes first; ↓ brings the findings.
+		more := fmt.Sprintf("%s below the rows: ↓ shows them", termtext.Plural(len(sentences), "finding"))
+		foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
+		at = len(sentences)
+	}
 	for i := at; i < len(sentences); i++ {
 		block := sentences[i]
 		left := v.h - len(lines) - len(foot)

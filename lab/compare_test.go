@@ -98,9 +98,25 @@ func TestCompareShowsEveryPinnedCase(t *testing.T) {
 // The view opens with the first divergence in sight, even where only one
 // attempt row fits: it opened on the row before, with the ◆ out of sight.
 func TestCompareOpensOnTheDivergenceWhenOneRowFits(t *testing.T) {
-	m := fourPins(t, 72, 20)
+	m := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 72, 20), "r", "m", "k", "m", "v")
 	if !strings.Contains(m.View(), "#2 ◆") {
 		t.Fatalf("the diverging attempt is out of sight:\n%s", m.View())
+	}
+}
+
+// A ◆ marks only a pair whose two cases are both in view: with four pins
+// at 72 columns the newest two (C and D) part at no attempt under the same
+// words, so no row is marked, though A and C do part; where all four fit,
+// their ◆ is there, with the legend beside the rows.
+func TestCompareMarksOnlyPairsInView(t *testing.T) {
+	m := fourPins(t, 72, 20)
+	v := m.View()
+	if strings.Contains(v, "◆") || !strings.Contains(v, "C–D of 4") {
+		t.Fatalf("a ◆ for a pair out of view:\n%s", v)
+	}
+	v = resize(m, 200, 40).View()
+	if !strings.Contains(v, "#2 ◆") || !strings.Contains(strings.Join(strings.Fields(v), " "), "◆ where two cases first hold different ledgers") {
+		t.Fatalf("every case in view, and no ◆ with its legend:\n%s", v)
 	}
 }
 
@@ -204,14 +220,23 @@ func TestOnePinSuggestsFromTheLab(t *testing.T) {
 	}
 }
 
-// At 80x24 the finding the two cases are pinned for is on screen: the
-// blank line after the last row gives way to it.
+// At 80x24 what the two cases show together is on screen beside the
+// rows, and ↓ brings the finding of their pair in whole: findings that do
+// not fit are a key away, never only "replaylab compare lists them".
 func TestCompareFindingFitsAt80x24(t *testing.T) {
 	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
 	m = press(t, m, "r", "m", "k", "m", "v")
 	view := strings.Join(strings.Fields(m.View()), " ")
-	if !strings.Contains(view, compare.DivergeMark+" Case A") || !strings.Contains(view, "effect in B.") || strings.Contains(view, "more finding") {
-		t.Errorf("the diverging pair is not on screen whole:\n%s", m.View())
+	if !strings.Contains(view, "Same words, different ledgers") || !strings.Contains(view, "↓ shows it") || !m.compare.Scrolls() {
+		t.Fatalf("the story and the way to the finding are not on screen:\n%s", m.View())
+	}
+	m = press(t, m, "down")
+	view = strings.Join(strings.Fields(m.View()), " ")
+	if !strings.Contains(view, compare.DivergeMark+" Case A") || !strings.Contains(view, "effects in B.") || strings.Contains(view, "more finding") {
+		t.Errorf("↓ does not bring the diverging pair's finding in whole:\n%s", m.View())
+	}
+	if m = press(t, m, "up"); !strings.Contains(strings.Join(strings.Fields(m.View()), " "), "Same words, different ledgers") {
+		t.Errorf("↑ does not go back to the story:\n%s", m.View())
 	}
 }
 
@@ -225,7 +250,7 @@ func TestCompareKeySentenceFirst(t *testing.T) {
 	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
 	view := m.View()
 	flat := strings.Join(strings.Fields(view), " ")
-	if !strings.Contains(flat, "Same words, different ledgers") || !strings.Contains(flat, "0, 2 and 1 effects") {
+	if !strings.Contains(flat, "Same words, different ledgers") || !strings.Contains(flat, "1, 2 and 0 effects") {
 		t.Fatalf("the story of the cases does not lead:\n%s", view)
 	}
 	if !strings.Contains(view, "more finding") {
@@ -239,8 +264,8 @@ func TestCompareKeySentenceFirst(t *testing.T) {
 	}
 	first := strings.Join(strings.Fields(view[at:]), " ")
 	first = strings.ReplaceAll(first, "- ", "-") // a name wrapped at its dash
-	if !strings.HasPrefix(first, "◆ Case B (timeout-then-success, stable keys off) and case C (timeout-then-success, stable keys on)") {
-		t.Errorf("the first finding is not the pair one setting apart:\n%s", first)
+	if !strings.HasPrefix(first, "◆ Case A (timeout-then-success, stable keys on) and case C (failure-then-failure, stable keys on)") {
+		t.Errorf("the first finding is not what the newest case adds:\n%s", first)
 	}
 }
 

@@ -732,9 +732,16 @@ func TestCompareOpensWhereTheDivergenceShows(t *testing.T) {
 	}
 	// (A fresh lab: models share their key map, and the grown one has
 	// just turned scrolling off in it.)
+	// Scrolled, then grown to where every row fits: the rows above come
+	// back rather than blank lines below the last (at 72x20 scrolled to
+	// attempt 2, then 120x40, attempt 1 stayed hidden above 13 blank
+	// lines). Grown only a little, the scroll stays.
 	scrolled := press(t, pinBoth(80, 24), "up")
-	if scrolled = resize(scrolled, 120, 60); scrolled.compare.offset != 1 {
-		t.Fatalf("a resize undid the scroll: row %d, want 1", scrolled.compare.offset)
+	if a := resize(scrolled, 81, 24); a.compare.offset != 1 {
+		t.Fatalf("a resize that still does not fit every row undid the scroll: row %d, want 1", a.compare.offset)
+	}
+	if scrolled = resize(scrolled, 120, 60); scrolled.compare.offset != 0 || !strings.Contains(scrolled.View(), "#1 ") {
+		t.Fatalf("grown to fit every row, the view stays at row %d:\n%s", scrolled.compare.offset, scrolled.View())
 	}
 }
 

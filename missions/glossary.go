@@ -80,4 +80,4 @@ var Glossary = []Term{
 
 // DivergeMeaning is what a ◆ marks, in the one wording the glossary, the
 // lab's compare and compare's text and Markdown all use.
-const DivergeMeaning = "the first attempt where two cases' agents say the same words while their ledgers hold different counts"
+const DivergeMeaning = "where two cases first hold different ledgers behind the same words"
