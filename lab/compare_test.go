@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"sort"
 	"strings"
 	"testing"
 
@@ -149,31 +148,36 @@ func TestCompareSaysWhichAttemptWasNotSent(t *testing.T) {
 	if m.screen != screenCompare || len(m.pinned) != 2 {
 		t.Fatalf("screen %d with %d pinned", m.screen, len(m.pinned))
 	}
-	// Pins are lettered in file-name order: the guarded case is A.
-	if v := m.View(); !strings.Contains(v, "#2   (not sent)") || !strings.Contains(v, "success → success") || !strings.Contains(v, "A policy guarded") {
+	// Pins are lettered in the order they were pinned: the guarded case,
+	// pinned second, is B.
+	if v := m.View(); !strings.Contains(v, "(not sent)") || !strings.Contains(v, "success → success") || !strings.Contains(v, "B policy guarded") {
 		t.Fatalf("attempt 2 of the guarded case is not marked as not sent:\n%s", v)
 	}
 }
 
-// The lab letters pinned cases as replaylab compare letters their exported
-// files: in the order of their file names, whatever order they were
-// pinned in.
-func TestPinsAreLetteredAsCompareLettersTheirFiles(t *testing.T) {
-	a := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r", "m", "k", "m", "p", "m")
-	b := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r", "p", "k", "m", "p", "m", "k", "m")
-	names := func(m Model) []string {
-		var out []string
-		for _, c := range m.pinned {
-			out = append(out, caseFileName(c))
+// A pin's letter is given when it is pinned and stays: A is the first
+// case pinned, whatever is pinned after it (after the first m it read
+// "pinned A → 1 effect", after the second "pinned A → 2 effects, the
+// others relettered"). The status line names the new pin's letter.
+func TestPinsKeepTheirLetters(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "r", "m")
+	if !strings.Contains(m.statusLine(), "pinned A") {
+		t.Fatalf("first pin: %q", m.statusLine())
+	}
+	first := caseFileName(m.pinned[0])
+	for i, k := range []string{"k", "p"} {
+		m = press(t, m, k, "m")
+		if want := "pinned " + compare.CaseName(i+1); !strings.Contains(m.statusLine(), want) || strings.Contains(m.statusLine(), "relettered") {
+			t.Fatalf("pin %d: %q, want %q", i+2, m.statusLine(), want)
 		}
-		return out
+		if caseFileName(m.pinned[0]) != first {
+			t.Fatalf("after pin %d, A is %s, not the first case pinned (%s)", i+2, caseFileName(m.pinned[0]), first)
+		}
 	}
-	na, nb := names(a), names(b)
-	if len(na) != 3 || strings.Join(na, " ") != strings.Join(nb, " ") {
-		t.Fatalf("pinned in two orders, lettered %v and %v", na, nb)
-	}
-	if !sort.StringsAreSorted(na) {
-		t.Fatalf("not in file-name order: %v", na)
+	m = press(t, m, "v")
+	heads := m.compare.cmp.Cases
+	if len(heads) != 3 || !strings.Contains(heads[0].Label, "stable keys on") || !strings.Contains(heads[2].Label, "policy guarded") {
+		t.Fatalf("compare letters the pins otherwise: %+v", heads)
 	}
 }
 

@@ -84,11 +84,16 @@ func TestCounterBeforeTheFirstStep(t *testing.T) {
 	if !strings.Contains(h, "not run yet") || strings.Contains(h, "short") {
 		t.Fatalf("counter before the first step:\n%s", h)
 	}
+	// Under way, the count may still change: neutral, and it says so.
 	m = press(t, m, "n")
-	if h = m.header.View(); !strings.Contains(h, "▼ 1 short") {
+	if h = m.header.View(); !strings.Contains(h, "not settled yet") || strings.Contains(h, "short") {
 		t.Fatalf("counter after the first of two refunds:\n%s", h)
 	}
-	m = press(t, m, "r", "0")
+	m = press(t, m, "r")
+	if h = m.header.View(); strings.Contains(h, "not settled yet") {
+		t.Fatalf("counter at the end:\n%s", h)
+	}
+	m = press(t, m, "0")
 	if h = m.header.View(); !strings.Contains(h, "not run yet") {
 		t.Fatalf("counter after 0:\n%s", h)
 	}
@@ -106,11 +111,40 @@ func TestCounterWhileARequestIsStillExecuting(t *testing.T) {
 			continue
 		}
 		seen = true
-		if h := m.header.View(); strings.Contains(h, "not made") || !strings.Contains(h, "short") {
+		if h := m.header.View(); strings.Contains(h, "not made") || !strings.Contains(h, "not settled yet") {
 			t.Fatalf("at step %d, with a request executing:\n%s", m.pos, h)
 		}
 	}
 	if !seen {
 		t.Fatal("the mission never had a request executing with the ledger short")
+	}
+}
+
+// A caller doing right is not shown in red or amber before its run ends:
+// under the guarded policy refund-still-pending's steps 1 and 2 read
+// "hidden_effect" in red beside "still pending. I won't send it again",
+// and original-still-running's step 1 "▼ 1 short" in amber where nobody
+// escalated. Before the end the counter is neutral, "not settled yet";
+// an extra success, which nothing takes back, is red at once.
+func TestCounterNeutralUntilSettled(t *testing.T) {
+	guarded := missions.Guarded
+	for _, id := range []string{"refund-still-pending", "original-still-running"} {
+		m := newLab(t, Options{Mission: id, Dir: t.TempDir(), Overrides: missions.Overrides{Policy: &guarded}}, 100, 30)
+		for m.pos < m.steps-1 {
+			m = press(t, m, "n")
+			look, state := m.header.counterLook()
+			if state != notSettled || look.GetForeground() != m.st.Text.GetForeground() {
+				t.Fatalf("%s at step %d: %q in %v", id, m.pos, state, look.GetForeground())
+			}
+		}
+		m = press(t, m, "n")
+		if _, state := m.header.counterLook(); state == notSettled {
+			t.Fatalf("%s at the end: still %q", id, state)
+		}
+	}
+	off := false
+	m := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir(), Overrides: missions.Overrides{StableKeys: &off}}, 100, 30), "n", "n")
+	if look, state := m.header.counterLook(); state != "▲ 1 extra" || look.GetForeground() == m.st.Text.GetForeground() {
+		t.Fatalf("a second success under way: %q, not drawn as wrong", state)
 	}
 }

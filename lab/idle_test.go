@@ -78,24 +78,29 @@ func TestFullHelpIsModal(t *testing.T) {
 }
 
 // TestTabSaysWhereTheArrowsGo checks that tab says on the status line
-// which panel ↑/↓ now move, and when the ledger has nothing to scroll.
+// which panel ↑/↓ now move, and never hands them to a panel that shows all
+// it holds ("↑/↓ now scroll the ledger (all of it fits)" offered a key
+// that did nothing).
 func TestTabSaysWhereTheArrowsGo(t *testing.T) {
 	m := press(t, ttsLab(t), "r", "tab")
-	if !strings.Contains(m.status, "all of it fits") {
-		t.Fatalf("tab to a ledger that fits: %q", m.status)
-	}
-	if m = press(t, m, "tab"); !strings.Contains(m.status, "scroll what the agent said") {
-		t.Fatalf("tab on: %q", m.status)
-	}
-	if m = press(t, m, "tab"); !strings.Contains(m.status, "timeline's cursor") {
-		t.Fatalf("tab back: %q", m.status)
+	if m.focus != focusTimeline || !strings.Contains(m.status, "fit whole") || strings.Contains(m.status, "now scroll") {
+		t.Fatalf("tab where the ledger and the words fit: focus %d, %q", m.focus, m.status)
 	}
 	m = press(t, newLab(t, Options{Mission: "two-intended-refunds", Dir: t.TempDir()}, 80, 20), "r", "tab")
 	if m.holds.lineCount() <= m.holds.rows() {
 		t.Fatal("the ledger fits at 80x20, so this checks nothing")
 	}
-	if !strings.Contains(m.status, "now scroll the ledger;") {
+	if m.focus != focusLedger || !strings.Contains(m.status, "now scroll the ledger;") {
 		t.Fatalf("tab to a ledger that scrolls: %q", m.status)
+	}
+	for i := 0; i < 2 && m.focus != focusTimeline; i++ {
+		m = press(t, m, "tab")
+		if m.focus == focusSaid && !m.said.Scrolls() {
+			t.Fatalf("tab gave ↑/↓ to words that fit: %q", m.status)
+		}
+	}
+	if m.focus != focusTimeline || !strings.Contains(m.status, "timeline's cursor") {
+		t.Fatalf("tab back: focus %d, %q", m.focus, m.status)
 	}
 }
 
@@ -103,7 +108,7 @@ func TestTabSaysWhereTheArrowsGo(t *testing.T) {
 // line: it explains ◆ only when some attempt carries it.
 func TestCompareHintNamesOnlyMarksOnScreen(t *testing.T) {
 	m := press(t, ttsLab(t), "r", "m", "k", "m", "v") // the same words, 1 and 2 effects
-	if m.compare.cmp.Diverge == 0 || !strings.Contains(m.View(), "◆ marks the first attempt") {
+	if m.compare.cmp.Diverge == 0 || !strings.Contains(m.View(), "◆ where two cases first hold different ledgers") {
 		t.Fatalf("a divergence, but no ◆ hint:\n%s", m.View())
 	}
 	guarded := missions.Guarded // the merged refund escalates: the words differ too

@@ -398,6 +398,19 @@ func TestTooSmallSaysHowBig(t *testing.T) {
 	if !strings.Contains(v, "at least 72×20") || !strings.Contains(v, "60×15") {
 		t.Fatalf("small terminal view:\n%s", v)
 	}
+	// At 40×12 the lines break between phrases, never inside a size or
+	// after "at least" ("at least\n72×20;\nthis one is 40×12").
+	small := resize(m, 40, 12)
+	var lines []string
+	for _, l := range strings.Split(small.View(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	want := []string{"replaylab needs at least 72×20;", "this terminal is 40×12.", "Make the window larger,", "or press q to quit."}
+	if strings.Join(lines, "|") != strings.Join(want, "|") {
+		t.Fatalf("at 40×12: %q, want %q", lines, want)
+	}
 	// Growing the window brings the lab back, laid out for the new size.
 	m = resize(m, 80, 24)
 	v = m.View()
@@ -495,35 +508,45 @@ func TestCompareScrolls(t *testing.T) {
 	if m = press(t, m, "up", "up", "up"); m.compare.offset != 0 {
 		t.Fatalf("up past the top: offset %d", m.compare.offset)
 	}
-	if m = press(t, m, "pgdown", "pgdown"); m.compare.offset != len(m.compare.cmp.Rows)-1 {
-		t.Fatalf("pgdown past the end: offset %d of %d rows", m.compare.offset, len(m.compare.cmp.Rows))
+	// Past the last row, the keys go on through the findings, and back.
+	m = press(t, m, "pgdown", "pgdown", "pgdown", "pgdown", "down", "down", "down", "down", "down", "down")
+	if m.compare.offset > len(m.compare.cmp.Rows)-1 || m.compare.findOff != len(m.compare.sentences())-1 {
+		t.Fatalf("pgdown past the end: offset %d of %d rows, finding %d of %d", m.compare.offset, len(m.compare.cmp.Rows), m.compare.findOff, len(m.compare.sentences()))
 	}
-	if m = press(t, m, "pgup"); m.compare.offset != 0 {
-		t.Fatalf("pgup: offset %d", m.compare.offset)
+	m = press(t, m, "pgup", "pgup", "pgup", "pgup", "up", "up", "up", "up", "up", "up")
+	if m.compare.offset != 0 || m.compare.findOff != 0 {
+		t.Fatalf("pgup: offset %d, finding %d", m.compare.offset, m.compare.findOff)
 	}
 }
 
-// Where every attempt fits, the compare view has nothing to scroll: the
-// help bar and the key list leave ↑/↓ out, and they move nothing.
+// Where every attempt and finding fits, the compare view has nothing to
+// scroll: the help bar and the key list leave ↑/↓ out, and they move
+// nothing. Where only findings wait below the rows, ↓ brings them and
+// leaves the rows where they are.
 func TestCompareOffersScrollingOnlyWhenThereIsMore(t *testing.T) {
-	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 80, 24)
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 40)
 	m = press(t, m, "m", "k", "p", "m", "v")
 	if m.screen != screenCompare || len(m.compare.cmp.Rows) < 2 {
 		t.Fatalf("want the compare view of two attempts, got screen %d with %d rows", m.screen, len(m.compare.cmp.Rows))
 	}
 	if m.keys.Up.Enabled() || strings.Contains(m.helpLine(), "scroll") {
-		t.Fatalf("every attempt fits, yet the help bar offers scrolling: %s", m.helpLine())
+		t.Fatalf("everything fits, yet the help bar offers scrolling: %s\n%s", m.helpLine(), m.View())
 	}
 	if v := press(t, m, "?").View(); strings.Contains(v, "scroll") || strings.Contains(v, "pgup") {
-		t.Fatalf("every attempt fits, yet the key list offers scrolling:\n%s", v)
+		t.Fatalf("everything fits, yet the key list offers scrolling:\n%s", v)
 	}
-	if m = press(t, m, "down", "pgdown"); m.compare.offset != 0 {
-		t.Fatalf("down scrolled a view that fits: offset %d", m.compare.offset)
+	if m = press(t, m, "down", "pgdown"); m.compare.offset != 0 || m.compare.findOff != 0 {
+		t.Fatalf("down scrolled a view that fits: offset %d, finding %d", m.compare.offset, m.compare.findOff)
 	}
 	// A shorter terminal keeps both attempts on screen, with fewer lines
-	// of the agent's words, rather than hide the second below blank lines.
-	if m = resize(m, 72, 20); m.compare.keys.Up.Enabled() || !strings.Contains(m.View(), "#2") {
-		t.Fatalf("at 72x20 the second attempt is not on screen:\n%s", m.View())
+	// of the agent's words, rather than hide the second below blank lines;
+	// the finding that no longer fits is a ↓ away.
+	m = resize(m, 72, 20)
+	if !strings.Contains(m.View(), "#2") || !m.compare.keys.Up.Enabled() {
+		t.Fatalf("at 72x20 the second attempt is not on screen, or the findings below are not offered:\n%s", m.View())
+	}
+	if m = press(t, m, "down"); m.compare.offset != 0 || m.compare.findOff != 1 {
+		t.Fatalf("down at 72x20: offset %d, finding %d", m.compare.offset, m.compare.findOff)
 	}
 }
 

@@ -102,8 +102,22 @@ func TestScheduleWidensOnWideTerminals(t *testing.T) {
 			m = press(t, m, "n")
 		}
 	}
-	if m := newLab(t, Options{Mission: "rejected-before-execution"}, 100, 30); m.schedule.w != 30 {
-		t.Fatalf("at 100 columns the schedule is %d wide, want 30 as before", m.schedule.w)
+}
+
+// At 80 columns the schedule shows its steps whole ("failure_before_comm…",
+// "read back refund-10…" were cut), as wide as they need up to three
+// eighths of the terminal.
+func TestScheduleWholeAt80(t *testing.T) {
+	for _, ms := range missions.BuiltIn().Missions {
+		m := newLab(t, Options{Mission: ms.ID}, 80, 24)
+		if need := m.schedule.Width(m.full); need <= 80*3/8 && strings.Contains(m.schedule.View(), "…") {
+			t.Errorf("%s at 80 columns: the schedule cuts a step it has room for:\n%s", ms.ID, m.schedule.View())
+		}
+	}
+	guarded := missions.Guarded
+	m := press(t, newLab(t, Options{Mission: "original-still-running", Overrides: missions.Overrides{Policy: &guarded}}, 80, 24), "r")
+	if !strings.Contains(m.schedule.View(), "read back refund-1042") {
+		t.Fatalf("the read-back step is cut:\n%s", m.schedule.View())
 	}
 }
 

@@ -678,10 +678,13 @@ func (m Model) helpLine() string {
 func (m Model) tooSmall() string {
 	var lines []string
 	for _, p := range []string{
-		fmt.Sprintf("replaylab needs a terminal of at least %d×%d;", MinWidth, MinHeight),
-		fmt.Sprintf("this one is %d×%d.", m.width, m.height),
+		// Each line a phrase of its own, so that a narrow terminal
+		// breaks between them, never inside a size.
+		fmt.Sprintf("replaylab needs at least %d×%d;", MinWidth, MinHeight),
+		fmt.Sprintf("this terminal is %d×%d.", m.width, m.height),
 		"",
-		"Make the window larger, or press q to quit.",
+		"Make the window larger,",
+		"or press q to quit.",
 	} {
 		if p == "" {
 			if len(lines)+2 <= m.height {

@@ -508,25 +508,28 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 			sb.setStatus("checkpoint rows shown: what the caller recorded after each event")
 		}
 	case key.Matches(k, r.keys.Focus):
-		// tab goes round: the timeline, the ledger, what the agent said.
-		switch r.focus {
-		case focusTimeline:
+		// tab goes round: the timeline, the ledger, what the agent said,
+		// skipping a panel that shows all it holds, where ↑/↓ would do
+		// nothing.
+		ledgerScrolls := r.holds.lineCount() > r.holds.rows()
+		saidScrolls := r.said.Scrolls()
+		switch {
+		case r.focus == focusTimeline && ledgerScrolls:
 			r.focus = focusLedger
-			sb.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab moves them on to what the agent said",
+			sb.setStatus("↑/↓ and pgup/pgdn now scroll the ledger; tab moves them on",
 				"↑/↓ now scroll the ledger; tab moves them on")
-		case focusLedger:
+		case r.focus != focusSaid && saidScrolls:
 			r.focus = focusSaid
 			sb.setStatus("↑/↓ now scroll what the agent said, one entry at a time; tab gives them back to the timeline",
 				"↑/↓ now scroll what the agent said; tab gives them back")
+		case r.focus == focusTimeline:
+			sb.setStatus("the ledger and what the agent said fit whole: ↑/↓ stay with the timeline's cursor",
+				"the ledger and the words fit whole: ↑/↓ stay on the timeline")
 		default:
 			r.focus = focusTimeline
 			sb.setStatus("↑/↓ move the timeline's cursor again; the strip under it shows its row")
 		}
 		r.refresh()
-		if r.focus == focusLedger && r.holds.lineCount() <= r.holds.rows() {
-			sb.setStatus("↑/↓ now scroll the ledger, but all of it fits; tab moves them on to what the agent said",
-				"↑/↓ now scroll the ledger (all of it fits); tab moves them on")
-		}
 	case key.Matches(k, r.keys.Up, r.keys.Down, r.keys.PageUp, r.keys.PageDown):
 		switch r.focus {
 		case focusLedger:

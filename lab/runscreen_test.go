@@ -1,6 +1,9 @@
 package lab
 
 import (
+	"github.com/replaylab/replaylab/export"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -150,27 +153,48 @@ func TestCounterWordsAgreeWithItsColour(t *testing.T) {
 	}
 }
 
-// From the picker to the source exercise's conclusion on the compare
-// screen in nine keys, each one the screen suggests: open, run, pin, flip
-// stable keys, pin, compare, add a mission's case (the picker opens on
-// the first mission with nothing pinned), open, pin.
+// The source article's exercise, export included, in nine keys from the
+// picker, each the one the screen suggests: the timeout, then success, with
+// stable keys on (1 effect) and off (2), both outcomes replaced with
+// failure_before_commit (0), the three cases compared and exported.
 func TestSourceExerciseInNineKeys(t *testing.T) {
-	m := newLab(t, Options{Dir: t.TempDir(), FirstTime: true}, 80, 24)
-	keys := []string{"enter", "r", "m", "k", "m", "v", "a", "enter", "m"}
-	for i, k := range keys {
-		m = press(t, m, k)
-		if k == "a" && m.picker.Selected().ID != "failure-then-failure" {
-			t.Fatalf("after %v the picker is not on failure-then-failure:\n%s", keys[:i+1], m.View())
-		}
-	}
+	dir := t.TempDir()
+	m := newLab(t, Options{Dir: dir, FirstTime: true}, 80, 24)
+	keys := []string{"enter", "r", "m", "k", "m", "F", "m", "v"}
+	m = press(t, m, keys...)
+	m = pressRun(t, m, "e")
 	if m.screen != screenCompare || len(m.pinned) != 3 {
-		t.Fatalf("after %v: screen %d with %d pinned\n%s", keys, m.screen, len(m.pinned), m.View())
+		t.Fatalf("after %v e: screen %d with %d pinned\n%s", keys, m.screen, len(m.pinned), m.View())
 	}
 	flat := strings.Join(strings.Fields(m.View()), " ")
-	for _, want := range []string{"Same words, different ledgers", "Sorry, the refund of 45.00 on order 1042 failed.", "0, 2 and 1 effects"} {
+	for _, want := range []string{"Same words, different ledgers", "Sorry, the refund of 45.00 on order 1042 failed.", "1, 2 and 0 effects", "exported 3 cases"} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the compare screen does not say %q:\n%s", want, m.View())
 		}
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 3 {
+		t.Fatalf("%d files exported (%v), want the three cases", len(files), err)
+	}
+	edited := 0
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(dir, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := export.Unmarshal(f.Name(), data)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name(), err)
+		}
+		if e := c.Mission.Edited; e != nil {
+			edited++
+			if e.From != tts || len(e.Steps) != 2 || e.Steps[0].To != missions.FailureBeforeCommit || e.Steps[1].To != missions.FailureBeforeCommit || c.Outcome.Effects != 0 {
+				t.Errorf("%s: edited %+v with %d effects, want both steps of %s failure_before_commit and 0", f.Name(), e, c.Outcome.Effects, tts)
+			}
+		}
+	}
+	if edited != 1 {
+		t.Errorf("%d edited cases exported, want 1", edited)
 	}
 }
 

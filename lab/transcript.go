@@ -76,6 +76,10 @@ func (p transcript) Update(msg tea.Msg) (transcript, tea.Cmd) {
 
 func (p *transcript) SetSize(w, h int) { p.w, p.h = w, h }
 
+// Scrolls reports whether some of what the agent said is out of sight:
+// its entries, whole, are taller than the panel.
+func (p *transcript) Scrolls() bool { return p.Height(p.h+1) > p.h }
+
 // SetCase collects what the agent said in c. It runs once per change of
 // the case, never while drawing. A case that only extends the last one
 // adds the words of its new events; one moved back drops those after it.
