@@ -57,7 +57,7 @@ func newCourseKeys() courseKeys {
 	return courseKeys{
 		Next:    key.NewBinding(key.WithKeys("n", "enter", " "), key.WithHelp("n/enter", "go on")),
 		Answer:  key.NewBinding(key.WithKeys(answerKeys...), key.WithHelp("a-f", "answer")),
-		Lessons: key.NewBinding(key.WithKeys("esc", "l"), key.WithHelp("esc", "lessons")),
+		Lessons: key.NewBinding(key.WithKeys("esc", "l"), key.WithHelp("esc/l", "lessons")),
 		Up:      key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "pick")),
 		Down:    key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
 		Open:    key.NewBinding(key.WithKeys("enter", "n"), key.WithHelp("enter", "open lesson")),
@@ -362,19 +362,18 @@ func (cs *courseView) give(i int) {
 	}
 }
 
-// finishRun keeps the run's case for the export and the comparison.
+// finishRun keeps the run's case for the comparison.
 func (cs *courseView) finishRun() {
-	c := cs.runner.Case()
 	if len(cs.cases) == cs.run {
-		cs.cases = append(cs.cases, c)
-		cs.exports = append(cs.exports, c)
+		cs.cases = append(cs.cases, cs.runner.Case())
 	}
 }
 
 // endRun leaves a finished run for the next one, or for what ends the
-// lesson.
+// lesson, and writes its case: the run's end screen says n does.
 func (cs *courseView) endRun() {
 	cs.finishRun()
+	cs.exports = append(cs.exports, cs.cases[cs.run])
 	l := cs.lessonNow()
 	if cs.run+1 < len(l.Runs) {
 		if err := cs.startRun(cs.run + 1); err != nil {
@@ -446,6 +445,10 @@ func (cs courseView) Update(msg tea.Msg) (courseView, tea.Cmd) {
 		cs.give(i)
 	case cs.open && key.Matches(k, cs.keys.Next):
 		cs.note = fmt.Sprintf("answer first: press %s", cs.keyRange())
+	case cs.open && k.Type == tea.KeyRunes && len(k.Runes) == 1:
+		// Any other letter or sign is no answer either, and says so, as a
+		// wrong digit does.
+		cs.note = fmt.Sprintf("%s is not one of the answers: press %s", k.String(), cs.keyRange())
 	case key.Matches(k, cs.keys.Next):
 		cs.goOn()
 	case cs.phase == phaseCompare:
@@ -475,11 +478,13 @@ func (cs courseView) FullHelp() [][]key.Binding {
 	if cs.phase == phaseMenu {
 		return [][]key.Binding{{k.Up, k.Open}}
 	}
-	ans := k.Answer
 	if cs.open && len(cs.labels) > 0 {
+		// The answer keys only while a question is open.
+		ans := k.Answer
 		ans.SetHelp(cs.labels[0]+"-"+cs.labels[len(cs.labels)-1], "answer")
+		return [][]key.Binding{{ans, k.Lessons}}
 	}
-	return [][]key.Binding{{k.Next, ans, k.Lessons}}
+	return [][]key.Binding{{k.Next, k.Lessons}}
 }
 
 // View draws the course screen in exactly its box.
@@ -939,7 +944,7 @@ func (cs *courseView) runEndLines() []string {
 	}
 	// The path whole, over as many lines as it takes: it is where to
 	// look for the file.
-	for _, l := range wrap("n goes on; the run's case is written as JSON to "+cs.dir, cs.w-2) {
+	for _, l := range wrap("n writes the run's case as JSON to "+cs.dir+" and goes on", cs.w-2) {
 		lines = append(lines, cs.st.Subtle.Render("  "+l))
 	}
 	return lines
@@ -965,7 +970,40 @@ func (cs *courseView) closingView() []string {
 	if cs.lesson+1 < len(cs.c.Lessons) {
 		lines = append(lines, "", cs.st.Subtle.Render(cut(fmt.Sprintf("  n: lesson %d, %s · esc: all lessons", cs.lesson+2, cs.c.Lessons[cs.lesson+1].Title), cs.w)))
 	} else {
-		lines = append(lines, "", cs.st.Subtle.Render("  That was the last lesson. n shows them all."))
+		var undone []int
+		for i, l := range cs.c.Lessons {
+			if !cs.prog.Lessons[l.ID].Done {
+				undone = append(undone, i+1)
+			}
+		}
+		last := "That was the last lesson, and every lesson is done. n shows them all."
+		switch {
+		case len(undone) == 1:
+			last = fmt.Sprintf("That was the last lesson; lesson %d is not done yet: n shows the list.", undone[0])
+		case len(undone) > 1:
+			last = fmt.Sprintf("That was the last lesson; lessons %s are not done yet: n shows the list.", spans(undone))
+		}
+		for _, l := range wrap(strings.TrimSpace(last), cs.w-2) {
+			lines = append(lines, cs.st.Subtle.Render("  "+l))
+		}
 	}
 	return lines
+}
+
+// spans names ascending numbers by their runs: "2–10", "2, 4–6 and 9".
+func spans(ns []int) string {
+	var parts []string
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d–%d", ns[i], ns[j]))
+		} else {
+			parts = append(parts, fmt.Sprint(ns[i]))
+		}
+		i = j + 1
+	}
+	return termtext.AndList(parts)
 }

@@ -693,3 +693,91 @@ func TestRunHeadersWholeAt80(t *testing.T) {
 		}
 	}
 }
+
+// The course's keys, as a first-timer met them: the answer keys are
+// offered only while a question is open (the lesson's end listed
+// "a-f answer"); any letter that is no answer says so, as a wrong digit
+// does (j to z were ignored in silence); the run's end says n writes its
+// case, which it does only then ("is written" came before the folder
+// did); and the last lesson's end names the lessons not done yet.
+func TestCourseKeysSayWhatTheyDo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cases")
+	m := newCourseLab(t, dir, "", 100, 30)
+	fullHelp := func(m Model) string { return press(t, m, "?").View() }
+	for i := 0; i < 200 && !m.course.open; i++ {
+		m = press(t, m, "n")
+	}
+	if !m.course.open || !strings.Contains(fullHelp(m), "answer") {
+		t.Fatalf("a question is open, and its keys are not listed:\n%s", fullHelp(m))
+	}
+	for _, k := range []string{"z", "x", "7"} {
+		if slices.Contains(m.course.labels, k) {
+			continue
+		}
+		if got := press(t, m, k); !strings.Contains(got.course.note, k+" is not one of the answers") {
+			t.Errorf("%s on a question: note %q", k, got.course.note)
+		}
+	}
+	checked := false
+	for i := 0; i < 200 && m.course.phase == phaseRun; i++ {
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		if flat := strings.Join(strings.Fields(m.View()), " "); !checked && strings.Contains(flat, "n writes the run's case") {
+			checked = true
+			if _, err := os.Stat(dir); err == nil {
+				t.Fatalf("the folder is there before n writes the case")
+			}
+			m = pressRun(t, m, "n")
+			if _, err := os.Stat(dir); err != nil {
+				t.Fatalf("after n the case is not written: %v", err)
+			}
+			continue
+		}
+		m = pressRun(t, m, k)
+	}
+	if !checked {
+		t.Fatal("no run's end said that n writes its case")
+	}
+	for i := 0; i < 200 && m.course.phase != phaseClosing; i++ {
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = pressRun(t, m, k)
+	}
+	if m.course.phase != phaseClosing || strings.Contains(fullHelp(m), "answer") {
+		t.Fatalf("the lesson's end offers answer keys:\n%s", fullHelp(m))
+	}
+}
+
+// After the last lesson, the closing screen names the lessons not done
+// ("That was the last lesson. n shows them all." came with 4 to 10 undone).
+func TestCourseLastLessonNamesTheUndone(t *testing.T) {
+	c := course.BuiltIn()
+	last := len(c.Lessons) - 1
+	prog := course.Progress{}
+	prog.Finish(c.Lessons[0].ID, 5, 5)
+	m := newLab(t, Options{Course: c, Progress: prog, Dir: t.TempDir()}, 100, 30)
+	m = press(t, m, "esc")
+	for range last {
+		m = press(t, m, "down")
+	}
+	m = press(t, m, "enter")
+	for i := 0; i < 300 && m.course.phase != phaseClosing; i++ {
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = pressRun(t, m, k)
+	}
+	flat := strings.Join(strings.Fields(m.View()), " ")
+	want := fmt.Sprintf("lessons 2–%d are not done yet", last)
+	if m.course.lesson != last || !strings.Contains(flat, want) {
+		t.Fatalf("lesson %d's end does not say %q:\n%s", m.course.lesson+1, want, m.View())
+	}
+	if spans([]int{2, 4, 5, 6, 9}) != "2, 4–6 and 9" {
+		t.Errorf("spans: %q", spans([]int{2, 4, 5, 6, 9}))
+	}
+}

@@ -494,6 +494,11 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 // courseKey hands a key to the course and does the writing it asks for:
 // the cases of finished runs, the progress of a finished lesson.
 func (m *Model) courseKey(k tea.KeyMsg) tea.Cmd {
+	if m.exportedTo.path != "" {
+		// What the last write did was said; the next key moves on from
+		// it, so it does not linger into the next run.
+		m.setStatus("")
+	}
 	m.course, _ = m.course.Update(k)
 	var cmds []tea.Cmd
 	if len(m.course.exports) > 0 {
