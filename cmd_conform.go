@@ -304,6 +304,17 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 		}
 		if f.record != "" {
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
+			// Each row that did not pass, as the command that steps
+			// through the client's own requests in the lab.
+			var open []string
+			for _, row := range rep.Rows {
+				if row.Session != nil && row.Graded() && row.Grade != conform.GradePass {
+					open = append(open, fmt.Sprintf("  replaylab lab %s   # %s", outs.SessionPath(row.Scenario), row.Grade))
+				}
+			}
+			if len(open) > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "step through each row that did not pass, request by request:\n%s\n", strings.Join(open, "\n"))
+			}
 		}
 	}
 	if f.out != "" && rep.Explore != nil {

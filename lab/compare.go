@@ -414,8 +414,14 @@ func (v *compareView) heads(first, colW, gap int) []string {
 	// most), then the outcome.
 	names := make([][]string, len(cases))
 	nameH := 1
+	// Where one cell parts the columns, names wrap a cell short, so that
+	// two never run together into one phrase ("policy C stable keys").
+	nameW := colW
+	if gap < 2 && len(cases) > 1 {
+		nameW = colW - 1
+	}
 	for i, c := range cases {
-		names[i] = firstLines(wrap(c.Heading(), colW), 2, colW, "…")
+		names[i] = firstLines(wrap(c.Heading(), nameW), 2, nameW, "…")
 		nameH = max(nameH, len(names[i]))
 	}
 	head := make([][]string, len(cases))

@@ -492,11 +492,6 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 			return r, nil, nav{to: screenCompare}
 		}
 	case key.Matches(k, r.keys.Export):
-		if r.rec != nil {
-			sb.setStatus(fmt.Sprintf("the recorded run is a file already, %s: replaylab replay, compare or check read it", termtext.CleanLine(r.recName)),
-				"the recorded run is a file already: "+termtext.CleanLine(r.recName))
-			return r, nil, stay
-		}
 		sb.setStatus("exporting "+caseFileName(r.full)+"…", "exporting the case…")
 		return r, exportCases(dir, r.kept()), nav{to: screenLab, writes: 1}
 	case key.Matches(k, r.keys.Checkpoints):
@@ -576,6 +571,9 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 	case r.rec != nil && (pressed(k, r.keys.StableKeys) || pressed(k, r.keys.Policy) || pressed(k, r.keys.Contract) ||
 		pressed(k, r.keys.KeySource) || pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
 		return []string{errRecorded.Error(), "a recorded client's own: k, p, c, s and f are off"}
+	case r.rec != nil && pressed(k, r.keys.Export):
+		return []string{fmt.Sprintf("the recorded run is a file already, %s: replaylab replay, compare or check read it", termtext.CleanLine(r.recName)),
+			"the recorded run is a file already: " + termtext.CleanLine(r.recName)}
 	case pressed(k, r.keys.Evidence) && !r.keys.Evidence.Enabled() && r.rec != nil:
 		return []string{"the provider's records show no intent gone wrong so far: g shows them once one is",
 			"nothing gone wrong so far"}

@@ -57,8 +57,21 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 			"pick a mission: enter opens it; there m pins it and comes back to compare")
 		return c, nil, nav{to: screenPicker, adding: true}
 	case key.Matches(k, c.keys.Export):
-		sb.setStatus(fmt.Sprintf("exporting %s…", termtext.Plural(len(pinned), "pinned case")))
-		return c, exportCases(dir, pinned...), nav{to: screenCompare, writes: 1, savesPins: true}
+		// A recorded client's run is a session file already: the cases
+		// the lab made are what there is to write.
+		var cases []*missions.Case
+		for _, p := range pinned {
+			if p.Settings.Policy != missions.RealClient {
+				cases = append(cases, p)
+			}
+		}
+		if len(cases) == 0 {
+			sb.setStatus("the pinned run is a recorded session, a file already: replaylab replay, compare or check read it",
+				"the pinned run is a session file already")
+			return c, nil, stay
+		}
+		sb.setStatus(fmt.Sprintf("exporting %s…", termtext.Plural(len(cases), "pinned case")))
+		return c, exportCases(dir, cases...), nav{to: screenCompare, writes: 1, savesPins: true}
 	case key.Matches(k, c.keys.Unpin):
 		sb.setStatus("pins cleared")
 		return c, nil, nav{to: screenLab, unpin: true}
