@@ -243,3 +243,44 @@ func TestOnePinMidRunSuggestsTheContrast(t *testing.T) {
 		t.Fatalf("status after a second pin mid-run: %q", line)
 	}
 }
+
+// f gives the selected step the next fixture of the world table and
+// replays to the same position; the schedule marks the edited step, the
+// header names the edited mission, and f round the table brings the
+// mission back as it was. F gives every attempt one fixture, from
+// failure_before_commit, and after the last the mission's own again. A
+// step with no lone attempt says so.
+func TestFixtureKeysEditTheSchedule(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "n", "n")
+	m = press(t, m, "f")
+	if m.mission.Schedule[1].Fixture != missions.NextFixture(missions.Success) || m.pos != 2 {
+		t.Fatalf("f at step 2: fixture %s at position %d", m.mission.Schedule[1].Fixture, m.pos)
+	}
+	if !strings.Contains(m.schedule.View(), editedTag) || !strings.Contains(m.View(), "(edited)") || !strings.Contains(m.statusLine(), "step 2: success →") {
+		t.Fatalf("the edit is not shown:\n%s", m.View())
+	}
+	for range len(missions.Fixtures) - 1 {
+		m = press(t, m, "f")
+	}
+	if m.mission != m.base || m.mission.Edited != nil || strings.Contains(m.View(), "(edited)") {
+		t.Fatalf("f round the table: the mission is not its own again:\n%s", m.View())
+	}
+	m = press(t, m, "r", "F")
+	if m.cas.Outcome.Effects != 0 || m.mission.Schedule[0].Fixture != missions.FailureBeforeCommit || m.mission.Schedule[1].Fixture != missions.FailureBeforeCommit {
+		t.Fatalf("F: %d effects, %v", m.cas.Outcome.Effects, m.mission.Schedule)
+	}
+	if !strings.Contains(m.statusLine(), "effects 1 → 0") {
+		t.Errorf("F: status %q", m.statusLine())
+	}
+	for range len(missions.Fixtures) {
+		m = press(t, m, "F")
+	}
+	if m.mission.Edited != nil || m.cas.Outcome.Effects != 1 {
+		t.Fatalf("F round the table: edited %v, %d effects", m.mission.Edited, m.cas.Outcome.Effects)
+	}
+	guarded := missions.Guarded
+	g := press(t, newLab(t, Options{Mission: "original-still-running", Dir: t.TempDir(), Overrides: missions.Overrides{Policy: &guarded}}, 100, 30), "n", "n")
+	if g = press(t, g, "f"); !strings.Contains(g.statusLine(), "step 2 is read back") || g.mission.Edited != nil {
+		t.Fatalf("f on a read-back: %q", g.statusLine())
+	}
+}
