@@ -82,10 +82,10 @@ func newRunKeys() runKeys {
 		RunAll:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to end")),
 		Restart:  key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "restart")),
 
-		StableKeys: key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stable keys")),
-		Policy:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
-		Contract:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
-		KeySource:  key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "key source")),
+		StableKeys:  key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stable keys")),
+		Policy:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
+		Contract:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
+		KeySource:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "key source")),
 		Fixture:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "this step's fixture")),
 		AllFixtures: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "every attempt's fixture")),
 

@@ -148,7 +148,7 @@ func (p *ledgerPanel) objectLine(o ledger.Object) string {
 	}
 	// Intents of one mission tend to differ at their end (refund-1042-a,
 	// refund-1042-b): keep the end.
-	if room := p.w - lipgloss.Width(base) - 1; p.many && room >= 3 {
+	if room := p.w - lipgloss.Width(base) - 1; p.many && room >= 2 {
 		return base + " …" + ansi.TruncateLeft(intent[1:], lipgloss.Width(intent)-1-(room-1), "")
 	}
 	return cut(base+intent, p.w)

@@ -60,8 +60,8 @@ func TestLedgerPanelKeepsTheIntent(t *testing.T) {
 		w    int
 		want [2]string
 	}{
-		{72, [2]string{"…-a", "…-b"}},
-		{80, [2]string{"…1042-a", "…1042-b"}},
+		{72, [2]string{"…a", "…b"}},
+		{80, [2]string{"…042-a", "…042-b"}},
 		{100, [2]string{" refund-1042-a", " refund-1042-b"}},
 	} {
 		m := press(t, newLab(t, Options{Mission: "two-intended-refunds", Dir: t.TempDir()}, tc.w, 24), "r")

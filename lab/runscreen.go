@@ -778,11 +778,16 @@ func (r *runScreen) layout() {
 		// The schedule gets what its longest line needs, up to three
 		// eighths of the width (a third where that is wide enough),
 		// rather than cutting a fixture's name.
-		most := w * 3 / 8
-		if w >= wideSchedule {
-			most = w / 3
+		// Below wideSchedule it widens only where that shows every
+		// line whole: a schedule cut all the same keeps its width for the
+		// panels beside it.
+		need := r.schedule.Width(r.full)
+		switch {
+		case w >= wideSchedule:
+			sw = clamp(need, sw, max(sw, w/3))
+		case need <= w*3/8:
+			sw = max(sw, need)
 		}
-		sw = clamp(r.schedule.Width(r.full), sw, max(sw, most))
 	}
 	tw := (w - sw - 2*gap) / 2
 	lw := w - sw - 2*gap - tw

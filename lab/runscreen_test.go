@@ -119,9 +119,15 @@ func TestAgentWordsAlwaysReachable(t *testing.T) {
 			if len(m.said.lines) < 2 {
 				continue
 			}
-			m = press(t, m, "tab", "tab")
+			if !m.said.Scrolls() {
+				// Every entry on screen already: nothing to reach.
+				continue
+			}
+			for i := 0; i < 2 && m.focus != focusSaid; i++ {
+				m = press(t, m, "tab")
+			}
 			if m.focus != focusSaid {
-				t.Fatalf("tab twice does not reach what the agent said")
+				t.Fatalf("tab does not reach what the agent said, which scrolls")
 			}
 			firstSaid := strings.Join(strings.Fields(m.said.text(m.said.lines[0]))[:3], " ")
 			for range m.said.lines {

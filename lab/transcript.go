@@ -223,4 +223,3 @@ func (p *transcript) View() string {
 	}
 	return box(lines, p.w, p.h)
 }
-

@@ -7,10 +7,10 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// TestTranscriptContinuationKeepsTheLineEnd shows the end of an entry
-// whose first shown line is full: the "…" that marks it as a continuation
-// takes the place of its first word, not of its last one.
-func TestTranscriptContinuationKeepsTheLineEnd(t *testing.T) {
+// An entry cut to the rows left keeps its start, marked where it goes on,
+// and its ledger line: at 72x20 the apology read "…1042 failed. I'll",
+// cut at the start of the very sentence the lesson is about.
+func TestTranscriptCutKeepsTheStart(t *testing.T) {
 	st := DefaultStyles()
 	p := newTranscript(&st)
 	// The words are the guarded agent's for a pending refund, said in
@@ -26,26 +26,17 @@ func TestTranscriptContinuationKeepsTheLineEnd(t *testing.T) {
 	}
 	for w := 20; w <= 40; w++ {
 		p.SetSize(w, 0)
-		checkTail(t, &p, e)
-	}
-}
-
-func checkTail(t *testing.T, p *transcript, e said) {
-	t.Helper()
-	whole := p.block(e, 0)
-	for tail := 2; tail < len(whole); tail++ {
-		got := p.block(e, tail)
-		first := strings.TrimSpace(got[0])
-		if !strings.HasPrefix(first, "…") || strings.HasSuffix(first, "…") {
-			t.Fatalf("width %d, tail %d: the first line is %q; want it to start with … and keep its end", p.w, tail, first)
-		}
-		full := strings.TrimSpace(whole[len(whole)-tail])
-		if !strings.HasSuffix(full, strings.TrimPrefix(first, "…")) {
-			t.Fatalf("tail %d: %q is not the end of %q", tail, first, full)
-		}
-		for i, l := range got[1:] {
-			if l != whole[len(whole)-tail+1+i] {
-				t.Fatalf("tail %d: line %d is %q, want %q", tail, i+1, l, whole[len(whole)-tail+1+i])
+		whole := p.block(e, 0)
+		for rows := 2; rows < len(whole); rows++ {
+			got := p.block(e, rows)
+			if len(got) != rows || got[0] != whole[0] && rows > 2 || got[len(got)-1] != whole[len(whole)-1] {
+				t.Fatalf("width %d, %d rows: %q\nwant the start of %q and its ledger line", w, rows, got, whole)
+			}
+			if cutLine := strings.TrimSpace(got[len(got)-2]); !strings.HasSuffix(cutLine, "…") {
+				t.Fatalf("width %d, %d rows: the cut is not marked: %q", w, rows, got)
+			}
+			if first := strings.TrimSpace(got[0]); !strings.HasPrefix(first, "#1 ") {
+				t.Fatalf("width %d, %d rows: the entry does not start with its mark: %q", w, rows, first)
 			}
 		}
 	}
