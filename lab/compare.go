@@ -521,6 +521,10 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 				return fewer, n
 			}
 		}
+		// Still short: the blank lines between rows give way too.
+		if tight, n := v.rowsAt(room, first, colW, gap, -1); n == len(v.cmp.Rows) {
+			return tight, n
+		}
 	}
 	if shown < len(v.cmp.Rows) || v.offset > 0 {
 		return body, shown
@@ -544,6 +548,9 @@ func (v *compareView) rows(room, first, colW, gap int) (body []string, shown int
 
 // rowsAt lays out the rows with at most said lines of words per cell.
 func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, shown int) {
+	// A said of -1 is one line of words with no blank line between rows.
+	sep := said >= 0
+	said = max(said, 1)
 	cases := v.cmp.Cases[first : first+v.fits()]
 	marked := v.marked(first)
 	shown = v.offset
@@ -565,7 +572,7 @@ func (v *compareView) rowsAt(room, first, colW, gap, said int) (body []string, s
 		}
 		body = append(body, block...)
 		shown = r + 1
-		if len(body) < room {
+		if len(body) < room && sep {
 			body = append(body, "")
 		}
 	}
