@@ -57,7 +57,7 @@ func CompareMarkdown(cmp Comparison) []byte {
 	}
 	render.MarkdownTable(&b, header, rows)
 	if cmp.Diverge > 0 {
-		b.WriteString("\n" + DivergeMark + " " + missions.DivergeMeaning + ".\n")
+		b.WriteString("\n" + DivergeMark + " marks " + missions.DivergeMeaning + ".\n")
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")

@@ -52,7 +52,7 @@ func CompareText(cmp Comparison, width int) []byte {
 	}
 	if cmp.Diverge > 0 {
 		b.WriteByte('\n')
-		wrapText(&b, DivergeMark+" "+missions.DivergeMeaning+".", width, 2)
+		wrapText(&b, DivergeMark+" marks "+missions.DivergeMeaning+".", width, 2)
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\nWhat the pairs show:\n")

@@ -295,7 +295,7 @@ func (v *compareView) foot(first, colW, gap int) (n int, compact bool) {
 }
 
 // divergeLegend says what a ◆ means, where one is on screen.
-const divergeLegend = compare.DivergeMark + " " + missions.DivergeMeaning
+const divergeLegend = compare.DivergeMark + " marks " + missions.DivergeMeaning
 
 func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {

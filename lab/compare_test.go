@@ -114,7 +114,7 @@ func TestCompareMarksOnlyPairsInView(t *testing.T) {
 		t.Fatalf("a ◆ for a pair out of view:\n%s", v)
 	}
 	v = resize(m, 200, 40).View()
-	if !strings.Contains(v, "#2 ◆") || !strings.Contains(strings.Join(strings.Fields(v), " "), "◆ where two cases first hold different ledgers") {
+	if !strings.Contains(v, "#2 ◆") || !strings.Contains(strings.Join(strings.Fields(v), " "), "◆ marks where two cases first hold different ledgers") {
 		t.Fatalf("every case in view, and no ◆ with its legend:\n%s", v)
 	}
 }

@@ -537,7 +537,7 @@ func TestCourseCompareRowWhole(t *testing.T) {
 		m = press(t, m, k)
 	}
 	view := m.View()
-	if m.course.phase != phaseCompare || !strings.Contains(view, "ledger: 1 effect") || !strings.Contains(view, "ledger: 0 effects") || !strings.Contains(view, "◆ where two cases first hold different ledgers") {
+	if m.course.phase != phaseCompare || !strings.Contains(view, "ledger: 1 effect") || !strings.Contains(view, "ledger: 0 effects") || !strings.Contains(view, "◆ marks where two cases first hold different ledgers") {
 		t.Fatalf("the first row's ledger line is not on screen:\n%s", view)
 	}
 }

@@ -108,7 +108,7 @@ func TestTabSaysWhereTheArrowsGo(t *testing.T) {
 // line: it explains ◆ only when some attempt carries it.
 func TestCompareHintNamesOnlyMarksOnScreen(t *testing.T) {
 	m := press(t, ttsLab(t), "r", "m", "k", "m", "v") // the same words, 1 and 2 effects
-	if m.compare.cmp.Diverge == 0 || !strings.Contains(m.View(), "◆ where two cases first hold different ledgers") {
+	if m.compare.cmp.Diverge == 0 || !strings.Contains(m.View(), "◆ marks where two cases first hold different ledgers") {
 		t.Fatalf("a divergence, but no ◆ hint:\n%s", m.View())
 	}
 	guarded := missions.Guarded // the merged refund escalates: the words differ too
