@@ -796,3 +796,21 @@ func TestReplayNamesTheFirstDifferenceInReadingOrder(t *testing.T) {
 		t.Errorf("exit %d, stdout %q; want %q", code, out, want)
 	}
 }
+
+// The README stays short enough to read: at most 250 lines, the lab's path
+// through the exercise with its export among them.
+func TestReadmeIsShort(t *testing.T) {
+	data, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n > 250 {
+		t.Errorf("README.md has %d lines; keep it to 250 and move the rest to docs/", n)
+	}
+	flat := strings.Join(strings.Fields(string(data)), " ")
+	for _, want := range []string{"export included, in nine keys", "`F` (replace both outcomes", "`e` (export the three cases", "replaylab lab SESSION.json"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("README.md does not say %q", want)
+		}
+	}
+}
