@@ -35,7 +35,9 @@ func newLabCmd() *cobra.Command {
 		Long: `Open the interactive lab. Step a mission's schedule against the provider's
 ledger, watch the effect counter, toggle stable keys (k), the caller policy (p),
 the provider contract (c) and the key source (s: one key per intent, or a hash
-of the payload, which makes stable keys moot), hide or show the checkpoint rows
+of the payload, which makes stable keys moot), replace the current step's outcome
+with the next fixture (f) or every attempt's with one (F: failure_before_commit
+first, as the source exercise asks), hide or show the checkpoint rows
 (h), pin cases (m) and compare them side by side (v), export the current case
 as JSON (e), and, once the guarded caller has escalated, read the evidence a
 person is handed (g). Press ? in the lab for every key.
