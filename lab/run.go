@@ -172,13 +172,15 @@ func (r *runController) hasEvidence() bool {
 // source is part of the lesson: it is not the per-intent default now or by
 // the mission's own settings, or the mission's expectations name it.
 func (r *runController) keySourceMatters() bool {
-	if r.mission == nil {
+	if r.mission == nil || r.base == nil {
 		return false
 	}
 	if r.settings.KeySource != missions.KeyPerIntent || r.defaults.KeySource != missions.KeyPerIntent {
 		return true
 	}
-	for _, e := range r.mission.Expect {
+	// The mission as opened: an edit promises no outcome, yet the lesson
+	// is the same.
+	for _, e := range r.base.Expect {
 		if e.When.KeySource != nil {
 			return true
 		}
