@@ -46,9 +46,9 @@ func newCompareCmd() *cobra.Command {
 		Short: "Show cases side by side, attempt by attempt",
 		Long: `Show exported cases side by side, aligned by attempt number: for each case
 the fixture, what the caller observed, what the agent said and the ledger's
-effect count after the attempt, then how each case ended. The attempt where
-two cases' ledgers first diverge while the agent's words are the same is
-marked, and one sentence per pair of cases says what it shows. Cases of
+effect count after the attempt, then how each case ended. A ◆ marks where
+two cases first hold different ledgers behind the same words, and one
+sentence per pair of cases says what it shows. Cases of
 different missions are aligned by attempt number, with a note.
 
 In text, the default is brief: what the cases show together, one entry per

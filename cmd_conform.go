@@ -309,7 +309,7 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 			var open []string
 			for _, row := range rep.Rows {
 				if row.Session != nil && row.Graded() && row.Grade != conform.GradePass {
-					open = append(open, fmt.Sprintf("  replaylab lab %s   # %s", outs.SessionPath(row.Scenario), row.Grade))
+					open = append(open, fmt.Sprintf("  replaylab lab %s   # %s", termtext.ShellWord(outs.SessionPath(row.Scenario)), row.Grade))
 				}
 			}
 			if len(open) > 0 {

@@ -4,14 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/course"
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/infile"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 	"github.com/replaylab/replaylab/reproduce"
 )
@@ -85,6 +86,13 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	}
 	opts := lab.Options{Catalog: cat, Mission: mission, Overrides: o, Dir: f.dir, FirstTime: first}
 	if isFileArg(mission) {
+		// A recorded client's choices are its own: a setting asked for
+		// would be silently left unused.
+		for _, name := range []string{"stable-keys", "policy", "contract", "key-source", "seed"} {
+			if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+				return badInput(fmt.Errorf("--%s: a recorded session is your client's own run, under its own keys and policy; open a mission to try settings (replaylab lab MISSION --%s …)", name, name))
+			}
+		}
 		run, err := recordedRun(mission)
 		if err != nil {
 			return err
@@ -111,7 +119,10 @@ func isFileArg(arg string) bool {
 // recordedRun reads a session for the lab, holds it to what its replay
 // gives (a tampered ledger or verdict is refused) and tells it step by
 // step.
-func recordedRun(path string) (*export.SessionRun, error) {
+func recordedRun(path string) (*reproduce.SessionRun, error) {
+	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
+		return nil, badInput(fmt.Errorf("%s is a mission file: open it with replaylab lab --missions %s MISSION-ID (the lab takes a mission by id, or a session file)", path, termtext.ShellWord(filepath.Dir(path))))
+	}
 	d, err := readDocument(path)
 	if err != nil {
 		return nil, badInput(infile.Error(path, err))

@@ -38,6 +38,10 @@ func CompareBrief(cmp Comparison, width int, more string) []byte {
 			wrapText(&b, "      "+termtext.CleanLine(h.Source), width, 6)
 		}
 	}
+	for _, n := range cmp.Notes {
+		b.WriteByte('\n')
+		wrapText(&b, "Note: "+n, width, 6)
+	}
 	ranked := cmp.Ranked()
 	if len(ranked) > 0 {
 		b.WriteString("\nWhat differs most:\n")

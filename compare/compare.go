@@ -18,6 +18,10 @@ import (
 // agent's words are the same.
 const DivergeMark = "◆"
 
+// DivergeLegend says what the mark means, in the one sentence every
+// rendering and the lab show beside it.
+const DivergeLegend = DivergeMark + " marks " + missions.DivergeMeaning
+
 // ComparisonSchemaID names the machine-readable comparison format.
 const ComparisonSchemaID = "replaylab.comparison/v1"
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -57,7 +56,7 @@ func CompareMarkdown(cmp Comparison) []byte {
 	}
 	render.MarkdownTable(&b, header, rows)
 	if cmp.Diverge > 0 {
-		b.WriteString("\n" + DivergeMark + " marks " + missions.DivergeMeaning + ".\n")
+		b.WriteString("\n" + DivergeLegend + ".\n")
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\n### What the pairs show\n\n")

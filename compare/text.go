@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -52,7 +51,7 @@ func CompareText(cmp Comparison, width int) []byte {
 	}
 	if cmp.Diverge > 0 {
 		b.WriteByte('\n')
-		wrapText(&b, DivergeMark+" marks "+missions.DivergeMeaning+".", width, 2)
+		wrapText(&b, DivergeLegend+".", width, 2)
 	}
 	if len(cmp.Pairs) > 0 {
 		b.WriteString("\nWhat the pairs show:\n")

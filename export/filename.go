@@ -1,6 +1,9 @@
 package export
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,12 +21,23 @@ var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 func CaseFileName(c *missions.Case) string {
 	id := c.Mission.ID
 	if e := c.Mission.Edited; e != nil {
-		for _, st := range e.Steps {
-			id += fmt.Sprintf(".s%d-%s", st.Step, strings.ReplaceAll(string(st.To), "_", "-"))
+		if len(e.Steps) <= maxNamedEdits {
+			for _, st := range e.Steps {
+				id += fmt.Sprintf(".s%d-%s", st.Step, strings.ReplaceAll(string(st.To), "_", "-"))
+			}
+		} else {
+			// Past a few steps the names would outgrow a file name: the
+			// edit's digest tells one edit from another.
+			b, _ := json.Marshal(e)
+			sum := sha256.Sum256(b)
+			id += ".edit-" + hex.EncodeToString(sum[:4])
 		}
 	}
 	return FileName(id, c.Settings)
 }
+
+// maxNamedEdits is how many edited steps a case's file name spells out.
+const maxNamedEdits = 3
 
 // FileName names a case file after its mission and settings, e.g.
 // "timeout-then-success.stable-keys-off.naive.v1.json". Settings at their

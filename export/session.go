@@ -452,20 +452,6 @@ func (s *Session) AsCase() *missions.Case {
 // change of the faults, which the harness sends, not the client.
 func IsStep(r SessionRequest) bool { return r.Kind != RequestFaults }
 
-// SessionRun is a session told step by step, as the lab steps a mission:
-// Steps[k] is the request of step k+1, and Views[k] the run as it stood
-// after k steps, each a case as AsCase makes one. The last view is the
-// whole session; the step before it the last request, and the step after
-// it the clock running out (or, in a session taken while serving, the
-// session as it was taken).
-type SessionRun struct {
-	Steps []SessionRequest
-	Views []*missions.Case
-	// Settled: the last view is the session with its clock run on until
-	// nothing was in motion.
-	Settled bool
-}
-
 // wireWords is what became of a reply: its status, or the wire.
 func wireWords(r SessionRequest) string {
 	if r.Wire == WireDelivered {

@@ -47,8 +47,11 @@ type compareView struct {
 	// case: it is itself that case, or another ready to pin.
 	lab *missions.Case
 	// findOff is the first finding the foot shows: ↓ past the last
-	// attempt row moves on through the findings, ↑ back.
+	// attempt row moves on through the findings, ↑ back. reading is
+	// whether ↓ has gone on into them, so that a foot that gave way to
+	// the rows comes back, from the first finding.
 	findOff int
+	reading bool
 }
 
 func newCompareView(st *Styles) compareView {
@@ -88,7 +91,7 @@ func (v *compareView) SetLab(c *missions.Case) { v.lab = c }
 // SetCases compares the pinned cases.
 func (v *compareView) SetCases(cases []*missions.Case) {
 	v.cmp = compare.Compare(cases)
-	v.placed, v.shift, v.findOff = false, 0, 0
+	v.placed, v.shift, v.findOff, v.reading = false, 0, 0, false
 	v.place()
 }
 
@@ -151,12 +154,22 @@ func (v compareView) Update(msg tea.Msg) (compareView, tea.Cmd) {
 			v.placed = true
 			_, shown := v.rows(v.room())
 			switch {
-			case d > 0 && (shown >= len(v.cmp.Rows) || v.findOff > 0):
+			case d > 0 && (shown >= len(v.cmp.Rows) || v.reading):
 				// Every row from here is on screen: on into the
-				// findings.
+				// findings. Where the foot gave way to the rows, the
+				// first ↓ brings it back at the first finding; else the
+				// first shown already, at the next.
+				first, colW, gap := v.columns()
+				if _, compact := v.foot(first, colW, gap); compact {
+					v.reading = true
+					break
+				}
+				v.reading = true
 				v.findOff = min(v.findOff+max(1, d/comparePage), len(v.sentences())-1)
 			case d < 0 && v.findOff > 0:
 				v.findOff = max(0, v.findOff-max(1, -d/comparePage))
+			case d < 0 && v.reading:
+				v.reading = false
 			default:
 				v.moveBy(d, len(v.cmp.Rows)-1)
 			}
@@ -275,7 +288,7 @@ func (v *compareView) legendLines(first int) int {
 	if len(v.marked(first)) == 0 {
 		return 0
 	}
-	return len(wrap(divergeLegend, v.w))
+	return len(wrap(compare.DivergeLegend, v.w))
 }
 
 // foot is the lines the foot wants (the legend, the finding at findOff
@@ -291,16 +304,21 @@ func (v *compareView) foot(first, colW, gap int) (n int, compact bool) {
 	}
 	room := v.h - 1 - len(v.heads(first, colW, gap)) - n
 	body, _ := v.rows(room, first, colW, gap)
-	return n, len(body) > room && v.findOff == 0
+	return n, len(body) > room && !v.reading
 }
 
-// divergeLegend says what a ◆ means, where one is on screen.
-const divergeLegend = compare.DivergeMark + " marks " + missions.DivergeMeaning
 
 func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
 	}
+	lines, _ := v.render()
+	return box(lines, v.w, v.h)
+}
+
+// render lays the view out: its lines, and whether findings wait below
+// the foot for ↓.
+func (v *compareView) render() (out []string, more bool) {
 	first, colW, gap := v.columns()
 	lines := []string{""} // the title, once the rows are laid out
 
@@ -326,16 +344,16 @@ func (v *compareView) View() string {
 	}
 	var foot []string
 	if len(v.marked(first)) > 0 {
-		for _, l := range wrap(divergeLegend, v.w) {
+		for _, l := range wrap(compare.DivergeLegend, v.w) {
 			foot = append(foot, v.st.Diverge.Render(l))
 		}
 	}
 	at := min(v.findOff, len(sentences)-1)
 	if compact {
 		// The first row whole comes first; ↓ brings the findings.
-		more := fmt.Sprintf("%s below the rows: ↓ shows them", termtext.Plural(len(sentences), "finding"))
-		foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
-		at = len(sentences)
+		below := fmt.Sprintf("%s below the rows: ↓ shows them", termtext.Plural(len(sentences), "finding"))
+		foot = append(foot, v.st.Subtle.Render(cut(below, v.w)))
+		at, more = len(sentences), true
 	}
 	for i := at; i < len(sentences); i++ {
 		block := sentences[i]
@@ -351,11 +369,12 @@ func (v *compareView) View() string {
 			}
 			block = block[:min(len(block), max(left, 0))]
 		} else if len(block) > left {
-			more := fmt.Sprintf("+ %s below: ↓ shows them", termtext.Plural(len(sentences)-i, "more finding"))
+			below := fmt.Sprintf("+ %s below: ↓ shows them", termtext.Plural(len(sentences)-i, "more finding"))
 			if len(sentences)-i == 1 {
-				more = "+ 1 more finding below: ↓ shows it"
+				below = "+ 1 more finding below: ↓ shows it"
 			}
-			foot = append(foot, v.st.Subtle.Render(cut(more, v.w)))
+			foot = append(foot, v.st.Subtle.Render(cut(below, v.w)))
+			more = true
 			break
 		}
 		if len(block) == 0 {
@@ -372,8 +391,7 @@ func (v *compareView) View() string {
 	for len(lines) < v.h-len(foot) {
 		lines = append(lines, "")
 	}
-	lines = append(lines, foot...)
-	return box(lines, v.w, v.h)
+	return append(lines, foot...), more
 }
 
 const compareTitle = "compare, attempt by attempt"
@@ -490,7 +508,8 @@ func (v *compareView) Scrolls() bool {
 		return false
 	}
 	_, shown := v.rows(v.room())
-	return v.offset > 0 || shown < len(v.cmp.Rows) || v.findOff > 0 || strings.Contains(v.View(), "↓ shows")
+	_, more := v.render()
+	return v.offset > 0 || shown < len(v.cmp.Rows) || v.findOff > 0 || v.reading || more
 }
 
 // rows lays out the attempt rows from the offset in room lines: the lines

@@ -150,6 +150,9 @@ type courseView struct {
 
 	right, asked int
 	cases        []*missions.Case
+	// exported counts the runs of the lesson whose case has been handed
+	// over to be written: each run's once, when n leaves its end.
+	exported int
 
 	holds   ledgerPanel
 	compare compareView
@@ -193,6 +196,8 @@ func (cs *courseView) resume(r course.Resume) bool {
 		runner.Seek(runner.Steps())
 		cs.cases = append(cs.cases, runner.Case())
 	}
+	// The runs before were written when n left them.
+	cs.exported = len(cs.cases)
 	if err := cs.startRun(r.Run); err != nil {
 		return false
 	}
@@ -209,8 +214,8 @@ func (cs *courseView) resume(r course.Resume) bool {
 	cs.runner.Seek(to)
 	cs.view = cs.runner.View()
 	if to == cs.runner.Steps() {
-		// Left after the run's last answer: its case was written when
-		// it ended, so it is kept for the comparison, not written again.
+		// Left after the run's last answer: its case is kept for the
+		// comparison, and written when n leaves the run's end.
 		cs.cases = append(cs.cases, cs.runner.Case())
 	}
 	cs.next, cs.right, cs.asked = r.Question, r.Right, r.Asked
@@ -248,7 +253,7 @@ func (cs *courseView) runNow() course.LessonRun  { return cs.lessonNow().Runs[cs
 
 func (cs *courseView) startLesson(i int) {
 	cs.lesson, cs.phase = i, phaseIntro
-	cs.right, cs.asked, cs.cases, cs.last, cs.open = 0, 0, nil, nil, false
+	cs.right, cs.asked, cs.cases, cs.last, cs.open, cs.exported = 0, 0, nil, nil, false, 0
 }
 
 func (cs *courseView) startRun(i int) error {
@@ -373,7 +378,11 @@ func (cs *courseView) finishRun() {
 // lesson, and writes its case: the run's end screen says n does.
 func (cs *courseView) endRun() {
 	cs.finishRun()
-	cs.exports = append(cs.exports, cs.cases[cs.run])
+	if cs.exported < len(cs.cases) {
+		// Once per run, however often n is pressed at its end.
+		cs.exports = append(cs.exports, cs.cases[cs.run])
+		cs.exported = len(cs.cases)
+	}
 	l := cs.lessonNow()
 	if cs.run+1 < len(l.Runs) {
 		if err := cs.startRun(cs.run + 1); err != nil {

@@ -781,3 +781,44 @@ func TestCourseLastLessonNamesTheUndone(t *testing.T) {
 		t.Errorf("spans: %q", spans([]int{2, 4, 5, 6, 9}))
 	}
 }
+
+// Where the foot gives way so the first attempt row fits whole (the
+// course's compare at 72x20), it says the findings are below, and ↓
+// brings the first of them, the story of the cases, then the others; ↑
+// goes back.
+func TestCompareFootGivesWayAndComesBack(t *testing.T) {
+	m := newCourseLab(t, t.TempDir(), "", 72, 20)
+	for range 200 {
+		if m.course.phase == phaseCompare {
+			break
+		}
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = press(t, m, k)
+	}
+	flat := func(m Model) string { return strings.Join(strings.Fields(m.View()), " ") }
+	if !strings.Contains(flat(m), "findings below the rows: ↓ shows them") || strings.Contains(flat(m), "Same words, different ledgers") {
+		t.Fatalf("the foot does not give way to the rows:\n%s", m.View())
+	}
+	for range len(m.course.compare.cmp.Rows) {
+		m = press(t, m, "down")
+		if strings.Contains(flat(m), "Same words, different ledgers") {
+			break
+		}
+	}
+	if !strings.Contains(flat(m), "Same words, different ledgers") {
+		t.Fatalf("↓ never brings the first finding:\n%s", m.View())
+	}
+	m = press(t, m, "down")
+	if !strings.Contains(flat(m), "Case ") {
+		t.Fatalf("↓ does not go on to the pairs:\n%s", m.View())
+	}
+	for range 10 {
+		m = press(t, m, "up")
+	}
+	if !strings.Contains(flat(m), "findings below the rows") {
+		t.Fatalf("↑ does not go back to the rows:\n%s", m.View())
+	}
+}

@@ -7,9 +7,9 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // headerHeight is how many lines the header takes.
@@ -40,13 +40,13 @@ type header struct {
 	executing bool
 	// rec is the recorded client's run on screen, if one is: its steps
 	// are requests, and its settings are the client's own.
-	rec     *export.SessionRun
+	rec     *reproduce.SessionRun
 	recName string
 }
 
 // SetRecorded tells the header that the run is a recorded client's, from
 // the file name; nil for a mission's run.
-func (h *header) SetRecorded(run *export.SessionRun, name string) { h.rec, h.recName = run, name }
+func (h *header) SetRecorded(run *reproduce.SessionRun, name string) { h.rec, h.recName = run, name }
 
 // SetScale sizes the counter for a run whose effect count never passes
 // most, so that it keeps its width, and its place, while the run steps.

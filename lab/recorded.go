@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // takenLabel names a recorded run's last step when the session was taken
@@ -66,7 +67,7 @@ func orDash(s string) string {
 
 // recordedLines are the schedule's lines of a recorded run: one per
 // request, then the clock running out (or the session as it was taken).
-func recordedLines(run *export.SessionRun) []schedLine {
+func recordedLines(run *reproduce.SessionRun) []schedLine {
 	out := make([]schedLine, 0, len(run.Steps)+1)
 	intents := map[string]bool{}
 	for _, r := range run.Steps {

@@ -24,10 +24,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/course"
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // The smallest terminal the lab draws in.
@@ -63,7 +63,7 @@ type Options struct {
 	FirstTime bool
 	// Recorded, when set, opens the lab on a recorded client's run (a
 	// session told step by step), read from the file RecordedName.
-	Recorded     *export.SessionRun
+	Recorded     *reproduce.SessionRun
 	RecordedName string
 }
 

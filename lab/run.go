@@ -4,8 +4,8 @@ import (
 	"errors"
 	"maps"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // runController holds the run the lab screen shows: the mission, the
@@ -38,13 +38,13 @@ type runController struct {
 	// are the client's requests, each view the run as it stood after
 	// one. Nothing the lab sets changes what a real client did. recName
 	// is the file it came from.
-	rec     *export.SessionRun
+	rec     *reproduce.SessionRun
 	recName string
 }
 
 // errRecorded is the answer of every key that would change the caller or
 // the schedule of a recorded client's run.
-var errRecorded = errors.New("a recorded client's run is what it did: its keys, its policy and the faults it met are its own, so k, p, c, s and f cannot change it; " +
+var errRecorded = errors.New("a recorded client's run is what it did: its keys, its policy and the faults it met are its own, so k, p, c, s, f and F cannot change it; " +
 	"m pins it, then v and a set a mission's case beside it")
 
 // load opens a mission at its first step; on an error the run it had
@@ -62,7 +62,7 @@ func (r *runController) load(ms *missions.Mission) error {
 }
 
 // loadRecorded opens a recorded client's run at its start.
-func (r *runController) loadRecorded(run *export.SessionRun, name string) {
+func (r *runController) loadRecorded(run *reproduce.SessionRun, name string) {
 	whole := run.Views[len(run.Views)-1]
 	r.rec, r.recName = run, name
 	r.mission, r.base, r.edits, r.runner = &whole.Mission, &whole.Mission, nil, nil

@@ -15,10 +15,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/replaylab/replaylab/compare"
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 type focus int
@@ -100,7 +100,7 @@ func (r *runScreen) open(ms *missions.Mission) error {
 }
 
 // openRecorded shows a recorded client's run from its first request.
-func (r *runScreen) openRecorded(run *export.SessionRun, name string) {
+func (r *runScreen) openRecorded(run *reproduce.SessionRun, name string) {
 	r.loadRecorded(run, name)
 	r.header.SetRecorded(run, name)
 	r.said.recorded = true
@@ -112,6 +112,19 @@ func (r *runScreen) openRecorded(run *export.SessionRun, name string) {
 	r.timeline.Follow()
 	r.refresh()
 	r.layout()
+}
+
+// hasLoneAttempt reports whether m has a step f can edit.
+func hasLoneAttempt(m *missions.Mission) bool {
+	if m == nil {
+		return false
+	}
+	for _, st := range m.Schedule {
+		if st.Kind() == missions.StepAttempt {
+			return true
+		}
+	}
+	return false
 }
 
 // selectedStep is the step f edits: the current one, or before the first
@@ -571,6 +584,9 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 	case r.rec != nil && (pressed(k, r.keys.StableKeys) || pressed(k, r.keys.Policy) || pressed(k, r.keys.Contract) ||
 		pressed(k, r.keys.KeySource) || pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
 		return []string{errRecorded.Error(), "a recorded client's own: k, p, c, s and f are off"}
+	case r.rec == nil && r.mission != nil && !hasLoneAttempt(r.base) && (pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
+		return []string{"f and F replace a lone attempt's fixture, and every attempt of this mission is sent by workers together",
+			"no lone attempt here for f or F to change"}
 	case r.rec != nil && pressed(k, r.keys.Export):
 		return []string{fmt.Sprintf("the recorded run is a file already, %s: replaylab replay, compare or check read it", termtext.CleanLine(r.recName)),
 			"the recorded run is a file already: " + termtext.CleanLine(r.recName)}
@@ -619,6 +635,11 @@ func (r *runScreen) updateKeys(onTop bool) {
 	// header says why.
 	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Fixture, &k.AllFixtures, &k.Export} {
 		b.SetEnabled(lab && r.rec == nil)
+	}
+	if r.mission != nil && !hasLoneAttempt(r.base) {
+		// Only a lone attempt's fixture can be replaced.
+		k.Fixture.SetEnabled(false)
+		k.AllFixtures.SetEnabled(false)
 	}
 	if r.settings.KeySource == missions.KeyPayloadHash {
 		k.StableKeys.SetHelp("k", "stable keys (no effect)")

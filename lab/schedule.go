@@ -6,9 +6,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // schedulePanel lists the mission's steps with the current one marked.
@@ -55,7 +55,7 @@ func (p *schedulePanel) SetMission(m *missions.Mission) {
 
 // SetRecorded builds the step lines of a recorded client's run: its
 // requests.
-func (p *schedulePanel) SetRecorded(run *export.SessionRun) {
+func (p *schedulePanel) SetRecorded(run *reproduce.SessionRun) {
 	p.lines = recordedLines(run)
 	p.steps = len(run.Steps) + 1
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -174,7 +175,7 @@ func pathFit(path string, w int) string {
 	if ansi.StringWidth(path) <= w {
 		return path
 	}
-	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
+	if home := homeDir(); home != "" && strings.HasPrefix(path, home+string(filepath.Separator)) {
 		path = "~" + path[len(home):]
 		if ansi.StringWidth(path) <= w {
 			return path
@@ -188,3 +189,13 @@ func pathFit(path string, w int) string {
 	}
 	return leftCut(parts[len(parts)-1], w)
 }
+
+// homeDir is the home directory, read once: a view depends on nothing
+// that can change while the lab runs.
+var homeDir = sync.OnceValue(func() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return home
+})

@@ -115,8 +115,9 @@ func (p *transcript) SetCase(c *missions.Case, pos int) {
 }
 
 // block is the lines of one entry: the words, wrapped, then what the
-// ledger held when they were said. With tail > 0 only its last tail lines
-// are built, the first of them marked as a continuation.
+// ledger held when they were said. With rows > 0 and the entry taller, it
+// keeps rows lines: the words from their start, cut and marked where they
+// go on, then the ledger's line.
 func (p *transcript) block(e said, rows int) []string {
 	style := p.st.Done
 	if e.step == p.pos {

@@ -80,20 +80,31 @@ func Edit(base *Mission, to map[int]Fixture) (*Mission, error) {
 	for _, e := range edits {
 		st := &m.Schedule[e.Step-1]
 		st.Fixture = e.To
-		switch {
-		case e.To == LateCommit && st.Delay == 0:
-			st.Delay = EditDelay
-		case e.To == PendingFixture && st.Delay == 0:
-			st.Delay, st.Resolve = EditDelay, EditResolve
-		case e.To != LateCommit && e.To != PendingFixture:
+		// What the new fixture needs and the old one may not have had:
+		// a delay for a late commit or a pending object, the status a
+		// pending object reaches; what it does not take, dropped.
+		switch e.To {
+		case LateCommit, PendingFixture:
+			if st.Delay == 0 {
+				st.Delay = EditDelay
+			}
+		default:
 			st.Delay = 0
 		}
-		if e.To != PendingFixture {
+		switch {
+		case e.To != PendingFixture:
 			st.Resolve = 0
+		case !st.Resolve.Terminal():
+			st.Resolve = EditResolve
 		}
 		words = append(words, e.String())
 	}
 	m.Goal = fmt.Sprintf("%s Edited in the lab: %s.", strings.TrimSpace(base.Goal), strings.Join(words, "; "))
+	// Lines of the file the mission came from say nothing of a schedule
+	// the lab made; a problem is named by its step alone.
+	for i := range m.Schedule {
+		m.Schedule[i].Line = 0
+	}
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}

@@ -93,3 +93,26 @@ func TestEditedIsValidated(t *testing.T) {
 		}
 	}
 }
+
+// Every lone attempt of every built-in mission takes every fixture of the
+// world table: the edit gives it what the fixture needs (a late commit
+// with a delay went to pending with no status to reach, and was refused).
+func TestEveryFixtureOnEveryBuiltInStep(t *testing.T) {
+	for _, base := range BuiltIn().Missions {
+		for i, st := range base.Schedule {
+			if st.Kind() != StepAttempt {
+				continue
+			}
+			for _, f := range Fixtures {
+				m, err := Edit(base, map[int]Fixture{i + 1: f})
+				if err != nil {
+					t.Errorf("%s step %d → %s: %v", base.ID, i+1, f, err)
+					continue
+				}
+				if _, err := Run(m, m.Settings(Overrides{})); err != nil {
+					t.Errorf("%s step %d → %s runs: %v", base.ID, i+1, f, err)
+				}
+			}
+		}
+	}
+}

@@ -138,3 +138,36 @@ func recordedSession(t *testing.T) *export.Session {
 	send(http.MethodPost, "/v1/refunds", "k3", url.Values{"amount": {"4500"}})
 	return srv.Finish()
 }
+
+// Run stands on the replay: a session whose records were edited (here its
+// clock's changes dropped, its effects miscounted) is told as the replay
+// tells it, without a panic; one with no request of a client, or more than
+// the lab steps through, is refused with the reason.
+func TestRunOnSessionsThatDoNotReproduce(t *testing.T) {
+	s := recordedSession(t)
+	edited := *s
+	edited.Changes = nil
+	edited.Outcome.Effects = 7
+	run, err := reproduce.Run(&edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := run.Views[len(run.Views)-1]; last.Outcome.Effects != s.Outcome.Effects {
+		t.Fatalf("the last view holds the edited count %d, not the replay's %d", last.Outcome.Effects, s.Outcome.Effects)
+	}
+	empty := *s
+	empty.Requests = nil
+	if _, err := reproduce.Run(&empty); err == nil || !strings.Contains(err.Error(), "nothing to step through") {
+		t.Errorf("a session with no request: %v", err)
+	}
+	long := *s
+	long.Requests = nil
+	for i := range reproduce.MaxRunSteps + 1 {
+		r := s.Requests[2] // the list
+		r.Seq = i + 1
+		long.Requests = append(long.Requests, r)
+	}
+	if _, err := reproduce.Run(&long); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("a session too long for the lab: %v", err)
+	}
+}

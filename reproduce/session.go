@@ -31,6 +31,20 @@ func Document(d export.Document) (string, error) {
 	return Case(d.Case)
 }
 
+// SessionRun is a session told step by step, as the lab steps a mission:
+// Steps[k] is the request of step k+1, and Views[k] the run as it stood
+// after k steps, each a case as AsCase makes one. The last view is the
+// whole session; the step before it the last request, and the step after
+// it the clock running out (or, in a session taken while serving, the
+// session as it was taken).
+type SessionRun struct {
+	Steps []export.SessionRequest
+	Views []*missions.Case
+	// Settled: the last view is the session with its clock run on until
+	// nothing was in motion.
+	Settled bool
+}
+
 // MaxRunSteps is how many requests a session may hold to be told step by
 // step: each step keeps the ledger as it stood, so a longer session is
 // read by replay, compare and check instead.
@@ -40,7 +54,7 @@ const MaxRunSteps = 2000
 // provider and keeps, after each request the client made, the run as it
 // stood then. The session must reproduce (Problems says where it does
 // not): each view is what the provider's rules give.
-func Run(s *export.Session) (*export.SessionRun, error) {
+func Run(s *export.Session) (*SessionRun, error) {
 	var idx []int
 	for i, r := range s.Requests {
 		if export.IsStep(r) {
@@ -54,10 +68,18 @@ func Run(s *export.Session) (*export.SessionRun, error) {
 		return nil, fmt.Errorf("the session holds %d requests; the lab steps through at most %d (replay, compare or check it instead)", len(idx), MaxRunSteps)
 	}
 	stands := make([]serve.Stand, len(s.Requests))
-	if _, err := serve.ReplaySteps(s, func(i int, at serve.Stand) { stands[i] = at }); err != nil {
+	got, err := serve.ReplaySteps(s, func(i int, at serve.Stand) { stands[i] = at })
+	if err != nil {
 		return nil, err
 	}
-	run := &export.SessionRun{Settled: s.Settled, Views: []*missions.Case{prefix(s, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}).AsCase()}}
+	// The views are told from the replay, which made each stand: a
+	// session that records otherwise is the caller's to refuse (Problems
+	// says where), never a view out of step with its ledger.
+	if len(got.Requests) != len(s.Requests) {
+		return nil, fmt.Errorf("the session's %d requests replay as %d; replaylab replay says where they part", len(s.Requests), len(got.Requests))
+	}
+	s = got
+	run := &SessionRun{Settled: s.Settled, Views: []*missions.Case{prefix(s, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}).AsCase()}}
 	for _, i := range idx {
 		run.Steps = append(run.Steps, s.Requests[i])
 		run.Views = append(run.Views, prefix(s, i, stands[i]).AsCase())
