@@ -73,7 +73,12 @@ func validateAgainst(sch *jsonschema.Schema, data []byte) error {
 // shipped schema.
 func TestCatalogExportsMatchSchema(t *testing.T) {
 	sch := compileSchema(t)
-	for _, cc := range catalogCases(t) {
+	all := catalogCases(t)
+	all = append(all, struct {
+		name string
+		c    *missions.Case
+	}{"edited", editedRun(t)})
+	for _, cc := range all {
 		data, err := export.Marshal(cc.c)
 		if err != nil {
 			t.Fatalf("%s: %v", cc.name, err)

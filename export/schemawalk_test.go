@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/replaylab/replaylab/missions"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,10 +79,15 @@ func TestSchemaWalkAgreesWithAValidator(t *testing.T) {
 		`-1`, `0`, `-0`, `1.5`, `2e0`, `200`, `18446744073709551616`, `{}`, `["a","b"]`}
 	// Between them, these two have a together step, a read, a late
 	// commit, saved records and events of most kinds.
-	cases := []string{"concurrent-duplicates", "original-still-running"}
+	// An edited case (v5) holds the mission's edit too.
+	cases := map[string]*missions.Case{
+		"concurrent-duplicates":  catalogRun(t, "concurrent-duplicates"),
+		"original-still-running": catalogRun(t, "original-still-running"),
+		"edited":                 editedRun(t),
+	}
 	checked := 0
-	for _, id := range cases {
-		data, err := export.Marshal(catalogRun(t, id))
+	for _, id := range slices.Sorted(maps.Keys(cases)) {
+		data, err := export.Marshal(cases[id])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,4 +186,23 @@ func TestSchemaWalkNumbersByValue(t *testing.T) {
 			t.Errorf("%.60s: fits %v (%v), want %v", tt.to, fits, err, tt.fits)
 		}
 	}
+}
+
+// editedRun is a case of a mission edited in the lab: original-still-
+// running with its first attempt a pending refund and its last refused.
+func editedRun(t *testing.T) *missions.Case {
+	t.Helper()
+	base, err := missions.BuiltIn().Get("original-still-running")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := missions.Edit(base, map[int]missions.Fixture{1: missions.PendingFixture, 3: missions.FailureBeforeCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
