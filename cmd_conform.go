@@ -306,14 +306,19 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
 			// Each row that did not pass, as the command that steps
 			// through the client's own requests in the lab.
-			var open []string
+			var paths, grades []string
+			wide := 0
 			for _, row := range rep.Rows {
 				if row.Session != nil && row.Graded() && row.Grade != conform.GradePass {
-					open = append(open, fmt.Sprintf("  replaylab lab %s   # %s", termtext.ShellWord(outs.SessionPath(row.Scenario)), row.Grade))
+					p := termtext.ShellWord(outs.SessionPath(row.Scenario))
+					paths, grades, wide = append(paths, p), append(grades, string(row.Grade)), max(wide, len(p))
 				}
 			}
-			if len(open) > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "step through each row that did not pass, request by request:\n%s\n", strings.Join(open, "\n"))
+			if len(paths) > 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "step through each row that did not pass, request by request:")
+				for i, p := range paths {
+					fmt.Fprintf(cmd.ErrOrStderr(), "  replaylab lab %-*s  # %s\n", wide, p, grades[i])
+				}
 			}
 		}
 	}

@@ -124,7 +124,7 @@ func TestLabOpensAConformSession(t *testing.T) {
 		t.Fatalf("after the second request:\n%s", v)
 	}
 	for _, k := range []string{"k", "p", "c", "s", "f"} {
-		if v := labPress(tm, k).View(); !strings.Contains(v, "recorded client") || !strings.Contains(v, "step 2 of 3") {
+		if v := labPress(tm, k).View(); !strings.Contains(v, "f and F are off") || !strings.Contains(v, "step 2 of 3") {
 			t.Errorf("%s on a recorded run does not say why it is off:\n%s", k, v)
 		}
 	}

@@ -388,10 +388,12 @@ func (v *compareView) render() (out []string, more bool) {
 			foot = append(foot, style.Render(l))
 		}
 	}
-	for len(lines) < v.h-len(foot) {
+	// The findings follow the rows; what room is left stays below them.
+	lines = append(lines, foot...)
+	for len(lines) < v.h {
 		lines = append(lines, "")
 	}
-	return append(lines, foot...), more
+	return lines, more
 }
 
 const compareTitle = "compare, attempt by attempt"
@@ -409,6 +411,9 @@ func (v *compareView) titleNote(first, shown int) string {
 	notes := []string{long, short}
 	if n := len(v.cmp.Rows); n > 0 && (v.offset > 0 || shown < n) {
 		rows := fmt.Sprintf("%d–%d of %d", v.offset+1, max(v.offset+1, shown), n)
+		if max(v.offset+1, shown) == v.offset+1 {
+			rows = fmt.Sprintf("%d of %d", v.offset+1, n)
+		}
 		notes = []string{
 			"attempts " + rows + ", ↑↓ scroll · " + long,
 			"attempts " + rows + " · " + short,

@@ -379,8 +379,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			// compare, with it beside the others.
 			m.adding = false
 			n.to = screenCompare
-			m.setStatus(fmt.Sprintf("pinned %s beside the others: the %d pinned cases side by side", m.cas.Mission.ID, len(m.pinned)),
-				fmt.Sprintf("pinned beside the others: %d side by side", len(m.pinned)))
+			others := "the others"
+			if len(m.pinned) == 2 {
+				others = "the other"
+			}
+			m.setStatus(fmt.Sprintf("pinned %s beside %s: the %d pinned cases side by side", m.cas.Mission.ID, others, len(m.pinned)),
+				fmt.Sprintf("pinned beside %s: %d side by side", others, len(m.pinned)))
 		}
 	case screenCompare:
 		m.compare, cmd, n = m.compare.Update(k, &m.statusBar, m.dir, m.pinned, m.runScreen.keys)

@@ -34,6 +34,9 @@ type runController struct {
 	// base with them.
 	base  *missions.Mission
 	edits map[int]missions.Fixture
+	// every is the fixture F last gave every attempt, "" when the
+	// schedule is not F's: the next F starts from failure_before_commit.
+	every missions.Fixture
 	// rec, when set, is a recorded client's run (a session): its steps
 	// are the client's requests, each view the run as it stood after
 	// one. Nothing the lab sets changes what a real client did. recName
@@ -51,7 +54,7 @@ var errRecorded = errors.New("a recorded client's run is what it did: its keys, 
 // stays.
 func (r *runController) load(ms *missions.Mission) error {
 	prev := *r
-	r.mission, r.base, r.edits, r.rec, r.recName = ms, ms, nil, nil, ""
+	r.mission, r.base, r.edits, r.rec, r.recName, r.every = ms, ms, nil, nil, "", ""
 	r.pos, r.full, r.runner = 0, nil, nil
 	if _, err := r.rerun(); err != nil {
 		*r = prev

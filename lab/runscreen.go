@@ -127,6 +127,17 @@ func hasLoneAttempt(m *missions.Mission) bool {
 	return false
 }
 
+// firstLoneAttempt is the step (from 1) of m's first lone attempt, 0 for
+// none.
+func firstLoneAttempt(m *missions.Mission) int {
+	for i, st := range m.Schedule {
+		if st.Kind() == missions.StepAttempt {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // selectedStep is the step f edits: the current one, or before the first
 // step the first, and after the last the last.
 func (r *runScreen) selectedStep() int {
@@ -147,25 +158,14 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 	edits := map[int]missions.Fixture{}
 	var what string
 	if all {
-		// The fixture every attempt meets now, or "" when they differ.
-		shared := func(m *missions.Mission) missions.Fixture {
-			var f missions.Fixture
-			for _, st := range m.Schedule {
-				switch {
-				case st.Kind() != missions.StepAttempt:
-				case f == "":
-					f = st.Fixture
-				case f != st.Fixture:
-					return ""
-				}
-			}
-			return f
-		}
+		// From failure_before_commit, then each fixture after it in
+		// turn, then the mission's own again; an f in between starts the
+		// round anew.
 		to := missions.Fixtures[0]
-		if now := shared(r.mission); now != "" {
-			to = missions.NextFixture(now)
-			if to == missions.Fixtures[0] && shared(r.base) == "" {
-				to = "" // round the table: the mission's own again
+		if r.every != "" {
+			to = missions.NextFixture(r.every)
+			if to == missions.Fixtures[0] {
+				to = ""
 			}
 		}
 		for i, st := range r.base.Schedule {
@@ -195,6 +195,10 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 	if err := r.setEdits(edits); err != nil {
 		sb.setError(err)
 		return
+	}
+	r.every = ""
+	if all {
+		r.every = edits[firstLoneAttempt(r.base)]
 	}
 	r.schedule.SetMission(r.mission)
 	r.goal.SetMission(r.mission)
@@ -365,6 +369,12 @@ func (r *runScreen) pin(sb *statusBar) {
 		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · %s %s, then m pins that case beside it", name, shortSettings(c.Settings), effects, k, turns),
 			fmt.Sprintf("pinned %s → %s · %s, then m pins the other case", name, effects, k),
 			fmt.Sprintf("pinned %s · %s, then m", name, k))
+	case len(r.pinned) == 2 && r.edits == nil && hasLoneAttempt(r.base):
+		// Two cases of the mission's own schedule: the article's third
+		// case replaces its outcomes.
+		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · F replaces every outcome with failure_before_commit, then m pins that · v compares", name, shortSettings(c.Settings), effects),
+			fmt.Sprintf("pinned %s → %s · F replaces every outcome, then m · v compares", name, effects),
+			fmt.Sprintf("pinned %s → %s · F, then m · v compares", name, effects))
 	default:
 		sb.setStatus(fmt.Sprintf("pinned %s: %s → %s · v compares", name, shortSettings(c.Settings), effects),
 			fmt.Sprintf("pinned %s → %s · v compares", name, effects))
@@ -583,7 +593,7 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 		return []string{fmt.Sprintf("x clears the pins from the compare view: v opens it (%s)", termtext.Plural(len(r.pinned), "pinned case"))}
 	case r.rec != nil && (pressed(k, r.keys.StableKeys) || pressed(k, r.keys.Policy) || pressed(k, r.keys.Contract) ||
 		pressed(k, r.keys.KeySource) || pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
-		return []string{errRecorded.Error(), "a recorded client's own: k, p, c, s and f are off"}
+		return []string{errRecorded.Error(), "your client's own run: k, p, c, s, f and F are off"}
 	case r.rec == nil && r.mission != nil && !hasLoneAttempt(r.base) && (pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
 		return []string{"f and F replace a lone attempt's fixture, and every attempt of this mission is sent by workers together",
 			"no lone attempt here for f or F to change"}
@@ -635,6 +645,10 @@ func (r *runScreen) updateKeys(onTop bool) {
 	// header says why.
 	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Fixture, &k.AllFixtures, &k.Export} {
 		b.SetEnabled(lab && r.rec == nil)
+	}
+	if r.rec != nil {
+		// A session's run has no caller's checkpoints to hide.
+		k.Checkpoints.SetEnabled(false)
 	}
 	if r.mission != nil && !hasLoneAttempt(r.base) {
 		// Only a lone attempt's fixture can be replaced.
@@ -710,11 +724,12 @@ func (r runScreen) FullHelp() [][]key.Binding {
 // hint is what the status line suggests when nothing was just done.
 func (r *runScreen) hint() []string {
 	switch {
-	case r.rec != nil && r.hasEvidence():
-		return []string{"gone wrong: g shows what the provider recorded of it", "g: the provider's records"}
 	case r.rec != nil && r.pos == r.steps:
 		v := verdictSentence(r.cas.Outcome.Verdicts)
-		return []string{v + " · m pins this run, then v and a set a mission's case beside it", v}
+		return []string{v + " · g shows the provider's records · m pins this run, then v and a set a mission's case beside it",
+			v + " · g: the provider's records", v}
+	case r.rec != nil && r.hasEvidence():
+		return []string{verdictSentence(r.cas.Outcome.Verdicts) + " so far · g shows what the provider recorded of it", "g: the provider's records"}
 	case r.rec != nil:
 		return []string{"n steps through your client's requests · r runs to the end · m pins the run",
 			"n steps · r runs to the end · m pins"}
@@ -806,6 +821,10 @@ func (r *runScreen) layout() {
 		switch {
 		case w >= wideSchedule:
 			sw = clamp(need, sw, max(sw, w/3))
+		case len(r.mission.Intents) == 1:
+			// One intent: the ledger's lines are short, and the
+			// fixture's name is what the schedule is read for.
+			sw = clamp(need, sw, max(sw, w*2/5))
 		case need <= w*3/8:
 			sw = max(sw, need)
 		}

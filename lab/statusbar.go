@@ -28,13 +28,17 @@ type statusBar struct {
 	// exportedTo is the short form of an export's status, for a line too
 	// narrow for the whole one: words, a path cut from the left so the
 	// end of a file name stays in sight, then words.
-	exportedTo struct{ lead, path, tail string }
+	exportedTo struct {
+		lead, path, tail string
+		// folder: path is the folder of several cases, not a file.
+		folder bool
+	}
 }
 
 // setStatus puts s on the status line; where it is too wide, the first
 // of shorter that fits takes its place.
 func (b *statusBar) setStatus(s string, shorter ...string) {
-	b.status, b.statusErr, b.statusShorter, b.statusOnlyHere, b.exportedTo.path = s, false, shorter, false, ""
+	b.status, b.statusErr, b.statusShorter, b.statusOnlyHere, b.exportedTo.path, b.exportedTo.folder = s, false, shorter, false, "", false
 }
 
 func (b *statusBar) setError(err error) {
@@ -58,7 +62,13 @@ func (b *statusBar) view(st *Styles, w int, hint []string) string {
 		}
 		line := termtext.CleanLine(b.status)
 		if to := b.exportedTo; ansi.StringWidth(line) > w && to.path != "" {
-			line = to.lead + pathFit(termtext.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail)) + to.tail
+			fitted := pathFit(termtext.CleanLine(to.path), w-ansi.StringWidth(to.lead+to.tail))
+			if whole := filepath.Base(to.path); to.folder && !strings.HasSuffix(fitted, whole) {
+				// Not even the folder's own name fits whole: the
+				// shorter forms say it without one.
+				fitted = strings.Repeat(" ", w)
+			}
+			line = to.lead + fitted + to.tail
 		}
 		if ansi.StringWidth(line) > w {
 			line = firstFit(line, b.statusShorter, w)
@@ -91,8 +101,9 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 		dir := filepath.Dir(msg.paths[0])
 		lead := fmt.Sprintf("already exported: the %d cases are in ", len(msg.paths))
 		tail := " byte for byte, so nothing was written"
-		b.setStatus(lead + dir + tail)
-		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, tail
+		b.setStatus(lead+dir+tail, fmt.Sprintf("already exported: the %d cases are there, byte for byte", len(msg.paths)),
+			"already exported, byte for byte")
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail, b.exportedTo.folder = lead, dir, tail, true
 	case len(msg.paths) == 1:
 		tail := ""
 		if msg.renamed > 0 {
@@ -136,8 +147,8 @@ func (b *statusBar) exported(msg exportedMsg, w int) {
 				s += ", one .json file per case"
 			}
 		}
-		b.setStatus(s)
-		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail = lead, dir, tail
+		b.setStatus(s, fmt.Sprintf("exported %d cases, one .json file per case", len(msg.paths)))
+		b.exportedTo.lead, b.exportedTo.path, b.exportedTo.tail, b.exportedTo.folder = lead, dir, tail, true
 	}
 }
 

@@ -174,7 +174,7 @@ func (p *transcript) View() string {
 		title := panelTitle(*p.st, "the agent said", "", false, p.w)
 		none := "nothing yet"
 		if p.recorded {
-			none = "a recorded client's words are its own: the session keeps its requests"
+			none = "your client's words are not in the session: it keeps what reached the provider"
 		}
 		lines := []string{title}
 		for _, l := range wrap(none, p.w) {

@@ -28,6 +28,7 @@ var Glossary = []Term{
 	{"effect", "One committed change in the ledger, such as one refund. The counter counts them; a refund that ended failed is not one."},
 	{"intended", "How many effects the mission means to make: one per intent."},
 	{"not run yet", "The counter's third line before the first step: nothing has been sent, so there is nothing to weigh yet."},
+	{"not settled yet", "The counter's third line while the run is under way: a caller may still be waiting, reading back or retrying, so no colour says right or wrong before the end (only more successes than intended, which nothing takes back, are red at once)."},
 	{"= as intended", "The counter's third line: the ledger holds as many effects as intended, and every caller's belief agrees with it."},
 	{"▲ N extra", "The counter's third line: the ledger holds N effects more than intended, a duplicate."},
 	{"▼ N not made", "The counter's third line: N intended effects were not made, and the caller knows it failed (failed_cleanly)."},
