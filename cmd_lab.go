@@ -123,6 +123,9 @@ func recordedRun(path string) (*reproduce.SessionRun, error) {
 	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
 		return nil, badInput(fmt.Errorf("%s is a mission file: open it with replaylab lab --missions %s MISSION-ID (the lab takes a mission by id, or a session file)", path, termtext.ShellWord(filepath.Dir(path))))
 	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, badInput(fmt.Errorf("%s: no such file; the lab opens a mission by its id (replaylab missions lists them) or a session file that serve --record or conform --record wrote", path))
+	}
 	d, err := readDocument(path)
 	if err != nil {
 		return nil, badInput(infile.Error(path, err))

@@ -154,6 +154,14 @@ func TestLabRefusesBadSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A setting asked for beside a session would go unused: refused.
+	if code, stderr := runWithStderr(t, "lab", "--policy", "guarded", filepath.Join(rec, "timeout-then-success.json")); code != exitBadInput || !strings.Contains(stderr, "--policy: a recorded session is your client's own run") {
+		t.Errorf("lab --policy with a session: exit %d, %q", code, stderr)
+	}
+	// A good session is refused only for want of a terminal.
+	if code, stderr := runWithStderr(t, "lab", filepath.Join(rec, "timeout-then-success.json")); code != exitBadInput || !strings.Contains(stderr, "needs a terminal") {
+		t.Errorf("lab SESSION without a terminal: exit %d, %q", code, stderr)
+	}
 	caseFile := filepath.Join(dir, "case.json")
 	if code, _, stderr := cli("run", "timeout-then-success", "--json", "--out", caseFile); code != exitOK {
 		t.Fatalf("run: %d %s", code, stderr)
@@ -174,6 +182,8 @@ func TestLabRefusesBadSessions(t *testing.T) {
 		caseFile:                                      "is a case, not a session",
 		write("tampered.json", []byte(tampered)):      "effects",
 		write("notjson.json", []byte("hello, lab\n")): "invalid JSON",
+		filepath.Join(dir, "missing.json"):            "no such file; the lab opens a mission by its id",
+		write("m.yaml", []byte("id: x\n")):            "is a mission file: open it with replaylab lab --missions",
 	} {
 		_, err := recordedRun(path)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Base(path)) {
