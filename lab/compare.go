@@ -307,7 +307,6 @@ func (v *compareView) foot(first, colW, gap int) (n int, compact bool) {
 	return n, len(body) > room && !v.reading
 }
 
-
 func (v *compareView) View() string {
 	if v.w <= 0 || v.h <= 0 {
 		return ""
