@@ -31,9 +31,6 @@ func CompareBrief(cmp Comparison, width int, more string) []byte {
 			label = h.Mission
 		}
 		wrapText(&b, fmt.Sprintf("  %-3s %s: %s", h.Name, label, endWords(cmp.Outcomes[i])), width, 6)
-		if h.Edited != "" {
-			wrapText(&b, "      edited "+h.Edited, width, 6)
-		}
 		if h.Source != "" {
 			wrapText(&b, "      "+termtext.CleanLine(h.Source), width, 6)
 		}

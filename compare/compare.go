@@ -166,10 +166,18 @@ func Compare(cases []*missions.Case) Comparison {
 	for _, c := range cases {
 		cmp.Sequences = append(cmp.Sequences, render.SequenceDiagram(c))
 	}
-	if ids := missionIDs(cases); len(ids) > 1 {
+	if ids := missionIDs(cases); len(ids) > 1 && !editsOfOne(cases) {
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
 			"Cases of different missions (%s): attempts are paired by number only, so a row may pair different steps.",
 			strings.Join(ids, ", ")))
+	}
+	for i, c := range cases {
+		if e := c.Mission.Edited; e != nil {
+			// An edit keeps its mission's steps, so its rows pair as the
+			// mission's do.
+			cmp.Notes = append(cmp.Notes, fmt.Sprintf("Case %s plays %s with its steps' fixtures replaced in the lab: %s.",
+				CaseName(i), termtext.CleanLine(e.From), termtext.CleanLine(e.Words())))
+		}
 	}
 	for _, id := range editedIDs(cases) {
 		cmp.Notes = append(cmp.Notes, fmt.Sprintf(
@@ -355,6 +363,25 @@ func missionIDs(cases []*missions.Case) []string {
 		}
 	}
 	return ids
+}
+
+// editsOfOne reports whether the cases' missions are one mission and
+// edits of it, whose steps pair one for one.
+func editsOfOne(cases []*missions.Case) bool {
+	base := ""
+	for _, c := range cases {
+		id := c.Mission.ID
+		if e := c.Mission.Edited; e != nil {
+			id = e.From
+		}
+		switch {
+		case base == "":
+			base = id
+		case id != base:
+			return false
+		}
+	}
+	return true
 }
 
 // editedIDs lists the ids that more than one mission of cases carries.

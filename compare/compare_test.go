@@ -362,3 +362,27 @@ func TestStoryClaimsSameWordsOnlyWhereTheyAre(t *testing.T) {
 		t.Fatalf("story: %q", cmp.Story)
 	}
 }
+
+// A case of a mission edited in the lab is set beside the mission's own
+// cases as the same mission's steps: no "different missions" note, but one
+// that names the edit.
+func TestCompareNamesAnEdit(t *testing.T) {
+	base, err := missions.BuiltIn().Get("timeout-then-success")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := missions.Edit(base, map[int]missions.Fixture{1: missions.FailureBeforeCommit, 2: missions.FailureBeforeCommit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _ := missions.Run(base, base.Settings(missions.Overrides{}))
+	edited, _ := missions.Run(m, m.Settings(missions.Overrides{}))
+	cmp := Compare([]*missions.Case{own, edited})
+	notes := strings.Join(cmp.Notes, "\n")
+	if strings.Contains(notes, "different missions") || !strings.Contains(notes, "Case B plays timeout-then-success with its steps' fixtures replaced in the lab: step 1 timeout_after_commit → failure_before_commit") {
+		t.Fatalf("notes: %q", notes)
+	}
+	if cmp.Cases[1].Edited == "" || !strings.Contains(string(CompareBrief(cmp, 80, "")), "Case B plays timeout-then-success") {
+		t.Fatalf("the brief text does not name the edit:\n%s", CompareBrief(cmp, 80, ""))
+	}
+}

@@ -34,9 +34,6 @@ func CompareText(cmp Comparison, width int) []byte {
 		head := fmt.Sprintf("  %-3s %s (%s)", h.Name, h.Title, h.Mission)
 		wrapText(&b, head, width, 6)
 		wrapText(&b, "      "+render.SettingsLine(h.Settings), width, 6)
-		if h.Edited != "" {
-			wrapText(&b, "      edited "+h.Edited, width, 6)
-		}
 		if h.Source != "" {
 			wrapText(&b, "      from "+termtext.CleanLine(h.Source), width, 6)
 		}

@@ -404,13 +404,20 @@ func (w Words) Evidence(in *IntentState) EvidenceBundle {
 		Reads:    make([]EvidenceRead, len(e.reads)),
 		Objects:  append([]EvidenceObject{}, e.objects...),
 	}
-	for i, a := range e.attempts {
-		a.Error = errorText(a)
-		b.Attempts[i] = a
+	copy(b.Attempts, e.attempts)
+	copy(b.Reads, e.reads)
+	return b.Worded()
+}
+
+// Worded is b with what it says in words made from what it holds: each
+// attempt's error, each read's summary. The engine's bundles and those
+// made from a provider's records are worded alike.
+func (b EvidenceBundle) Worded() EvidenceBundle {
+	for i := range b.Attempts {
+		b.Attempts[i].Error = errorText(b.Attempts[i])
 	}
-	for i, r := range e.reads {
-		r.Summary = describeFound(r.Found)
-		b.Reads[i] = r
+	for i := range b.Reads {
+		b.Reads[i].Summary = describeFound(b.Reads[i].Found)
 	}
 	return b
 }

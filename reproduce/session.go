@@ -156,26 +156,24 @@ func records(s *export.Session, c *missions.Case) []missions.EvidenceBundle {
 				if b.Key == "" {
 					b.Key = r.Key
 				}
-				a := missions.EvidenceAttempt{Attempt: n, Tick: r.Tick, Key: r.Key, Payload: r.Payload, Observed: r.Observed(), Error: r.Error}
+				a := missions.EvidenceAttempt{Attempt: n, Tick: r.Tick, Key: r.Key, Payload: r.Payload, Observed: r.Observed()}
 				if r.Wire == export.WireDelivered {
 					a.Response = r.Response
 				}
 				b.Attempts = append(b.Attempts, a)
 			case r.Wire == export.WireDelivered && len(r.Shown) > 0:
 				var found []missions.EvidenceObject
-				var words []string
 				for _, o := range r.Shown {
 					if mine[o.Object] {
 						found = append(found, o)
-						words = append(words, o.Object.String()+" "+o.Status.String())
 					}
 				}
 				if len(found) > 0 {
-					b.Reads = append(b.Reads, missions.EvidenceRead{Tick: r.Tick, Found: found, Summary: strings.Join(words, ", ")})
+					b.Reads = append(b.Reads, missions.EvidenceRead{Tick: r.Tick, Found: found})
 				}
 			}
 		}
-		out = append(out, b)
+		out = append(out, b.Worded())
 	}
 	return out
 }
