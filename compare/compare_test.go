@@ -367,16 +367,8 @@ func TestStoryClaimsSameWordsOnlyWhereTheyAre(t *testing.T) {
 // cases as the same mission's steps: no "different missions" note, but one
 // that names the edit.
 func TestCompareNamesAnEdit(t *testing.T) {
-	base, err := missions.BuiltIn().Get("timeout-then-success")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := missions.Edit(base, map[int]missions.Fixture{1: missions.FailureBeforeCommit, 2: missions.FailureBeforeCommit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, _ := missions.Run(base, base.Settings(missions.Overrides{}))
-	edited, _ := missions.Run(m, m.Settings(missions.Overrides{}))
+	own := missionstest.Run(t, "timeout-then-success", missions.Overrides{})
+	edited := missionstest.Edited(t, "timeout-then-success", map[int]missions.Fixture{1: missions.FailureBeforeCommit, 2: missions.FailureBeforeCommit})
 	cmp := Compare([]*missions.Case{own, edited})
 	notes := strings.Join(cmp.Notes, "\n")
 	if strings.Contains(notes, "different missions") || !strings.Contains(notes, "Case B plays timeout-then-success with its steps' fixtures replaced in the lab: step 1 timeout_after_commit → failure_before_commit") {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/missions/missionstest"
 )
 
 // TestEditedCaseIsVersion5: a case of a mission edited in the lab (its
@@ -14,15 +15,9 @@ import (
 // an earlier version it is refused, as is a v5 case with no edit; a case
 // with reads and an edit is v5 too.
 func TestEditedCaseIsVersion5(t *testing.T) {
+	c := missionstest.Edited(t, "timeout-then-success", map[int]missions.Fixture{1: missions.FailureBeforeCommit, 2: missions.FailureBeforeCommit})
+	m := &c.Mission
 	base, err := missions.BuiltIn().Get("timeout-then-success")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := missions.Edit(base, map[int]missions.Fixture{1: missions.FailureBeforeCommit, 2: missions.FailureBeforeCommit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/missions/missionstest"
 	"io"
 	"maps"
 	"slices"
@@ -192,17 +193,5 @@ func TestSchemaWalkNumbersByValue(t *testing.T) {
 // running with its first attempt a pending refund and its last refused.
 func editedRun(t *testing.T) *missions.Case {
 	t.Helper()
-	base, err := missions.BuiltIn().Get("original-still-running")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := missions.Edit(base, map[int]missions.Fixture{1: missions.PendingFixture, 3: missions.FailureBeforeCommit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return missionstest.Edited(t, "original-still-running", map[int]missions.Fixture{1: missions.PendingFixture, 3: missions.FailureBeforeCommit})
 }

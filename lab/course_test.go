@@ -525,17 +525,7 @@ func TestRunEndNamesEachIntent(t *testing.T) {
 // The course's compare at 80x24 shows the first row whole, its ledger
 // line with it: the agent's words give way first.
 func TestCourseCompareRowWhole(t *testing.T) {
-	m := newCourseLab(t, t.TempDir(), "", 80, 24)
-	for range 200 {
-		if m.course.phase == phaseCompare {
-			break
-		}
-		k := "n"
-		if m.course.open {
-			k = answerKey(t, m, false)
-		}
-		m = press(t, m, k)
-	}
+	m := toCourseCompare(t, newCourseLab(t, t.TempDir(), "", 80, 24))
 	view := m.View()
 	if m.course.phase != phaseCompare || !strings.Contains(view, "ledger: 1 effect") || !strings.Contains(view, "ledger: 0 effects") || !strings.Contains(view, "◆ marks where two cases first hold different ledgers") {
 		t.Fatalf("the first row's ledger line is not on screen:\n%s", view)
@@ -787,17 +777,7 @@ func TestCourseLastLessonNamesTheUndone(t *testing.T) {
 // brings the first of them, the story of the cases, then the others; ↑
 // goes back.
 func TestCompareFootGivesWayAndComesBack(t *testing.T) {
-	m := newCourseLab(t, t.TempDir(), "", 72, 20)
-	for range 200 {
-		if m.course.phase == phaseCompare {
-			break
-		}
-		k := "n"
-		if m.course.open {
-			k = answerKey(t, m, false)
-		}
-		m = press(t, m, k)
-	}
+	m := toCourseCompare(t, newCourseLab(t, t.TempDir(), "", 72, 20))
 	flat := func(m Model) string { return strings.Join(strings.Fields(m.View()), " ") }
 	if !strings.Contains(flat(m), "findings below the rows: ↓ shows them") || strings.Contains(flat(m), "Same words, different ledgers") {
 		t.Fatalf("the foot does not give way to the rows:\n%s", m.View())
@@ -821,4 +801,20 @@ func TestCompareFootGivesWayAndComesBack(t *testing.T) {
 	if !strings.Contains(flat(m), "findings below the rows") {
 		t.Fatalf("↑ does not go back to the rows:\n%s", m.View())
 	}
+}
+
+// toCourseCompare plays lesson 1 on m, answering right, to its compare.
+func toCourseCompare(t *testing.T, m Model) Model {
+	t.Helper()
+	for range 200 {
+		if m.course.phase == phaseCompare {
+			break
+		}
+		k := "n"
+		if m.course.open {
+			k = answerKey(t, m, false)
+		}
+		m = press(t, m, k)
+	}
+	return m
 }

@@ -205,11 +205,7 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 	r.refresh()
 	r.layout()
 	r.timeline.Follow()
-	after := r.cas.Outcome.Effects
-	moved := fmt.Sprintf("effects stay at %d", after)
-	if after != before {
-		moved = fmt.Sprintf("effects %d → %d", before, after)
-	}
+	moved := countMoved(before, r.cas.Outcome.Effects)
 	if r.pos == 0 {
 		moved = "n runs it"
 	}
@@ -266,11 +262,7 @@ func (r *runScreen) toggle(sb *statusBar, change func(*missions.Overrides), what
 	// its row number would sit on a different event, so it goes back to
 	// the newest.
 	r.timeline.Follow()
-	after := r.cas.Outcome.Effects
-	moved := fmt.Sprintf("effects stay at %d", after)
-	if after != before {
-		moved = fmt.Sprintf("effects %d → %d", before, after)
-	}
+	moved := countMoved(before, r.cas.Outcome.Effects)
 	if r.pos == 0 {
 		// Nothing has run: no count has moved or stayed.
 		sb.setStatus(fmt.Sprintf("%s: nothing has run yet; n steps, r runs it to the end", what(r.settings)), what(r.settings)+": n steps, r runs")
@@ -291,6 +283,15 @@ func (r *runScreen) toggle(sb *statusBar, change func(*missions.Overrides), what
 	}
 	sb.setStatus(fmt.Sprintf("%s: replayed to step %d of %d, %s", what(r.settings), r.pos, r.steps, moved),
 		what(r.settings)+": "+moved, what(r.settings)+": "+briefly)
+}
+
+// countMoved says how a change moved the effect count: "effects 1 → 2",
+// or "effects stay at 1".
+func countMoved(before, after int) string {
+	if after != before {
+		return fmt.Sprintf("effects %d → %d", before, after)
+	}
+	return fmt.Sprintf("effects stay at %d", after)
 }
 
 // verdictChange says which verdicts moved from a to b, and how many did:

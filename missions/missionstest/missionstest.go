@@ -47,3 +47,23 @@ func Hostile(c *missions.Case, say string) *missions.Case {
 	}
 	return &h
 }
+
+// Edited runs the built-in mission id with the fixtures of its steps
+// replaced as the lab's f does (step from 1), under its own settings,
+// failing the test when it cannot.
+func Edited(t testing.TB, id string, to map[int]missions.Fixture) *missions.Case {
+	t.Helper()
+	base, err := missions.BuiltIn().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := missions.Edit(base, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := missions.Run(m, m.Settings(missions.Overrides{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
