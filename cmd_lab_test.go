@@ -112,7 +112,7 @@ func TestLabOpensAConformSession(t *testing.T) {
 	var tm tea.Model = m
 	tm, _ = tm.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	view := tm.View()
-	if !strings.Contains(view, "your client") || !strings.Contains(view, "k p c s f off") {
+	if !strings.Contains(view, "your client") || !strings.Contains(view, "k p c s f F off") {
 		t.Fatalf("the recorded run does not show its toggles off:\n%s", view)
 	}
 	tm = labPress(tm, "n")

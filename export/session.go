@@ -415,7 +415,7 @@ func (s *Session) AsCase() *missions.Case {
 			}
 			ev := missions.Event{Tick: r.Tick, Kind: missions.EventAttempt, Intent: r.Intent, Attempt: attempt, Key: r.Key, Fixture: r.Fixture,
 				Provider: r.Provider, Response: r.Response, Observed: r.Observed(), Effects: effects,
-				Note: fmt.Sprintf("Request %d (%s) met %s; the reply was %s.", r.Seq, orNone(r.Key), r.Fixture, r.Wire)}
+				Note: fmt.Sprintf("Request %d met %s; the reply was %s.", r.Seq, r.Fixture, r.Wire)}
 			c.Events = append(c.Events, ev)
 		case RequestRetrieve, RequestList:
 			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,

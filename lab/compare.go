@@ -442,8 +442,16 @@ func (v *compareView) heads(first, colW, gap int) []string {
 	if gap < 2 && len(cases) > 1 {
 		nameW = colW - 1
 	}
+	// Two lines a name, or three where two would cut what tells two
+	// cases apart (two pins that differ only in their contract).
+	nameLines := 2
+	for _, c := range cases {
+		if len(wrap(c.Heading(), nameW)) > 2 {
+			nameLines = 3
+		}
+	}
 	for i, c := range cases {
-		names[i] = firstLines(wrap(c.Heading(), nameW), 2, nameW, "…")
+		names[i] = firstLines(wrap(c.Heading(), nameW), nameLines, nameW, "…")
 		nameH = max(nameH, len(names[i]))
 	}
 	head := make([][]string, len(cases))

@@ -133,10 +133,19 @@ func TestCompareWordsWholeWhereThereIsRoom(t *testing.T) {
 			t.Fatalf("a cut line at 160x50: %q\n%s", l, v)
 		}
 	}
-	// At 80x24 the attempts fill the screen: the guarded case's words keep
-	// three lines and end cut, on a whole word.
-	if small := fourPins(t, 80, 24); !strings.Contains(small.View(), "45.00 on order 1042…") {
-		t.Fatalf("at 80x24 the words should keep three lines:\n%s", small.View())
+	// At 80x24 the attempts fill the screen: what tells the cases apart is
+	// whole in their heads (C and D read "policy guarded,…" alike, their
+	// contracts cut), and the agent's words give way instead, cut on a
+	// whole word.
+	small := fourPins(t, 80, 24)
+	first, colW, gap := small.compare.columns()
+	for _, l := range small.compare.heads(first, colW, gap) {
+		if strings.Contains(l, "…") {
+			t.Fatalf("a case's head is cut at 80x24: %q\n%s", l, small.View())
+		}
+	}
+	if v := small.View(); !strings.Contains(v, "#2") || !strings.Contains(v, "“Sorry, the refund of…") {
+		t.Fatalf("at 80x24 both attempts, their words cut on a whole word:\n%s", v)
 	}
 }
 

@@ -267,12 +267,12 @@ func (h *header) settingsLine(w int) string {
 	if h.rec != nil {
 		// The toggles are shown off, with the reason, not hidden.
 		full := h.st.Changed.Render("your client") + h.st.Subtle.Render(", as recorded in ") + h.st.Text.Render(termtext.CleanLine(h.recName)) +
-			h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) + h.st.Subtle.Render(" · k p c s f off: its own")
+			h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) + h.st.Subtle.Render(" · k p c s f F off: its own")
 		if lipgloss.Width(full) <= w {
 			return full
 		}
-		return h.st.Changed.Render("your client") + h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) +
-			h.st.Subtle.Render(" · k p c s f off")
+		return h.st.Changed.Render("your client's run") + h.st.Subtle.Render(" · ") + h.st.Text.Render(s.Words(missions.SettingContract)) +
+			h.st.Subtle.Render(" · k p c s f F off")
 	}
 	part := func(f missions.Setting) string {
 		label, value := s.Word(f)

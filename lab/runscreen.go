@@ -89,7 +89,7 @@ func (r *runScreen) open(ms *missions.Mission) error {
 		return err
 	}
 	r.header.SetRecorded(nil, "")
-	r.said.recorded = false
+	r.said.recorded, r.timeline.recorded = false, false
 	r.schedule.SetMission(ms)
 	r.goal.SetMission(ms)
 	r.focus = focusTimeline
@@ -103,7 +103,7 @@ func (r *runScreen) open(ms *missions.Mission) error {
 func (r *runScreen) openRecorded(run *reproduce.SessionRun, name string) {
 	r.loadRecorded(run, name)
 	r.header.SetRecorded(run, name)
-	r.said.recorded = true
+	r.said.recorded, r.timeline.recorded = true, true
 	r.schedule.SetRecorded(run)
 	goal := *r.mission
 	goal.Goal = fmt.Sprintf("Your client's own run, from %s: each request it sent, the fault it met and the ledger after it. %s", name, r.mission.Goal)
@@ -598,6 +598,8 @@ func (r *runScreen) idle(k tea.KeyMsg) []string {
 	case r.rec == nil && r.mission != nil && !hasLoneAttempt(r.base) && (pressed(k, r.keys.Fixture) || pressed(k, r.keys.AllFixtures)):
 		return []string{"f and F replace a lone attempt's fixture, and every attempt of this mission is sent by workers together",
 			"no lone attempt here for f or F to change"}
+	case r.rec != nil && pressed(k, r.keys.Checkpoints):
+		return []string{"a recorded client's run has no checkpoint rows: the timeline shows its requests and what the provider did"}
 	case r.rec != nil && pressed(k, r.keys.Export):
 		return []string{fmt.Sprintf("the recorded run is a file already, %s: replaylab replay, compare or check read it", termtext.CleanLine(r.recName)),
 			"the recorded run is a file already: " + termtext.CleanLine(r.recName)}

@@ -49,6 +49,8 @@ const providerLabel = "(provider)"
 // the newest row until moved), and a strip under the rows shows that row
 // in full: its whole note, wrapped, and what the agent said with it.
 type timeline struct {
+	// recorded: the run is a recorded client's, with no checkpoint rows.
+	recorded bool
 	st      *Styles
 	keys    scrollKeys
 	w, h    int
@@ -343,6 +345,8 @@ func (t *timeline) title() string {
 		}
 	}
 	switch {
+	case t.recorded:
+		// A recorded client's run has no caller's checkpoints to hide.
 	case t.hideCP && all > n:
 		note += fmt.Sprintf(" · %s hidden (h)", termtext.Plural(all-n, "checkpoint"))
 	case t.hideCP:

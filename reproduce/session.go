@@ -136,7 +136,7 @@ func records(s *export.Session, c *missions.Case) []missions.EvidenceBundle {
 		case missions.ExactlyOnce, missions.FailedCleanly:
 			continue
 		}
-		b := missions.EvidenceBundle{Intent: v.Intent, Reason: fmt.Sprintf("%s, from the provider's records (a recorded client hands nothing over): %s", v.Verdict, v.Explain()),
+		b := missions.EvidenceBundle{Intent: v.Intent, Reason: fmt.Sprintf("%s: %s (what the provider recorded; a recorded client hands nothing over)", v.Verdict, v.Explain()),
 			Attempts: []missions.EvidenceAttempt{}, Reads: []missions.EvidenceRead{}, Objects: []missions.EvidenceObject{}}
 		mine := map[ledger.ObjectID]bool{}
 		for _, o := range c.Ledger.Objects {
