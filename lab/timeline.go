@@ -51,19 +51,19 @@ const providerLabel = "(provider)"
 type timeline struct {
 	// recorded: the run is a recorded client's, with no checkpoint rows.
 	recorded bool
-	st      *Styles
-	keys    scrollKeys
-	w, h    int
-	log     missions.EventLog
-	names   keyNames
-	shown   []int // indices of the rows shown when checkpoints are hidden
-	hideCP  bool  // checkpoint rows are left out
-	pos     int
-	offset  int
-	cursor  int  // the row shown in full in the detail strip
-	follow  bool // the cursor sticks to the newest row
-	focused bool
-	detailH int // lines of the detail strip
+	st       *Styles
+	keys     scrollKeys
+	w, h     int
+	log      missions.EventLog
+	names    keyNames
+	shown    []int // indices of the rows shown when checkpoints are hidden
+	hideCP   bool  // checkpoint rows are left out
+	pos      int
+	offset   int
+	cursor   int  // the row shown in full in the detail strip
+	follow   bool // the cursor sticks to the newest row
+	focused  bool
+	detailH  int // lines of the detail strip
 	// wrapNotes lets a note too long for its column carry on under it,
 	// on lines of the row's own; the lab turns it on only when the whole
 	// run, wrapped, fits without scrolling.
