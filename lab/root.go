@@ -469,8 +469,18 @@ func (m *Model) pickerKey(k tea.KeyMsg) tea.Cmd {
 			}
 			m.setStatus("")
 			if m.adding {
-				m.setStatus(fmt.Sprintf("m pins the whole run beside the %d pinned and compares them", len(m.pinned)),
+				pinned := termtext.Plural(len(m.pinned), "pinned case")
+				m.setStatus(fmt.Sprintf("m pins the whole run beside the %s and compares them", pinned),
 					"m pins the whole run beside the pinned and compares")
+				for _, c := range m.pinned {
+					if c.Settings.Policy == missions.RealClient && c.Mission.ID == ms.ID && m.settings.Policy != missions.Guarded {
+						// Your client beside the guarded caller, on the
+						// same schedule: p first.
+						m.setStatus("p turns the policy guarded, then m pins its run beside your client's and compares them",
+							"p: the guarded policy, then m pins it beside your client")
+						break
+					}
+				}
 				if name, ok := m.pinnedAs(); ok {
 					// Pinned already, under these very settings.
 					m.setStatus(fmt.Sprintf("already pinned as %s; change a setting (k, p, c, s) and m pins it beside the others, or esc to pick another", name),

@@ -209,7 +209,11 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 	if r.pos == 0 {
 		moved = "n runs it"
 	}
-	sb.setStatus(fmt.Sprintf("%s; replayed to step %d of %d, %s", what, r.pos, r.steps, moved), what+": "+moved)
+	next := ""
+	if r.pos == r.steps {
+		next = " · m pins it"
+	}
+	sb.setStatus(fmt.Sprintf("%s; replayed to step %d of %d, %s%s", what, r.pos, r.steps, moved, next), what+": "+moved+next, what+": "+moved)
 }
 
 // moveTo moves the run to position pos.

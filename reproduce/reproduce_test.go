@@ -109,6 +109,14 @@ func TestRunTellsASessionStepByStep(t *testing.T) {
 // test server, as serve runs it.
 func recordedSession(t *testing.T) *export.Session {
 	t.Helper()
+	return recordedSessionOf(t, 0)
+}
+
+// recordedSessionOf is recordedSession, or, with n > 0, a session of n
+// creates of one refund under one key (the first commits, the rest replay
+// it), as a client that retries far too often sends them.
+func recordedSessionOf(t testing.TB, n int) *export.Session {
+	t.Helper()
 	srv, err := serve.New(serve.Options{Tick: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +140,12 @@ func recordedSession(t *testing.T) *export.Session {
 		resp.Body.Close()
 	}
 	refund := url.Values{"charge": {"ch_1042"}, "amount": {"4500"}, "metadata[intent]": {"refund-1042"}}
+	if n > 0 {
+		for range n {
+			send(http.MethodPost, "/v1/refunds", "k1", refund)
+		}
+		return srv.Finish()
+	}
 	send(http.MethodPost, "/v1/refunds", "k1", refund)
 	send(http.MethodPost, "/v1/refunds", "k2", refund)
 	send(http.MethodGet, "/v1/refunds?metadata[intent]=refund-1042", "", nil)
@@ -169,5 +183,17 @@ func TestRunOnSessionsThatDoNotReproduce(t *testing.T) {
 	}
 	if _, err := reproduce.Run(&long); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("a session too long for the lab: %v", err)
+	}
+}
+
+// BenchmarkRunLongestSession tells the longest session the lab opens:
+// MaxRunSteps requests, each a view of its own.
+func BenchmarkRunLongestSession(b *testing.B) {
+	s := recordedSessionOf(b, reproduce.MaxRunSteps)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := reproduce.Run(s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
