@@ -105,7 +105,8 @@ func TestLabOpensAConformSession(t *testing.T) {
 	if len(run.Steps) != 2 || run.Steps[0].Fixture != missions.TimeoutAfterCommit || run.Steps[1].Fixture != missions.Success {
 		t.Fatalf("the run's steps are not the client's two creates: %+v", run.Steps)
 	}
-	m, err := lab.New(lab.Options{Recorded: run, RecordedName: path, Dir: t.TempDir()})
+	dir := t.TempDir()
+	m, err := lab.New(lab.Options{Recorded: run, RecordedName: path, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +139,17 @@ func TestLabOpensAConformSession(t *testing.T) {
 	v := strings.Join(strings.Fields(tm.View()), " ")
 	if !strings.Contains(v, "A stable keys off, your client") || !strings.Contains(v, "B stable keys on, policy guarded") || !strings.Contains(v, "effects 2") {
 		t.Fatalf("the client beside the guarded caller:\n%s", tm.View())
+	}
+	// e writes the guarded caller's case; the recorded run is its session
+	// file already, and the status says so.
+	tm, cmd := tm.Update(labKey("e"))
+	if cmd == nil {
+		t.Fatal("e in compare starts no write")
+	}
+	tm, _ = tm.Update(cmd())
+	files, _ := os.ReadDir(dir)
+	if v := strings.Join(strings.Fields(tm.View()), " "); len(files) != 1 || !strings.Contains(v, "recorded run is its") {
+		t.Fatalf("e with a recorded pin: %d files, status:\n%s", len(files), tm.View())
 	}
 }
 

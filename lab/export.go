@@ -31,6 +31,9 @@ type exportedMsg struct {
 	// at pin generation gen (see runScreen.pinGen).
 	pins bool
 	gen  int
+	// recorded counts the pins left out because they are recorded
+	// clients' runs, session files already.
+	recorded int
 }
 
 // caseFileName names a case's file after its mission and settings, the

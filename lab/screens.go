@@ -71,7 +71,13 @@ func (c compareScreen) Update(k tea.KeyMsg, sb *statusBar, dir string, pinned []
 			return c, nil, stay
 		}
 		sb.setStatus(fmt.Sprintf("exporting %s…", termtext.Plural(len(cases), "pinned case")))
-		return c, exportCases(dir, cases...), nav{to: screenCompare, writes: 1, savesPins: true}
+		write := exportCases(dir, cases...)
+		skipped := len(pinned) - len(cases)
+		return c, func() tea.Msg {
+			msg := write().(exportedMsg)
+			msg.recorded = skipped
+			return msg
+		}, nav{to: screenCompare, writes: 1, savesPins: true}
 	case key.Matches(k, c.keys.Unpin):
 		sb.setStatus("pins cleared")
 		return c, nil, nav{to: screenLab, unpin: true}

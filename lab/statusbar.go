@@ -85,6 +85,19 @@ func (b *statusBar) view(st *Styles, w int, hint []string) string {
 // its beginning, never the end of the file name, where a numeric suffix
 // tells a second export apart.
 func (b *statusBar) exported(msg exportedMsg, w int) {
+	b.exportedPaths(msg, w)
+	if msg.recorded > 0 && msg.err == nil {
+		// Said last, so that the words of the files keep their place.
+		b.status += "; your client's recorded run is its session file already"
+		for i := range b.statusShorter {
+			b.statusShorter[i] += "; the recorded run is its file"
+		}
+		b.exportedTo.tail += "; the recorded run is its file"
+	}
+}
+
+// exportedPaths says where a finished export put its files.
+func (b *statusBar) exportedPaths(msg exportedMsg, w int) {
 	names := make([]string, len(msg.paths))
 	for i, p := range msg.paths {
 		names[i] = filepath.Base(p)
