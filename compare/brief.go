@@ -20,11 +20,7 @@ const BriefPairs = 3
 func CompareBrief(cmp Comparison, width int, more string) []byte {
 	width = max(width, render.MinTextWidth)
 	var b strings.Builder
-	if cmp.Story != "" {
-		wrapText(&b, cmp.Story, width, 0)
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "%s:\n", termtext.Plural(len(cmp.Cases), "case"))
+	writeStory(&b, cmp, width, "")
 	for i, h := range cmp.Cases {
 		label := h.Label
 		if label == "" {

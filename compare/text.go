@@ -25,11 +25,7 @@ const (
 func CompareText(cmp Comparison, width int) []byte {
 	width = max(width, render.MinTextWidth)
 	var b strings.Builder
-	if cmp.Story != "" {
-		wrapText(&b, cmp.Story, width, 0)
-		b.WriteByte('\n')
-	}
-	fmt.Fprintf(&b, "%s, aligned by attempt number:\n", termtext.Plural(len(cmp.Cases), "case"))
+	writeStory(&b, cmp, width, ", aligned by attempt number")
 	for _, h := range cmp.Cases {
 		head := fmt.Sprintf("  %-3s %s (%s)", h.Name, h.Title, h.Mission)
 		wrapText(&b, head, width, 6)
@@ -57,6 +53,16 @@ func CompareText(cmp Comparison, width int) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// writeStory begins a text: what the cases show together, then the line
+// that leads the list of cases ("6 cases" and what follows).
+func writeStory(b *strings.Builder, cmp Comparison, width int, cases string) {
+	if cmp.Story != "" {
+		wrapText(b, cmp.Story, width, 0)
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(b, "%s%s:\n", termtext.Plural(len(cmp.Cases), "case"), cases)
 }
 
 // Field names of a comparison table's sub-rows.

@@ -2,7 +2,6 @@ package lab
 
 import (
 	"errors"
-	"maps"
 
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
@@ -72,21 +71,6 @@ func (r *runController) loadRecorded(run *reproduce.SessionRun, name string) {
 	r.full, r.cas = whole, run.Views[0]
 	r.pos, r.steps = 0, len(run.Views)-1
 	r.settings, r.defaults = whole.Settings, whole.Settings
-}
-
-// edit gives step n (from 1) of the mission as opened fixture f and
-// replays to the same position; on an error the schedule before it
-// stays.
-func (r *runController) edit(n int, f missions.Fixture) error {
-	if r.rec != nil {
-		return errRecorded
-	}
-	edits := maps.Clone(r.edits)
-	if edits == nil {
-		edits = map[int]missions.Fixture{}
-	}
-	edits[n] = f
-	return r.setEdits(edits)
 }
 
 // setEdits runs the mission as opened with the fixtures in edits, at the

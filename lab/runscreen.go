@@ -6,6 +6,7 @@ package lab
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 
 	"strings"
@@ -185,9 +186,7 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 				fmt.Sprintf("step %d sends no lone attempt: n/b move to one", n))
 			return
 		}
-		for k, v := range r.edits {
-			edits[k] = v
-		}
+		maps.Copy(edits, r.edits)
 		to := missions.NextFixture(st.Fixture)
 		edits[n] = to
 		what = fmt.Sprintf("step %d: %s → %s", n, st.Fixture, to)

@@ -89,48 +89,27 @@ func Run(s *export.Session) (*SessionRun, error) {
 	// The events and the mission are shared, not made again per step.
 	whole := s.AsCase()
 	run := &SessionRun{Settled: s.Settled}
-	at := func(k int, st serve.Stand) *missions.Case {
+	// at is the view after k steps, the last of them request upTo of
+	// the session (-1 before any).
+	at := func(k, upTo int, st serve.Stand) *missions.Case {
 		v := *whole
 		n := sort.Search(len(whole.Events), func(i int) bool { return whole.Events[i].Step > k })
 		v.Events = whole.Events[:n:n]
 		v.Ledger, v.Outcome = st.Ledger, st.Outcome
 		// The client means every intent from the start.
 		v.Outcome.Intended = whole.Outcome.Intended
-		v.Outcome.Evidence = records(prefix(s, idxAt(idx, k), serve.Stand{}), &v)
+		v.Outcome.Evidence = records(s.Requests[:upTo+1], &v)
 		return &v
 	}
-	run.Views = append(run.Views, at(0, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}))
+	run.Views = append(run.Views, at(0, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}))
 	for k, i := range idx {
 		run.Steps = append(run.Steps, s.Requests[i])
-		run.Views = append(run.Views, at(k+1, stands[i]))
+		run.Views = append(run.Views, at(k+1, i, stands[i]))
 	}
 	last := *whole
-	last.Outcome.Evidence = records(s, whole)
+	last.Outcome.Evidence = records(s.Requests, whole)
 	run.Views = append(run.Views, &last)
 	return run, nil
-}
-
-// idxAt is the index in the session's requests of the last request of
-// the first k steps, -1 for none.
-func idxAt(idx []int, k int) int {
-	if k == 0 {
-		return -1
-	}
-	return idx[k-1]
-}
-
-// prefix is s as it stood after request i (from 0; -1 before any), at.
-func prefix(s *export.Session, i int, at serve.Stand) *export.Session {
-	p := *s
-	p.Requests = s.Requests[:i+1]
-	p.Changes = s.Changes[:at.Changes]
-	p.Ledger, p.Outcome, p.Settled, p.Source = at.Ledger, at.Outcome, false, nil
-	if i >= 0 {
-		p.Tick = s.Requests[i].Tick
-	} else {
-		p.Tick = 0
-	}
-	return &p
 }
 
 // records are what the provider recorded of each intent whose verdict at
@@ -138,7 +117,7 @@ func prefix(s *export.Session, i int, at serve.Stand) *export.Session {
 // effect, a phantom): the requests it sent, the reads that showed its
 // refunds and its refunds in the ledger, as the evidence screen shows a
 // person's bundle.
-func records(s *export.Session, c *missions.Case) []missions.EvidenceBundle {
+func records(reqs []export.SessionRequest, c *missions.Case) []missions.EvidenceBundle {
 	var out []missions.EvidenceBundle
 	for _, v := range c.Outcome.Verdicts {
 		switch v.Verdict {
@@ -155,7 +134,7 @@ func records(s *export.Session, c *missions.Case) []missions.EvidenceBundle {
 			}
 		}
 		n := 0
-		for _, r := range s.Requests {
+		for _, r := range reqs {
 			switch {
 			case r.Kind == export.RequestCreate:
 				n++
