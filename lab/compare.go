@@ -142,7 +142,8 @@ func (v *compareView) place() {
 // laid out in.
 func (v *compareView) room() (room, first, colW, gap int) {
 	first, colW, gap = v.columns()
-	room = v.h - 1 - len(v.heads(first, colW, gap)) - v.footRoom(first, colW, gap)
+	foot, _ := v.footRoom(first, colW, gap)
+	room = v.h - 1 - len(v.heads(first, colW, gap)) - foot
 	return room, first, colW, gap
 }
 
@@ -272,14 +273,15 @@ func (v *compareView) sentences() [][]string {
 	return out
 }
 
-// footRoom is the lines kept below the rows: the first finding whole (up
-// to 6 lines), and a line saying more are there.
-func (v *compareView) footRoom(first, colW, gap int) int {
+// footRoom is the lines kept below the rows, and whether the foot gave
+// way to the rows (see foot): then only the legend and a line that says
+// where the findings are.
+func (v *compareView) footRoom(first, colW, gap int) (int, bool) {
 	n, compact := v.foot(first, colW, gap)
 	if compact {
-		return v.legendLines(first) + 1
+		return v.legendLines(first) + 1, true
 	}
-	return n
+	return n, false
 }
 
 // legendLines is how many lines the ◆ legend takes: none where no ◆ is
@@ -326,8 +328,8 @@ func (v *compareView) render() (out []string, more bool) {
 	// Bottom: what the pairs show; the first always, more where room is
 	// left once the attempts are laid out.
 	sentences := v.sentences()
-	room := v.h - len(lines) - v.footRoom(first, colW, gap)
-	_, compact := v.foot(first, colW, gap)
+	footN, compact := v.footRoom(first, colW, gap)
+	room := v.h - len(lines) - footN
 	body, shown := v.rows(room, first, colW, gap)
 	if len(v.cmp.Rows) == 0 {
 		body = append(body, v.st.Subtle.Render("no attempts in these cases"))

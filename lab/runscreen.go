@@ -128,17 +128,6 @@ func hasLoneAttempt(m *missions.Mission) bool {
 	return false
 }
 
-// firstLoneAttempt is the step (from 1) of m's first lone attempt, 0 for
-// none.
-func firstLoneAttempt(m *missions.Mission) int {
-	for i, st := range m.Schedule {
-		if st.Kind() == missions.StepAttempt {
-			return i + 1
-		}
-	}
-	return 0
-}
-
 // selectedStep is the step f edits: the current one, or before the first
 // step the first, and after the last the last.
 func (r *runScreen) selectedStep() int {
@@ -157,7 +146,10 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 	}
 	before := r.cas.Outcome.Effects
 	edits := map[int]missions.Fixture{}
+	// every is what F gives every attempt, kept for the next F; an f
+	// leaves it "".
 	var what string
+	var every missions.Fixture
 	if all {
 		// From failure_before_commit, then each fixture after it in
 		// turn, then the mission's own again; an f in between starts the
@@ -174,7 +166,7 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 				edits[i+1] = to
 			}
 		}
-		what = "every attempt: " + string(to)
+		what, every = "every attempt: "+string(to), to
 		if to == "" {
 			what = "every attempt: the mission's own fixtures again"
 		}
@@ -195,10 +187,7 @@ func (r *runScreen) editStep(sb *statusBar, all bool) {
 		sb.setError(err)
 		return
 	}
-	r.every = ""
-	if all {
-		r.every = edits[firstLoneAttempt(r.base)]
-	}
+	r.every = every
 	r.schedule.SetMission(r.mission)
 	r.goal.SetMission(r.mission)
 	r.refresh()
