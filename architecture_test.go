@@ -23,6 +23,7 @@ var floors = map[string]int{
 	"export":                3,
 
 	"render": 4,
+	"traces": 4,
 
 	"compare": 5,
 	"course":  5,
@@ -56,7 +57,7 @@ var terminalAndNetwork = []string{
 	"github.com/spf13/cobra", "github.com/charmbracelet/x/term", "github.com/muesli/termenv", "net/http",
 }
 
-var pure = []string{"ledger", "missions", "export", "render", "compare", "course"}
+var pure = []string{"ledger", "missions", "export", "render", "traces", "compare", "course"}
 
 type listed struct {
 	ImportPath string

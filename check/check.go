@@ -344,11 +344,7 @@ func LimitMemory() (restore func()) { return memlimit.Set(MemoryLimit) }
 // anomalies. A line that does not read stops it with an
 // *export.HistoryError naming the line.
 func Check(name string, r io.Reader) (*Result, error) {
-	c := &checker{
-		names: newNameSet(), keyNames: newNameSet(), objNames: newNameSet(), digests: newNameSet(),
-		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
-		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{}, reads: map[int32]reads{}, firstRec: map[int32]pos{},
-	}
+	c := newChecker()
 	rep := &Result{c: c}
 	hr := export.NewHistoryReader(name, r)
 	var l export.HistoryLine
@@ -365,25 +361,55 @@ func Check(name string, r io.Reader) (*Result, error) {
 		}
 		p := pos{line: int32(n), th: untimed}
 		if t, ok := l.Time(); ok {
-			ns := t.UnixNano()
-			p.th, p.tl = int32(ns>>32), uint32(ns)
+			p = timedAt(n, t.UnixNano())
 		}
-		switch l.Type {
-		case export.LineAttempt:
-			rep.Attempts++
-			c.attempt(&l, p)
-		case export.LineRead:
-			rep.Reads++
-			c.read(&l, p)
-		case export.LineRecord:
-			rep.Records++
-			c.record(&l, p)
-		}
+		rep.add(&l, p)
 	}
 	rep.Lines = hr.Lines()
+	if err := rep.finish(); err != nil {
+		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: err}
+	}
+	return rep, nil
+}
+
+func newChecker() *checker {
+	return &checker{
+		names: newNameSet(), keyNames: newNameSet(), objNames: newNameSet(), digests: newNameSet(),
+		intentKeys: map[int32][]intentKey{}, keyUses: map[int32][]keyUse{}, objectIntents: map[int32][]keyUse{},
+		useAt: map[useID]int32{}, keyAt: map[[2]int32]int32{}, okAt: map[[2]int32]int32{}, reads: map[int32]reads{}, firstRec: map[int32]pos{},
+	}
+}
+
+// timedAt is the position of line n, which carries the time ns (Unix
+// nanoseconds).
+func timedAt(n int, ns int64) pos { return pos{line: int32(n), th: int32(ns >> 32), tl: uint32(ns)} }
+
+// untimedAt is the position of line n, which carries no time.
+func untimedAt(n int) pos { return pos{line: int32(n), th: untimed} }
+
+// add takes one line of a history, at p.
+func (rep *Result) add(l *export.HistoryLine, p pos) {
+	c := rep.c
+	switch l.Type {
+	case export.LineAttempt:
+		rep.Attempts++
+		c.attempt(l, p)
+	case export.LineRead:
+		rep.Reads++
+		c.read(l, p)
+	case export.LineRecord:
+		rep.Records++
+		c.record(l, p)
+	}
+}
+
+// finish finds the anomalies of the lines taken. A history that held
+// nothing to check is an error.
+func (rep *Result) finish() error {
+	c := rep.c
 	rep.Intents = c.intents.len()
 	if rep.Attempts+rep.Reads+rep.Records == 0 {
-		return nil, &export.HistoryError{Name: name, Line: max(rep.Lines, 1), Err: errors.New("the history holds no attempt, read or record: nothing to check")}
+		return errors.New("the history holds no attempt, read or record: nothing to check")
 	}
 	// The names are all looked up; what is left is by number.
 	c.okAt, c.useAt, c.keyAt = nil, nil, nil
@@ -402,7 +428,7 @@ func Check(name string, r io.Reader) (*Result, error) {
 		}
 	}
 	slices.SortStableFunc(rep.refs, func(a, b ref) int { return cmp.Compare(a.line, b.line) })
-	return rep, nil
+	return nil
 }
 
 func (c *checker) attempt(l *export.HistoryLine, p pos) {

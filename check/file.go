@@ -17,22 +17,63 @@ import (
 // content (export.Sniff); a device or a socket is refused, and a named
 // pipe's wait for a writer lasts at most pipeWait.
 func File(path string, pipeWait time.Duration) (rep *Result, session bool, err error) {
-	if err := refuseSpecial(path); err != nil {
+	in, err := Open(path, "", DefaultTraceOptions(), pipeWait)
+	if err != nil {
 		return nil, false, err
+	}
+	if in.Traces != nil {
+		return nil, false, fmt.Errorf("%s holds OpenTelemetry traces (OTLP/JSON), not a history", path)
+	}
+	return in.History, in.Session, nil
+}
+
+// Input is what check made of a file: a history's result (from a session
+// too, then Session is set), or a trace check's.
+type Input struct {
+	History *Result
+	Session bool
+	Traces  *TraceResult
+}
+
+// Open checks the file at path, whatever it holds: a history, a serve
+// session (as its history), or OpenTelemetry traces (OTLP/JSON lines),
+// which are joined with the records at records when that is not "". A
+// records file goes with traces only: a history holds its records.
+func Open(path, records string, o TraceOptions, pipeWait time.Duration) (*Input, error) {
+	if err := refuseSpecial(path); err != nil {
+		return nil, err
 	}
 	f, err := infile.Open(path, pipeWait)
 	if err != nil {
-		return nil, false, infile.Error(path, err)
+		return nil, infile.Error(path, err)
 	}
 	defer f.Close()
 	if info, err := f.Stat(); err == nil && info.IsDir() {
-		return nil, false, fmt.Errorf("%s is a directory; expected a history .jsonl file", path)
+		return nil, fmt.Errorf("%s is a directory; expected a history .jsonl file or traces (.otlp.jsonl)", path)
 	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(4096)
+	if kind, _ := export.Sniff(head); kind == export.KindTraces {
+		tr, err := TracesFrom(path, br, records, o, pipeWait)
+		if err != nil {
+			return nil, err
+		}
+		return &Input{Traces: tr}, nil
+	}
+	if records != "" {
+		return nil, fmt.Errorf("%s is not OpenTelemetry traces: a records file goes with traces only, since a history (and a session) holds the provider's records already; give the history alone", path)
+	}
+	rep, session, err := history(path, br)
+	if err != nil {
+		return nil, err
+	}
+	return &Input{History: rep, Session: session}, nil
+}
+
+// history checks the history (or the session) br reads.
+func history(path string, br *bufio.Reader) (rep *Result, session bool, err error) {
+	head, _ := br.Peek(4096)
 	switch kind, schema := export.Sniff(head); kind {
-	case export.KindTraces:
-		return nil, false, fmt.Errorf("%s holds OpenTelemetry traces (OTLP/JSON), not a history: check reads JSON Lines (%s) or a serve session", path, export.HistorySchemaID)
 	case export.KindSession, export.KindCase, export.KindOther, export.KindJSON:
 		// One JSON document: a session, or something that is not a
 		// history. The whole of it tells which.
