@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -138,7 +139,7 @@ func checkTraceFlags(cmd *cobra.Command, o *check.TraceOptions) error {
 	for _, w := range o.WriteTools {
 		for _, r := range o.ReadTools {
 			if w == r {
-				return fmt.Errorf("%q is in both --write-tools and --read-tools; a tool's calls are attempts or reads, not both", w)
+				return fmt.Errorf("%q is in both --write-tools and --read-tools (%s%s); a tool's calls are attempts or reads, not both: give --read-tools without it", w, strings.Join(o.ReadTools, ","), map[bool]string{true: "", false: ", the default"}[cmd.Flags().Changed("read-tools")])
 			}
 		}
 	}

@@ -143,14 +143,40 @@ func emptySession(t *testing.T) []byte {
 	return b.Bytes()
 }
 
-// TestCheckNamesTraces: a file of OpenTelemetry traces is named as such,
-// not refused for its first field as a history would be.
-func TestCheckNamesTraces(t *testing.T) {
+// TestCheckReadsTraces: a file of OpenTelemetry traces is read as
+// traces, joined with a refunds list when one is given; a trace with no
+// write-tool span is refused, not reported clean.
+func TestCheckReadsTraces(t *testing.T) {
+	code, out, errOut := cli("check", "testdata/traces.otlp.jsonl", "testdata/refunds.json")
+	if code != exitVerdict || !strings.Contains(errOut, "the traces show 7 anomalies") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{
+		"resent_after_unknown: refund-1042: create_refund's outcome was unknown (info: timeout), and it was sent again under another key: a new tool call (id \"call_2\", after \"call_1\") with the same arguments: the model called the tool again\n",
+		"  testdata/traces.otlp.jsonl:1  span a000000000000003 \"execute_tool create_refund\" call \"call_1\"  info  key \"k-1042-a\"  timeout\n",
+		"  testdata/refunds.json:28  refund re_0008 (succeeded) for refund-5005\n",
+		"testdata/traces.otlp.jsonl: 5 lines, 11 spans: 8 write-tool calls and 1 read of 5 intents; testdata/refunds.json: 8 refunds: 7 anomalies\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
 	path := filepath.Join(t.TempDir(), "traces.otlp.jsonl")
 	if err := os.WriteFile(path, []byte(`{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[]}]}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := cli("check", path); code != exitBadInput || !strings.Contains(errOut, "holds OpenTelemetry traces (OTLP/JSON), not a history") {
-		t.Errorf("exit %d, %q", code, errOut)
+	if code, out, errOut := cli("check", path); code != exitBadInput || !strings.Contains(errOut, "no span of a write tool") || strings.Contains(out, "no anomaly") {
+		t.Errorf("a trace with no write-tool span: exit %d, %q %q", code, out, errOut)
+	}
+	for _, args := range [][]string{
+		{"check", "testdata/history.jsonl", "testdata/refunds.json"},
+		{"check", "testdata/history.jsonl", "--write-tools", "x"},
+		{"check", "testdata/traces.otlp.jsonl", "--write-tools", ""},
+		{"check", "testdata/traces.otlp.jsonl", "--write-tools", "get_refund"},
+		{"check", "testdata/traces.otlp.jsonl", "--key-field", "intent"},
+	} {
+		if code, _, errOut := cli(args...); code != exitBadInput || errOut == "" {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
 	}
 }

@@ -238,7 +238,7 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 func noWrites(o TraceOptions, seen map[string]bool, st traces.Stats) error {
 	want := strings.Join(o.WriteTools, ", ")
 	if len(seen) == 0 {
-		return fmt.Errorf("%w: %s spans, none a tool call (an execute_tool span, an MCP tools/call client span, a Traceloop tool span or an ai.toolCall span); nothing to check, so no report (not \"no anomaly\")", errNoWrite, strconv.Itoa(st.Spans))
+		return fmt.Errorf("%w: %s, none a tool call (an execute_tool span, an MCP tools/call client span, a Traceloop tool span or an ai.toolCall span); nothing to check, so no report (not \"no anomaly\")", errNoWrite, termtext.Plural(st.Spans, "span"))
 	}
 	names := make([]string, 0, len(seen))
 	for n := range seen {
