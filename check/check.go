@@ -300,6 +300,9 @@ type Result struct {
 
 	c    *checker
 	refs []ref
+	// keep, when set, says which anomalies to report: it sees each in
+	// the check's quiet words (kind, intent, lines; no message).
+	keep func(Anomaly) bool
 }
 
 // ref is one anomaly found: its subject (a kind and a number), which of
@@ -423,7 +426,9 @@ func (rep *Result) finish() error {
 	for kind := range subjects {
 		for i := range int32(c.count(kind)) {
 			for n, a := range c.of(kind, i) {
-				rep.refs = append(rep.refs, ref{line: int32(a.Lines[0]), idx: i, nth: int32(n), kind: kind})
+				if rep.keep == nil || rep.keep(a) {
+					rep.refs = append(rep.refs, ref{line: int32(a.Lines[0]), idx: i, nth: int32(n), kind: kind})
+				}
 			}
 		}
 	}

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
+	"unsafe"
+
+	jsoniter "github.com/json-iterator/go"
 
 	"github.com/replaylab/replaylab/traces"
 )
@@ -44,37 +48,38 @@ var outcomeNames = [...]string{"ok", "fail", "info"}
 // spanRec is what check keeps of one tool-call span: names by number in
 // the trace check's own set, so that a million spans keep no string each.
 type spanRec struct {
-	line   int32
 	trace  [16]byte
 	span   [8]byte
 	parent [8]byte
-	conv   traces.Convention
-	name   int32
-	tool   int32
-	callID int32
-	reqID  int32
-	intent int32
-	key    int32
 	// args is a digest of the arguments other than the key, when they
 	// were captured.
-	args    uint64
-	hasArgs bool
-	write   bool
+	args uint64
+	// at is when the call began (an attempt) or ended (a read, which
+	// shows what was there by then), in Unix nanoseconds.
+	at                                    int64
+	line, name, tool, callID, intent, key int32
+	object, status, why                   int32
+	// shownAt and shownN say where in the trace check's list are the
+	// refunds a read's result showed (object, status and the intent it
+	// names, by number). No pointer is kept: a million spans are not
+	// scanned by the collector.
+	shownAt, shownN int32
+	// first is the first history line made from the span.
+	first          int32
+	conv, outcome  uint8
+	hasArgs, write bool
 	// layer: a span above another span of the same call (a framework's
 	// execute_tool above its MCP client's tools/call): the span below
 	// is the attempt.
-	layer      bool
-	start, end int64
-	outcome    uint8
-	object     int32
-	status     int32
-	why        int32
-	// shown are the refunds a read's result showed: object, status and
-	// the intent it names, by number.
-	shown []shownRef
+	layer bool
 }
 
 type shownRef struct{ object, status, intent int32 }
+
+// conventions numbers the conventions, for a span to keep one in a byte.
+var conventions = []traces.Convention{traces.GenAI, traces.MCP, traces.Traceloop, traces.AISDK}
+
+func convNumber(c traces.Convention) uint8 { return uint8(slices.Index(conventions, c)) }
 
 // refusal words: a tool's error that the provider defines as not
 // executed (Stripe's error types, HTTP 4xx, a JSON-RPC refusal of the
@@ -148,60 +153,77 @@ func parseResult(s, intentField string) result {
 	if s == "" {
 		return r
 	}
-	var v any
-	if json.Unmarshal([]byte(s), &v) != nil {
+	if s[0] != '{' && s[0] != '[' {
 		r.text = s
 		return r
 	}
-	r.walk(v, intentField, 0)
-	return r
+	it := jsoniter.ConfigDefault.BorrowIterator(view(s))
+	defer jsoniter.ConfigDefault.ReturnIterator(it)
+	var found result
+	found.walk(it, intentField, 0)
+	if it.Error != nil && it.Error != io.EOF {
+		r.text = s
+		return r
+	}
+	return found
 }
 
-func (r *result) walk(v any, intentField string, depth int) {
+// walk reads one JSON value from it, keeping what says whether the call
+// failed and which refunds it names.
+func (r *result) walk(it *jsoniter.Iterator, intentField string, depth int) {
 	if depth > 8 {
+		it.Skip()
 		return
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range []string{"isError", "is_error"} {
-			if b, ok := x[k].(bool); ok && b {
-				r.isError = true
-			}
-		}
-		if id, ok := x["id"].(string); ok && (strings.HasPrefix(id, "re_") || x["object"] == "refund") {
-			st, _ := x["status"].(string)
-			in, _ := x[intentField].(string)
-			if md, ok := x["metadata"].(map[string]any); ok && in == "" {
-				in, _ = md[intentField].(string)
-			}
-			r.refunds = append(r.refunds, shown{id: id, status: st, intent: in})
-			return
-		}
-		if t, ok := x["text"].(string); ok {
-			r.walkText(t, intentField, depth)
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			switch k {
-			case "text":
-			case "result", "error", "message":
-				if t, ok := x[k].(string); ok {
-					r.walkText(t, intentField, depth)
-					continue
+	switch it.WhatIsNext() {
+	case jsoniter.ObjectValue:
+		var id, object, status, intent string
+		it.ReadObjectCB(func(it *jsoniter.Iterator, k string) bool {
+			switch {
+			case k == "isError" || k == "is_error":
+				if it.WhatIsNext() == jsoniter.BoolValue {
+					r.isError = it.ReadBool() || r.isError
+				} else {
+					it.Skip()
 				}
-				r.walk(x[k], intentField, depth+1)
+			case (k == "id" || k == "object" || k == "status" || k == intentField) && it.WhatIsNext() == jsoniter.StringValue:
+				v := it.ReadString()
+				switch k {
+				case "id":
+					id = v
+				case "object":
+					object = v
+				case "status":
+					status = v
+				default:
+					intent = v
+				}
+			case k == "metadata" && it.WhatIsNext() == jsoniter.ObjectValue:
+				it.ReadObjectCB(func(it *jsoniter.Iterator, mk string) bool {
+					if mk == intentField && it.WhatIsNext() == jsoniter.StringValue && intent == "" {
+						intent = it.ReadString()
+					} else {
+						it.Skip()
+					}
+					return true
+				})
+			case (k == "text" || k == "result" || k == "error" || k == "message") && it.WhatIsNext() == jsoniter.StringValue:
+				r.walkText(it.ReadString(), intentField, depth)
 			default:
-				r.walk(x[k], intentField, depth+1)
+				r.walk(it, intentField, depth+1)
 			}
+			return true
+		})
+		if id != "" && (strings.HasPrefix(id, "re_") || object == "refund") {
+			r.refunds = append(r.refunds, shown{id: id, status: status, intent: intent})
 		}
-	case []any:
-		for _, e := range x {
-			r.walk(e, intentField, depth+1)
-		}
+	case jsoniter.ArrayValue:
+		it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+			r.walk(it, intentField, depth+1)
+			return true
+		})
+	default:
+		it.Skip()
 	}
 }
 
@@ -209,40 +231,75 @@ func (r *result) walk(v any, intentField string, depth int) {
 // text is kept as the result's words.
 func (r *result) walkText(t, intentField string, depth int) {
 	t = strings.TrimSpace(t)
-	var v any
-	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Unmarshal([]byte(t), &v) == nil {
-		r.walk(v, intentField, depth+1)
-		return
+	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		it := jsoniter.ConfigDefault.BorrowIterator(view(t))
+		defer jsoniter.ConfigDefault.ReturnIterator(it)
+		inner := result{}
+		inner.walk(it, intentField, depth+1)
+		if it.Error == nil || it.Error == io.EOF {
+			r.isError = r.isError || inner.isError
+			r.refunds = append(r.refunds, inner.refunds...)
+			if r.text == "" {
+				r.text = inner.text
+			}
+			return
+		}
 	}
 	if t != "" && r.text == "" {
 		r.text = t
 	}
 }
 
-// argsOf reads a call's captured arguments: a JSON object (the key-value
-// list OTLP carries is JSON by then), or a wrapper that holds them under
-// "arguments". It returns the intent, the key, a digest of the rest, and
-// whether there were arguments at all.
-func argsOf(s string, o *TraceOptions, seed maphash.Seed) (intent, key string, hasKey bool, digest uint64, err error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
+// view is s's bytes, not copied: for reading only (the iterator reads
+// what it is given and keeps nothing of it).
+func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// argReader reads calls' captured arguments, reusing its buffers.
+type argReader struct {
+	o      *TraceOptions
+	seed   maphash.Seed
+	fields []argField
+	buf    []byte
+}
+
+type argField struct {
+	name string
+	raw  []byte
+}
+
+// read reads captured arguments: a JSON object (the key-value list OTLP
+// carries is JSON by then), a JSON string holding one, or a wrapper that
+// holds them under "arguments". It returns the intent, the key (hasKey:
+// one was sent), and a digest of the rest.
+func (a *argReader) read(s string) (intent, key string, hasKey bool, digest uint64, err error) {
+	data := view(strings.TrimSpace(s))
+	if len(data) > 0 && data[0] == '"' {
 		var inner string
-		if json.Unmarshal([]byte(s), &inner) == nil && json.Unmarshal([]byte(inner), &m) == nil {
-			// A JSON string holding the arguments' JSON.
-		} else {
-			return "", "", false, 0, fmt.Errorf("the captured arguments are not a JSON object: %s", clip(s))
+		if json.Unmarshal(data, &inner) == nil {
+			data = []byte(strings.TrimSpace(inner))
 		}
 	}
-	if inner, ok := m["arguments"]; ok && m[o.IntentField] == nil {
-		var n map[string]json.RawMessage
-		if json.Unmarshal(inner, &n) == nil {
-			m = n
+	fields, err := a.object(data)
+	if err != nil {
+		return "", "", false, 0, fmt.Errorf("the captured arguments are not a JSON object: %s", clip(s))
+	}
+	hasIntent := slices.ContainsFunc(fields, func(f argField) bool { return f.name == a.o.IntentField })
+	if j := slices.IndexFunc(fields, func(f argField) bool { return f.name == "arguments" }); j >= 0 && !hasIntent {
+		if inner, err := a.object(slices.Clone(fields[j].raw)); err == nil {
+			fields = inner
 		}
 	}
-	field := func(name string) (string, bool, error) {
-		raw, ok := m[name]
-		if !ok || bytes.Equal(raw, []byte("null")) {
+	str := func(name string) (string, bool, error) {
+		j := slices.IndexFunc(fields, func(f argField) bool { return f.name == name })
+		if j < 0 || string(fields[j].raw) == "null" {
 			return "", false, nil
+		}
+		raw := fields[j].raw
+		if len(raw) == 0 || raw[0] != '"' {
+			return "", false, fmt.Errorf("the argument %q is %s, not a string", name, clip(string(raw)))
+		}
+		if !bytes.ContainsRune(raw, '\\') {
+			return string(raw[1 : len(raw)-1]), true, nil
 		}
 		var v string
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -250,28 +307,54 @@ func argsOf(s string, o *TraceOptions, seed maphash.Seed) (intent, key string, h
 		}
 		return v, true, nil
 	}
-	if intent, _, err = field(o.IntentField); err != nil {
+	if intent, _, err = str(a.o.IntentField); err != nil {
 		return "", "", false, 0, err
 	}
-	if key, hasKey, err = field(o.KeyField); err != nil {
+	if key, hasKey, err = str(a.o.KeyField); err != nil {
 		return "", "", false, 0, err
 	}
-	names := make([]string, 0, len(m))
-	for k := range m {
-		if k != o.KeyField {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
+	slices.SortFunc(fields, func(x, y argField) int { return strings.Compare(x.name, y.name) })
 	var h maphash.Hash
-	h.SetSeed(seed)
-	for _, k := range names {
-		h.WriteString(k)
+	h.SetSeed(a.seed)
+	for _, f := range fields {
+		if f.name == a.o.KeyField {
+			continue
+		}
+		h.WriteString(f.name)
 		h.WriteByte(0)
-		h.Write(compact(m[k]))
+		h.Write(compact(f.raw))
 		h.WriteByte(0)
 	}
 	return intent, key, hasKey, h.Sum64(), nil
+}
+
+// object reads a JSON object's fields, their values raw.
+func (a *argReader) object(data []byte) ([]argField, error) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	it := jsoniter.ConfigDefault.BorrowIterator(data)
+	defer jsoniter.ConfigDefault.ReturnIterator(it)
+	if a.buf == nil {
+		a.buf = make([]byte, 0, 512) // jsoniter captures into a slice that is not nil
+	}
+	a.fields, a.buf = a.fields[:0], a.buf[:0]
+	type span struct{ lo, hi int }
+	var spans []span
+	it.ReadObjectCB(func(it *jsoniter.Iterator, k string) bool {
+		lo := len(a.buf)
+		a.buf = it.SkipAndAppendBytes(a.buf)
+		a.fields = append(a.fields, argField{name: k})
+		spans = append(spans, span{lo, len(a.buf)})
+		return true
+	})
+	if it.Error != nil && it.Error != io.EOF {
+		return nil, it.Error
+	}
+	for i, s := range spans {
+		a.fields[i].raw = bytes.TrimSpace(a.buf[s.lo:s.hi])
+	}
+	return a.fields, nil
 }
 
 // compact is raw without the spaces between its tokens, so that two

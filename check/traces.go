@@ -116,6 +116,9 @@ type traceState struct {
 	records []recordRef
 	// writes are the attempts' spans by intent, then start.
 	writes []int32
+	// shown are the refunds reads showed, each read's in a run.
+	shown chunked[shownRef]
+	words map[string]int32
 }
 
 type recordRef struct {
@@ -128,6 +131,20 @@ func (t *traceState) str(s string) int32 {
 		return none
 	}
 	id, _ := t.strs.id(s)
+	return id
+}
+
+// word is str for what few spans tell apart (a span's name, its tool,
+// a status, an error's words): a small map in front of the set, since
+// those come again on nearly every span.
+func (t *traceState) word(s string) int32 {
+	if id, ok := t.words[s]; ok {
+		return id
+	}
+	id := t.str(s)
+	if len(t.words) < 256 {
+		t.words[strings.Clone(s)] = id
+	}
 	return id
 }
 
@@ -161,7 +178,7 @@ func TracesFrom(path string, f io.Reader, records string, o TraceOptions, pipeWa
 
 // read takes the tool-call spans of r.
 func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
-	t := &traceState{file: path, recName: tr.RecordsName, opts: o, seed: maphash.MakeSeed(), strs: newNameSet()}
+	t := &traceState{file: path, recName: tr.RecordsName, opts: o, seed: maphash.MakeSeed(), strs: newNameSet(), words: map[string]int32{}}
 	tr.t = t
 	tools := map[string]bool{}
 	seen := map[string]bool{}
@@ -171,7 +188,8 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 	for _, w := range o.ReadTools {
 		tools[w] = false
 	}
-	convs := map[traces.Convention]bool{}
+	convs := map[uint8]bool{}
+	args := &argReader{o: &o, seed: t.seed}
 	st, err := traces.Read(path, r, func(c *traces.Call) error {
 		write, ok := tools[c.Tool]
 		if !ok {
@@ -183,13 +201,16 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 		if t.spans.len()&(1<<16-1) == 0 {
 			memlimit.Raise()
 		}
-		s := spanRec{line: int32(c.Line), trace: c.Trace, span: c.Span, parent: c.Parent, conv: c.Convention, name: t.str(c.Name), write: write,
-			tool: t.str(c.Tool), callID: t.str(c.CallID), reqID: t.str(c.RequestID), start: c.Start, end: c.End, intent: none, key: none, object: none, status: none}
-		convs[c.Convention] = true
+		s := spanRec{line: int32(c.Line), trace: c.Trace, span: c.Span, parent: c.Parent, conv: convNumber(c.Convention), name: t.word(c.Name), write: write,
+			tool: t.word(c.Tool), callID: t.str(c.CallID), at: c.Start, intent: none, key: none, object: none, status: none}
+		if !write {
+			s.at = c.End
+		}
+		convs[s.conv] = true
 		if c.Args != "" {
-			intent, key, hasKey, digest, err := argsOf(c.Args, &o, t.seed)
+			intent, key, hasKey, digest, err := args.read(c.Args)
 			if err != nil {
-				return &traces.Error{Name: path, Line: c.Line, Field: c.Path, Err: fmt.Errorf("span %s (%q): %w", c.Span, c.Name, err)}
+				return &traces.Error{Name: path, Line: c.Line, Field: c.Path(), Err: fmt.Errorf("span %s (%q): %w", c.Span, c.Name, err)}
 			}
 			s.intent, s.args, s.hasArgs = t.str(intent), digest, true
 			if hasKey {
@@ -198,13 +219,14 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 		}
 		res := parseResult(c.Result, o.IntentField)
 		out, why := outcomeOf(c, &res)
-		s.outcome, s.why = out, t.str(why)
+		s.outcome, s.why = out, t.word(why)
 		if len(res.refunds) > 0 {
-			s.object, s.status = t.str(res.refunds[0].id), t.str(res.refunds[0].status)
+			s.object, s.status = t.str(res.refunds[0].id), t.word(res.refunds[0].status)
 		}
-		if !write && !c.Failed && !res.isError {
+		if !write && !c.Failed && !res.isError && len(res.refunds) > 0 {
+			s.shownAt, s.shownN = int32(t.shown.len()), int32(len(res.refunds))
 			for _, r := range res.refunds {
-				s.shown = append(s.shown, shownRef{object: t.str(r.id), status: t.str(r.status), intent: t.str(r.intent)})
+				t.shown.add(shownRef{object: t.str(r.id), status: t.word(r.status), intent: t.str(r.intent)})
 			}
 		}
 		t.spans.add(s)
@@ -305,22 +327,27 @@ func (tr *TraceResult) join(recs []rawRecord) {
 		if s.write {
 			n++
 			t.at = append(t.at, i)
+			s.first = int32(n)
 			l = export.HistoryLine{Type: export.LineAttempt, Intent: t.intentOf(s), Key: t.name(s.key), Outcome: outcomeNames[s.outcome], Object: t.name(s.object)}
 			if s.hasArgs {
 				l.Digest = strconv.FormatUint(s.args, 16)
 			}
-			tr.res.add(&l, timedAt(n, s.start))
+			tr.res.add(&l, timedAt(n, s.at))
 			continue
 		}
-		for _, sh := range s.shown {
+		for k := range s.shownN {
+			sh := t.shown.at(s.shownAt + k)
 			n++
 			t.at = append(t.at, i)
+			if k == 0 {
+				s.first = int32(n)
+			}
 			in := t.name(sh.intent)
 			if in == "" {
 				in = t.intentOf(s)
 			}
 			l = export.HistoryLine{Type: export.LineRead, Intent: in, Object: t.name(sh.object), Status: t.name(sh.status)}
-			tr.res.add(&l, timedAt(n, s.end))
+			tr.res.add(&l, timedAt(n, s.at))
 		}
 	}
 	for _, r := range recs {
@@ -335,25 +362,28 @@ func (tr *TraceResult) join(recs []rawRecord) {
 		tr.Records++
 	}
 	tr.res.Lines = n
-	_ = tr.res.finish() // there is at least one attempt
-	tr.Intents = tr.res.Intents
+	// The names are all looked up.
+	t.strs.table = nil
 	tr.resends = t.resends()
 	resent := map[string]bool{}
 	for _, r := range tr.resends {
 		resent[t.intentOf(t.spans.at(r.first))] = true
 	}
+	// Without the provider's records only what the spans show is said;
+	// and a resend after an unknown outcome says more than the key
+	// change it is.
+	tr.res.keep = func(a Anomaly) bool {
+		return (len(recs) > 0 || spanKinds[a.Kind]) && !(a.Kind == KeyChanged && resent[a.Intent])
+	}
+	_ = tr.res.finish() // there is at least one attempt
+	tr.Intents = tr.res.Intents
 	j := int32(0)
 	tr.res.Each(func(a Anomaly) bool {
-		// Without the provider's records only what the spans show is
-		// said; and a resend after an unknown outcome says more than
-		// the key change it is.
-		if (len(recs) > 0 || spanKinds[a.Kind]) && !(a.Kind == KeyChanged && resent[a.Intent]) {
-			at := tr.res.refs[j].line
-			if ws := t.writesOf(a.Intent); a.Kind == Duplicate && len(ws) > 0 {
-				at = t.lineOf(ws[0])
-			}
-			tr.order = append(tr.order, entry{at: at, ref: j, resend: -1})
+		at := tr.res.refs[j].line
+		if ws := t.writesOf(a.Intent); a.Kind == Duplicate && len(ws) > 0 {
+			at = t.lineOf(ws[0])
 		}
+		tr.order = append(tr.order, entry{at: at, ref: j, resend: -1})
 		j++
 		return true
 	})
@@ -364,10 +394,7 @@ func (tr *TraceResult) join(recs []rawRecord) {
 }
 
 // lineOf is the first history line made from span i.
-func (t *traceState) lineOf(i int32) int32 {
-	j := slices.Index(t.at, i)
-	return int32(j + 1)
-}
+func (t *traceState) lineOf(i int32) int32 { return t.spans.at(i).first }
 
 // resends finds, per intent, the first write sent after a call whose
 // outcome was unknown under another key or with none.
@@ -380,7 +407,7 @@ func (t *traceState) resends() []resend {
 	}
 	slices.SortStableFunc(writes, func(a, b int32) int {
 		x, y := t.spans.at(a), t.spans.at(b)
-		return cmp.Or(strings.Compare(t.intentOf(x), t.intentOf(y)), cmp.Compare(x.start, y.start))
+		return cmp.Or(strings.Compare(t.intentOf(x), t.intentOf(y)), cmp.Compare(x.at, y.at))
 	})
 	t.writes = writes
 	var out []resend

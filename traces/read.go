@@ -45,10 +45,10 @@ const (
 // it carries: error.type, else an exception event's type and message,
 // else the status message of a span whose status is an error.
 type Call struct {
-	// Line is the line of the file the span is on; Path where in that
-	// line (resourceSpans[0].scopeSpans[0].spans[3]).
-	Line int
-	Path string
+	// Line is the line of the file the span is on; where in that line
+	// is Path's.
+	Line    int
+	i, j, k int
 
 	Trace  pcommon.TraceID
 	Span   pcommon.SpanID
@@ -70,6 +70,12 @@ type Call struct {
 	// Failed: the span's status is an error, or it names an error type.
 	Failed bool
 	Error  string
+}
+
+// Path is where in its line the span is:
+// resourceSpans[0].scopeSpans[0].spans[3].
+func (c *Call) Path() string {
+	return fmt.Sprintf("resourceSpans[%d].scopeSpans[%d].spans[%d]", c.i, c.j, c.k)
 }
 
 // Stats counts what a file held.
@@ -100,65 +106,114 @@ func (e *Error) Unwrap() error { return e.Err }
 // TracesData per line, and calls fn with each tool-call span, in the
 // order of the file. Every span is held to what the format asks: ids in
 // hex of their length, times as decimal strings, a name and both times.
-// A line that does not read stops it with an *Error.
+// A line that does not read stops it with an *Error. Lines are decoded
+// on a goroutine of their own, a few ahead of fn.
 func Read(name string, r io.Reader, fn func(*Call) error) (Stats, error) {
+	out := make(chan batch, 4)
+	stop := make(chan struct{})
+	go func() {
+		defer close(out)
+		decode(name, r, out, stop)
+	}()
 	var st Stats
+	var err error
+	for b := range out {
+		st.Lines, st.Spans = b.lines, b.spans
+		for i := 0; err == nil && i < len(b.calls); i++ {
+			st.Calls++
+			if err = fn(&b.calls[i]); err != nil {
+				close(stop)
+			}
+		}
+		if err == nil && b.err != nil {
+			err = b.err
+		}
+	}
+	return st, err
+}
+
+// batch is one line's tool-call spans, the counts so far, or the error
+// that ends the file.
+type batch struct {
+	calls        []Call
+	lines, spans int
+	err          error
+}
+
+// decode reads r's lines and sends each line's calls on out, until the
+// file ends, a line does not read, or stop is closed.
+func decode(name string, r io.Reader, out chan<- batch, stop <-chan struct{}) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var u ptrace.JSONUnmarshaler
-	var c Call
-	var path strings.Builder
+	lines, spans := 0, 0
+	send := func(b batch) bool {
+		b.lines, b.spans = lines, spans
+		select {
+		case out <- b:
+			return true
+		case <-stop:
+			return false
+		}
+	}
 	for {
 		raw, err := readLine(br)
 		if len(raw) == 0 && errors.Is(err, io.EOF) {
-			break
+			send(batch{})
+			return
 		}
-		st.Lines++
+		lines++
 		if err != nil && !errors.Is(err, io.EOF) {
-			return st, &Error{Name: name, Line: st.Lines, Err: err}
+			send(batch{err: &Error{Name: name, Line: lines, Err: err}})
+			return
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
+			if errors.Is(err, io.EOF) {
+				send(batch{})
+				return
+			}
 			continue
 		}
 		if field, msg := numberTime(raw); field != "" {
-			return st, &Error{Name: name, Line: st.Lines, Field: field, Err: errors.New(msg)}
+			send(batch{err: &Error{Name: name, Line: lines, Field: field, Err: errors.New(msg)}})
+			return
 		}
 		td, derr := u.UnmarshalTraces(raw)
 		if derr != nil {
-			return st, lineError(name, st.Lines, raw, derr)
+			send(batch{err: lineError(name, lines, raw, derr)})
+			return
 		}
+		var b batch
 		rss := td.ResourceSpans()
 		for i := range rss.Len() {
 			sss := rss.At(i).ScopeSpans()
 			for j := range sss.Len() {
-				spans := sss.At(j).Spans()
-				for k := range spans.Len() {
-					sp := spans.At(k)
-					st.Spans++
-					at := func() string {
-						path.Reset()
-						fmt.Fprintf(&path, "resourceSpans[%d].scopeSpans[%d].spans[%d]", i, j, k)
-						return path.String()
+				ss := sss.At(j).Spans()
+				for k := range ss.Len() {
+					sp := ss.At(k)
+					spans++
+					if werr := whole(sp); werr != nil {
+						at := Call{i: i, j: j, k: k}
+						b.err = &Error{Name: name, Line: lines, Field: at.Path(), Err: werr}
+						send(b)
+						return
 					}
-					if err := whole(sp); err != nil {
-						return st, &Error{Name: name, Line: st.Lines, Field: at(), Err: err}
-					}
+					var c Call
 					if !callOf(sp, &c) {
 						continue
 					}
-					c.Line, c.Path = st.Lines, at()
-					st.Calls++
-					if err := fn(&c); err != nil {
-						return st, err
-					}
+					c.Line, c.i, c.j, c.k = lines, i, j, k
+					b.calls = append(b.calls, c)
 				}
 			}
 		}
-		if errors.Is(err, io.EOF) {
-			break
+		if !send(b) || errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) {
+				send(batch{})
+			}
+			return
 		}
 	}
-	return st, nil
 }
 
 // whole refuses a span the format says cannot be: no name, no times, an
@@ -192,7 +247,6 @@ func callOf(sp ptrace.Span, c *Call) bool {
 		return ""
 	}
 	name := sp.Name()
-	*c = Call{}
 	switch {
 	case str("gen_ai.operation.name") == "execute_tool" || strings.HasPrefix(name, "execute_tool "):
 		c.Convention = GenAI
