@@ -20,6 +20,7 @@ import (
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 	"github.com/replaylab/replaylab/serve"
+	"github.com/replaylab/replaylab/traces"
 )
 
 // serveFlags are serve's settings as given.
@@ -116,7 +117,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.resolve, "resolve", "succeeded", "what a listed pending refund ends as: succeeded or failed")
 	fl.Var(newWholeFlag(&f.lag, serve.DefaultLag, 1, missions.MaxTicks, fmt.Sprintf("a whole number of ticks from 1 to %d", missions.MaxTicks)), "lag", "ticks behind the ledger a listed read_lagging read shows it")
 	fl.Var(newWholeFlag(&f.until, 0, 0, 1<<30, "a whole number of requests (0: until Ctrl-C)"), "until", "stop after `N` API requests (0: until Ctrl-C or SIGTERM)")
-	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, or a history (.jsonl) for check")
+	fl.StringVar(&f.record, "record", "", "write the session to `FILE` when serve stops: a session (.json) for compare and replay, a history (.jsonl) for check, or the provider's spans (.otlp.jsonl) for a trace viewer")
 	fl.StringVar(&f.db, "db", "", "keep the provider's state in the database `FILE` (made if missing, recovered after a crash); without it, in memory")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
 	fl.BoolVar(&f.mcp, "mcp", false, "serve the provider as MCP tools too, over Streamable HTTP at /mcp")
@@ -280,7 +281,9 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 		return nil
 	}
 	write := func(w io.Writer) error { return export.WriteSession(w, sess) }
-	if historyFile(path) {
+	if tracesFile(path) {
+		write = func(w io.Writer) error { return traces.WriteSession(w, sess) }
+	} else if historyFile(path) {
 		data, err := export.MarshalHistory(sess.History())
 		if err != nil {
 			return err
@@ -297,9 +300,12 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 		}
 		return infile.Error(path, err)
 	}
-	if historyFile(path) {
+	switch {
+	case tracesFile(path):
+		fmt.Fprintf(log, "wrote the provider's spans to %s (OTLP/JSON lines: open them in your trace viewer beside your agent's own)\n", path)
+	case historyFile(path):
 		fmt.Fprintf(log, "wrote the history to %s (check it with: replaylab check %s)\n", path, termtext.ShellWord(path))
-	} else {
+	default:
 		fmt.Fprintf(log, "wrote the session to %s (compare it with cases, replay it, or check it)\n", path)
 	}
 	return nil
@@ -307,6 +313,10 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 
 // historyFile: a --record file named *.jsonl gets the history format.
 func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".jsonl") }
+
+// tracesFile: a --record file named *.otlp.jsonl gets the provider's
+// spans, as OTLP/JSON lines.
+func tracesFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".otlp.jsonl") }
 
 // probeWrite makes and removes a file beside path: a directory that
 // cannot be written is found before serving, not when the session ends.

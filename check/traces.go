@@ -259,6 +259,9 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 // noWrites says what the traces held instead of a write tool's span.
 func noWrites(o TraceOptions, seen map[string]bool, st traces.Stats) error {
 	want := strings.Join(o.WriteTools, ", ")
+	if len(seen) == 0 && st.Server > 0 {
+		return fmt.Errorf("%w: %s, %d of them server spans: a provider's side of the calls, as serve --record FILE.otlp.jsonl writes it; check reads the spans of the client or agent that made the calls, with the provider's records (a serve session .json, or a refunds list) as the second file", errNoWrite, termtext.Plural(st.Spans, "span"), st.Server)
+	}
 	if len(seen) == 0 {
 		return fmt.Errorf("%w: %s, none a tool call (an execute_tool span, an MCP tools/call client span, a Traceloop tool span or an ai.toolCall span); nothing to check, so no report (not \"no anomaly\")", errNoWrite, termtext.Plural(st.Spans, "span"))
 	}

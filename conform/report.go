@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
+	"github.com/replaylab/replaylab/traces"
 )
 
 // SchemaID names the report of replaylab conform: the test matrix
@@ -454,7 +455,9 @@ func Markdown(r *Report) []byte {
 
 // Outputs are the files a conform run writes beside its report: the
 // scorecard as JUnit XML, and the session of each row that ended, as
-// SCENARIO.json in RecordDir. An empty field writes nothing.
+// SCENARIO.json in RecordDir, with the provider's spans of it beside
+// (SCENARIO.otlp.jsonl) for a team's trace viewer. An empty field writes
+// nothing.
 type Outputs struct {
 	JUnit, RecordDir string
 }
@@ -462,6 +465,12 @@ type Outputs struct {
 // SessionPath is where the session of the scenario of that id is kept.
 func (o Outputs) SessionPath(scenario string) string {
 	return filepath.Join(o.RecordDir, scenario+".json")
+}
+
+// TracesPath is where the provider's spans of that scenario's session
+// are kept.
+func (o Outputs) TracesPath(scenario string) string {
+	return filepath.Join(o.RecordDir, scenario+".otlp.jsonl")
 }
 
 // Files are the outputs of rep, the JUnit file first; a row that did not
@@ -487,6 +496,11 @@ func (o Outputs) Files(rep *Report) ([]atomicfile.File, error) {
 			return nil, err
 		}
 		files = append(files, atomicfile.File{Path: o.SessionPath(row.Scenario), Data: data})
+		var spans bytes.Buffer
+		if err := traces.WriteSession(&spans, row.Session); err != nil {
+			return nil, err
+		}
+		files = append(files, atomicfile.File{Path: o.TracesPath(row.Scenario), Data: spans.Bytes()})
 	}
 	return files, nil
 }

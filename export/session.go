@@ -161,6 +161,11 @@ type SessionRequest struct {
 	// Call is the MCP tool call that carried the request (serve --mcp);
 	// nil for a request over the REST API.
 	Call *ToolCall `json:"call,omitempty"`
+	// Traceparent is the W3C trace context the client sent with the
+	// request (the traceparent header, or an MCP call's
+	// _meta.traceparent), as sent: the provider's span of the request
+	// joins the client's trace.
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 // ToolCall is an MCP tool call as the session keeps it: the tool, the

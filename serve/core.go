@@ -145,8 +145,11 @@ func (p *plan) left() map[string][]missions.Fixture {
 // the session. It is not safe for concurrent use; Server serializes it.
 type core struct {
 	opts Options
-	led  *ledger.Ledger
-	plan *plan
+	// trace is the trace context of the request being taken, set under
+	// the lock by its handler (lockFor), kept by the request logged next.
+	trace string
+	led   *ledger.Ledger
+	plan  *plan
 	// session is the session but its requests, which reqs holds.
 	session export.Session
 	reqs    requestLog
@@ -262,8 +265,9 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 	req := export.SessionRequest{
 		Seq: c.reqs.len() + 1, Tick: c.led.Now(), Kind: export.RequestCreate,
 		Intent: c.intern(intent), Key: c.intern(key), Digest: c.intern(digest), Payload: c.intern(payload), Fixture: s.fixture, Wire: export.WireOpen,
-		Call: call,
+		Call: call, Traceparent: c.trace,
 	}
+	c.trace = ""
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay
 	}
@@ -473,6 +477,13 @@ func (c *core) setFaults(faults []missions.Fixture) {
 	c.reqs.set(i, r)
 }
 
+// setTrace sets the trace context request i was sent with.
+func (c *core) setTrace(i int, tp string) {
+	r := c.reqs.get(i)
+	r.Traceparent = tp
+	c.reqs.set(i, r)
+}
+
 // setCall sets the tool call of request i.
 func (c *core) setCall(i int, call *export.ToolCall) {
 	r := c.reqs.get(i)
@@ -483,6 +494,7 @@ func (c *core) setCall(i int, call *export.ToolCall) {
 // log adds a request that did not reach the fault table (a read, a
 // refused create) and returns its index.
 func (c *core) log(r export.SessionRequest) int {
+	r.Traceparent, c.trace = c.trace, ""
 	r.Seq = c.reqs.len() + 1
 	r.Tick = c.led.Now()
 	r.Wire = export.WireOpen

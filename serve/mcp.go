@@ -262,9 +262,9 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		e = s.intentRefused(intent)
 	}
 	if e != nil {
-		return nil, toolRefund{}, t.refused(p, ck, intent, key, toolWords(e, s.opts.IntentField), call)
+		return nil, toolRefund{}, t.refused(p, ck, intent, key, toolWords(e, s.opts.IntentField), call, traceOf(req))
 	}
-	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call, p != nil)
+	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call, traceOf(req), p != nil)
 	if err != nil {
 		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}
@@ -311,6 +311,23 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	return res, toolRefundOf(turn.obj, turn.res.Response.Status, turn.created), nil
 }
 
+// traceOf is the W3C trace context a tool call carries: its
+// _meta.traceparent, as the MCP conventions of OpenTelemetry propagate
+// it, else the traceparent header of the HTTP request that carried it.
+func traceOf(req *mcp.CallToolRequest) string {
+	if req.Params != nil {
+		if v, ok := req.Params.Meta["traceparent"].(string); ok {
+			if tp := traceparent(v); tp != "" {
+				return tp
+			}
+		}
+	}
+	if ex := req.Extra; ex != nil && ex.Header != nil {
+		return traceparent(ex.Header.Get("traceparent"))
+	}
+	return ""
+}
+
 // toolWords says e in the tool's words: the intent is the intent
 // argument, not the form field that carries it over REST.
 func toolWords(e *apiError, field string) *apiError {
@@ -325,8 +342,8 @@ func toolWords(e *apiError, field string) *apiError {
 }
 
 // refused logs a call refused before the ledger and answers it.
-func (t *tools) refused(p *post, ck callKey, intent, key string, e *apiError, call *export.ToolCall) error {
-	c, i, err := t.s.logRefused(intent, key, e, call)
+func (t *tools) refused(p *post, ck callKey, intent, key string, e *apiError, call *export.ToolCall, tp string) error {
+	c, i, err := t.s.logRefused(intent, key, e, call, tp)
 	if err != nil {
 		return t.errResult(errUnrecorded(err), false)
 	}
@@ -339,7 +356,7 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 	s := t.s
 	defer s.busy()()
 	call, ck, p := t.callOf(req, ToolGet)
-	s.lockNow()
+	s.lockFor(traceOf(req))
 	i, o, found, world := s.c.retrieveLogged(in.ID)
 	s.c.setCall(i, call)
 	if !world.Answered {
@@ -399,13 +416,13 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	lq, e := parseList(q, field)
 	if e != nil {
-		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
+		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call, traceOf(req))
 	}
-	s.lockNow()
+	s.lockFor(traceOf(req))
 	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
 	if e != nil {
 		s.mu.Unlock()
-		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call)
+		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call, traceOf(req))
 	}
 	s.c.setCall(i, call)
 	if !world.Answered {

@@ -99,6 +99,9 @@ func (c *core) apply(r export.SessionRequest) error {
 		// The tool call that carried it is the client's, as recorded.
 		c.setCall(c.reqs.len()-1, r.Call)
 	}
+	if r.Traceparent != "" {
+		c.setTrace(c.reqs.len()-1, r.Traceparent)
+	}
 	return nil
 }
 

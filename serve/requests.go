@@ -23,8 +23,8 @@ type requestLog struct {
 	lastShown []missions.EvidenceObject
 }
 
-// storedRequest is an export.SessionRequest as the log keeps it: 144
-// bytes where the exported form takes 248. A session's status and delay
+// storedRequest is an export.SessionRequest as the log keeps it: 160
+// bytes where the exported form takes 264. A session's status and delay
 // are checked to fit (export.Session's check) before they are kept.
 type storedRequest struct {
 	tick                         int
@@ -39,6 +39,9 @@ type storedRequest struct {
 	cut                          bool
 	// call is the MCP tool call that carried the request, if one did.
 	call *export.ToolCall
+	// trace is the trace context the client sent, if it sent one: a
+	// pointer, so that the many requests without keep 8 bytes for it.
+	trace *string
 }
 
 // word is an index into words: one of the few strings a request's
@@ -89,7 +92,7 @@ func (l *requestLog) pack(r export.SessionRequest) storedRequest {
 		tick: r.Tick, intent: r.Intent, key: r.Key, digest: r.Digest, payload: r.Payload,
 		response: r.Response, shown: shown, seq: int32(r.Seq), delay: int32(r.Delay), status: int16(r.Status),
 		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(fault),
-		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call,
+		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call, trace: traceRef(r.Traceparent),
 	}
 }
 
@@ -101,8 +104,20 @@ func (q *storedRequest) unpack() export.SessionRequest {
 	return r
 }
 
+// traceRef is tp kept, or nil for none.
+func traceRef(tp string) *string {
+	if tp == "" {
+		return nil
+	}
+	return &tp
+}
+
 func (q *storedRequest) unpackAll() export.SessionRequest {
-	return export.SessionRequest{
+	tp := ""
+	if q.trace != nil {
+		tp = *q.trace
+	}
+	return export.SessionRequest{Traceparent: tp,
 		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
 		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),
 		Response: q.response, Wire: q.wire.String(), Status: int(q.status), Error: q.err.String(), Shown: q.shown, Cut: q.cut, Call: q.call,

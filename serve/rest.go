@@ -173,7 +173,7 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request refused before it reached the ledger, and
 // logs it.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
-	c, i, err := s.logRefused(intent, key, e, nil)
+	c, i, err := s.logRefused(intent, key, e, nil, traceparent(r.Header.Get("traceparent")))
 	if err != nil {
 		s.unrecorded(w, r, i+1, err)
 		return
@@ -187,8 +187,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 // the tool call that carried it (nil over REST), and records it durably;
 // the caller answers it, then calls finish with the core and index it
 // returns.
-func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall) (*core, int, error) {
-	s.lockNow()
+func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall, tp string) (*core, int, error) {
+	s.lockFor(tp)
 	defer s.mu.Unlock()
 	// A refused request's intent may be anything a client sent: it is
 	// kept to its first bytes, as a read's query is.
@@ -291,13 +291,14 @@ func (s *Server) crashed(t createTurn, intent string) {
 // can close the reply's stream for a crash after the commit (over stdio it
 // cannot, and the reply is held). A durable write that failed is returned
 // with the request's seq (0 when it never entered the session).
-func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall, closes bool) (createTurn, int, error) {
+func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall, tp string, closes bool) (createTurn, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.failed != nil {
 		return createTurn{}, 0, s.failed
 	}
 	s.syncClock()
+	s.c.trace = tp
 	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
 	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent), call)
 	t := createTurn{c: s.c, i: i, world: world, res: res}
@@ -349,7 +350,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	t, seq, err := s.takeCreate(principal, key, intent, params, nil, true)
+	t, seq, err := s.takeCreate(principal, key, intent, params, nil, traceparent(r.Header.Get("traceparent")), true)
 	if err != nil {
 		s.unrecorded(w, r, seq, err)
 		return
@@ -431,7 +432,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.lockNow()
+	s.lockFor(traceparent(r.Header.Get("traceparent")))
 	i, o, found, world := s.c.retrieveLogged(raw)
 	if s.heldRead(w, r, i, world) {
 		return
@@ -500,7 +501,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	s.lockNow()
+	s.lockFor(traceparent(r.Header.Get("traceparent")))
 	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
 	if e != nil {
 		s.mu.Unlock()
@@ -569,7 +570,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.lockNow()
+	s.lockFor(traceparent(r.Header.Get("traceparent")))
 	i, o, e := s.c.update(raw, changes)
 	s.answerObject(w, r, i, o, e)
 }
@@ -593,7 +594,7 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	raw := r.PathValue("id")
-	s.lockNow()
+	s.lockFor(traceparent(r.Header.Get("traceparent")))
 	i, o, e := s.c.cancel(raw)
 	s.answerObject(w, r, i, o, e)
 }

@@ -382,3 +382,31 @@ func (s *Server) lockNow() {
 	s.mu.Lock()
 	s.syncClock()
 }
+
+// lockFor is lockNow for a request that carries the trace context tp:
+// the request the core logs next, under this lock, keeps it.
+func (s *Server) lockFor(tp string) {
+	s.lockNow()
+	s.c.trace = tp
+}
+
+// traceparent is the W3C trace context a request carries, when it is
+// one that reads (version, trace id, parent id, flags, in lowercase hex):
+// anything else is not kept, since nothing could join it.
+func traceparent(v string) string {
+	if len(v) < 55 || len(v) > 512 || v[2] != '-' || v[35] != '-' || v[52] != '-' {
+		return ""
+	}
+	for i, r := range v[:55] {
+		if i == 2 || i == 35 || i == 52 {
+			continue
+		}
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return ""
+		}
+	}
+	if v[:2] == "ff" || v[3:35] == strings.Repeat("0", 32) || v[36:52] == strings.Repeat("0", 16) {
+		return ""
+	}
+	return v[:55]
+}

@@ -81,6 +81,9 @@ func (c *Call) Path() string {
 // Stats counts what a file held.
 type Stats struct {
 	Lines, Spans, Calls int
+	// Server counts server spans: a provider's side of the calls (what
+	// serve --record writes), not a client's.
+	Server int
 }
 
 // Error is a line of a traces file that does not read: where, and what
@@ -118,7 +121,7 @@ func Read(name string, r io.Reader, fn func(*Call) error) (Stats, error) {
 	var st Stats
 	var err error
 	for b := range out {
-		st.Lines, st.Spans = b.lines, b.spans
+		st.Lines, st.Spans, st.Server = b.lines, b.spans, b.server
 		for i := 0; err == nil && i < len(b.calls); i++ {
 			st.Calls++
 			if err = fn(&b.calls[i]); err != nil {
@@ -135,9 +138,9 @@ func Read(name string, r io.Reader, fn func(*Call) error) (Stats, error) {
 // batch is one line's tool-call spans, the counts so far, or the error
 // that ends the file.
 type batch struct {
-	calls        []Call
-	lines, spans int
-	err          error
+	calls                []Call
+	lines, spans, server int
+	err                  error
 }
 
 // decode reads r's lines and sends each line's calls on out, until the
@@ -145,9 +148,9 @@ type batch struct {
 func decode(name string, r io.Reader, out chan<- batch, stop <-chan struct{}) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var u ptrace.JSONUnmarshaler
-	lines, spans := 0, 0
+	lines, spans, server := 0, 0, 0
 	send := func(b batch) bool {
-		b.lines, b.spans = lines, spans
+		b.lines, b.spans, b.server = lines, spans, server
 		select {
 		case out <- b:
 			return true
@@ -200,6 +203,9 @@ func decode(name string, r io.Reader, out chan<- batch, stop <-chan struct{}) {
 					}
 					var c Call
 					if !callOf(sp, &c) {
+						if sp.Kind() == ptrace.SpanKindServer {
+							server++
+						}
 						continue
 					}
 					c.Line, c.i, c.j, c.k = lines, i, j, k
@@ -247,6 +253,9 @@ func callOf(sp ptrace.Span, c *Call) bool {
 		return ""
 	}
 	name := sp.Name()
+	if sp.Kind() == ptrace.SpanKindServer {
+		return false // the provider's side of a call, not the caller's
+	}
 	switch {
 	case str("gen_ai.operation.name") == "execute_tool" || strings.HasPrefix(name, "execute_tool "):
 		c.Convention = GenAI
