@@ -180,3 +180,16 @@ func TestCheckReadsTraces(t *testing.T) {
 		}
 	}
 }
+
+// docs/check.md shows what check says of the example traces, as it says
+// it now.
+func TestCheckDocsShowTheTraceExample(t *testing.T) {
+	doc, err := os.ReadFile("docs/check.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, errOut := cli("check", "testdata/traces.otlp.jsonl", "testdata/refunds.json")
+	if !strings.Contains(string(doc), "$ replaylab check testdata/traces.otlp.jsonl testdata/refunds.json\n"+out+errOut+"```") {
+		t.Errorf("docs/check.md does not show what check prints now:\n%s%s", out, errOut)
+	}
+}

@@ -389,10 +389,12 @@ func checkConformFiles(f *conformFlags, command string, scenarios []*conform.Sce
 		if f.record == "" {
 			break
 		}
-		path := conform.Outputs{RecordDir: f.record}.SessionPath(sc.ID())
-		sessions[filepath.Clean(path)] = true
-		if err := checkWritable(path, f.force, true); err != nil {
-			return err
+		outs := conform.Outputs{RecordDir: f.record}
+		for _, path := range []string{outs.SessionPath(sc.ID()), outs.TracesPath(sc.ID())} {
+			sessions[filepath.Clean(path)] = true
+			if err := checkWritable(path, f.force, true); err != nil {
+				return err
+			}
 		}
 	}
 	if f.junit == "" {

@@ -156,8 +156,13 @@ func TestConformGradesTheExamples(t *testing.T) {
 		t.Errorf("the tally does not name the unsafe rows:\n%s", out)
 	}
 	files, _ := os.ReadDir(rec)
-	if len(files) != n {
-		t.Fatalf("--record wrote %d sessions, want %d", len(files), n)
+	if len(files) != 2*n {
+		t.Fatalf("--record wrote %d files, want %d: a session and its spans per row", len(files), 2*n)
+	}
+	// Beside each session, the provider's spans of it, for a trace viewer:
+	// server spans, which check says are the provider's side.
+	if code, _, errOut := cli("check", filepath.Join(rec, "timeout-then-success.otlp.jsonl")); code != exitBadInput || !strings.Contains(errOut, "server spans: a provider's side of the calls") {
+		t.Errorf("check of a row's spans: exit %d, %s", code, errOut)
 	}
 	// A recorded session is a session like any other: it replays.
 	code, out, stderr = cli("replay", filepath.Join(rec, "crash-after-send.json"))

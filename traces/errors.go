@@ -85,7 +85,7 @@ type walker struct {
 func (w *walker) at() string {
 	var b strings.Builder
 	for i, p := range w.path {
-		if i > 0 && p[0] != '[' {
+		if i > 0 && (p == "" || p[0] != '[') {
 			b.WriteByte('.')
 		}
 		b.WriteString(p)
@@ -117,7 +117,8 @@ func (w *walker) value() error {
 				if err != nil {
 					return err
 				}
-				w.path = append(w.path, kt.(string))
+				k, _ := kt.(string)
+				w.path = append(w.path, k)
 				if err := w.value(); err != nil {
 					return err
 				}
