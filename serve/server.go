@@ -381,6 +381,7 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 func (s *Server) lockNow() {
 	s.mu.Lock()
 	s.syncClock()
+	s.c.trace = "" // no request's trace context outlives its turn
 }
 
 // lockFor is lockNow for a request that carries the trace context tp:
