@@ -108,7 +108,7 @@ line does not read (with its line number) or the history holds nothing.`,
 	cmd.Flags().StringSliceVar(&o.WriteTools, "write-tools", o.WriteTools, "traces: the `TOOLS` whose calls are attempts (comma-separated)")
 	cmd.Flags().StringSliceVar(&o.ReadTools, "read-tools", o.ReadTools, "traces: the `TOOLS` whose calls are reads (comma-separated)")
 	cmd.Flags().StringVar(&o.IntentField, "intent-field", o.IntentField, "traces: the argument that carries the intent, and the refund's metadata `FIELD` in a records file")
-	cmd.Flags().StringVar(&o.KeyField, "key-field", o.KeyField, "traces: the argument that carries the idempotency key")
+	cmd.Flags().StringVar(&o.KeyField, "key-field", o.KeyField, "traces: the argument `NAME` that carries the idempotency key")
 	return cmd
 }
 

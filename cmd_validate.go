@@ -73,7 +73,7 @@ func validateFile(path string, ids *missions.Catalog) (string, []string) {
 		return "", splitErrors(infile.Error(path, err))
 	}
 	switch kind, _ := export.Sniff(data); kind {
-	case export.KindCase, export.KindSession, export.KindOther:
+	case export.KindCase, export.KindSession, export.KindOther, export.KindTraces:
 		// A case under another name than .json is still a case.
 		d, err := export.ReadDocument(path, data)
 		if err != nil {

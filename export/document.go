@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/replaylab/replaylab/missions"
@@ -115,7 +116,11 @@ func (d Document) Mission() *missions.Mission {
 // ReadDocument reads a case file or a session file, telling which by its
 // content; name is used in messages.
 func ReadDocument(name string, data []byte) (Document, error) {
-	if kind, _ := Sniff(data); kind == KindSession {
+	kind, _ := Sniff(data)
+	if kind == KindTraces {
+		return Document{}, fmt.Errorf("%s holds OpenTelemetry traces (OTLP/JSON lines), not a case or a session: replaylab check reads them (replaylab check %s [REFUNDS.json])", name, name)
+	}
+	if kind == KindSession {
 		s, err := UnmarshalSession(name, data)
 		return Document{Session: s}, err
 	}

@@ -82,3 +82,12 @@ func TestABrokenSessionSaysWhere(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// Traces given where a case or a session is read are named as traces,
+// and check is pointed at.
+func TestReadDocumentNamesTraces(t *testing.T) {
+	_, err := export.ReadDocument("t.otlp.jsonl", []byte(`{"resourceSpans":[]}`+"\n"+`{"resourceSpans":[]}`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), "t.otlp.jsonl holds OpenTelemetry traces") || !strings.Contains(err.Error(), "replaylab check t.otlp.jsonl") {
+		t.Fatalf("err = %v", err)
+	}
+}
