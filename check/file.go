@@ -60,6 +60,12 @@ func Open(path, records string, o TraceOptions, pipeWait time.Duration) (*Input,
 		}
 		return &Input{Traces: tr}, nil
 	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, fmt.Errorf("%s is empty; expected a history (JSON Lines) or OpenTelemetry traces (OTLP/JSON lines)", path)
+	}
+	if refundList(head) {
+		return nil, fmt.Errorf("%s holds a list of refunds (the provider's records): give it after the traces it joins, replaylab check TRACES.otlp.jsonl %s", path, path)
+	}
 	if records != "" {
 		return nil, fmt.Errorf("%s is not OpenTelemetry traces: a records file goes with traces only, since a history (and a session) holds the provider's records already; give the history alone", path)
 	}
@@ -118,16 +124,26 @@ func history(path string, br *bufio.Reader) (rep *Result, session bool, err erro
 	return rep, false, nil
 }
 
+// refundList: head starts a Stripe list of refunds.
+func refundList(head []byte) bool {
+	return bytes.Contains(head, []byte(`"object": "list"`)) || bytes.Contains(head, []byte(`"object":"list"`))
+}
+
 // refuseSpecial refuses what reading would make no sense of or never end:
 // a device, a socket. A named pipe is read, its wait for a writer bounded
 // (infile.Open).
 func refuseSpecial(path string) error {
+	return refuseSpecialAs(path, "a history .jsonl file or traces (.otlp.jsonl)")
+}
+
+// refuseSpecialAs is refuseSpecial for a file expected to be what.
+func refuseSpecialAs(path, what string) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return infile.Error(path, err)
 	}
 	if m := info.Mode(); m&(os.ModeDevice|os.ModeSocket|os.ModeCharDevice) != 0 {
-		return fmt.Errorf("%s is not a regular file (%s); give a history .jsonl file", path, m.Type())
+		return fmt.Errorf("%s is not a regular file (%s); give %s", path, m.Type(), what)
 	}
 	return nil
 }

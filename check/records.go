@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/infile"
+	"github.com/replaylab/replaylab/internal/jsontext"
 )
 
 // rawRecord is one refund the provider holds, as a records file gives it.
@@ -23,14 +25,21 @@ type rawRecord struct {
 // CLI saves them), or a serve session. hasMore says the last page said
 // more follow.
 func readRecords(path, intentField string, pipeWait time.Duration) (recs []rawRecord, hasMore bool, err error) {
-	if err := refuseSpecial(path); err != nil {
+	if err := refuseSpecialAs(path, "a list of refunds (the JSON of GET /v1/refunds) or a serve session"); err != nil {
 		return nil, false, err
 	}
 	data, err := infile.Read(path, export.MaxCaseBytes, "a list of refunds or a serve session", pipeWait)
 	if err != nil {
 		return nil, false, infile.Error(path, err)
 	}
-	if kind, _ := export.Sniff(data); kind == export.KindSession {
+	kind, schema := export.Sniff(data)
+	switch kind {
+	case export.KindTraces:
+		return nil, false, fmt.Errorf("%s holds OpenTelemetry traces; the second file is the provider's records: a list of refunds (the JSON of GET /v1/refunds) or a serve session", path)
+	case export.KindCase, export.KindOther:
+		return nil, false, fmt.Errorf("%s is a %s document, not the provider's records: give a list of refunds (the JSON of GET /v1/refunds) or a serve session (%s)", path, schema, export.SessionSchemaID)
+	}
+	if kind == export.KindSession {
 		s, err := export.UnmarshalSession(path, data)
 		if err != nil {
 			return nil, false, err
@@ -40,8 +49,15 @@ func readRecords(path, intentField string, pipeWait time.Duration) (recs []rawRe
 		}
 		return recs, false, nil
 	}
+	if !utf8.Valid(data) {
+		return nil, false, fmt.Errorf("%s: the file is not UTF-8; the JSON of a list of refunds is", path)
+	}
+	if at := jsontext.LoneSurrogate(data); at >= 0 {
+		return nil, false, fmt.Errorf("%s:%d: an escape that is no character (half of a surrogate pair, such as \\ud800); write the character itself", path, lineAt(data, int64(at)))
+	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	pages := 0
+	seen := map[rawRecord]bool{}
 	for {
 		start := d.InputOffset()
 		var page struct {
@@ -55,7 +71,19 @@ func readRecords(path, intentField string, pipeWait time.Duration) (recs []rawRe
 		}
 		line := lineAt(data, start)
 		if err != nil {
-			return nil, false, fmt.Errorf("%s:%d: not a list of refunds: %v; expected the JSON of Stripe's GET /v1/refunds ({\"object\": \"list\", \"data\": [refunds]}) or a serve session", path, line, err)
+			why := "it does not read as JSON"
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				why = se.Error()
+			} else if errors.Is(err, io.ErrUnexpectedEOF) {
+				why = "it ends inside its JSON (cut short?)"
+			} else {
+				var te *json.UnmarshalTypeError
+				if errors.As(err, &te) {
+					why = fmt.Sprintf("it holds a JSON %s where a list object is expected", te.Value)
+				}
+			}
+			return nil, false, fmt.Errorf("%s:%d: not a list of refunds: %s; expected the JSON of Stripe's GET /v1/refunds ({\"object\": \"list\", \"data\": [refunds]}) or a serve session", path, line, why)
 		}
 		if page.Object == nil || *page.Object != "list" || page.Data == nil {
 			return nil, false, fmt.Errorf("%s:%d: not a list of refunds: expected the JSON of Stripe's GET /v1/refunds, an object with \"object\": \"list\" and a \"data\" array of refunds, or a serve session", path, line)
@@ -82,7 +110,13 @@ func readRecords(path, intentField string, pipeWait time.Duration) (recs []rawRe
 			if !ok {
 				return nil, false, fmt.Errorf("%s:%d: refund %s has status %q; a refund's status is pending, requires_action, succeeded, failed or canceled", path, l, r.ID, r.Status)
 			}
-			recs = append(recs, rawRecord{line: l, id: r.ID, status: st, intent: r.Metadata[intentField]})
+			rec := rawRecord{id: r.ID, status: st, intent: r.Metadata[intentField]}
+			if seen[rec] {
+				continue // the same refund on two pages, as pages that overlap give it
+			}
+			seen[rec] = true
+			rec.line = l
+			recs = append(recs, rec)
 		}
 	}
 	if pages == 0 {

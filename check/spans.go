@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -51,12 +53,13 @@ type spanRec struct {
 	trace  [16]byte
 	span   [8]byte
 	parent [8]byte
-	// args is a digest of the arguments other than the key, when they
-	// were captured.
+	// args is a digest of the arguments other than the intent and the
+	// key, when they were captured.
 	args uint64
 	// at is when the call began (an attempt) or ended (a read, which
-	// shows what was there by then), in Unix nanoseconds.
-	at                                    int64
+	// shows what was there by then), end when it ended, in Unix
+	// nanoseconds.
+	at, end                               int64
 	line, name, tool, callID, intent, key int32
 	object, status, why                   int32
 	// shownAt and shownN say where in the trace check's list are the
@@ -72,6 +75,10 @@ type spanRec struct {
 	// execute_tool above its MCP client's tools/call): the span below
 	// is the attempt.
 	layer bool
+	// dup: the span is another's (the same trace and span id, the same
+	// facts) written twice, as an exporter that retried a batch or a
+	// file given twice does.
+	dup bool
 }
 
 type shownRef struct{ object, status, intent int32 }
@@ -281,7 +288,12 @@ func (a *argReader) read(s string) (intent, key string, hasKey bool, digest uint
 	}
 	fields, err := a.object(data)
 	if err != nil {
-		return "", "", false, 0, fmt.Errorf("the captured arguments are not a JSON object: %s", clip(s))
+		return "", "", false, 0, fmt.Errorf("the captured arguments do not read as a JSON object: %s", clip(s))
+	}
+	for i, f := range fields {
+		if slices.ContainsFunc(fields[:i], func(g argField) bool { return g.name == f.name }) {
+			return "", "", false, 0, fmt.Errorf("the argument %q appears twice in the captured arguments; which one the tool took cannot be told", f.name)
+		}
 	}
 	hasIntent := slices.ContainsFunc(fields, func(f argField) bool { return f.name == a.o.IntentField })
 	if j := slices.IndexFunc(fields, func(f argField) bool { return f.name == "arguments" }); j >= 0 && !hasIntent {
@@ -307,8 +319,12 @@ func (a *argReader) read(s string) (intent, key string, hasKey bool, digest uint
 		}
 		return v, true, nil
 	}
-	if intent, _, err = str(a.o.IntentField); err != nil {
+	var sent bool
+	if intent, sent, err = str(a.o.IntentField); err != nil {
 		return "", "", false, 0, err
+	}
+	if j := slices.IndexFunc(fields, func(f argField) bool { return f.name == a.o.IntentField }); j >= 0 && (!sent || intent == "") {
+		return "", "", false, 0, fmt.Errorf("the argument %q is %s: a call names its intent, or leaves the argument out", a.o.IntentField, map[bool]string{true: "null", false: "empty"}[!sent])
 	}
 	if key, hasKey, err = str(a.o.KeyField); err != nil {
 		return "", "", false, 0, err
@@ -317,12 +333,12 @@ func (a *argReader) read(s string) (intent, key string, hasKey bool, digest uint
 	var h maphash.Hash
 	h.SetSeed(a.seed)
 	for _, f := range fields {
-		if f.name == a.o.KeyField {
+		if f.name == a.o.KeyField || f.name == a.o.IntentField {
 			continue
 		}
 		h.WriteString(f.name)
 		h.WriteByte(0)
-		h.Write(compact(f.raw))
+		h.Write(canonical(f.raw))
 		h.WriteByte(0)
 	}
 	return intent, key, hasKey, h.Sum64(), nil
@@ -357,8 +373,21 @@ func (a *argReader) object(data []byte) ([]argField, error) {
 	return a.fields, nil
 }
 
-// compact is raw without the spaces between its tokens, so that two
-// writers' spacing of the same arguments gives one digest.
+// canonical is raw as one digest takes it: a number in its shortest
+// form (4500.0 is 4500), other values without the spaces between their
+// tokens, so that two writers' spelling of the same arguments gives one
+// digest.
+func canonical(raw []byte) []byte {
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil && math.Abs(f) < 1<<53 {
+			return strconv.AppendFloat(nil, f, 'f', -1, 64)
+		}
+		return raw
+	}
+	return compact(raw)
+}
+
+// compact is raw without the spaces between its tokens.
 func compact(raw json.RawMessage) []byte {
 	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return raw

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/hex"
 	"encoding/json"
@@ -88,10 +89,14 @@ type TraceResult struct {
 	// HasMore: the records file's last list page says more follow.
 	HasMore bool
 
-	res     *Result
-	t       *traceState
-	resends []resend
-	order   []entry
+	// Unkeyed: no call's captured arguments carried the key field.
+	Unkeyed bool
+
+	res      *Result
+	t        *traceState
+	resends  []resend
+	order    []entry
+	unlinked map[string]bool
 }
 
 // entry is one anomaly in the report's order: a checker's (ref) or a
@@ -179,7 +184,7 @@ func TracesFrom(path string, f io.Reader, records string, o TraceOptions, pipeWa
 // read takes the tool-call spans of r.
 func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 	t := &traceState{file: path, recName: tr.RecordsName, opts: o, seed: maphash.MakeSeed(), strs: newNameSet(), words: map[string]int32{}}
-	tr.t = t
+	tr.t, tr.unlinked = t, map[string]bool{}
 	tools := map[string]bool{}
 	seen := map[string]bool{}
 	for _, w := range o.WriteTools {
@@ -203,6 +208,7 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 		}
 		s := spanRec{line: int32(c.Line), trace: c.Trace, span: c.Span, parent: c.Parent, conv: convNumber(c.Convention), name: t.word(c.Name), write: write,
 			tool: t.word(c.Tool), callID: t.str(c.CallID), at: c.Start, intent: none, key: none, object: none, status: none}
+		s.end = c.End
 		if !write {
 			s.at = c.End
 		}
@@ -236,22 +242,67 @@ func (tr *TraceResult) read(path string, r io.Reader, o TraceOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := t.dups(); err != nil {
+		return err
+	}
 	if len(convs) > 1 {
 		t.layers()
 	}
+	named, keyed, captured := 0, 0, 0
 	for i := range int32(t.spans.len()) {
 		s := t.spans.at(i)
-		if s.layer {
+		if s.layer || s.dup {
 			continue
 		}
-		if s.write {
-			tr.Writes++
-		} else {
+		if !s.write {
 			tr.Reads++
+			continue
+		}
+		tr.Writes++
+		if s.hasArgs {
+			captured++
+		}
+		if s.intent != none {
+			named++
+		}
+		if s.key != none {
+			keyed++
 		}
 	}
 	if tr.Writes == 0 {
 		return &traces.Error{Name: path, Line: max(st.Lines, 1), Err: noWrites(o, seen, st)}
+	}
+	if captured > 0 && named == 0 {
+		return &traces.Error{Name: path, Line: max(st.Lines, 1), Err: fmt.Errorf("no call of %s names its intent in an argument %q (--intent-field), though %s captured their arguments; name the argument that carries the intent", strings.Join(o.WriteTools, ", "), o.IntentField, termtext.Plural(captured, "call"))}
+	}
+	tr.Unkeyed = captured > 0 && keyed == 0
+	return nil
+}
+
+// dups finds spans written twice (the same trace and span id): the same
+// facts again are one span, an exporter's retried batch or a file given
+// twice; other facts under one id are refused, since which is the span
+// cannot be told.
+func (t *traceState) dups() error {
+	idx := make([]int32, t.spans.len())
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int {
+		x, y := t.spans.at(a), t.spans.at(b)
+		return cmp.Or(bytes.Compare(x.trace[:], y.trace[:]), bytes.Compare(x.span[:], y.span[:]), cmp.Compare(a, b))
+	})
+	for k := 1; k < len(idx); k++ {
+		a, b := t.spans.at(idx[k-1]), t.spans.at(idx[k])
+		if a.trace != b.trace || a.span != b.span {
+			continue
+		}
+		same := *b
+		same.line, same.dup, same.first = a.line, a.dup, a.first
+		if same != *a {
+			return &traces.Error{Name: t.file, Line: int(b.line), Err: fmt.Errorf("span %s of trace %s is on line %d too, saying other things: a span id names one span; which of the two is the call cannot be told", hex.EncodeToString(b.span[:]), hex.EncodeToString(b.trace[:]), a.line)}
+		}
+		b.dup = true
 	}
 	return nil
 }
@@ -324,7 +375,7 @@ func (tr *TraceResult) join(recs []rawRecord) {
 	var l export.HistoryLine
 	for i := range int32(t.spans.len()) {
 		s := t.spans.at(i)
-		if s.layer {
+		if s.layer || s.dup {
 			continue
 		}
 		if s.write {
@@ -356,6 +407,9 @@ func (tr *TraceResult) join(recs []rawRecord) {
 	for _, r := range recs {
 		if r.intent == "" {
 			tr.Unlinked++
+			if len(tr.unlinked) < 1<<16 {
+				tr.unlinked[r.id] = true
+			}
 			continue
 		}
 		n++
@@ -425,7 +479,9 @@ func (t *traceState) resends() []resend {
 			s := t.spans.at(w)
 			if unsure != none {
 				u := t.spans.at(unsure)
-				if s.key == none || s.key != u.key {
+				// Sent after the first's outcome was unknown: one sent
+				// while the first was still out is a concurrent send.
+				if (s.key == none || s.key != u.key) && s.at >= u.end {
 					out = append(out, resend{first: unsure, again: w})
 					break
 				}
@@ -460,6 +516,8 @@ func (t *traceState) hop(a, b *spanRec) (string, string) {
 		return HopOtherArguments, "a call with other arguments"
 	case a.callID != none && b.callID != none:
 		return HopModel, fmt.Sprintf("a new tool call (id %s, after %s) with the same arguments: the model called the tool again", strconv.Quote(t.name(b.callID)), strconv.Quote(t.name(a.callID)))
+	case a.callID != none || b.callID != none:
+		return HopSameArguments, "the same arguments again; one of the two spans carries no tool call id, so the model's own call cannot be told from a retry below it"
 	}
 	return HopSameArguments, "the same arguments again; the spans carry no tool call id to tell the model's own call from a retry below it"
 }
@@ -531,6 +589,13 @@ func (tr *TraceResult) Each(fn func(TraceAnomaly) bool) {
 		} else {
 			a := byRef[e.ref]
 			ta = TraceAnomaly{Kind: a.Kind, Intent: a.Intent, Message: a.Message, Others: a.Others, Objects: a.Objects, Keys: a.Keys}
+			if a.Kind == OKNoEffect {
+				for _, o := range a.Objects {
+					if tr.unlinked[o] {
+						ta.Message += fmt.Sprintf(" (%s is in %s, but names no intent in metadata[%s], so it was left out of the join)", o, tr.RecordsName, tr.t.opts.IntentField)
+					}
+				}
+			}
 			if a.Kind == Duplicate {
 				// The attempts that made the effects, then the effects.
 				for _, w := range tr.t.writesOf(a.Intent) {
@@ -581,6 +646,9 @@ func (tr *TraceResult) WriteText(w io.Writer) error {
 		bw.WriteString("; no provider records given, so only what the spans show")
 	}
 	fmt.Fprintf(bw, ": %s\n", verdict)
+	if tr.Unkeyed {
+		fmt.Fprintf(bw, "%s: no call's arguments carry %q (--key-field): each attempt is taken as sent with no key\n", termtext.CleanLine(tr.Name), tr.t.opts.KeyField)
+	}
 	if tr.HasMore {
 		fmt.Fprintf(bw, "%s: its last page says has_more: true; refunds after it are not in the file, so an effect may be missing from the join\n", termtext.CleanLine(tr.RecordsName))
 	}

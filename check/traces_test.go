@@ -287,7 +287,7 @@ func TestTraceInputRefused(t *testing.T) {
 	}{
 		{"no tool span", chat, "", "no span of a write tool: 1 span, none a tool call"},
 		{"no write-tool span", other, "", `the tool calls are of "search"; name the write tools with --write-tools`},
-		{"arguments not JSON", badArgs, "", "t.otlp.jsonl:1: resourceSpans[0].scopeSpans[0].spans[0]: span 0100000000000000 (\"execute_tool create_refund\"): the captured arguments are not a JSON object: intent=refund-1042"},
+		{"arguments not JSON", badArgs, "", "t.otlp.jsonl:1: resourceSpans[0].scopeSpans[0].spans[0]: span 0100000000000000 (\"execute_tool create_refund\"): the captured arguments do not read as a JSON object: intent=refund-1042"},
 		{"records not a list", good, write("r1.json", `{"object":"refund","id":"re_1"}`), `r1.json:1: not a list of refunds`},
 		{"a list of something else", good, write("r2.json", "{\"object\":\"list\",\n\"data\":[\n{\"object\":\"charge\",\"id\":\"ch_1\"}],\"has_more\":false}"), `r2.json:3: data[0] is not a refund`},
 		{"a refund of no status", good, write("r3.json", `{"object":"list","data":[{"object":"refund","id":"re_1","status":"done"}]}`), `refund re_1 has status "done"`},
@@ -338,5 +338,125 @@ func TestSpanWithoutArguments(t *testing.T) {
 	}
 	if !strings.Contains(as[0].Message, "sent again with no key") {
 		t.Errorf("message: %s", as[0].Message)
+	}
+}
+
+// What an adversarial pass found, each held: a span written twice, an
+// intent argument that names nothing, arguments twice, a field nothing
+// carries, a send while the first was still out, numbers spelled two
+// ways.
+func TestTraceEdges(t *testing.T) {
+	timeout := map[string]string{"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": `{"intent":"i","amount":4500,"idempotency_key":"k1"}`, "error.type": "timeout"}
+	t.Run("a span written twice is one", func(t *testing.T) {
+		one := func(ss ptrace.SpanSlice) { addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout}) }
+		tr := traceCheck(t, spansFile(t, one, one), "")
+		if tr.Writes != 1 || tr.Len() != 0 {
+			t.Fatalf("%d writes, %v", tr.Writes, anomaliesOf(tr))
+		}
+	})
+	t.Run("one span id saying two things is refused", func(t *testing.T) {
+		path := spansFile(t, func(ss ptrace.SpanSlice) {
+			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout})
+		}, func(ss ptrace.SpanSlice) {
+			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", at: 5, attrs: map[string]string{"gen_ai.tool.call.arguments": `{"intent":"i"}`}})
+		})
+		if _, err := check.Open(path, "", check.DefaultTraceOptions(), 0); err == nil || !strings.Contains(err.Error(), ":2: span 0100000000000000 of trace 09000000000000000000000000000000 is on line 1 too, saying other things") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	for _, tc := range []struct{ name, args, says string }{
+		{"a null intent", `{"intent":null}`, `the argument "intent" is null`},
+		{"an empty intent", `{"intent":""}`, `the argument "intent" is empty`},
+		{"an argument twice", `{"intent":"a","intent":"b"}`, `the argument "intent" appears twice`},
+		{"an intent not a string", `{"intent":7}`, `the argument "intent" is 7, not a string`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := spansFile(t, func(ss ptrace.SpanSlice) {
+				addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: map[string]string{"gen_ai.tool.call.arguments": tc.args}})
+			})
+			if _, err := check.Open(path, "", check.DefaultTraceOptions(), 0); err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("err = %v; want %q", err, tc.says)
+			}
+		})
+	}
+	t.Run("an intent field no call carries", func(t *testing.T) {
+		o := check.DefaultTraceOptions()
+		o.IntentField = "order"
+		_, err := check.Open("../testdata/traces.otlp.jsonl", "", o, 0)
+		if err == nil || !strings.Contains(err.Error(), `no call of create_refund names its intent in an argument "order" (--intent-field)`) {
+			t.Fatalf("err = %v", err)
+		}
+		o = check.DefaultTraceOptions()
+		o.KeyField = "nokey"
+		tr := traceCheck2(t, "../testdata/traces.otlp.jsonl", o)
+		var text bytes.Buffer
+		tr.WriteText(&text)
+		if !tr.Unkeyed || !strings.Contains(text.String(), `no call's arguments carry "nokey" (--key-field)`) {
+			t.Errorf("a key field no call carries is not said:\n%s", text.String())
+		}
+	})
+	t.Run("a send while the first was still out is no resend after unknown", func(t *testing.T) {
+		path := spansFile(t, func(ss ptrace.SpanSlice) {
+			long := toolSpan{span: 1, name: "execute_tool create_refund", at: 0, attrs: timeout}
+			addSpan(ss, long)
+			ss.At(0).SetEndTimestamp(ss.At(0).StartTimestamp() + 30e9)
+			addSpan(ss, toolSpan{span: 2, name: "execute_tool create_refund", at: 10, attrs: map[string]string{"gen_ai.tool.call.id": "c2", "gen_ai.tool.call.arguments": `{"intent":"i","amount":4500,"idempotency_key":"k2"}`}})
+		})
+		for _, a := range anomaliesOf(traceCheck(t, path, "")) {
+			if a.Kind == check.Resent {
+				t.Fatalf("a concurrent send was called a resend: %s", a.Message)
+			}
+		}
+	})
+	t.Run("4500 and 4500.0 are the same arguments", func(t *testing.T) {
+		path := spansFile(t, func(ss ptrace.SpanSlice) {
+			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout})
+			addSpan(ss, toolSpan{span: 2, name: "execute_tool create_refund", at: 5, attrs: map[string]string{"gen_ai.tool.call.id": "c2", "gen_ai.tool.call.arguments": `{"intent":"i","amount":4500.0,"idempotency_key":"k2"}`}})
+		})
+		as := anomaliesOf(traceCheck(t, path, ""))
+		if len(as) != 1 || as[0].Hop != check.HopModel {
+			t.Fatalf("anomalies = %+v", as)
+		}
+	})
+}
+
+func traceCheck2(t *testing.T, path string, o check.TraceOptions) *check.TraceResult {
+	t.Helper()
+	in, err := check.Open(path, "", o, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in.Traces
+}
+
+// Records given in the wrong place, or a refund the join leaves out, are
+// said as such.
+func TestRecordsInTheirPlace(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "refunds.json")
+	os.WriteFile(list, []byte(`{"object":"list","data":[{"id":"re_0002","object":"refund","status":"succeeded","metadata":{}},{"id":"re_0002","object":"refund","status":"succeeded","metadata":{}}],"has_more":false}`), 0o644)
+	if _, err := check.Open(list, "", check.DefaultTraceOptions(), 0); err == nil || !strings.Contains(err.Error(), "holds a list of refunds (the provider's records): give it after the traces it joins") {
+		t.Errorf("a refunds list alone: %v", err)
+	}
+	if _, err := check.Open("../testdata/traces.otlp.jsonl", "../testdata/traces.otlp.jsonl", check.DefaultTraceOptions(), 0); err == nil || !strings.Contains(err.Error(), "holds OpenTelemetry traces; the second file is the provider's records") {
+		t.Errorf("traces as records: %v", err)
+	}
+	empty := filepath.Join(dir, "e.otlp.jsonl")
+	os.WriteFile(empty, []byte("\n\n"), 0o644)
+	if _, err := check.Open(empty, "", check.DefaultTraceOptions(), 0); err == nil || !strings.Contains(err.Error(), "is empty") {
+		t.Errorf("an empty file: %v", err)
+	}
+	tr := traceCheck(t, "../testdata/traces.otlp.jsonl", list)
+	if tr.Unlinked != 1 {
+		t.Errorf("a refund listed twice counted %d times", tr.Unlinked)
+	}
+	said := false
+	for _, a := range anomaliesOf(tr) {
+		if a.Kind == check.OKNoEffect && a.Intent == "refund-1042" {
+			said = strings.Contains(a.Message, "re_0002 is in "+list+", but names no intent in metadata[intent], so it was left out of the join")
+		}
+	}
+	if !said {
+		t.Error("ok_without_effect of refund-1042 does not say its refund was left out of the join")
 	}
 }

@@ -9,7 +9,47 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/replaylab/replaylab/internal/jsontext"
 )
+
+// shape says what is wrong with a line as bytes, before it is decoded,
+// or "": it is UTF-8, with no escape that names no character, and one
+// TracesData object, {"resourceSpans": [...]}, with nothing after it. A
+// decoder would take a lone surrogate for U+FFFD (two ids that differ
+// there would read as one), ignore what follows the object, and read
+// an object of no spans as an empty batch.
+func shape(line []byte) string {
+	if !utf8.Valid(line) {
+		at := 0
+		for at < len(line) {
+			r, n := utf8.DecodeRune(line[at:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			at += n
+		}
+		return fmt.Sprintf("the line is not UTF-8 (byte %d); OTLP/JSON is UTF-8", at+1)
+	}
+	if at := jsontext.LoneSurrogate(line); at >= 0 {
+		return fmt.Sprintf("the line holds an escape that is no character (%s at byte %d, half of a surrogate pair); write the character itself", line[at:min(at+6, len(line))], at+1)
+	}
+	end := jsontext.ObjectEnd(line)
+	switch {
+	case len(line) == 0 || line[0] != '{':
+		return `expected one TracesData object on each line, {"resourceSpans": [...]}, as the OpenTelemetry file exporter writes them`
+	case end < 0:
+		return `the line ends inside its JSON object (cut short?); each line holds one whole TracesData object, {"resourceSpans": [...]}`
+	case end != len(line):
+		return fmt.Sprintf("more follows the TracesData object on the line (at byte %d); the file holds one TracesData per line", end+1)
+	}
+	rest := bytes.TrimLeft(line[1:], " \t\r\n")
+	if !bytes.HasPrefix(rest, []byte(`"resourceSpans"`)) {
+		return `the object is not a TracesData: it has no "resourceSpans" (first); expected {"resourceSpans": [...]} on each line`
+	}
+	return ""
+}
 
 // timeKey ends every key of a time in nanoseconds in a span or event.
 var timeKey = []byte(`UnixNano"`)
@@ -35,8 +75,8 @@ func numberTime(line []byte) (field, msg string) {
 			break
 		}
 	}
-	if f, err := walk(line); f != "" {
-		return f, err.Error()
+	if f, err := walk(line); err != nil {
+		return cmpOr(f, "a time"), err.Error()
 	}
 	return "a time", "a time in nanoseconds is given as a JSON number; OTLP/JSON writes it as a decimal string"
 }
@@ -66,13 +106,16 @@ func walk(line []byte) (string, error) {
 	err := w.value()
 	if err == nil {
 		if _, terr := d.Token(); terr != io.EOF {
-			return "the line", errors.New("more follows the TracesData object on one line; the file holds one per line")
+			return "", errors.New("more follows the TracesData object on one line; the file holds one per line")
 		}
 		return "", nil
 	}
 	var se *json.SyntaxError
-	if errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return w.at(), fmt.Errorf("the line is not JSON at byte %d: %v", d.InputOffset(), err)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return w.at(), errors.New("the line ends inside its JSON object (cut short?)")
+	}
+	if errors.As(err, &se) {
+		return w.at(), fmt.Errorf("not JSON at byte %d: %v", d.InputOffset(), err)
 	}
 	return w.at(), err
 }
@@ -89,9 +132,6 @@ func (w *walker) at() string {
 			b.WriteByte('.')
 		}
 		b.WriteString(p)
-	}
-	if b.Len() == 0 {
-		return "the line"
 	}
 	return b.String()
 }
@@ -148,7 +188,7 @@ func (w *walker) value() error {
 		}
 	case json.Number:
 		if strings.HasSuffix(key, "UnixNano") {
-			return fmt.Errorf("%s is a JSON number: OTLP/JSON writes a time in nanoseconds as a decimal string (\"%s\"), since a number this large loses digits in most JSON writers", v, v)
+			return fmt.Errorf("%s is a JSON number: OTLP/JSON writes a time in nanoseconds as a decimal string (\"%s\"), since a time of this century is larger than most JSON writers hold exactly", v, v)
 		}
 		if _, ok := idLen[key]; ok {
 			return fmt.Errorf("%s is a number: OTLP/JSON writes an id as hex digits in a string", v)

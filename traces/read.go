@@ -177,6 +177,10 @@ func decode(name string, r io.Reader, out chan<- batch, stop <-chan struct{}) {
 			}
 			continue
 		}
+		if msg := shape(raw); msg != "" {
+			send(batch{err: &Error{Name: name, Line: lines, Err: errors.New(msg)}})
+			return
+		}
 		if field, msg := numberTime(raw); field != "" {
 			send(batch{err: &Error{Name: name, Line: lines, Field: field, Err: errors.New(msg)}})
 			return

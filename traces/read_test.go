@@ -159,7 +159,14 @@ func TestBadLinesAreRefusedWithLineAndField(t *testing.T) {
 		{"no start", strings.Replace(good, `"startTimeUnixNano":"1",`, "", 1), "resourceSpans[0].scopeSpans[0].spans[0]", "no startTimeUnixNano"},
 		{"no end", strings.Replace(good, `,"endTimeUnixNano":"2"`, "", 1), "resourceSpans[0].scopeSpans[0].spans[0]", "no endTimeUnixNano"},
 		{"ends before it starts", strings.Replace(good, `"startTimeUnixNano":"1"`, `"startTimeUnixNano":"3"`, 1), "resourceSpans[0].scopeSpans[0].spans[0]", "ends before it starts"},
-		{"not JSON", good[:60], "", "not JSON"},
+		{"cut short", good[:60], "", "cut short"},
+		{"not JSON inside", strings.Replace(good, `"name":"x"`, `"name":x`, 1), "resourceSpans[0].scopeSpans[0].spans[0].name", "not JSON at byte"},
+		{"an array", `[` + good + `]`, "", "expected one TracesData object on each line"},
+		{"an empty object", `{}`, "", `no "resourceSpans"`},
+		{"another document", `{"type":"attempt","intent":"refund-1042"}`, "", `no "resourceSpans"`},
+		{"trailing garbage", good + `}}garbage`, "", "more follows the TracesData object on the line (at byte 181)"},
+		{"not UTF-8", strings.Replace(good, `"name":"x"`, "\"name\":\"x\xff\"", 1), "", "not UTF-8 (byte"},
+		{"a lone surrogate", strings.Replace(good, `"name":"x"`, `"name":"x\ud800"`, 1), "", `escape that is no character (\ud800 at byte`},
 		{"no trace id", strings.Replace(good, `"traceId":"4bf92f3577b34da6a3ce929d0e0e4736",`, "", 1), "resourceSpans[0].scopeSpans[0].spans[0]", "no traceId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +175,7 @@ func TestBadLinesAreRefusedWithLineAndField(t *testing.T) {
 			if !errors.As(err, &te) {
 				t.Fatalf("err = %v, want a *traces.Error", err)
 			}
-			if te.Line != 2 || (tc.field != "" && te.Field != tc.field) || !strings.Contains(err.Error(), tc.says) {
+			if te.Line != 2 || te.Field != tc.field || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("err = %q (line %d, field %q); want line 2, field %q, saying %q", err, te.Line, te.Field, tc.field, tc.says)
 			}
 			if !strings.HasPrefix(err.Error(), "t.otlp.jsonl:2: ") {

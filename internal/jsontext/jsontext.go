@@ -1,0 +1,112 @@
+// Package jsontext checks JSON text as bytes, before any decoder reads
+// it: an escape that names no character, and where a value ends. A
+// decoder reads a lone surrogate escape (\ud800) as U+FFFD, as it reads
+// every other such escape, so two ids that differ only there would read
+// as one; these checks see the escapes themselves. It imports nothing of
+// the repository.
+package jsontext
+
+import "bytes"
+
+// LoneSurrogate is the offset of the first \u escape in data that is half
+// of a surrogate pair without its other half, or -1 when there is none.
+// An escaped backslash before a u (\\u) is no escape. (Outside strings a
+// backslash is no JSON at all, which a decoder refuses.) It jumps from
+// one \u to the next, so that text without them costs a search.
+func LoneSurrogate(data []byte) int {
+	for i := 0; ; {
+		k := bytes.Index(data[i:], []byte(`\u`))
+		if k < 0 {
+			return -1
+		}
+		at := i + k
+		i = at + 2
+		if escaped(data, at) {
+			continue // \\u: a backslash, then a u
+		}
+		hi, ok := hex4(data, at+2)
+		switch {
+		case !ok:
+		case hi >= 0xd800 && hi < 0xdc00:
+			lo, ok := hex4(data, at+8)
+			if at+7 >= len(data) || data[at+6] != '\\' || data[at+7] != 'u' || !ok || lo < 0xdc00 || lo >= 0xe000 {
+				return at
+			}
+			i = at + 12
+		case hi >= 0xdc00 && hi < 0xe000:
+			return at
+		}
+	}
+}
+
+// escaped: the byte at data[i] follows an odd run of backslashes, so is
+// itself escaped.
+func escaped(data []byte, i int) bool {
+	n := 0
+	for p := i - 1; p >= 0 && data[p] == '\\'; p-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// hex4 reads the four hex digits at data[i:].
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// ObjectEnd is the offset just past the JSON object that starts data
+// (after spaces), found by its brackets outside strings, or -1 when data
+// does not start with an object or the object does not close. It jumps
+// through each string to its closing quote.
+func ObjectEnd(data []byte) int {
+	i := 0
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	if i >= len(data) || data[i] != '{' {
+		return -1
+	}
+	depth := 0
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			j := i + 1
+			for {
+				k := bytes.IndexByte(data[j:], '"')
+				if k < 0 {
+					return -1
+				}
+				j += k
+				if !escaped(data, j) {
+					break
+				}
+				j++
+			}
+			i = j
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
