@@ -348,7 +348,9 @@ func TestSpanWithoutArguments(t *testing.T) {
 func TestTraceEdges(t *testing.T) {
 	timeout := map[string]string{"gen_ai.tool.call.id": "c1", "gen_ai.tool.call.arguments": `{"intent":"i","amount":4500,"idempotency_key":"k1"}`, "error.type": "timeout"}
 	t.Run("a span written twice is one", func(t *testing.T) {
-		one := func(ss ptrace.SpanSlice) { addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout}) }
+		one := func(ss ptrace.SpanSlice) {
+			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout})
+		}
 		tr := traceCheck(t, spansFile(t, one, one), "")
 		if tr.Writes != 1 || tr.Len() != 0 {
 			t.Fatalf("%d writes, %v", tr.Writes, anomaliesOf(tr))
