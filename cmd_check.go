@@ -123,6 +123,11 @@ func anomalies(path, what string, n int) error {
 
 // checkTraceFlags refuses trace options that name nothing.
 func checkTraceFlags(cmd *cobra.Command, o *check.TraceOptions) error {
+	for _, l := range []*[]string{&o.WriteTools, &o.ReadTools} {
+		for i, t := range *l {
+			(*l)[i] = strings.TrimSpace(t)
+		}
+	}
 	for _, l := range []struct {
 		flag  string
 		tools []string
