@@ -24,6 +24,10 @@ import (
 // after a call whose outcome was unknown, under another key or with none.
 const Resent = "resent_after_unknown"
 
+// concurrentSlack is how far a call may start before the last one ended
+// and still be sent after it, not beside it.
+const concurrentSlack = 50 * time.Millisecond
+
 // spanKinds are the anomalies spans show without the provider's
 // records.
 var spanKinds = map[string]bool{KeyChanged: true, KeyReused: true, KeyShared: true}
@@ -481,7 +485,10 @@ func (t *traceState) resends() []resend {
 				u := t.spans.at(unsure)
 				// Sent after the first's outcome was unknown: one sent
 				// while the first was still out is a concurrent send.
-				if (s.key == none || s.key != u.key) && s.at >= u.end {
+				// The slack is for clocks: OpenTelemetry JS starts a span
+				// at a millisecond and ends it at a nanosecond, and two
+				// processes' clocks differ a little.
+				if (s.key == none || s.key != u.key) && s.at >= u.end-int64(concurrentSlack) {
 					out = append(out, resend{first: unsure, again: w})
 					break
 				}

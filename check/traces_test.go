@@ -410,6 +410,20 @@ func TestTraceEdges(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a resend stamped to the millisecond its first call ended in is a resend", func(t *testing.T) {
+		path := spansFile(t, func(ss ptrace.SpanSlice) {
+			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout})
+			addSpan(ss, toolSpan{span: 2, name: "execute_tool create_refund", attrs: map[string]string{"gen_ai.tool.call.id": "c2", "gen_ai.tool.call.arguments": `{"intent":"i","amount":4500,"idempotency_key":"k2"}`}})
+			first, again := ss.At(0), ss.At(1)
+			first.SetEndTimestamp(first.StartTimestamp() + 400_700_000) // 400.7 ms
+			again.SetStartTimestamp(first.StartTimestamp() + 400_000_000)
+			again.SetEndTimestamp(again.StartTimestamp() + 10_000_000)
+		})
+		as := anomaliesOf(traceCheck(t, path, ""))
+		if len(as) != 1 || as[0].Kind != check.Resent {
+			t.Fatalf("anomalies = %+v", as)
+		}
+	})
 	t.Run("4500 and 4500.0 are the same arguments", func(t *testing.T) {
 		path := spansFile(t, func(ss ptrace.SpanSlice) {
 			addSpan(ss, toolSpan{span: 1, name: "execute_tool create_refund", attrs: timeout})
@@ -460,5 +474,17 @@ func TestRecordsInTheirPlace(t *testing.T) {
 	}
 	if !said {
 		t.Error("ok_without_effect of refund-1042 does not say its refund was left out of the join")
+	}
+}
+
+// The file @traceloop/instrumentation-mcp wrote of the naive agent
+// (check/testdata/otel-node) shows its resend: the second call starts in
+// the millisecond the first one's timeout ended, as OpenTelemetry JS
+// stamps a span's start to the millisecond and its end to the
+// nanosecond.
+func TestTheTraceloopFileShowsTheResend(t *testing.T) {
+	as := anomaliesOf(traceCheck(t, "../traces/testdata/traceloop.otlp.jsonl", ""))
+	if len(as) != 1 || as[0].Kind != check.Resent || as[0].Hop != check.HopSameArguments || as[0].Intent != "refund-1042" {
+		t.Fatalf("anomalies = %+v", as)
 	}
 }
