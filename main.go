@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaylab/replaylab/internal/buildinfo"
 	"github.com/replaylab/replaylab/internal/termtext"
 )
 
@@ -90,7 +91,9 @@ With no command it opens the interactive lab on the mission picker.`,
 		Args:          rootArgs,
 		// A typo two letters off still finds its command.
 		SuggestionsMinimumDistance: 2,
+		Version:                    buildinfo.Version(),
 	}
+	root.SetVersionTemplate(buildinfo.Line() + "\n")
 	var lf labFlags
 	lf.register(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return runLab(cmd, &lf, "") }
@@ -98,7 +101,7 @@ With no command it opens the interactive lab on the mission picker.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
-	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd(), newExploreCmd(), newServeCmd(), newCheckCmd(), newLearnCmd(), newConformCmd())
+	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd(), newExploreCmd(), newServeCmd(), newCheckCmd(), newLearnCmd(), newConformCmd(), newVersionCmd())
 	registerCompletions(root)
 	// Every command names what its arguments should be when they are wrong.
 	for _, c := range root.Commands() {
@@ -150,5 +153,19 @@ func explainArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return badInput(fmt.Errorf("%s: %w (usage: %s)", cmd.Name(), err, cmd.UseLine()))
 		}
 		return nil
+	}
+}
+
+// newVersionCmd is replaylab version: the same line as replaylab --version,
+// from the build information Go stamps into the binary.
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print which replaylab this is, and the Go that built it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), buildinfo.Line())
+			return err
+		},
 	}
 }

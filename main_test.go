@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/buildinfo"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
@@ -812,5 +814,24 @@ func TestReadmeIsShort(t *testing.T) {
 		if !strings.Contains(flat, want) {
 			t.Errorf("README.md does not say %q", want)
 		}
+	}
+}
+
+// TestVersion: replaylab --version and replaylab version print one line,
+// the same, from the build information, with the Go that built it.
+func TestVersion(t *testing.T) {
+	var lines []string
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		var out, errb bytes.Buffer
+		if code := executeIO(args, &out, &errb); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		lines = append(lines, out.String())
+	}
+	if want := buildinfo.Line() + "\n"; lines[0] != want || lines[1] != want {
+		t.Fatalf("--version %q, version %q, want %q both", lines[0], lines[1], want)
+	}
+	if !strings.HasPrefix(lines[0], "replaylab ") || !strings.Contains(lines[0], runtime.Version()) {
+		t.Fatalf("version line %q does not name replaylab and its Go", lines[0])
 	}
 }

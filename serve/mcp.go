@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/buildinfo"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -157,7 +158,7 @@ func boolPtr(b bool) *bool { return &b }
 func newTools(s *Server) *tools {
 	t := &tools{s: s, posts: map[int]*post{}, inflight: map[callKey]callAt{}, early: map[callKey]earlyCancel{}, ended: map[string]chan struct{}{}}
 	quiet := slog.New(slog.DiscardHandler)
-	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: "1"},
+	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: buildinfo.Version()},
 		&mcp.ServerOptions{Logger: quiet, Instructions: "A simulated refunds provider: refunds made here are counted, and replaylab judges whether each intent was refunded exactly once."})
 	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription, InputSchema: createSchema(),
 		Annotations: &mcp.ToolAnnotations{Title: "Create a refund", DestructiveHint: boolPtr(true), IdempotentHint: false, OpenWorldHint: boolPtr(true)}}, t.create)

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/buildinfo"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -152,6 +153,9 @@ func (g *rig) rawPost(session, body string, wait time.Duration) (int, string, er
 func TestMCPToolsAreListedHonestly(t *testing.T) {
 	g := newToolRig(t, Options{MCP: true})
 	cs := g.agent()
+	if v := cs.InitializeResult().ServerInfo.Version; v != buildinfo.Version() {
+		t.Errorf("serverInfo.version %q, want the binary's %q, as replaylab --version says", v, buildinfo.Version())
+	}
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
