@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
