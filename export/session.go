@@ -166,6 +166,40 @@ type SessionRequest struct {
 	// _meta.traceparent), as sent: the provider's span of the request
 	// joins the client's trace.
 	Traceparent string `json:"traceparent,omitempty"`
+	// Held says how a reply held (wire held) ended: what let the provider
+	// stop holding it, and the tick it came at.
+	Held *HeldEnd `json:"held_end,omitempty"`
+}
+
+// HeldEnd is how a held reply ended.
+type HeldEnd struct {
+	// How is one of the Held* words.
+	How  string `json:"how"`
+	Tick int    `json:"tick"`
+}
+
+// How a held reply ended.
+const (
+	// HeldCancelled: the client's notifications/cancelled came (its tick
+	// and reason are the call's cancelled).
+	HeldCancelled = "cancelled"
+	// HeldClientClosed: the client closed the connection or the call's
+	// response stream without a word (under MCP 2026-07-28 that is the
+	// call's cancellation).
+	HeldClientClosed = "client_closed"
+	// HeldSessionEnded: the client ended its MCP session (DELETE, or the
+	// end of its input over stdio).
+	HeldSessionEnded = "session_ended"
+	// HeldCap: the provider's cap on a hold (serve --hold) ran out first.
+	HeldCap = "hold_cap"
+	// HeldServeStopped: the reply was still held when serve stopped (or
+	// died: a reopened --db says so of a hold whose end it never logged).
+	HeldServeStopped = "serve_stopped"
+)
+
+// HeldWords lists How's words, in the order above.
+func HeldWords() []string {
+	return []string{HeldCancelled, HeldClientClosed, HeldSessionEnded, HeldCap, HeldServeStopped}
 }
 
 // ToolCall is an MCP tool call as the session keeps it: the tool, the

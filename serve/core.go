@@ -477,13 +477,6 @@ func (c *core) setFaults(faults []missions.Fixture) {
 	c.reqs.set(i, r)
 }
 
-// setTrace sets the trace context request i was sent with.
-func (c *core) setTrace(i int, tp string) {
-	r := c.reqs.get(i)
-	r.Traceparent = tp
-	c.reqs.set(i, r)
-}
-
 // setCall sets the tool call of request i.
 func (c *core) setCall(i int, call *export.ToolCall) {
 	r := c.reqs.get(i)

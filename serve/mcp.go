@@ -287,7 +287,8 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		if p != nil {
 			gone = p.gone
 		}
-		wire := s.hold(ctx, gone, t.sessionEnded(call.Session))
+		wire, how := s.hold(ctx, gone, t.sessionEnded(call.Session))
+		s.heldEnded(turn.c, turn.i, how)
 		s.finish(turn.c, turn.i, wire, 0, nil, nil)
 		t.lost(p, ck)
 		return nil, toolRefund{}, errNoReply
@@ -473,7 +474,8 @@ func (t *tools) heldRead(ctx context.Context, p *post, ck callKey, call *export.
 	if p != nil {
 		gone = p.gone
 	}
-	wire := s.hold(ctx, gone, t.sessionEnded(call.Session))
+	wire, how := s.hold(ctx, gone, t.sessionEnded(call.Session))
+	s.heldEnded(c, i, how)
 	s.finish(c, i, wire, 0, nil, nil)
 	t.lost(p, ck)
 	return errNoReply

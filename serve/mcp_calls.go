@@ -541,6 +541,17 @@ func (s *Server) markCancelled(c *core, i int, reason string) {
 	if s.failed == nil {
 		_ = s.write(entry(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}))
 	}
+	// A client may close the call's stream before its cancellation is
+	// sent (the go-sdk does): the hold that ended then was cancelled all
+	// the same.
+	if r.Held != nil && r.Held.How == export.HeldClientClosed {
+		r = c.reqs.get(i)
+		r.Held = &export.HeldEnd{How: export.HeldCancelled, Tick: r.Held.Tick}
+		c.reqs.set(i, r)
+		if s.failed == nil {
+			_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: *r.Held}}))
+		}
+	}
 }
 
 // closeSessions ends every MCP session.

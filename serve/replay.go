@@ -99,8 +99,11 @@ func (c *core) apply(r export.SessionRequest) error {
 		// The tool call that carried it is the client's, as recorded.
 		c.setCall(c.reqs.len()-1, r.Call)
 	}
-	if r.Traceparent != "" {
-		c.setTrace(c.reqs.len()-1, r.Traceparent)
+	if r.Traceparent != "" || r.Held != nil {
+		// So are the trace context it sent and how its held reply ended.
+		last := c.reqs.get(c.reqs.len() - 1)
+		last.Traceparent, last.Held = r.Traceparent, r.Held
+		c.reqs.set(c.reqs.len()-1, last)
 	}
 	return nil
 }

@@ -39,9 +39,24 @@ type storedRequest struct {
 	cut                          bool
 	// call is the MCP tool call that carried the request, if one did.
 	call *export.ToolCall
-	// trace is the trace context the client sent, if it sent one: a
-	// pointer, so that the many requests without keep 8 bytes for it.
-	trace *string
+	// extra is what few requests have: the trace context the client
+	// sent, how a held reply ended. A pointer, so that the many requests
+	// without keep 8 bytes for it.
+	extra *requestExtra
+}
+
+// requestExtra is what few requests carry.
+type requestExtra struct {
+	trace string
+	held  *export.HeldEnd
+}
+
+// extraOf is r's trace and held end, or nil for neither.
+func extraOf(r export.SessionRequest) *requestExtra {
+	if r.Traceparent == "" && r.Held == nil {
+		return nil
+	}
+	return &requestExtra{trace: r.Traceparent, held: r.Held}
 }
 
 // word is an index into words: one of the few strings a request's
@@ -92,7 +107,7 @@ func (l *requestLog) pack(r export.SessionRequest) storedRequest {
 		tick: r.Tick, intent: r.Intent, key: r.Key, digest: r.Digest, payload: r.Payload,
 		response: r.Response, shown: shown, seq: int32(r.Seq), delay: int32(r.Delay), status: int16(r.Status),
 		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(fault),
-		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call, trace: traceRef(r.Traceparent),
+		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call, extra: extraOf(r),
 	}
 }
 
@@ -104,20 +119,15 @@ func (q *storedRequest) unpack() export.SessionRequest {
 	return r
 }
 
-// traceRef is tp kept, or nil for none.
-func traceRef(tp string) *string {
-	if tp == "" {
-		return nil
-	}
-	return &tp
-}
-
 func (q *storedRequest) unpackAll() export.SessionRequest {
-	tp := ""
-	if q.trace != nil {
-		tp = *q.trace
+	var (
+		tp   string
+		held *export.HeldEnd
+	)
+	if q.extra != nil {
+		tp, held = q.extra.trace, q.extra.held
 	}
-	return export.SessionRequest{Traceparent: tp,
+	return export.SessionRequest{Traceparent: tp, Held: held,
 		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
 		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),
 		Response: q.response, Wire: q.wire.String(), Status: int(q.status), Error: q.err.String(), Shown: q.shown, Cut: q.cut, Call: q.call,

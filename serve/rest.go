@@ -361,7 +361,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		closeConn(w)
 		return
 	case fateHold:
-		wire := s.hold(r.Context(), nil, nil)
+		wire, how := s.hold(r.Context(), nil, nil)
+		s.heldEnded(t.c, t.i, how)
 		s.finish(t.c, t.i, wire, 0, nil, nil)
 		closeConn(w)
 		return
@@ -396,17 +397,62 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 // tool call, its POST goes or its session ends: gone and ended, nil when
 // there is none), the safety cap (Options.Hold) runs out or the server
 // stops.
-func (s *Server) hold(ctx context.Context, gone, ended <-chan struct{}) string {
+func (s *Server) hold(ctx context.Context, gone, ended <-chan struct{}) (wire, how string) {
 	t := time.NewTimer(s.opts.Hold)
 	defer t.Stop()
+	capped := false
 	select {
 	case <-ctx.Done():
 	case <-gone:
 	case <-ended:
 	case <-t.C:
+		capped = true
 	case <-s.stop:
 	}
-	return export.WireHeld
+	// Several can be over at once (a DELETE ends the session and then its
+	// calls' contexts; a stop closes the client's connections): the first
+	// cause is named.
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return ch != nil
+		default:
+			return false
+		}
+	}
+	switch {
+	case closed(s.stop):
+		return export.WireHeld, export.HeldServeStopped
+	case closed(ended):
+		return export.WireHeld, export.HeldSessionEnded
+	case capped:
+		return export.WireHeld, export.HeldCap
+	}
+	// Over REST the context is the connection's; over MCP it ends with the
+	// call's cancellation (which heldEnded sees recorded) or its stream.
+	return export.WireHeld, export.HeldClientClosed
+}
+
+// heldEnded records how held request i of core c ended, now: a call whose
+// cancellation came was cancelled, whatever closed after it.
+func (s *Server) heldEnded(c *core, i int, how string) {
+	s.lockNow()
+	defer s.mu.Unlock()
+	if c != s.c {
+		return
+	}
+	r := c.reqs.get(i)
+	if r.Held != nil {
+		return
+	}
+	if r.Call != nil && r.Call.Cancelled != nil {
+		how = export.HeldCancelled
+	}
+	r.Held = &export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)}
+	c.reqs.set(i, r)
+	if s.failed == nil {
+		_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: *r.Held}}))
+	}
 }
 
 // closeConn closes the connection without a response.
@@ -540,7 +586,8 @@ func (s *Server) heldRead(w http.ResponseWriter, r *http.Request, i int, world m
 		s.unrecorded(w, r, i+1, err)
 		return true
 	}
-	wire := s.hold(r.Context(), nil, nil)
+	wire, how := s.hold(r.Context(), nil, nil)
+	s.heldEnded(c, i, how)
 	s.finish(c, i, wire, 0, nil, nil)
 	closeConn(w)
 	return true

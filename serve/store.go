@@ -67,6 +67,14 @@ type logEntry struct {
 	// Cancel is an MCP client's cancellation of the tool call that
 	// carried request Seq.
 	Cancel *cancelEntry `json:"cancel,omitempty"`
+	// Held is how the held reply of request Seq ended.
+	Held *heldEntry `json:"held,omitempty"`
+}
+
+// heldEntry is how request Seq's held reply ended.
+type heldEntry struct {
+	Seq int `json:"seq"`
+	export.HeldEnd
 }
 
 // cancelEntry is a cancellation of request Seq's tool call.
@@ -567,9 +575,21 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 				call.Cancelled = &e.Cancel.Cancellation
 				s.c.setCall(e.Cancel.Seq-1, &call)
 			}
+		case e.Held != nil && e.Held.Seq >= 1 && e.Held.Seq <= s.c.reqs.len():
+			r := s.c.reqs.get(e.Held.Seq - 1)
+			r.Held = &e.Held.HeldEnd
+			s.c.reqs.set(e.Held.Seq-1, r)
 		}
 		// What the clock did up to the entry's tick was written with it.
 		s.c.advanceTo(e.Tick)
+	}
+	// A hold whose end was never logged was cut short by the process
+	// ending: it was still held when serve stopped.
+	for i := range s.c.reqs.len() {
+		if r := s.c.reqs.get(i); r.Wire == export.WireHeld && r.Held == nil {
+			r.Held = &export.HeldEnd{How: export.HeldServeStopped, Tick: s.c.led.Now()}
+			s.c.reqs.set(i, r)
+		}
 	}
 	if err := st.verify(s.c.led); err != nil {
 		return fail(fmt.Errorf("--db %s does not agree with itself: %w", path, err))
