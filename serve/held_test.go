@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -90,4 +91,47 @@ func TestHeldRepliesSayHowTheyEnded(t *testing.T) {
 		<-done
 		waitHow(t, g, export.HeldServeStopped)
 	})
+}
+
+// TestHeldEndsOutliveAReopen: a --db keeps how each hold ended; a hold
+// whose end was never written (the process went first) reads as still
+// held when serve stopped.
+func TestHeldEndsOutliveAReopen(t *testing.T) {
+	db := t.TempDir() + "/refunds.db"
+	clock := newFakeClock()
+	lost := []missions.Fixture{missions.TimeoutAfterCommit, missions.TimeoutAfterCommit}
+	g, _ := openRig(t, Options{Faults: lost}, db, clock)
+	if a := g.do(g.quick, http.MethodPost, "/v1/refunds", "k1", refund1042()); !a.timedOut() {
+		t.Fatalf("the lost reply answered: %+v", a)
+	}
+	waitFor(t, "the first hold's end", func() bool { return g.srv.Session().Requests[0].Held != nil })
+	g.stop()
+
+	g, _ = openRig(t, Options{Faults: lost}, db, clock)
+	if h := g.srv.Session().Requests[0].Held; h == nil || h.How != export.HeldClientClosed {
+		t.Fatalf("after a reopen the hold's end is %+v, want client_closed", h)
+	}
+	// A second hold, whose end the log never gets: the store takes no
+	// write from the moment it is held, as a process that died would.
+	patient := &http.Client{Timeout: 5 * time.Second}
+	done := make(chan answer, 1)
+	go func() { done <- g.do(patient, http.MethodPost, "/v1/refunds", "k2", refund1042()) }()
+	waitFor(t, "the second create to be held", func() bool {
+		s := g.srv.Session()
+		return len(s.Requests) == 2 && s.Requests[1].Wire == export.WireOpen
+	})
+	g.srv.mu.Lock()
+	g.srv.failed = errors.New("the process died (test)")
+	g.srv.mu.Unlock()
+	g.srv.Release()
+	<-done
+	g.stop()
+	g, _ = openRig(t, Options{Faults: lost}, db, clock)
+	s := g.srv.Session()
+	if h := s.Requests[1].Held; h == nil || h.How != export.HeldServeStopped {
+		t.Fatalf("a hold whose end was never written reads as %+v, want serve_stopped", h)
+	}
+	if h := s.Requests[0].Held; h == nil || h.How != export.HeldClientClosed {
+		t.Fatalf("the first hold's end became %+v", h)
+	}
 }
