@@ -536,6 +536,6 @@ func heldWords(open []export.SessionRequest, cfg Config) string {
 	case r.Kind == export.RequestRetrieve:
 		what = "GET /v1/refunds/" + r.Payload
 	}
-	return fmt.Sprintf("It was still waiting on %s (request %d, held since tick %d, %v in): its own request timeout is longer than REPLAYLAB_REQUEST_TIMEOUT_MS (%dms), which a lost reply is held for; docs/conform.md says where a client and each agent framework set it.",
+	return fmt.Sprintf("It was still waiting on %s (request %d, held since tick %d, %v in): its own request timeout is longer than REPLAYLAB_REQUEST_TIMEOUT_MS (%dms), which a lost reply is held for; docs/agents.md says where each agent framework sets it.",
 		what, r.Seq, r.Tick, time.Duration(r.Tick)*cfg.Tick, cfg.RequestTimeout().Milliseconds())
 }
