@@ -545,12 +545,7 @@ func (s *Server) markCancelled(c *core, i int, reason string) {
 	// sent (the go-sdk does): the hold that ended then was cancelled all
 	// the same.
 	if r.Held != nil && r.Held.How == export.HeldClientClosed {
-		r = c.reqs.get(i)
-		r.Held = &export.HeldEnd{How: export.HeldCancelled, Tick: r.Held.Tick}
-		c.reqs.set(i, r)
-		if s.failed == nil {
-			_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: *r.Held}}))
-		}
+		s.setHeld(c, i, export.HeldEnd{How: export.HeldCancelled, Tick: r.Held.Tick})
 	}
 }
 

@@ -448,10 +448,17 @@ func (s *Server) heldEnded(c *core, i int, how string) {
 	if r.Call != nil && r.Call.Cancelled != nil {
 		how = export.HeldCancelled
 	}
-	r.Held = &export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)}
+	s.setHeld(c, i, export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)})
+}
+
+// setHeld records, and logs, how held request i of core c ended. The
+// caller holds mu.
+func (s *Server) setHeld(c *core, i int, end export.HeldEnd) {
+	r := c.reqs.get(i)
+	r.Held = &end
 	c.reqs.set(i, r)
 	if s.failed == nil {
-		_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: *r.Held}}))
+		_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: end}}))
 	}
 }
 
