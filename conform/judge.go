@@ -137,7 +137,7 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci RowIntent, runs
 	live := liveObjects(after.Ledger, id)
 	n := len(live)
 	if n > 1 {
-		return GradeUnsafe, fmt.Sprintf("%d refunds stand for %s, which the client was to make once", n, id)
+		return GradeUnsafe, fmt.Sprintf("%d refunds stand for %s, which the client was to make once%s", n, id, hops(after, live))
 	}
 	heard := heardOf(after, id)
 	if len(ci.Beliefs) == 0 {
@@ -209,6 +209,35 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci RowIntent, runs
 		return GradePass, fmt.Sprintf("one refund for %s, and the client %s, as this row asks", id, believed)
 	}
 	return GradePass, fmt.Sprintf("one refund for %s, and the client %s", id, believed)
+}
+
+// hops says, of each refund beyond the first that stands for an intent,
+// which create made it and what that create repeated: the hop that sent
+// it, as far as the wire shows.
+func hops(s *export.Session, live []ledger.Object) string {
+	bySeq := map[int]export.SessionRequest{}
+	made := map[ledger.ObjectID]export.SessionRequest{}
+	for _, r := range s.Requests {
+		if r.Kind != export.RequestCreate {
+			continue
+		}
+		bySeq[r.Seq] = r
+		if r.Response != nil && r.Response.Object != 0 && r.Provider == string(ledger.Committed) {
+			if _, ok := made[r.Response.Object]; !ok {
+				made[r.Response.Object] = r
+			}
+		}
+	}
+	var out []string
+	for _, o := range live[1:] {
+		if r, ok := made[o.ID]; ok && r.Repeat != nil {
+			out = append(out, fmt.Sprintf("%s came from request %d, %s", o.ID, r.Seq, export.DescribeRepeat(r, bySeq[r.Repeat.Of])))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(out, "; ")
 }
 
 // heard is what the provider's delivered replies told the client of an

@@ -169,6 +169,10 @@ type SessionRequest struct {
 	// Held says how a reply held (wire held) ended: what let the provider
 	// stop holding it, and the tick it came at.
 	Held *HeldEnd `json:"held_end,omitempty"`
+	// Repeat, on a create for an intent that had one before, says what
+	// it repeated and how (WithRepeats): the hop that sent it, as far as
+	// the wire shows.
+	Repeat *Repeat `json:"repeat,omitempty"`
 }
 
 // HeldEnd is how a held reply ended.
@@ -214,6 +218,11 @@ type ToolCall struct {
 	// ID is the JSON-RPC request id as the client sent it, in JSON: 7 or
 	// "call-7".
 	ID string `json:"id"`
+	// Revision is the MCP revision of a per-request call (2026-07-28 and
+	// after, which have no sessions: the call is its own POST, and the
+	// closing of its response stream is its cancellation); empty for a
+	// call in a session (2025-11-25 and before) or over stdio.
+	Revision string `json:"revision,omitempty"`
 	// Cancelled is the client's notifications/cancelled for this call:
 	// received and recorded, it undoes nothing.
 	Cancelled *Cancellation `json:"cancelled,omitempty"`

@@ -165,6 +165,9 @@ type core struct {
 	// payloads holds one copy of each create string the session keeps
 	// (intent, key, digest, payload), so that retries keep it once.
 	payloads map[string]string
+	// lastCreate is, per intent, the index of its latest create: the one
+	// a create for it repeats.
+	lastCreate map[string]int
 }
 
 type told struct {
@@ -182,7 +185,7 @@ func newCore(o Options) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, start: o.Now()}
+	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, lastCreate: map[string]int{}, start: o.Now()}
 	c.session = export.Session{
 		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
@@ -268,6 +271,13 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 		Call: call, Traceparent: c.trace,
 	}
 	c.trace = ""
+	if intent != "" {
+		if j, ok := c.lastCreate[intent]; ok {
+			rep := export.RepeatOf(c.reqs.get(j), req)
+			req.Repeat = &rep
+		}
+		c.lastCreate[intent] = c.reqs.len()
+	}
 	if s.fixture == missions.LateCommit || s.fixture == missions.PendingFixture {
 		req.Delay = s.delay
 	}

@@ -66,7 +66,10 @@ const MaxMCPBody = 4 << 20
 type tools struct {
 	s      *Server
 	server *mcp.Server
-	http   http.Handler
+	// http serves the revisions with sessions; perRequest the revisions
+	// without (2026-07-28 and after), where a POST is the whole call and
+	// its closing cancels the handler.
+	http, perRequest http.Handler
 
 	mu    sync.Mutex
 	posts map[int]*post
@@ -168,6 +171,8 @@ func newTools(s *Server) *tools {
 		Annotations: &mcp.ToolAnnotations{Title: "List refunds", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.list)
 	t.server.AddReceivingMiddleware(t.receiving)
 	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet})
+	t.perRequest = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server },
+		&mcp.StreamableHTTPOptions{Logger: quiet, Stateless: true, PropagateRequestCancellation: true})
 	return t
 }
 
@@ -287,13 +292,14 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 		if p != nil {
 			gone = p.gone
 		}
-		wire, how := s.hold(ctx, gone, t.sessionEnded(call.Session))
+		wire, how := s.hold(ctx, gone, t.endedOf(call))
 		s.heldEnded(turn.c, turn.i, how)
 		s.finish(turn.c, turn.i, wire, 0, nil, nil)
 		t.lost(p, ck)
 		return nil, toolRefund{}, errNoReply
 	}
 	if ctx.Err() != nil || (p != nil && p.left()) {
+		s.streamClosed(turn.c, turn.i)
 		s.finish(turn.c, turn.i, export.WireGone, 0, nil, nil)
 		t.lost(p, ck)
 		return nil, toolRefund{}, errNoReply
@@ -474,7 +480,7 @@ func (t *tools) heldRead(ctx context.Context, p *post, ck callKey, call *export.
 	if p != nil {
 		gone = p.gone
 	}
-	wire, how := s.hold(ctx, gone, t.sessionEnded(call.Session))
+	wire, how := s.hold(ctx, gone, t.endedOf(call))
 	s.heldEnded(c, i, how)
 	s.finish(c, i, wire, 0, nil, nil)
 	t.lost(p, ck)

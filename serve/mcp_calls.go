@@ -33,7 +33,30 @@ const (
 	hdrTransport = "Replaylab-Mcp-Transport"
 	hdrID        = "Replaylab-Mcp-Id"
 	hdrPost      = "Replaylab-Mcp-Post"
+	hdrRevision  = "Replaylab-Mcp-Revision"
 )
+
+// perRequestRevision is the revision a request that carries its own names
+// (the MCP-Protocol-Version header, from 2026-07-28 on), or "" for a
+// request of the revisions with sessions.
+func perRequestRevision(r *http.Request) string {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v >= MCPRevisionPerRequest {
+		return v
+	}
+	return ""
+}
+
+// revisionRefused says why the revision of r is not served under
+// Options.MCPRevision, or "".
+func (t *tools) revisionRefused(rev string) string {
+	switch only := t.s.opts.MCPRevision; {
+	case only == MCPRevisionSession && rev != "":
+		return "" // the session handler refuses it, naming the revisions it takes
+	case only == MCPRevisionPerRequest && rev == "":
+		return "This provider serves MCP " + MCPRevisionPerRequest + " only (serve --mcp-revision " + MCPRevisionPerRequest + "): no initialize and no sessions. Send each request with the header MCP-Protocol-Version: " + MCPRevisionPerRequest + " and its _meta (io.modelcontextprotocol/protocolVersion, clientInfo, clientCapabilities), as SEP-2575 says; a client that negotiates (the go-sdk from v1.8.0) does so on its own."
+	}
+	return ""
+}
 
 // earlyCancel is a cancellation that came before its call: its reason,
 // and when it came.
@@ -182,8 +205,17 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			t.endSession(id)
 		}
 	}
+	rev := perRequestRevision(r)
+	handler := t.http
+	if rev != "" && t.s.opts.MCPRevision != MCPRevisionSession {
+		handler = t.perRequest
+	}
+	if msg := t.revisionRefused(rev); msg != "" {
+		writeUnsupportedRevision(w, r.Header.Get("Mcp-Protocol-Version"), msg)
+		return
+	}
 	if r.Method != http.MethodPost {
-		t.http.ServeHTTP(w, r)
+		handler.ServeHTTP(w, r)
 		return
 	}
 	// The call's answer is recorded before the provider counts the
@@ -221,11 +253,26 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id := callIDOf(id); id != "" {
 		r.Header.Set(hdrID, id)
 	}
-	t.http.ServeHTTP(postWriter{p}, r)
+	if handler == t.perRequest {
+		r.Header.Set(hdrRevision, rev)
+	}
+	handler.ServeHTTP(postWriter{p}, r)
 	t.mu.Lock()
 	delete(t.posts, n)
 	t.mu.Unlock()
 	p.settle()
+}
+
+// writeUnsupportedRevision answers a request whose revision is not served
+// with JSON-RPC's unsupported-protocol-version error (SEP-2575), naming
+// the one that is.
+func writeUnsupportedRevision(w http.ResponseWriter, requested, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+		"code": mcp.CodeUnsupportedProtocolVersion, "message": msg,
+		"data": mcp.UnsupportedProtocolVersionData{Supported: []string{MCPRevisionPerRequest}, Requested: requested}}})
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // batchCallsTools reports whether body is a JSON-RPC batch with a
@@ -339,26 +386,33 @@ func idJSON(v any) string {
 func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall, callKey, *post) {
 	c := &export.ToolCall{Tool: tool, Transport: export.TransportStdio}
 	var p *post
-	id := ""
+	id, scope := "", ""
 	if ex := req.Extra; ex != nil && ex.Header != nil {
 		if tr := ex.Header.Get(hdrTransport); tr != "" {
 			c.Transport = tr
 		}
 		id = ex.Header.Get(hdrID)
+		c.Revision = ex.Header.Get(hdrRevision)
 		if n, err := strconv.Atoi(ex.Header.Get(hdrPost)); err == nil {
 			t.mu.Lock()
 			p = t.posts[n]
 			t.mu.Unlock()
+			if c.Revision != "" {
+				// No session: the POST is the call's whole scope, and its
+				// id is of it alone.
+				scope = "post " + strconv.Itoa(n)
+			}
 		}
 	}
 	if id == "" {
 		id = "null"
 	}
 	c.ID = termtext.Shorten(id, MaxReadPayload)
-	if req.Session != nil {
+	if req.Session != nil && c.Revision == "" {
 		c.Session = req.Session.ID()
+		scope = c.Session
 	}
-	return c, callKey{c.Session, keyID(id)}, p
+	return c, callKey{scope, keyID(id)}, p
 }
 
 // answer records the answer to call i of core c once it is known whether
@@ -457,6 +511,15 @@ func (t *tools) live(id string) bool {
 	return false
 }
 
+// endedOf is closed when call's session ends; nil for a call of a
+// revision without sessions.
+func (t *tools) endedOf(call *export.ToolCall) <-chan struct{} {
+	if call.Revision != "" {
+		return nil
+	}
+	return t.sessionEnded(call.Session)
+}
+
 // sessionEnded is closed when MCP session id ends.
 func (t *tools) sessionEnded(id string) chan struct{} {
 	t.mu.Lock()
@@ -531,6 +594,30 @@ func (s *Server) markCancelled(c *core, i int, reason string) {
 	if c != s.c {
 		return
 	}
+	s.cancelled(c, i, reason)
+}
+
+// streamCancel is the reason a call of a revision without sessions is
+// cancelled by: its response stream closed.
+const streamCancel = "the call's response stream closed, which under MCP 2026-07-28 is its cancellation"
+
+// streamClosed records the cancellation of request i of core c when its
+// call is of a revision without sessions, whose client closed the
+// call's response stream before the reply.
+func (s *Server) streamClosed(c *core, i int) {
+	s.lockNow()
+	defer s.mu.Unlock()
+	if c != s.c {
+		return
+	}
+	if r := c.reqs.get(i); r.Call != nil && r.Call.Revision != "" {
+		s.cancelled(c, i, streamCancel)
+	}
+}
+
+// cancelled records on request i of core c that its tool call was
+// cancelled, now, with reason. The caller holds mu.
+func (s *Server) cancelled(c *core, i int, reason string) {
 	r := c.reqs.get(i)
 	if r.Call == nil || r.Call.Cancelled != nil {
 		return

@@ -26,6 +26,14 @@ import (
 // transports.
 func (g *rig) agent() *mcp.ClientSession {
 	g.t.Helper()
+	return g.agentAt(MCPRevisionSession)
+}
+
+// agentAt is agent under MCP revision rev: MCPRevisionSession (initialize
+// and a session) or MCPRevisionPerRequest (no session: each request
+// carries its revision).
+func (g *rig) agentAt(rev string) *mcp.ClientSession {
+	g.t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
 	var transport mcp.Transport
 	if g.http != nil {
@@ -39,9 +47,12 @@ func (g *rig) agent() *mcp.ClientSession {
 		g.t.Cleanup(func() { _ = ss.Close() })
 		transport = client
 	}
-	cs, err := c.Connect(context.Background(), transport, nil)
+	cs, err := c.Connect(context.Background(), transport, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
 		g.t.Fatalf("connect: %v", err)
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != rev {
+		g.t.Fatalf("connected under MCP %s, want %s", got, rev)
 	}
 	g.t.Cleanup(func() { _ = cs.Close() })
 	return cs

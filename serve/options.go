@@ -73,6 +73,11 @@ type Options struct {
 	// ToolErrors is what a tool's error result says: ToolErrorsPlain
 	// (the default, the provider's words) or ToolErrorsOpaque.
 	ToolErrors string
+	// MCPRevision narrows the MCP revisions served over HTTP: "" serves
+	// both kinds (MCPRevisionSession's initialize and sessions, and
+	// MCPRevisionPerRequest's requests that carry their revision),
+	// either one alone serves only it.
+	MCPRevision string
 	// Now is the wall clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -121,6 +126,24 @@ func (o Options) retentionTicks() int {
 		return o.Mission.Retention
 	}
 	return int((DefaultRetention + o.Tick - 1) / o.Tick)
+}
+
+// The MCP revisions serve speaks over HTTP: the newest with sessions,
+// and the first without (SEP-2575: each request carries its revision,
+// in the MCP-Protocol-Version header and its _meta).
+const (
+	MCPRevisionSession    = "2025-11-25"
+	MCPRevisionPerRequest = "2026-07-28"
+)
+
+// CheckMCPRevision accepts "" (both), MCPRevisionSession or
+// MCPRevisionPerRequest.
+func CheckMCPRevision(rev string) error {
+	switch rev {
+	case "", MCPRevisionSession, MCPRevisionPerRequest:
+		return nil
+	}
+	return fmt.Errorf("MCP revision %q: give %s (initialize and sessions) or %s (no sessions: each request carries its revision), or leave it out for both", rev, MCPRevisionSession, MCPRevisionPerRequest)
 }
 
 // CheckTick: a tick lasts from 1ms to 24h.
@@ -205,6 +228,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)
 	}
 	if err := checkIntentField(o.IntentField); err != nil {
+		return err
+	}
+	if err := CheckMCPRevision(o.MCPRevision); err != nil {
 		return err
 	}
 	for _, f := range o.Faults {

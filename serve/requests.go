@@ -47,16 +47,17 @@ type storedRequest struct {
 
 // requestExtra is what few requests carry.
 type requestExtra struct {
-	trace string
-	held  *export.HeldEnd
+	trace  string
+	held   *export.HeldEnd
+	repeat *export.Repeat
 }
 
-// extraOf is r's trace and held end, or nil for neither.
+// extraOf is r's trace, held end and repeat, or nil for none.
 func extraOf(r export.SessionRequest) *requestExtra {
-	if r.Traceparent == "" && r.Held == nil {
+	if r.Traceparent == "" && r.Held == nil && r.Repeat == nil {
 		return nil
 	}
-	return &requestExtra{trace: r.Traceparent, held: r.Held}
+	return &requestExtra{trace: r.Traceparent, held: r.Held, repeat: r.Repeat}
 }
 
 // word is an index into words: one of the few strings a request's
@@ -121,13 +122,14 @@ func (q *storedRequest) unpack() export.SessionRequest {
 
 func (q *storedRequest) unpackAll() export.SessionRequest {
 	var (
-		tp   string
-		held *export.HeldEnd
+		tp     string
+		held   *export.HeldEnd
+		repeat *export.Repeat
 	)
 	if q.extra != nil {
-		tp, held = q.extra.trace, q.extra.held
+		tp, held, repeat = q.extra.trace, q.extra.held, q.extra.repeat
 	}
-	return export.SessionRequest{Traceparent: tp, Held: held,
+	return export.SessionRequest{Traceparent: tp, Held: held, Repeat: repeat,
 		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
 		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),
 		Response: q.response, Wire: q.wire.String(), Status: int(q.status), Error: q.err.String(), Shown: q.shown, Cut: q.cut, Call: q.call,

@@ -445,8 +445,17 @@ func (s *Server) heldEnded(c *core, i int, how string) {
 	if r.Held != nil {
 		return
 	}
+	if how == export.HeldClientClosed && r.Call != nil && r.Call.Revision != "" && r.Call.Cancelled == nil {
+		// Without sessions the closing of the call's stream is its
+		// cancellation.
+		s.cancelled(c, i, streamCancel)
+		r = c.reqs.get(i)
+	}
 	if r.Call != nil && r.Call.Cancelled != nil {
 		how = export.HeldCancelled
+	}
+	if r.Held != nil {
+		return
 	}
 	s.setHeld(c, i, export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)})
 }

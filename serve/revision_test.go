@@ -1,0 +1,183 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// TestPerRequestRevision: a client of MCP 2026-07-28 (no initialize, no
+// session: each request carries its revision) is served beside the
+// session revisions, and the closing of a call's response stream is
+// recorded as that call's cancellation.
+func TestPerRequestRevision(t *testing.T) {
+	g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit, missions.CrashAfterSend}})
+	cs := g.agentAt(MCPRevisionPerRequest)
+	if cs.ID() != "" {
+		t.Errorf("a per-request client has session %q; 2026-07-28 has none", cs.ID())
+	}
+	if _, err := call(t, cs, ToolCreate, args1042(""), 200*time.Millisecond); err == nil {
+		t.Fatal("the lost reply answered")
+	}
+	waitFor(t, "the held call's end", func() bool { return g.srv.Session().Requests[0].Held != nil })
+	r := g.srv.Session().Requests[0]
+	if r.Call == nil || r.Call.Revision != MCPRevisionPerRequest || r.Call.Session != "" {
+		t.Fatalf("call %+v: want revision %s and no session", r.Call, MCPRevisionPerRequest)
+	}
+	if r.Call.Cancelled == nil || r.Call.Cancelled.Reason != streamCancel || r.Held.How != export.HeldCancelled {
+		t.Fatalf("cancelled %+v, held end %+v: the closed stream is the call's cancellation", r.Call.Cancelled, r.Held)
+	}
+
+	// The provider closing the stream (crash_after_send) is no
+	// cancellation: the client did not give up.
+	if _, err := call(t, cs, ToolCreate, args1042(""), 5*time.Second); err == nil {
+		t.Fatal("a closed stream answered")
+	}
+	res, err := call(t, cs, ToolCreate, args1042(""), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refundIn(t, res)
+	waitFor(t, "three answered calls", func() bool {
+		s := g.srv.Session()
+		return len(s.Requests) == 3 && s.Requests[2].Wire == export.WireDelivered && s.Requests[1].Wire != export.WireOpen
+	})
+	s := g.srv.Session()
+	if r := s.Requests[1]; r.Wire != export.WireClosed || r.Call.Cancelled != nil {
+		t.Errorf("crash_after_send: wire %s, cancelled %+v; want closed, not cancelled", r.Wire, r.Call.Cancelled)
+	}
+	if r := s.Requests[2]; r.Call.Revision != MCPRevisionPerRequest || r.Repeat == nil || r.Repeat.How != export.RepeatReissued {
+		t.Errorf("the call after a closed stream: call %+v, repeat %+v; want a re-issue under %s", r.Call, r.Repeat, MCPRevisionPerRequest)
+	}
+	if ids := []string{s.Requests[0].Call.ID, s.Requests[1].Call.ID, s.Requests[2].Call.ID}; ids[0] == ids[1] || ids[1] == ids[2] {
+		t.Errorf("request ids %v: the go-sdk sends each call under a new id", ids)
+	}
+}
+
+// TestMCPRevisionOption: --mcp-revision narrows serve to one kind of
+// revision, and a client of the other is refused in words that name
+// what is served.
+func TestMCPRevisionOption(t *testing.T) {
+	connect := func(g *rig, rev string) (*mcp.ClientSession, error) {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: g.http.URL + MCPPath, DisableStandaloneSSE: true},
+			&mcp.ClientSessionOptions{ProtocolVersion: rev})
+		if err == nil {
+			t.Cleanup(func() { _ = cs.Close() })
+		}
+		return cs, err
+	}
+	t.Run("per-request only", func(t *testing.T) {
+		g := newRig(t, Options{MCP: true, MCPRevision: MCPRevisionPerRequest})
+		cs, err := connect(g, "")
+		if err != nil || cs.InitializeResult().ProtocolVersion != MCPRevisionPerRequest {
+			t.Fatalf("the go-sdk's default client: %v", err)
+		}
+		if _, err := connect(g, MCPRevisionSession); err == nil {
+			t.Fatal("a session client connected to a per-request-only provider")
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+		status, text, err := g.rawPost("", body, 5*time.Second)
+		var reply struct {
+			Error struct {
+				Code    int64
+				Message string
+				Data    mcp.UnsupportedProtocolVersionData
+			}
+		}
+		if err != nil || json.Unmarshal([]byte(text), &reply) != nil {
+			t.Fatalf("initialize: %d %q %v", status, text, err)
+		}
+		if status != http.StatusBadRequest || reply.Error.Code != mcp.CodeUnsupportedProtocolVersion ||
+			!strings.Contains(reply.Error.Message, "MCP-Protocol-Version: 2026-07-28") || len(reply.Error.Data.Supported) != 1 {
+			t.Errorf("initialize: %d %s", status, text)
+		}
+	})
+	t.Run("sessions only", func(t *testing.T) {
+		g := newRig(t, Options{MCP: true, MCPRevision: MCPRevisionSession})
+		cs, err := connect(g, "")
+		if err != nil || cs.InitializeResult().ProtocolVersion != MCPRevisionSession {
+			t.Fatalf("the go-sdk's default client falls back to a session: %v", err)
+		}
+		res, err := call(t, cs, ToolCreate, args1042(""), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refundIn(t, res)
+		if c := g.srv.Session().Requests[0].Call; c.Revision != "" || c.Session == "" {
+			t.Errorf("call %+v: want a session and no per-request revision", c)
+		}
+	})
+	t.Run("an unknown revision", func(t *testing.T) {
+		_, err := New(Options{MCP: true, MCPRevision: "2025-13-01"})
+		if err == nil || !strings.Contains(err.Error(), "2025-11-25") || !strings.Contains(err.Error(), "2026-07-28") {
+			t.Errorf("New: %v; want the revisions it takes", err)
+		}
+	})
+}
+
+// TestExtraCreatesSayWhatTheyRepeat: each create for an intent that had
+// one before says which it repeats and how, from what the wire showed:
+// the same request re-sent, a new call with the same arguments while no
+// reply had come, one after a reply came, one with other arguments; over
+// REST, under the same key or a new one.
+func TestExtraCreatesSayWhatTheyRepeat(t *testing.T) {
+	lost := []missions.Fixture{missions.TimeoutAfterCommit}
+	want := func(t *testing.T, r export.SessionRequest, of int, how, key, words string) {
+		t.Helper()
+		if r.Repeat == nil || *r.Repeat != (export.Repeat{Of: of, How: how, Key: key}) {
+			t.Errorf("request %d repeats %+v, want of %d %s %s", r.Seq, r.Repeat, of, how, key)
+			return
+		}
+		if got := export.DescribeRepeat(r, export.SessionRequest{Wire: export.WireHeld}); !strings.Contains(got, words) {
+			t.Errorf("request %d: %q does not say %q", r.Seq, got, words)
+		}
+	}
+	t.Run("MCP", func(t *testing.T) {
+		g := newRig(t, Options{MCP: true, Faults: lost})
+		cs := g.agent()
+		create := func(id, amount string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"create_refund","arguments":{"intent":"refund-1042","charge":"ch_1042","amount":` + amount + `}}}`
+		}
+		if _, _, err := g.rawPost(cs.ID(), create("7", "4500"), 200*time.Millisecond); err == nil {
+			t.Fatal("the lost reply answered")
+		}
+		waitFor(t, "the held reply's end", func() bool { return g.srv.Session().Requests[0].Wire == export.WireHeld })
+		for _, b := range []string{create("7", "4500"), create("8", "4500"), create("9", "4600")} {
+			if status, text, err := g.rawPost(cs.ID(), b, 5*time.Second); err != nil || status != http.StatusOK {
+				t.Fatalf("%s: %d %s %v", b, status, text, err)
+			}
+		}
+		s := g.srv.Session()
+		if len(s.Requests) != 4 || s.Requests[0].Repeat != nil {
+			t.Fatalf("%d requests, the first repeating %+v", len(s.Requests), s.Requests[0].Repeat)
+		}
+		want(t, s.Requests[1], 1, export.RepeatResent, export.KeyNone, "request 1 sent again (the same JSON-RPC id 7")
+		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNone, "after request 2's reply")
+		want(t, s.Requests[3], 3, export.RepeatOtherArguments, export.KeyNone, "other arguments than request 3")
+	})
+	t.Run("REST", func(t *testing.T) {
+		g := newRig(t, Options{Faults: lost})
+		if a := g.do(g.quick, http.MethodPost, "/v1/refunds", "k1", refund1042()); !a.timedOut() {
+			t.Fatalf("the lost reply answered: %+v", a)
+		}
+		waitFor(t, "the held reply's end", func() bool { return g.srv.Session().Requests[0].Wire == export.WireHeld })
+		patient := &http.Client{Timeout: 5 * time.Second}
+		for _, key := range []string{"k1", "k2"} {
+			if a := g.do(patient, http.MethodPost, "/v1/refunds", key, refund1042()); a.status != http.StatusOK {
+				t.Fatalf("key %s: %d %s %v", key, a.status, a.body, a.err)
+			}
+		}
+		s := g.srv.Session()
+		want(t, s.Requests[1], 1, export.RepeatReissued, export.KeySame, "under the same key, sent when no reply to request 1 had reached the client (held until the client gave up)")
+		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNew, "under a new key, after request 2's reply")
+	})
+}
