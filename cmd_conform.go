@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
 )
 
 // conformFlags are conform's settings as given.
@@ -24,6 +25,7 @@ type conformFlags struct {
 	tick, timeout    time.Duration
 	parallel         int
 	junit, record    string
+	mcpRevision      string
 	asJSON, markdown bool
 	list, force, mcp bool
 	// conform --explore
@@ -88,6 +90,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.BoolVar(&f.markdown, "markdown", false, "print a Markdown write-up instead of the scorecard: each row that did not pass with a sequence diagram of what the client did")
 	fl.StringVar(&f.record, "record", "", "keep each scenario's session in `DIR` (created if missing) as SCENARIO.json, for replay, compare and check")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
+	fl.StringVar(&f.mcpRevision, "mcp-revision", "", "with --mcp, serve one MCP revision only: 2025-11-25 (initialize and sessions) or 2026-07-28 (no sessions); the client is told it in REPLAYLAB_MCP_REVISION (default: both)")
 	fl.BoolVar(&f.mcp, "mcp", false, "grade an agent: serve the provider as MCP tools too and give the client REPLAYLAB_MCP_URL (its /mcp endpoint)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
 	fl.Var(newWholeFlag(&f.explore, 0, 1, conform.MaxSchedules, fmt.Sprintf("a whole number of schedules from 1 to %d", conform.MaxSchedules)), "explore", "instead of the matrix, run `N` generated schedules (faults that meet, faults on reads) and shrink each unsafe one to a mission")
@@ -142,7 +145,15 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		}
 	}
 	// conform.Run validates the Config, once, before the first row.
-	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp}
+	if cmd.Flags().Changed("mcp-revision") {
+		if err := serve.CheckMCPRevision(f.mcpRevision); err != nil {
+			return badInput(fmt.Errorf("--%w", err))
+		}
+		if !f.mcp {
+			return badInput(errors.New("--mcp-revision is the revision of the MCP tools an agent is graded over; give --mcp with it"))
+		}
+	}
+	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp, MCPRevision: f.mcpRevision}
 	exploring := cmd.Flags().Changed("explore") || cmd.Flags().Changed("for")
 	ex, err := f.exploreConfig(cmd, exploring)
 	if err != nil {

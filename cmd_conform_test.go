@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -14,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaylab/replaylab/conform"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
 )
 
 // scorecardsPath is the page that shows the examples' scorecards,
@@ -226,6 +231,70 @@ func TestConformGradesTheAgents(t *testing.T) {
 	code, out, _ = cli("conform", "--scenario", "timeout-then-success", "--", "./guarded-agent")
 	if code != exitVerdict || !strings.Contains(out, "REPLAYLAB_MCP_URL is not set") {
 		t.Fatalf("an agent without --mcp: exit %d\n%s", code, out)
+	}
+}
+
+// TestConformGradesTheAgentsUnderEitherRevision: an agent that speaks
+// MCP 2026-07-28 (no session) and one that speaks 2025-11-25 (a session)
+// meet the same faults and get the same grades, and each session shows
+// its calls under the revision served.
+func TestConformGradesTheAgentsUnderEitherRevision(t *testing.T) {
+	inExamples(t)
+	grades := func(args ...string) (map[string]conform.Grade, *conform.Report) {
+		t.Helper()
+		_, out, stderr := cli(append([]string{"conform", "--mcp", "--json"}, args...)...)
+		var rep conform.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("conform %v: %v\n%s", args, err, stderr)
+		}
+		g := map[string]conform.Grade{}
+		for _, r := range rep.Rows {
+			g[r.Scenario] = r.Grade
+		}
+		return g, &rep
+	}
+	for _, agent := range []string{"./guarded-agent", "./naive-agent"} {
+		both, _ := grades("--", agent)
+		for _, rev := range []string{serve.MCPRevisionSession, serve.MCPRevisionPerRequest} {
+			rec := filepath.Join(t.TempDir(), "sessions")
+			got, rep := grades("--mcp-revision", rev, "--record", rec, "--", agent)
+			if !maps.Equal(got, both) {
+				t.Errorf("%s under %s: grades %v, want %v (both revisions served)", agent, rev, got, both)
+			}
+			if rep.MCPRevision != rev {
+				t.Errorf("%s: the report's mcp_revision is %q, want %s", agent, rep.MCPRevision, rev)
+			}
+			name := filepath.Join(rec, "timeout-then-success.json")
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := export.UnmarshalSession(name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls := 0
+			for _, r := range s.Requests {
+				if r.Call == nil {
+					continue
+				}
+				calls++
+				if perRequest := rev == serve.MCPRevisionPerRequest; (r.Call.Revision == rev) != perRequest || (r.Call.Session == "") != perRequest {
+					t.Errorf("%s under %s: call %+v", agent, rev, *r.Call)
+				}
+			}
+			if calls == 0 {
+				t.Errorf("%s under %s: no tool call recorded", agent, rev)
+			}
+		}
+	}
+	code, _, stderr := cli("conform", "--mcp-revision", "2026-07-28", "--", "./guarded-agent")
+	if code != exitBadInput || !strings.Contains(stderr, "give --mcp with it") {
+		t.Errorf("--mcp-revision without --mcp: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = cli("conform", "--mcp", "--mcp-revision", "2026", "--", "./guarded-agent")
+	if code != exitBadInput || !strings.Contains(stderr, "give 2025-11-25") {
+		t.Errorf("--mcp-revision 2026: exit %d, %q", code, stderr)
 	}
 }
 

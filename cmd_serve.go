@@ -26,7 +26,7 @@ import (
 // serveFlags are serve's settings as given.
 type serveFlags struct {
 	addr, contract, mission, intentField, record, resolve, db string
-	shouldRetry, toolErrors                                   string
+	shouldRetry, toolErrors, mcpRevision                      string
 	faults, failOn                                            []string
 	tick, retention, hold                                     time.Duration
 	delay, until, lag                                         int
@@ -122,6 +122,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.BoolVar(&f.force, "force", false, "overwrite the --record file if it exists")
 	fl.BoolVar(&f.mcp, "mcp", false, "serve the provider as MCP tools too, over Streamable HTTP at /mcp")
 	fl.BoolVar(&f.stdio, "stdio", false, "with --mcp: speak MCP over standard input and output instead of listening (banner and verdicts on standard error)")
+	fl.StringVar(&f.mcpRevision, "mcp-revision", "", "with --mcp, serve one MCP revision only: 2025-11-25 (initialize and sessions) or 2026-07-28 (no sessions: each request carries its revision) (default: both)")
 	fl.StringVar(&f.toolErrors, "tool-errors", serve.ToolErrorsPlain, "with --mcp, what a refused or failed create says: plain (the provider's words) or opaque (only \"Failed to create refund\")")
 	fl.StringSliceVar(&f.failOn, "fail-on", nil, "exit 1 when an intent ends with one of these verdicts, e.g. duplicate,hidden_effect,phantom")
 	registerMissionsDir(cmd)
@@ -131,7 +132,7 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 // options turns the flags into the provider's options.
 func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField,
-		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata, MCP: f.mcp, ToolErrors: f.toolErrors}
+		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata, MCP: f.mcp, ToolErrors: f.toolErrors, MCPRevision: f.mcpRevision}
 	switch {
 	case f.stdio && !f.mcp:
 		return o, badInput(errors.New("--stdio speaks MCP over standard input and output; give --mcp with it (replaylab serve --mcp --stdio)"))
@@ -139,8 +140,10 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		return o, badInput(errors.New("--addr and --stdio do not go together: with --stdio, serve listens on no port; leave out one of them"))
 	case cmd.Flags().Changed("tool-errors") && !f.mcp:
 		return o, badInput(errors.New("--tool-errors shapes the MCP tools' error results; give --mcp with it"))
+	case cmd.Flags().Changed("mcp-revision") && (!f.mcp || f.stdio):
+		return o, badInput(errors.New("--mcp-revision narrows the MCP revisions served over HTTP at /mcp; give --mcp without --stdio with it"))
 	}
-	given := []error{serve.CheckToolErrors(f.toolErrors), serve.CheckShouldRetry(f.shouldRetry), serve.CheckTick(f.tick), serve.CheckHold(f.hold)}
+	given := []error{serve.CheckMCPRevision(f.mcpRevision), serve.CheckToolErrors(f.toolErrors), serve.CheckShouldRetry(f.shouldRetry), serve.CheckTick(f.tick), serve.CheckHold(f.hold)}
 	if cmd.Flags().Changed("retention") {
 		given = append(given, serve.CheckRetention(f.retention, f.tick))
 	}

@@ -318,6 +318,9 @@ func failureOf(cfg Config, ex ExploreConfig, m *missions.Mission, why, found str
 	if cfg.MCP {
 		again += " --mcp"
 	}
+	if cfg.MCPRevision != "" {
+		again += " --mcp-revision " + cfg.MCPRevision
+	}
 	return Failure{Found: []string{found}, Mission: m, Plays: plays(m), Why: why, Minimal: minimal,
 		Reproduce: again + " -- " + commandWords(cfg.Command),
 		Lab:       fmt.Sprintf("replaylab lab --missions %s %s", dir, m.ID)}

@@ -62,6 +62,9 @@ type Report struct {
 	// Transport is how the client reached the provider: "http" (the REST
 	// API) or "mcp" (the MCP tools, conform --mcp).
 	Transport string `json:"transport"`
+	// MCPRevision is the one MCP revision the provider served
+	// (conform --mcp-revision); empty when it served both.
+	MCPRevision string `json:"mcp_revision,omitempty"`
 	// TickMillis is how long one ledger tick lasted; RequestTimeoutMillis
 	// the per-request timeout the client was told to use; TimeoutMillis
 	// the bound on each run of the client, from its first request.
@@ -229,8 +232,12 @@ func Text(r *Report, width int) string {
 		return ExploreText(r, width)
 	}
 	var b strings.Builder
+	transport := r.Transport
+	if r.MCPRevision != "" {
+		transport += " " + r.MCPRevision
+	}
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
-		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), transport, r.TickMillis, r.RequestTimeoutMillis)
 	for _, line := range termtext.WrapWords(head, width) {
 		b.WriteString(line + "\n")
 	}

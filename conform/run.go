@@ -67,6 +67,11 @@ type Config struct {
 	// client where (REPLAYLAB_MCP_URL): the client under test is an agent
 	// that reaches its refund tool through MCP.
 	MCP bool
+	// MCPRevision, with MCP, narrows the MCP revisions the provider
+	// serves to one (serve.MCPRevisionSession or
+	// serve.MCPRevisionPerRequest), and tells the client which
+	// (REPLAYLAB_MCP_REVISION); "" serves both.
+	MCPRevision string
 }
 
 // transport is how the client reaches the provider, as the report says it.
@@ -121,6 +126,10 @@ func (c Config) Validate() error {
 		return CheckTimeout(c.Timeout, c.Tick)
 	case c.Parallel < 0:
 		return fmt.Errorf("parallel %d: give 0 (%d per core) or more", c.Parallel, PerCore)
+	case serve.CheckMCPRevision(c.MCPRevision) != nil:
+		return serve.CheckMCPRevision(c.MCPRevision)
+	case c.MCPRevision != "" && !c.MCP:
+		return errors.New("mcp-revision is the revision of the MCP tools; give mcp with it")
 	}
 	if err := findCommand(c.Command[0]); err != nil {
 		return err
@@ -160,7 +169,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 	cfg = cfg.withDefaults()
 	began := time.Now()
 	rep := &Report{
-		Command: cfg.Command, Transport: cfg.transport(),
+		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision,
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 		Rows: make([]Row, len(scenarios)),
 	}
@@ -234,7 +243,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	if sc.NoContract() {
 		retentionMs = 0
 	}
-	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP})
+	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP, MCPRevision: cfg.MCPRevision})
 	if err != nil {
 		return notRun("the provider could not start: " + err.Error())
 	}
@@ -322,6 +331,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	}
 	base := contractEnv(cfg.Env, map[string]string{
 		"REPLAYLAB_MCP_URL":            mcpURL,
+		"REPLAYLAB_MCP_REVISION":       cfg.MCPRevision,
 		"REPLAYLAB_API_BASE":           "http://" + ln.Addr().String(),
 		"REPLAYLAB_API_KEY":            APIKey,
 		"REPLAYLAB_SCENARIO":           sc.ID(),
@@ -465,7 +475,7 @@ func contractEnv(env []string, vars map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_MCP_URL", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
+	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_MCP_URL", "REPLAYLAB_MCP_REVISION", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
 		if vars[k] != "" {
 			out = append(out, k+"="+vars[k])
 		}

@@ -143,7 +143,7 @@ func CheckMCPRevision(rev string) error {
 	case "", MCPRevisionSession, MCPRevisionPerRequest:
 		return nil
 	}
-	return fmt.Errorf("MCP revision %q: give %s (initialize and sessions) or %s (no sessions: each request carries its revision), or leave it out for both", rev, MCPRevisionSession, MCPRevisionPerRequest)
+	return fmt.Errorf("mcp-revision %q: give %s (initialize and sessions) or %s (no sessions: each request carries its revision), or leave it out to serve both", rev, MCPRevisionSession, MCPRevisionPerRequest)
 }
 
 // CheckTick: a tick lasts from 1ms to 24h.

@@ -31,7 +31,7 @@ test('the environment names replaylab and naive-refund', () => {
 
 const reference = bin && naiveRefund ? unsafe(grade(false, naiveRefund)) : [];
 
-for (const framework of ['langchain', 'vercel']) {
+for (const framework of ['langchain', 'vercel', 'openai']) {
   test(`${framework}: the naive agent is unsafe where naive-refund is`, () => {
     assert.ok(reference.length > 0, 'naive-refund is unsafe on no row');
     const report = grade(true, process.execPath, path.join(here, framework, 'naive.mjs'));

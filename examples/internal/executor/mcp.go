@@ -23,7 +23,10 @@ func Connect(prog string) *mcp.ClientSession {
 	c := mcp.NewClient(&mcp.Implementation{Name: prog, Version: "1"}, nil)
 	// The agent decides every resend itself: the transport resumes
 	// nothing on its own.
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}, DisableStandaloneSSE: true}, nil)
+	// The revision conform serves, when it serves one alone; else the
+	// SDK's newest, from which it falls back on its own.
+	opts := &mcp.ClientSessionOptions{ProtocolVersion: os.Getenv("REPLAYLAB_MCP_REVISION")}
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}, DisableStandaloneSSE: true}, opts)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, prog+": connecting to "+url+":", err)
 		os.Exit(2)
