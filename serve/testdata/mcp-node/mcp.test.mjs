@@ -8,11 +8,16 @@
 // Run: npm ci && node --test   (in this directory)
 
 import { test } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startServe, binary, creates, verdictOf } from '../stripe-node/serve.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 const refund1042 = (key) => ({
   intent: 'refund-1042', charge: 'ch_1042', amount: 4500, currency: 'usd',
@@ -93,6 +98,20 @@ for (const { name, retryKey, effects, verdict } of [
     assert.match(out.stdout, new RegExp(`refund-1042\\s.*${verdict}`));
   });
 }
+
+test('a client that cancels and exits at once: its held call ends, named for what reached serve', async () => {
+  await withServe(['--faults', 'timeout_after_commit'], async (srv) => {
+    const r = spawnSync(process.execPath, [path.join(here, 'cancel-and-exit.mjs'), `${srv.url}/mcp`], { timeout: 20000 });
+    assert.equal(r.status, 0, `the client did not give up and exit: ${r.stderr}`);
+    await until('the held call to end', async () => (await srv.session()).requests[0]?.held_end);
+    const req = (await srv.session()).requests[0];
+    assert.equal(req.wire, 'held');
+    // The cancellation is named when it came; when the exit cut it off, the
+    // hold says the client closed without a word, never that it still waits.
+    assert.equal(req.held_end.how, req.call.cancelled ? 'cancelled' : 'client_closed');
+    assert.ok(req.held_end.tick >= req.tick);
+  });
+});
 
 test('the stream closed after the commit: the call fails at once; a new request with the same key gets the refund', async () => {
   await withServe(['--faults', 'crash_after_send'], async (srv, client) => {
