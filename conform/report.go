@@ -232,10 +232,7 @@ func Text(r *Report, width int) string {
 		return ExploreText(r, width)
 	}
 	var b strings.Builder
-	transport := r.Transport
-	if r.MCPRevision != "" {
-		transport += " " + r.MCPRevision
-	}
+	transport := r.transportWords()
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), transport, r.TickMillis, r.RequestTimeoutMillis)
 	for _, line := range termtext.WrapWords(head, width) {
@@ -402,6 +399,15 @@ func exitWords(run ClientRun) string {
 	return "exit code " + strconv.Itoa(run.Exit)
 }
 
+// transportWords is the transport, with the one MCP revision served when
+// the run served one alone: "mcp 2026-07-28".
+func (r *Report) transportWords() string {
+	if r.MCPRevision != "" {
+		return r.Transport + " " + r.MCPRevision
+	}
+	return r.Transport
+}
+
 // Markdown is a write-up of the report: the scorecard as a table,
 // then, for every row that did not pass, what the client did as a Mermaid
 // sequence diagram drawn from the provider's recorded session, and each
@@ -413,7 +419,7 @@ func Markdown(r *Report) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# replaylab conform: %s\n\n", render.MarkdownText(commandWords(r.Command)))
 	fmt.Fprintf(&b, "%s. Transport %s; one tick %d ms; the client was told to give up on a request after %d ms.\n\n",
-		Tally(r), r.Transport, r.TickMillis, r.RequestTimeoutMillis)
+		Tally(r), r.transportWords(), r.TickMillis, r.RequestTimeoutMillis)
 	b.WriteString("| scenario | grade | at the provider | the client believed | why |\n|---|---|---|---|---|\n")
 	for i := range r.Rows {
 		row := &r.Rows[i]

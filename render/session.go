@@ -91,6 +91,8 @@ type sent struct {
 	keyed, keyless int
 	keys           map[string]bool
 	heard          []string
+	// repeats counts its creates by how each repeated the one before.
+	repeats map[string]int
 }
 
 // sentByIntent gathers what the provider saw of every intent, in one pass
@@ -104,7 +106,7 @@ func sentByIntent(s *export.Session) map[string]*sent {
 	of := func(intent string) *sent {
 		x := out[intent]
 		if x == nil {
-			x = &sent{keys: map[string]bool{}}
+			x = &sent{keys: map[string]bool{}, repeats: map[string]int{}}
 			out[intent] = x
 		}
 		return x
@@ -112,6 +114,9 @@ func sentByIntent(s *export.Session) map[string]*sent {
 	for r := range s.Each() {
 		if r.Kind == export.RequestCreate {
 			x := of(r.Intent)
+			if r.Repeat != nil {
+				x.repeats[r.Repeat.How]++
+			}
 			if r.Key == "" {
 				x.keyless++
 			} else {
@@ -134,6 +139,28 @@ func sentByIntent(s *export.Session) map[string]*sent {
 		}
 	}
 	return out
+}
+
+// repeatWords says how an intent's creates repeated the ones before
+// them (export.Repeat): " (2 sent again while no reply had come, 1 with
+// other arguments)".
+func repeatWords(n map[string]int) string {
+	say := map[string]string{
+		export.RepeatResent:         "the same request sent again",
+		export.RepeatReissued:       "sent again while no reply had come",
+		export.RepeatAfterReply:     "sent again after a reply came",
+		export.RepeatOtherArguments: "with other arguments",
+	}
+	var parts []string
+	for _, how := range export.RepeatWords() {
+		if n[how] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[how], say[how]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // sessionVerdictWords says what the provider saw (x) that makes verdict v.
@@ -159,7 +186,7 @@ func sessionVerdictWords(x *sent, v missions.IntentVerdict) string {
 		}
 		return words + "; no refund stands, and the client heard only errors or nothing"
 	case missions.Duplicate:
-		return fmt.Sprintf("%s; %s stand for one intent", words, termtext.Plural(v.Effects, "refund"))
+		return fmt.Sprintf("%s; %s stand for one intent%s", words, termtext.Plural(v.Effects, "refund"), repeatWords(x.repeats))
 	case missions.HiddenEffect:
 		return fmt.Sprintf("%s; %s stands, but no reply told the client it succeeded", words, termtext.Plural(v.Effects, "refund"))
 	case missions.Phantom:

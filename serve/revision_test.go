@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // TestPerRequestRevision: a client of MCP 2026-07-28 (no initialize, no
@@ -179,5 +180,9 @@ func TestExtraCreatesSayWhatTheyRepeat(t *testing.T) {
 		s := g.srv.Session()
 		want(t, s.Requests[1], 1, export.RepeatReissued, export.KeySame, "under the same key, sent when no reply to request 1 had reached the client (held until the client gave up)")
 		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNew, "under a new key, after request 2's reply")
+		// What serve prints when it stops says it too.
+		if txt := render.SessionText(s); !strings.Contains(txt, "2 refunds stand for one intent (1 sent again while no reply had come, 1 sent again after a reply came)") {
+			t.Errorf("the summary does not say how the creates repeated:\n%s", txt)
+		}
 	})
 }
