@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +45,46 @@ var (
 )
 
 var metaKey = []byte("settings")
+
+// A sealed value is the settings or a log entry as the database keeps
+// it: sealMark, then a CRC-32C (Castagnoli) of the bucket key and the
+// JSON, big-endian, then the JSON. A flipped bit anywhere in it, or in
+// its key, fails the check when the file is opened. A value that starts
+// with '{' is of a database made before values were sealed, read as it
+// is, and only in such a database.
+const sealMark = 0x01
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// seal is raw (JSON) sealed under key.
+func seal(key, raw []byte) []byte {
+	out := make([]byte, 5, 5+len(raw))
+	out[0] = sealMark
+	h := crc32.New(castagnoli)
+	h.Write(key)
+	h.Write(raw)
+	binary.BigEndian.PutUint32(out[1:], h.Sum32())
+	return append(out, raw...)
+}
+
+// unseal is the JSON of v, a value kept under key: sealed says whether it
+// was sealed, and err what is wrong with a value that is neither sealed
+// and intact nor plain JSON.
+func unseal(key, v []byte) (raw []byte, sealed bool, err error) {
+	switch {
+	case len(v) > 0 && v[0] == '{':
+		return v, false, nil
+	case len(v) < 5 || v[0] != sealMark:
+		return nil, false, errors.New("it is neither a sealed value nor JSON")
+	}
+	h := crc32.New(castagnoli)
+	h.Write(key)
+	h.Write(v[5:])
+	if h.Sum32() != binary.BigEndian.Uint32(v[1:]) {
+		return nil, true, errors.New("its bytes do not match their checksum")
+	}
+	return v[5:], true, nil
+}
 
 // storeMeta is what the database was made with.
 type storeMeta struct {
@@ -97,9 +139,24 @@ type store struct {
 // ErrInUse is the error for a database another process holds open.
 var ErrInUse = errors.New("the database is open in another process")
 
+// ErrDamaged is what a damaged database is refused with.
+var ErrDamaged = errors.New("the file is damaged")
+
+// startAnew is how every refusal of a damaged file ends: what to do
+// without losing it.
+const startAnew = "serve did not change it: keep it as it is for a look (or restore it from a copy), and start anew with --db naming a new file"
+
+// damaged is the refusal of a damaged file, saying what is wrong.
+func damaged(what string) error {
+	return fmt.Errorf("%w: %s; %s", ErrDamaged, what, startAnew)
+}
+
 // openStore opens (or makes) the database at path. Only one process may
-// hold it: bbolt locks the file, and a second opener is told so.
+// hold it: bbolt locks the file, and a second opener is told so. A fault
+// while reading the mapped file (a damaged page that points outside it)
+// is a panic here, not the end of the process, and is refused as damage.
 func openStore(path string) (*store, error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if err := preflight(path); err != nil {
 		return nil, fmt.Errorf("--db %s: %w", path, err)
 	}
@@ -122,7 +179,7 @@ func openStore(path string) (*store, error) {
 func openBolt(path string) (db *bolt.DB, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			db, err = nil, fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", r)
+			db, err = nil, damaged(fmt.Sprint(r))
 		}
 	}()
 	return bolt.Open(path, 0o600, &bolt.Options{Timeout: 250 * time.Millisecond})
@@ -151,7 +208,7 @@ func preflight(path string) error {
 		return nil
 	}
 	if info.Size() == 0 {
-		return errors.New("the file is empty (0 bytes): a database cut to nothing, not a new one; restore it from a copy, or remove it (or give a path that does not exist) to start a new database")
+		return fmt.Errorf("%w: it is empty (0 bytes), a database cut to nothing, not a new one; %s", ErrDamaged, startAnew)
 	}
 	head := make([]byte, 128<<10)
 	n, _ := io.ReadFull(f, head)
@@ -172,45 +229,43 @@ func preflight(path string) error {
 		case size == 0 && !m0.magic:
 			return errors.New("it is not a bbolt database, so not one serve made; give a new file")
 		case size == 0:
-			return errors.New("neither of its two meta pages checks, so no transaction in it can be trusted; restore it from a copy, or give a new file")
+			return damaged("neither of its two meta pages checks, so no transaction in it can be trusted")
 		}
 	}
 	m1, present := readMeta(head, size)
 	switch {
 	case !present:
-		return fmt.Errorf("the file is cut short: it is %d bytes, too short to hold its second meta page; restore it from a copy, or give a new file", info.Size())
+		return damaged(fmt.Sprintf("it is cut short: %d bytes, too short to hold its second meta page", info.Size()))
 	case !m0.valid || !m1.valid:
+		// Whatever a damaged page's transaction id says, it cannot be
+		// trusted (a flipped bit can make the newest read as the older):
+		// bbolt would open the other page, and could drop what the
+		// newest write committed, acknowledged refunds included.
 		good, bad := m1, m0
 		if !m1.valid {
 			good, bad = m0, m1
 		}
-		if bad.magic && bad.txid+1 == good.txid && bad.txid%2 == uint64(bad.page) {
-			// The older page is the damaged one, its transaction id
-			// intact: bbolt opens the newest, and its next write
-			// overwrites the damaged page. Nothing is lost.
-			break
-		}
-		return fmt.Errorf("its meta page %d does not check (what it holds does not match its checksum), so bbolt would open meta page %d, transaction %d, and drop whatever a later write committed, acknowledged refunds included; restore the file from a copy, or give a new file",
-			bad.page, good.page, good.txid)
+		return damaged(fmt.Sprintf("its meta page %d (at byte %d) does not match its checksum, so which transaction is the newest cannot be told; bbolt would open meta page %d, transaction %d, and could drop what a later write committed",
+			bad.page, bad.page*size, good.page, good.txid))
 	}
-	pages := max(m0.pages, m1.pages)
-	if !m0.valid || !m1.valid {
-		pages = m1.pages
-		if m0.valid {
-			pages = m0.pages
-		}
+	if pages := max(m0.pages, m1.pages); uint64(info.Size()) < pages*uint64(size) {
+		return damaged(fmt.Sprintf("it is cut short: %d bytes, but its header promises %d", info.Size(), pages*uint64(size)))
 	}
-	if uint64(info.Size()) < pages*uint64(size) {
-		return fmt.Errorf("the file is cut short: it is %d bytes, but its header promises %d; restore it from a copy, or give a new file", info.Size(), pages*uint64(size))
+	newest := m0
+	if m1.txid > m0.txid {
+		newest = m1
+	}
+	if err := checkPages(f, info.Size(), newest); err != nil {
+		return damaged(err.Error())
 	}
 	return nil
 }
 
 // boltMeta is what preflight reads of a bbolt meta page.
 type boltMeta struct {
-	page        int
-	pageSize    uint32
-	pages, txid uint64
+	page                        int
+	pageSize                    uint32
+	pages, txid, root, freelist uint64
 	// magic: the page starts as bbolt's meta pages do; valid: and its
 	// version is bbolt's and its checksum matches.
 	magic, valid bool
@@ -230,6 +285,8 @@ func readMeta(head []byte, off int) (m boltMeta, present bool) {
 		page:     min(off, 1),
 		pageSize: binary.LittleEndian.Uint32(b[8:]),
 		pages:    binary.LittleEndian.Uint64(b[40:]),
+		root:     binary.LittleEndian.Uint64(b[16:]),
+		freelist: binary.LittleEndian.Uint64(b[32:]),
 		txid:     binary.LittleEndian.Uint64(b[48:]),
 		magic:    binary.LittleEndian.Uint32(b) == magic,
 	}
@@ -243,7 +300,7 @@ func readMeta(head []byte, off int) (m boltMeta, present bool) {
 func checkFile(db *bolt.DB, path string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", r)
+			err = damaged(fmt.Sprint(r))
 		}
 	}()
 	info, err := os.Stat(path)
@@ -252,10 +309,24 @@ func checkFile(db *bolt.DB, path string) (err error) {
 	}
 	return db.View(func(tx *bolt.Tx) error {
 		if info.Size() < tx.Size() {
-			return fmt.Errorf("the file is cut short: it is %d bytes, but its own header says %d; restore it from a copy, or give a new file", info.Size(), tx.Size())
+			return damaged(fmt.Sprintf("it is cut short: %d bytes, but its own header says %d", info.Size(), tx.Size()))
 		}
+		// Every key and value read here first, where a fault is a panic
+		// recovered (openStore): bbolt's own check runs on a goroutine
+		// of its own, where a fault would end the process.
+		if err := walk(tx); err != nil {
+			return damaged(err.Error())
+		}
+		// The check's goroutine runs until it has sent every error: read
+		// them all before the transaction closes.
+		var first error
 		for err := range tx.Check() {
-			return fmt.Errorf("the file is damaged (%v); restore it from a copy, or give a new file", err)
+			if first == nil {
+				first = damaged(err.Error())
+			}
+		}
+		if first != nil {
+			return first
 		}
 		var names []string
 		_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
@@ -271,24 +342,75 @@ func checkFile(db *bolt.DB, path string) (err error) {
 			}
 		}
 		if tx.Bucket(bucketMeta).Get(metaKey) == nil {
-			return errors.New("it has serve's buckets but no settings, so its log cannot be replayed; restore it from a copy, or give a new file")
+			return damaged("it has serve's buckets but no settings, so its log cannot be replayed")
 		}
 		return nil
 	})
 }
 
+// guarded turns a panic while reading the file (a fault in its mapped
+// pages, bbolt's own panic on a page it cannot read) into its refusal.
+func guarded(err *error) {
+	if r := recover(); r != nil {
+		*err = damaged(fmt.Sprint(r))
+	}
+}
+
+// walk reads every key and value of every bucket of tx, nested ones
+// too.
+func walk(tx *bolt.Tx) error {
+	var in func(b *bolt.Bucket, depth int) error
+	in = func(b *bolt.Bucket, depth int) error {
+		if depth > 8 {
+			return errors.New("its buckets nest deeper than serve makes them")
+		}
+		c := b.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			touch(k)
+			touch(v)
+			if v == nil {
+				if nb := b.Bucket(k); nb != nil {
+					if err := in(nb, depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return in(b, 0) })
+}
+
+// touched is a sum of bytes walk read, kept so that the reads are made.
+var touchedSum byte
+
+// touch reads every byte of b.
+func touch(b []byte) {
+	var x byte
+	for _, c := range b {
+		x ^= c
+	}
+	touchedSum ^= x
+}
+
 func (st *store) close() error { return st.db.Close() }
 
 // load reads the meta and the log; meta is nil for a new database.
-func (st *store) load() (*storeMeta, []logEntry, error) {
-	var meta *storeMeta
-	var entries []logEntry
-	err := st.db.View(func(tx *bolt.Tx) error {
+func (st *store) load() (meta *storeMeta, entries []logEntry, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guarded(&err)
+	err = st.db.View(func(tx *bolt.Tx) error {
+		sealed := false
 		if b := tx.Bucket(bucketMeta); b != nil {
-			if raw := b.Get(metaKey); raw != nil {
+			if v := b.Get(metaKey); v != nil {
+				raw, s, err := unseal(metaKey, v)
+				if err != nil {
+					return damaged(fmt.Sprintf("its settings are damaged: %v", err))
+				}
+				sealed = s
 				meta = &storeMeta{}
 				if err := json.Unmarshal(raw, meta); err != nil {
-					return fmt.Errorf("its settings do not read: %w", err)
+					return damaged(fmt.Sprintf("its settings do not read: %v", err))
 				}
 			}
 		}
@@ -296,13 +418,30 @@ func (st *store) load() (*storeMeta, []logEntry, error) {
 		if b == nil {
 			return nil
 		}
+		var last uint64
 		return b.ForEach(func(k, v []byte) error {
+			if len(k) != 8 {
+				return damaged(fmt.Sprintf("a log entry's key is %d bytes, not 8", len(k)))
+			}
+			n := binary.BigEndian.Uint64(k)
+			if n != last+1 {
+				return damaged(fmt.Sprintf("its log goes from entry %d to entry %d", last, n))
+			}
+			last = n
+			raw, s, err := unseal(k, v)
+			switch {
+			case err != nil:
+				return damaged(fmt.Sprintf("log entry %d is damaged: %v", n, err))
+			case sealed && !s:
+				// A file made with sealed values has no plain ones.
+				return damaged(fmt.Sprintf("log entry %d is damaged: it is not sealed, as every entry of this file is", n))
+			}
 			var e logEntry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("log entry %d does not read: %w", binary.BigEndian.Uint64(k), err)
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return damaged(fmt.Sprintf("log entry %d does not read: %v", n, err))
 			}
 			entries = append(entries, e)
-			st.seq = binary.BigEndian.Uint64(k)
+			st.seq = n
 			return nil
 		})
 	})
@@ -324,7 +463,7 @@ func (st *store) init(meta storeMeta) error {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(metaKey, raw)
+		return tx.Bucket(bucketMeta).Put(metaKey, seal(metaKey, raw))
 	})
 }
 
@@ -347,7 +486,7 @@ func (st *store) write(entry func() (logEntry, touched), led *ledger.Ledger) err
 	err = st.db.Update(func(tx *bolt.Tx) error {
 		var k [8]byte
 		binary.BigEndian.PutUint64(k[:], st.seq+1)
-		if err := tx.Bucket(bucketLog).Put(k[:], raw); err != nil {
+		if err := tx.Bucket(bucketLog).Put(k[:], seal(k[:], raw)); err != nil {
 			return err
 		}
 		refunds, keys := tx.Bucket(bucketRefunds), tx.Bucket(bucketKeys)
@@ -406,7 +545,7 @@ func (st *store) wipe(meta storeMeta) error {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(metaKey, raw)
+		return tx.Bucket(bucketMeta).Put(metaKey, seal(metaKey, raw))
 	})
 	if err == nil {
 		st.seq = 0
@@ -417,7 +556,9 @@ func (st *store) wipe(meta storeMeta) error {
 // verify checks that the durable refunds and keys are what the ledger
 // rebuilt from the log holds: they were written together, so a difference
 // means the file was changed behind the provider's back.
-func (st *store) verify(led *ledger.Ledger) error {
+func (st *store) verify(led *ledger.Ledger) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guarded(&err)
 	snap := led.Snapshot()
 	return st.db.View(func(tx *bolt.Tx) error {
 		refunds, keys := tx.Bucket(bucketRefunds), tx.Bucket(bucketKeys)
@@ -592,7 +733,10 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		}
 	}
 	if err := st.verify(s.c.led); err != nil {
-		return fail(fmt.Errorf("--db %s does not agree with itself: %w", path, err))
+		if !errors.Is(err, ErrDamaged) {
+			err = damaged("it does not agree with itself: " + err.Error())
+		}
+		return fail(fmt.Errorf("--db %s: %w", path, err))
 	}
 	rec.Requests, rec.Refunds = s.c.reqs.len(), s.c.led.Objects()
 	rec.InFlight = len(s.c.led.View().InFlight)

@@ -125,7 +125,7 @@ func TestStoreRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw.Close()
-	if _, _, err := Open(Options{}, db); err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not agree with itself")) {
+	if _, _, err := Open(Options{}, db); err == nil || !bytes.Contains([]byte(err.Error()), []byte("does not agree with itself")) || !errors.Is(err, ErrDamaged) {
 		t.Fatalf("a tampered database: %v", err)
 	}
 }
