@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/conform"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
@@ -171,6 +172,15 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	for flag, v := range map[string]string{"--junit": f.junit, "--record": f.record} {
 		if strings.TrimSpace(v) == "" && cmd.Flags().Changed(flag[2:]) {
 			return badInput(fmt.Errorf("%s is empty; give a path, or leave %s out", flag, flag))
+		}
+	}
+	// What a conform killed while it wrote its files left beside them.
+	for _, dir := range []string{f.junit, f.record, f.out} {
+		if dir == f.junit && dir != "" {
+			dir = filepath.Dir(dir)
+		}
+		if dir != "" {
+			atomicfile.Sweep(dir, atomicfile.TempPrefix)
 		}
 	}
 	checked := scenarios

@@ -130,6 +130,16 @@ func TestConformBadUsage(t *testing.T) {
 	}
 }
 
+// deadPID is the id of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$") // this test binary, running no test
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.Pid()
+}
+
 // inExamples runs the rest of the test in the directory of the built
 // examples, so that conform is given ./NAME as the README gives it (its
 // scorecard's first line names the command, and wraps by its length).
@@ -152,7 +162,28 @@ func TestConformGradesTheExamples(t *testing.T) {
 	}
 
 	rec := filepath.Join(dir, "sessions")
+	// What a conform killed mid-run left: a session half-written in
+	// --record's folder, a client's state directory in TMPDIR. Both are
+	// swept when the next one starts.
+	dead := deadPID(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	staleState := filepath.Join(tmp, fmt.Sprintf("replaylab-conform-%d-1", dead))
+	staleRecord := filepath.Join(rec, fmt.Sprintf(".replaylab-%d-2.tmp", dead))
+	for _, d := range []string{staleState, rec} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(staleRecord, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	code, out, stderr = cli("conform", "--record", rec, "--", "./naive-refund")
+	for _, stale := range []string{staleState, staleRecord} {
+		if _, err := os.Stat(stale); err == nil {
+			t.Errorf("%s, left by a process that is gone, was not swept", stale)
+		}
+	}
 	if code != exitVerdict || !strings.Contains(stderr, fmt.Sprintf("%d of %d scenarios did not pass", n-5, n)) {
 		t.Fatalf("naive: exit %d\n%s\n%s", code, out, stderr)
 	}

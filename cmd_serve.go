@@ -238,6 +238,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		if err := probeWrite(f.record); err != nil {
 			return err
 		}
+		// What a serve killed while it wrote its session left there.
+		atomicfile.Sweep(filepath.Dir(f.record), atomicfile.TempPrefix)
 	}
 	if f.db != "" && f.record != "" && samePath(f.db, f.record) {
 		return badInput(fmt.Errorf("--record %s is the --db file: the session would overwrite the database; give --record another file", f.record))

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -142,6 +143,9 @@ func (c Config) Validate() error {
 	return os.Remove(probe)
 }
 
+// stateDirPrefix names the clients' state directories.
+const stateDirPrefix = "replaylab-conform-"
+
 // PerCore is how many rows run at once per core when Parallel is 0: a
 // row mostly waits on its client's timeouts, so a core keeps a few busy,
 // and a machine's load never decides a grade.
@@ -167,6 +171,12 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	// The state directories a conform killed mid-run left behind.
+	tmp := cfg.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	atomicfile.Sweep(tmp, stateDirPrefix)
 	began := time.Now()
 	rep := &Report{
 		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision,
@@ -314,7 +324,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		hs.Stop(2 * time.Second)
 		<-served
 	}
-	state, err := os.MkdirTemp(cfg.TempDir, "replaylab-conform-*")
+	state, err := os.MkdirTemp(cfg.TempDir, atomicfile.TempPattern(stateDirPrefix, ""))
 	if err != nil {
 		stopServer()
 		return notRun("no state directory: " + err.Error())

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -165,13 +166,18 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	}
 }
 
+// SessionTempPrefix names the temporary files GET /_replaylab/session
+// is written to (atomicfile.TempPattern): Run sweeps those whose process
+// is gone.
+const SessionTempPrefix = "replaylab-session-"
+
 // writeSession answers GET /_replaylab/session: the session so far. It
 // is written under the lock, a request at a time, to a temporary file, and
 // sent from there once the lock is let go: a session of 100,000 requests is
 // tens of megabytes of JSON, which this way costs a buffer, and a client
 // slow to read it holds up no one else.
 func (s *Server) writeSession(w http.ResponseWriter) {
-	f, err := os.CreateTemp("", "replaylab-session-*.json")
+	f, err := os.CreateTemp("", atomicfile.TempPattern(SessionTempPrefix, ".json"))
 	if err != nil {
 		replyError(w, &apiError{Status: 500, Type: "api_error", Message: "The session could not be written out: " + err.Error() + "."})
 		return

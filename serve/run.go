@@ -64,6 +64,8 @@ func (e *StorageError) Unwrap() error { return e.Err }
 // returns the session, settled. Over stdio a stream that ends in error
 // still returns the session with the error.
 func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
+	// What a serve killed while it sent a session left behind.
+	atomicfile.Sweep(os.TempDir(), SessionTempPrefix)
 	var (
 		srv *Server
 		rec *Recovered

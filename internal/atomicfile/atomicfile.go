@@ -15,6 +15,10 @@ import (
 	"syscall"
 )
 
+// TempPrefix names the temporary files WriteFile writes beside their
+// target; Sweep(dir, TempPrefix) removes those a dead process left.
+const TempPrefix = ".replaylab-"
+
 // ErrExists is returned when a file is in the way and overwriting was not
 // asked for.
 var ErrExists = errors.New("already exists")
@@ -179,7 +183,7 @@ func bytesOf(data []byte) func(io.Writer) error {
 }
 
 func writeTemp(dir string, write func(io.Writer) error, mode os.FileMode) (name string, err error) {
-	f, err := os.CreateTemp(dir, ".replaylab-*.tmp")
+	f, err := os.CreateTemp(dir, TempPattern(TempPrefix, ".tmp"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("the directory %s does not exist", dir)
