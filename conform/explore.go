@@ -166,7 +166,7 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 	cfg = cfg.withDefaults()
 	began := time.Now()
 	rep := &Report{
-		Command: cfg.Command, Transport: cfg.transport(), Rows: []Row{},
+		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision, Rows: []Row{},
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 	}
 	x := &Exploration{Seed: ex.Seed, Asked: ex.Count, Shard: ex.Shard.String(), Unsettled: []string{}, Failures: []Failure{}, Flaky: []Flaky{}, FailOnUnsettled: ex.FailOnUnsettled, Out: ex.Missions}

@@ -217,6 +217,9 @@ func judgeIntent(sc *Scenario, before, after *export.Session, ci RowIntent, runs
 func hops(s *export.Session, live []ledger.Object) string {
 	bySeq := map[int]export.SessionRequest{}
 	made := map[ledger.ObjectID]export.SessionRequest{}
+	// The creates still executing when answered (late commits): their
+	// refunds land later, in the order they began.
+	var late []export.SessionRequest
 	for _, r := range s.Requests {
 		if r.Kind != export.RequestCreate {
 			continue
@@ -227,11 +230,55 @@ func hops(s *export.Session, live []ledger.Object) string {
 				made[r.Response.Object] = r
 			}
 		}
+		if r.Provider == string(ledger.Executing) && r.Intent == live[0].Intent {
+			late = append(late, r)
+		}
 	}
+	var unmade []ledger.ObjectID
+	for _, o := range live {
+		if _, ok := made[o.ID]; !ok {
+			unmade = append(unmade, o.ID)
+		}
+	}
+	if len(unmade) == len(late) {
+		for i, id := range unmade {
+			made[id] = late[i]
+		}
+	}
+	// The first create that made a standing refund is the intent's own;
+	// each later one is an extra.
+	type made1 struct {
+		id ledger.ObjectID
+		r  export.SessionRequest
+		ok bool
+	}
+	var all []made1
+	for _, o := range live {
+		r, ok := made[o.ID]
+		all = append(all, made1{o.ID, r, ok})
+	}
+	slices.SortStableFunc(all, func(a, b made1) int {
+		switch {
+		case a.ok && b.ok:
+			return a.r.Seq - b.r.Seq
+		case a.ok:
+			return -1
+		case b.ok:
+			return 1
+		}
+		return 0
+	})
 	var out []string
-	for _, o := range live[1:] {
-		if r, ok := made[o.ID]; ok && r.Repeat != nil {
-			out = append(out, fmt.Sprintf("%s came from request %d, %s", o.ID, r.Seq, export.DescribeRepeat(r, bySeq[r.Repeat.Of])))
+	for _, m := range all[1:] {
+		switch {
+		case m.ok && m.r.Repeat != nil:
+			out = append(out, fmt.Sprintf("%s came from request %d, %s", m.id, m.r.Seq, export.DescribeRepeat(m.r, bySeq[m.r.Repeat.Of])))
+		case m.ok:
+			out = append(out, fmt.Sprintf("%s came from request %d", m.id, m.r.Seq))
+		default:
+			// A late commit lands after its request; a v2 completion
+			// makes the refund a later request finished.
+			out = append(out, fmt.Sprintf("%s committed after the request that began it, which the session does not name", m.id))
 		}
 	}
 	if len(out) == 0 {

@@ -113,17 +113,25 @@ func (r *Report) check() error {
 	return nil
 }
 
+// orBoth is an MCP revision, "" said as both.
+func orBoth(rev string) string {
+	if rev == "" {
+		return "both"
+	}
+	return rev
+}
+
 // Merge joins the reports of every shard of one run into one: the rows
 // of each in turn, the counts added, and for a search each distinct
 // failure once. It refuses shards of other runs (another command,
-// transport, tick, timeout, seed, count or --fail-on), a shard given
+// transport, MCP revision, tick, timeout, seed, count or --fail-on), a shard given
 // twice, shards of another split, and a split with a shard missing.
 func Merge(names []string, reps []*Report) (*Report, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("no reports to merge")
 	}
 	first := reps[0]
-	out := &Report{Command: first.Command, Transport: first.Transport, TickMillis: first.TickMillis,
+	out := &Report{Command: first.Command, Transport: first.Transport, MCPRevision: first.MCPRevision, TickMillis: first.TickMillis,
 		RequestTimeoutMillis: first.RequestTimeoutMillis, TimeoutMillis: first.TimeoutMillis, Rows: []Row{}}
 	if first.Explore != nil {
 		x := first.Explore
@@ -147,6 +155,8 @@ func Merge(names []string, reps []*Report) (*Report, error) {
 			return nil, differs("command", commandWords(r.Command), commandWords(first.Command))
 		case r.Transport != first.Transport:
 			return nil, differs("transport", r.Transport, first.Transport)
+		case r.MCPRevision != first.MCPRevision:
+			return nil, differs("MCP revision", orBoth(r.MCPRevision), orBoth(first.MCPRevision))
 		case r.TickMillis != first.TickMillis:
 			return nil, differs("tick (ms)", r.TickMillis, first.TickMillis)
 		case r.TimeoutMillis != first.TimeoutMillis:

@@ -24,11 +24,12 @@ const (
 	// JSON-RPC id.
 	RepeatResent = "resent"
 	// RepeatReissued: a new request with the same arguments, sent while
-	// no reply to the earlier one had reached the client: it was lost
-	// (held, closed, gone) or not yet sent.
+	// the earlier one had no reply: it was lost (held, closed, gone) or
+	// not yet decided.
 	RepeatReissued = "reissued"
 	// RepeatAfterReply: a new request with the same arguments, after the
-	// earlier one's reply was delivered and read.
+	// provider answered the earlier one (its reply decided and sent; with
+	// several callers at once, not always to this one).
 	RepeatAfterReply = "after_reply"
 	// RepeatOtherArguments: a request with other arguments (another
 	// amount, charge or metadata) for the same intent.
@@ -58,11 +59,11 @@ func RepeatOf(prev, r SessionRequest) Repeat {
 		rep.Key = KeyNew
 	}
 	switch {
+	case r.Digest != prev.Digest:
+		rep.How = RepeatOtherArguments
 	case r.Call != nil && prev.Call != nil && r.Call.Session == prev.Call.Session && r.Call.ID == prev.Call.ID &&
 		r.Call.Transport == prev.Call.Transport && r.Call.Session != "":
 		rep.How = RepeatResent
-	case r.Digest != prev.Digest:
-		rep.How = RepeatOtherArguments
 	case prev.Wire == WireDelivered:
 		rep.How = RepeatAfterReply
 	default:
@@ -72,11 +73,11 @@ func RepeatOf(prev, r SessionRequest) Repeat {
 }
 
 // DescribeRepeat says in plain words what create r (whose Repeat is set)
-// repeated, and so which hop sent it, as the wire showed it: "a new call
-// with the same arguments and no key, after request 1's reply was lost
-// (held until the client gave up): a retry that did not know whether
-// request 1 had committed". prev is the request it repeats; "" when r
-// repeats nothing.
+// repeated, and so which hop sent it, as the wire showed it: "a new tool
+// call with the same arguments, with no key, while request 1 had no
+// reply (held until the client gave up): a retry that could not know
+// whether request 1 had committed". prev is the request it repeats, as
+// it ended; "" when r repeats nothing.
 func DescribeRepeat(r, prev SessionRequest) string {
 	if r.Repeat == nil {
 		return ""
@@ -91,9 +92,9 @@ func DescribeRepeat(r, prev SessionRequest) string {
 	case RepeatResent:
 		return fmt.Sprintf("request %d sent again (the same JSON-RPC id %s in the same MCP session): the MCP transport or SDK re-sent it, not the model", of, r.Call.ID)
 	case RepeatReissued:
-		return fmt.Sprintf("a new %s with the same arguments, %s, sent when no reply to request %d had reached the client (%s): a retry that did not know whether request %d had committed", call, key, of, lostWords(prev.Wire), of)
+		return fmt.Sprintf("a new %s with the same arguments, %s, while request %d had no reply (%s): a retry that could not know whether request %d had committed", call, key, of, lostWords(prev.Wire), of)
 	case RepeatAfterReply:
-		return fmt.Sprintf("a new %s with the same arguments, %s, after request %d's reply (%s) reached the client: it read the reply and called again", call, key, of, replyWords(prev))
+		return fmt.Sprintf("a new %s with the same arguments, %s, after the provider answered request %d (%s)", call, key, of, replyWords(prev))
 	default:
 		return fmt.Sprintf("a %s with other arguments than request %d, %s", call, of, key)
 	}
@@ -105,11 +106,11 @@ func lostWords(wire string) string {
 	case WireHeld:
 		return "held until the client gave up"
 	case WireClosed:
-		return "its connection closed without one"
+		return "its stream closed without one"
 	case WireGone:
 		return "the client left before it was written"
 	default:
-		return "it was still unanswered"
+		return "still unanswered"
 	}
 }
 

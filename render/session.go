@@ -142,13 +142,13 @@ func sentByIntent(s *export.Session) map[string]*sent {
 }
 
 // repeatWords says how an intent's creates repeated the ones before
-// them (export.Repeat): " (2 sent again while no reply had come, 1 with
-// other arguments)".
+// them (export.Repeat): "; of its creates after the first, 2 sent again
+// while no reply had come, 1 with other arguments".
 func repeatWords(n map[string]int) string {
 	say := map[string]string{
 		export.RepeatResent:         "the same request sent again",
 		export.RepeatReissued:       "sent again while no reply had come",
-		export.RepeatAfterReply:     "sent again after a reply came",
+		export.RepeatAfterReply:     "sent again after an answer",
 		export.RepeatOtherArguments: "with other arguments",
 	}
 	var parts []string
@@ -160,7 +160,7 @@ func repeatWords(n map[string]int) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return "; of its creates after the first, " + strings.Join(parts, ", ")
 }
 
 // sessionVerdictWords says what the provider saw (x) that makes verdict v.

@@ -168,6 +168,10 @@ type core struct {
 	// lastCreate is, per intent, the index of its latest create: the one
 	// a create for it repeats.
 	lastCreate map[string]int
+	// answering holds the creates whose reply the provider decided to
+	// send and is sending: a create for the same intent that comes now
+	// comes after that answer.
+	answering map[int]planned
 }
 
 type told struct {
@@ -185,7 +189,7 @@ func newCore(o Options) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, lastCreate: map[string]int{}, start: o.Now()}
+	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, lastCreate: map[string]int{}, answering: map[int]planned{}, start: o.Now()}
 	c.session = export.Session{
 		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
@@ -273,7 +277,11 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 	c.trace = ""
 	if intent != "" {
 		if j, ok := c.lastCreate[intent]; ok {
-			rep := export.RepeatOf(c.reqs.get(j), req)
+			prev := c.reqs.get(j)
+			if p, ok := c.answering[j]; ok && prev.Wire == export.WireOpen {
+				prev.Wire, prev.Status, prev.Error, prev.Shown = p.wire, p.status, errorWords(p.err), p.shown
+			}
+			rep := export.RepeatOf(prev, req)
 			req.Repeat = &rep
 		}
 		c.lastCreate[intent] = c.reqs.len()
@@ -507,6 +515,7 @@ func (c *core) log(r export.SessionRequest) int {
 // replied records what the transport did with request i's reply: the wire,
 // the HTTP status and error, and the refunds it showed.
 func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
+	delete(c.answering, i)
 	r := c.reqs.get(i)
 	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, errorWords(apiErr)
 	c.reqs.set(i, r)

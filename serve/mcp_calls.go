@@ -53,7 +53,7 @@ func (t *tools) revisionRefused(rev string) string {
 	case only == MCPRevisionSession && rev != "":
 		return "" // the session handler refuses it, naming the revisions it takes
 	case only == MCPRevisionPerRequest && rev == "":
-		return "This provider serves MCP " + MCPRevisionPerRequest + " only (serve --mcp-revision " + MCPRevisionPerRequest + "): no initialize and no sessions. Send each request with the header MCP-Protocol-Version: " + MCPRevisionPerRequest + " and its _meta (io.modelcontextprotocol/protocolVersion, clientInfo, clientCapabilities), as SEP-2575 says; a client that negotiates (the go-sdk from v1.8.0) does so on its own."
+		return "This provider serves MCP " + MCPRevisionPerRequest + " only (--mcp-revision " + MCPRevisionPerRequest + "): no initialize and no sessions. Send each request with the header MCP-Protocol-Version: " + MCPRevisionPerRequest + " and its _meta (io.modelcontextprotocol/protocolVersion, clientInfo, clientCapabilities), as SEP-2575 says; a client that negotiates (the go-sdk from v1.8.0) does so on its own."
 	}
 	return ""
 }
@@ -198,21 +198,22 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			delete(r.Header, k)
 		}
 	}
-	if r.Method == http.MethodDelete {
-		// The client ends its session: its held calls end with it (the
-		// SDK's DELETE waits for them).
-		if id := r.Header.Get("Mcp-Session-Id"); t.live(id) {
-			t.endSession(id)
-		}
-	}
 	rev := perRequestRevision(r)
 	handler := t.http
 	if rev != "" && t.s.opts.MCPRevision != MCPRevisionSession {
 		handler = t.perRequest
 	}
-	if msg := t.revisionRefused(rev); msg != "" {
-		writeUnsupportedRevision(w, r.Header.Get("Mcp-Protocol-Version"), msg)
+	if msg := t.revisionRefused(rev); msg != "" && r.Method != http.MethodPost {
+		writeUnsupportedRevision(w, "null", r.Header.Get("Mcp-Protocol-Version"), msg)
 		return
+	}
+	if r.Method == http.MethodDelete && handler == t.http {
+		// The client ends its session: its held calls end with it (the
+		// SDK's DELETE waits for them). A DELETE of the revisions
+		// without sessions ends none.
+		if id := r.Header.Get("Mcp-Session-Id"); t.live(id) {
+			t.endSession(id)
+		}
 	}
 	if r.Method != http.MethodPost {
 		handler.ServeHTTP(w, r)
@@ -232,6 +233,14 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := rawID(body)
+	if msg := t.revisionRefused(rev); msg != "" {
+		raw := string(id)
+		if idProblem(id) != "" || raw == "" {
+			raw = "null"
+		}
+		writeUnsupportedRevision(w, raw, requestedRevision(r, body), msg)
+		return
+	}
 	if msg := idProblem(id); msg != "" {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.CodeInvalidRequest, msg+".")
 		return
@@ -266,13 +275,28 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // writeUnsupportedRevision answers a request whose revision is not served
 // with JSON-RPC's unsupported-protocol-version error (SEP-2575), naming
 // the one that is.
-func writeUnsupportedRevision(w http.ResponseWriter, requested, msg string) {
+func writeUnsupportedRevision(w http.ResponseWriter, id, requested, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "error": map[string]any{
 		"code": mcp.CodeUnsupportedProtocolVersion, "message": msg,
 		"data": mcp.UnsupportedProtocolVersionData{Supported: []string{MCPRevisionPerRequest}, Requested: requested}}})
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// requestedRevision is the revision a refused request asked for: its
+// MCP-Protocol-Version header, else an initialize's protocolVersion.
+func requestedRevision(r *http.Request, body []byte) string {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return termtext.Shorten(v, 40)
+	}
+	var m struct {
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return termtext.Shorten(m.Params.ProtocolVersion, 40)
 }
 
 // batchCallsTools reports whether body is a JSON-RPC batch with a

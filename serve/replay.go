@@ -99,10 +99,12 @@ func (c *core) apply(r export.SessionRequest) error {
 		// The tool call that carried it is the client's, as recorded.
 		c.setCall(c.reqs.len()-1, r.Call)
 	}
-	if r.Traceparent != "" || r.Held != nil {
-		// So are the trace context it sent and how its held reply ended.
+	if r.Traceparent != "" || r.Held != nil || r.Kind == export.RequestCreate {
+		// So are the trace context it sent, how its held reply ended, and
+		// what a create repeated: when it came against the earlier reply
+		// is the client's timing.
 		last := c.reqs.get(c.reqs.len() - 1)
-		last.Traceparent, last.Held = r.Traceparent, r.Held
+		last.Traceparent, last.Held, last.Repeat = r.Traceparent, r.Held, r.Repeat
 		c.reqs.set(c.reqs.len()-1, last)
 	}
 	return nil
@@ -113,7 +115,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 	c.advanceTo(r.Tick)
 	switch r.Kind {
 	case export.RequestCreate:
-		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent), nil)
+		i, w, res := c.create(r.Intent, r.Key, r.Digest, r.Payload, c.plan.take(r.Intent), r.Call)
 		if r.Wire != export.WireDelivered || !w.Delivers(res) {
 			c.replied(i, r.Wire, 0, nil, nil)
 			break

@@ -320,6 +320,7 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 		p.wire = export.WireClosed
 	case fateDeliver:
 		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
+		s.c.answering[i] = p
 	}
 	return t, i + 1, s.record(i, p)
 }
@@ -453,9 +454,6 @@ func (s *Server) heldEnded(c *core, i int, how string) {
 	}
 	if r.Call != nil && r.Call.Cancelled != nil {
 		how = export.HeldCancelled
-	}
-	if r.Held != nil {
-		return
 	}
 	s.setHeld(c, i, export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)})
 }

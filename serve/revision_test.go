@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -88,6 +89,7 @@ func TestMCPRevisionOption(t *testing.T) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 		status, text, err := g.rawPost("", body, 5*time.Second)
 		var reply struct {
+			ID    int
 			Error struct {
 				Code    int64
 				Message string
@@ -97,7 +99,7 @@ func TestMCPRevisionOption(t *testing.T) {
 		if err != nil || json.Unmarshal([]byte(text), &reply) != nil {
 			t.Fatalf("initialize: %d %q %v", status, text, err)
 		}
-		if status != http.StatusBadRequest || reply.Error.Code != mcp.CodeUnsupportedProtocolVersion ||
+		if status != http.StatusBadRequest || reply.ID != 1 || reply.Error.Code != mcp.CodeUnsupportedProtocolVersion || reply.Error.Data.Requested != "2025-11-25" ||
 			!strings.Contains(reply.Error.Message, "MCP-Protocol-Version: 2026-07-28") || len(reply.Error.Data.Supported) != 1 {
 			t.Errorf("initialize: %d %s", status, text)
 		}
@@ -115,6 +117,28 @@ func TestMCPRevisionOption(t *testing.T) {
 		refundIn(t, res)
 		if c := g.srv.Session().Requests[0].Call; c.Revision != "" || c.Session == "" {
 			t.Errorf("call %+v: want a session and no per-request revision", c)
+		}
+	})
+	t.Run("a DELETE under the per-request revision ends no session", func(t *testing.T) {
+		g := newRig(t, Options{MCP: true, Faults: []missions.Fixture{missions.TimeoutAfterCommit}})
+		cs := g.agent()
+		go func() { _, _ = call(t, cs, ToolCreate, args1042("k1"), 2*time.Second) }()
+		waitFor(t, "the call to be held", func() bool {
+			s := g.srv.Session()
+			return len(s.Requests) == 1 && s.Requests[0].Wire == export.WireOpen
+		})
+		req, _ := http.NewRequest(http.MethodDelete, g.http.URL+MCPPath, nil)
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", MCPRevisionPerRequest)
+		if res, err := http.DefaultClient.Do(req); err == nil {
+			res.Body.Close()
+		}
+		waitFor(t, "the held call's end", func() bool { return g.srv.Session().Requests[0].Held != nil })
+		if how := g.srv.Session().Requests[0].Held.How; how == export.HeldSessionEnded {
+			t.Errorf("a DELETE the session handler never saw ended the session's held call")
+		}
+		if _, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Errorf("the session is gone: %v", err)
 		}
 	})
 	t.Run("an unknown revision", func(t *testing.T) {
@@ -162,8 +186,31 @@ func TestExtraCreatesSayWhatTheyRepeat(t *testing.T) {
 			t.Fatalf("%d requests, the first repeating %+v", len(s.Requests), s.Requests[0].Repeat)
 		}
 		want(t, s.Requests[1], 1, export.RepeatResent, export.KeyNone, "request 1 sent again (the same JSON-RPC id 7")
-		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNone, "after request 2's reply")
+		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNone, "after the provider answered request 2")
 		want(t, s.Requests[3], 3, export.RepeatOtherArguments, export.KeyNone, "other arguments than request 3")
+		// When a create came is the client's timing: a replay takes what
+		// it repeated as recorded, and reproduces the session.
+		if rec, again, err := Rerecord(s); err != nil || !bytes.Equal(rec, again) {
+			t.Errorf("the session does not replay to itself: %v", err)
+		}
+	})
+	t.Run("back to back", func(t *testing.T) {
+		// A call sent the moment the one before answered comes after that
+		// answer, however soon: the provider decided the answer first.
+		for _, rev := range []string{MCPRevisionSession, MCPRevisionPerRequest} {
+			g := newRig(t, Options{MCP: true})
+			cs := g.agentAt(rev)
+			for range 40 {
+				if _, err := call(t, cs, ToolCreate, args1042(""), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, r := range g.srv.Session().Requests[1:] {
+				if r.Repeat == nil || r.Repeat.How != export.RepeatAfterReply {
+					t.Fatalf("%s: request %d repeats %+v, want after_reply", rev, r.Seq, r.Repeat)
+				}
+			}
+		}
 	})
 	t.Run("REST", func(t *testing.T) {
 		g := newRig(t, Options{Faults: lost})
@@ -178,10 +225,10 @@ func TestExtraCreatesSayWhatTheyRepeat(t *testing.T) {
 			}
 		}
 		s := g.srv.Session()
-		want(t, s.Requests[1], 1, export.RepeatReissued, export.KeySame, "under the same key, sent when no reply to request 1 had reached the client (held until the client gave up)")
-		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNew, "under a new key, after request 2's reply")
+		want(t, s.Requests[1], 1, export.RepeatReissued, export.KeySame, "under the same key, while request 1 had no reply (held until the client gave up)")
+		want(t, s.Requests[2], 2, export.RepeatAfterReply, export.KeyNew, "under a new key, after the provider answered request 2")
 		// What serve prints when it stops says it too.
-		if txt := render.SessionText(s); !strings.Contains(txt, "2 refunds stand for one intent (1 sent again while no reply had come, 1 sent again after a reply came)") {
+		if txt := render.SessionText(s); !strings.Contains(txt, "2 refunds stand for one intent; of its creates after the first, 1 sent again while no reply had come, 1 sent again after an answer") {
 			t.Errorf("the summary does not say how the creates repeated:\n%s", txt)
 		}
 	})
