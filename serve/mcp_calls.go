@@ -250,6 +250,18 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"The request is a batch with a tools/call in it; replaylab serve takes one tool call a request, so that the session can tell each call and its cancellation apart. Send the calls one at a time (batches are not part of MCP since 2025-06-18).")
 		return
 	}
+	if b := t.checkPost(r, body, handler == t.perRequest); b != nil {
+		status := http.StatusBadRequest
+		if b.code == jsonrpc.CodeMethodNotFound || b.code == jsonrpc.CodeInvalidRequest && strings.Contains(b.msg, "came before initialize") {
+			// A request the server read and will not serve: its error is
+			// the answer.
+			status = http.StatusOK
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(rpcError(b.id, b.code, b.msg))
+		return
+	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	p := &post{w: w, gone: r.Context().Done()}
 	t.mu.Lock()
@@ -282,6 +294,27 @@ func writeUnsupportedRevision(w http.ResponseWriter, id, requested, msg string) 
 		"code": mcp.CodeUnsupportedProtocolVersion, "message": msg,
 		"data": mcp.UnsupportedProtocolVersionData{Supported: []string{MCPRevisionPerRequest}, Requested: requested}}})
 	_, _ = w.Write(append(b, '\n'))
+}
+
+// checkPost checks the messages of a POST (checkMessage): one, or each
+// of a batch. A session's POST carries its Mcp-Session-Id; a request of
+// the revisions without sessions needs no initialize.
+func (t *tools) checkPost(r *http.Request, body []byte, perRequest bool) *badMessage {
+	initialized := perRequest || r.Header.Get("Mcp-Session-Id") != ""
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+		var batch []json.RawMessage
+		if json.Unmarshal(trimmed, &batch) != nil || len(batch) == 0 {
+			return &badMessage{id: "null", code: jsonrpc.CodeInvalidRequest, msg: "The batch is empty or not a list of messages; send one JSON-RPC 2.0 message a request."}
+		}
+		for _, m := range batch {
+			if b := checkMessage(m, initialized); b != nil {
+				return b
+			}
+		}
+		return nil
+	}
+	return checkMessage(body, initialized)
 }
 
 // requestedRevision is the revision a refused request asked for: its

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -132,9 +133,11 @@ func (nopCloser) Close() error { return nil }
 // (a cancelled call, one held to the end), as the spec asks and as a lost
 // reply is.
 type stdioConn struct {
-	t  *tools
-	w  *lineWriter
-	mu sync.Mutex
+	t *tools
+	w *lineWriter
+	// initialized: an initialize has gone to the SDK (filter's alone).
+	initialized bool
+	mu          sync.Mutex
 	// open counts the calls forwarded and not yet answered, by id.
 	open     map[string]int
 	silenced map[string]bool
@@ -208,11 +211,14 @@ func (c *stdioConn) filter(in io.Reader, sdk io.Writer, out io.Writer) {
 		case len(bytes.TrimSpace(line)) == 0:
 		default:
 			line = bytes.TrimSpace(line)
-			msg, code, problem := readMessage(line)
+			msg, bad := readMessage(line, c.initialized)
 			req, _ := msg.(*jsonrpc.Request)
+			if req != nil && (req.Method == "initialize" || req.Method == "server/discover") {
+				c.initialized = true
+			}
 			switch {
-			case problem != "":
-				_, _ = out.Write(rpcError("null", code, problem))
+			case bad != nil:
+				_, _ = out.Write(rpcError(bad.id, bad.code, bad.msg))
 			case req != nil && req.IsCall() && !c.take(idJSON(req.ID.Raw())):
 				_, _ = out.Write(rpcError(idJSON(req.ID.Raw()), jsonrpc.CodeInvalidRequest, "A call with this id is still being answered; it was skipped. Give each call in flight an id of its own."))
 			default:
@@ -254,24 +260,24 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 }
 
 // readMessage reads line as one JSON-RPC message, or says what is wrong
-// with it, and the JSON-RPC error code that says so.
-func readMessage(line []byte) (jsonrpc.Message, int64, string) {
-	switch {
-	case !json.Valid(line):
-		return nil, jsonrpc.CodeParseError, "The line is not JSON; it was skipped. Send one JSON-RPC 2.0 message a line."
-	case line[0] == '[':
-		return nil, jsonrpc.CodeInvalidRequest, "The line is a batch; it was skipped. Send one JSON-RPC 2.0 message a line (batches are not part of MCP since 2025-06-18)."
-	case line[0] != '{':
-		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON object; it was skipped. Send one JSON-RPC 2.0 message a line."
+// with it (checkMessage), as the answer to send; initialized says whether
+// the session has been initialized.
+func readMessage(line []byte, initialized bool) (jsonrpc.Message, *badMessage) {
+	skipped := func(b *badMessage) *badMessage {
+		b.msg = strings.TrimSuffix(b.msg, ".") + "; it was skipped."
+		return b
+	}
+	if json.Valid(line) && line[0] == '[' {
+		return nil, &badMessage{id: "null", code: jsonrpc.CodeInvalidRequest, msg: "The line is a batch; it was skipped. Send one JSON-RPC 2.0 message a line (batches are not part of MCP since 2025-06-18)."}
+	}
+	if b := checkMessage(line, initialized); b != nil {
+		return nil, skipped(b)
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		return nil, jsonrpc.CodeInvalidRequest, "The line is not a JSON-RPC 2.0 message (" + termtext.Shorten(err.Error(), 200) + "); it was skipped. Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."
+		return nil, skipped(&badMessage{id: "null", code: jsonrpc.CodeInvalidRequest, msg: "The line is not a JSON-RPC 2.0 message (" + termtext.Shorten(err.Error(), 200) + "). Give \"jsonrpc\": \"2.0\", a \"method\", and an \"id\" that is a string or a whole number for a request."})
 	}
-	if problem := idProblem(rawID(line)); problem != "" {
-		return nil, jsonrpc.CodeInvalidRequest, problem + "; it was skipped."
-	}
-	return msg, 0, ""
+	return msg, nil
 }
 
 // take counts call id open, before the SDK reads it, so that the end of

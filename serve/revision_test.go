@@ -233,3 +233,76 @@ func TestExtraCreatesSayWhatTheyRepeat(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPErrorsAreJSONRPCErrors: what is wrong with a message is answered
+// as a JSON-RPC error with its proper code, over Streamable HTTP and over
+// stdio alike: not JSON (-32700), not a request (-32600), a method the
+// provider does not answer (-32601), a call before initialize (-32600,
+// never code 0), an id of null (-32600, never silence).
+func TestMCPErrorsAreJSONRPCErrors(t *testing.T) {
+	type rpcReply struct {
+		ID    json.RawMessage
+		Error *struct {
+			Code    int64
+			Message string
+		}
+	}
+	cases := []struct {
+		name, body string
+		session    bool
+		code       int64
+		id         string
+		says       string
+	}{
+		{"not JSON", `{"jsonrpc":"2.0",`, true, -32700, "null", "not JSON"},
+		{"an unknown method", `{"jsonrpc":"2.0","id":5,"method":"bogus/thing"}`, true, -32601, "5", `Method not found: "bogus/thing"`},
+		{"a member spelled Method", `[{"jsonrpc":"2.0","id":6,"Method":"tools/list"}]`, true, -32600, "6", `spell it "method"`},
+		{"no jsonrpc", `{"id":7,"method":"ping"}`, true, -32600, "7", `"jsonrpc": "2.0"`},
+		{"a call before initialize", `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`, false, -32600, "8", "call initialize first"},
+		{"an id of null", `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, true, -32600, "null", `"id" is null`},
+	}
+	t.Run("HTTP", func(t *testing.T) {
+		g := newRig(t, Options{MCP: true})
+		cs := g.agent()
+		for _, c := range cases {
+			session := ""
+			if c.session {
+				session = cs.ID()
+			}
+			_, text, err := g.rawPost(session, c.body, 5*time.Second)
+			var r rpcReply
+			if err != nil || json.Unmarshal([]byte(text), &r) != nil || r.Error == nil {
+				t.Errorf("%s: %q %v: not a JSON-RPC error", c.name, text, err)
+				continue
+			}
+			if r.Error.Code != c.code || string(r.ID) != c.id || !strings.Contains(r.Error.Message, c.says) {
+				t.Errorf("%s: code %d, id %s, %q; want code %d, id %s, saying %q", c.name, r.Error.Code, r.ID, r.Error.Message, c.code, c.id, c.says)
+			}
+		}
+	})
+	t.Run("stdio", func(t *testing.T) {
+		p := newStdioPeer(t, Options{})
+		for _, c := range cases {
+			if !c.session {
+				p.send(c.body)
+				b, _ := json.Marshal(p.next())
+				var r rpcReply
+				if json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != c.code || string(r.ID) != c.id || !strings.Contains(r.Error.Message, c.says) {
+					t.Errorf("%s, before the handshake: %s", c.name, b)
+				}
+			}
+		}
+		p.handshake()
+		for _, c := range cases {
+			if !c.session || strings.HasPrefix(c.body, "[") {
+				continue // a batch line is refused as a batch over stdio
+			}
+			p.send(c.body)
+			b, _ := json.Marshal(p.next())
+			var r rpcReply
+			if json.Unmarshal(b, &r) != nil || r.Error == nil || r.Error.Code != c.code || string(r.ID) != c.id || !strings.Contains(r.Error.Message, c.says) {
+				t.Errorf("%s: %s", c.name, b)
+			}
+		}
+	})
+}

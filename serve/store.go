@@ -19,6 +19,7 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -330,16 +331,26 @@ func checkFile(db *bolt.DB, path string) (err error) {
 		}
 		var names []string
 		_ = tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
-			names = append(names, string(name))
+			names = append(names, termtext.Escaped(string(name)))
 			return nil
 		})
 		if len(names) == 0 {
 			return nil // a new file
 		}
+		ours, missing := 0, []string{}
 		for _, want := range [][]byte{bucketMeta, bucketLog, bucketRefunds, bucketKeys} {
 			if tx.Bucket(want) == nil {
-				return fmt.Errorf("it is not a replaylab serve database (its buckets are %s; serve's are meta, log, refunds and keys); give a new file", strings.Join(names, ", "))
+				missing = append(missing, string(want))
+			} else {
+				ours++
 			}
+		}
+		switch {
+		case ours == 0:
+			return fmt.Errorf("it is not a replaylab serve database (its buckets are %s; serve's are meta, log, refunds and keys); give a new file", strings.Join(names, ", "))
+		case len(missing) > 0:
+			// Some of serve's buckets and not the rest: a name damaged.
+			return damaged(fmt.Sprintf("it has no %s bucket (its buckets are %s; serve makes meta, log, refunds and keys)", strings.Join(missing, " or "), termtext.Shorten(strings.Join(names, ", "), 200)))
 		}
 		if tx.Bucket(bucketMeta).Get(metaKey) == nil {
 			return damaged("it has serve's buckets but no settings, so its log cannot be replayed")
