@@ -94,7 +94,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		reply(out, http.StatusOK, marshal(State{
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
-			FaultsLeft: s.c.plan.left(), ReadFaultsLeft: s.c.plan.readsLeft(), Verdicts: s.c.outcome().Verdicts,
+			FaultsLeft: s.c.plan.left(), ReadFaultsLeft: s.c.plan.readsLeft(), Verdicts: s.c.outcomeAnswered().Verdicts,
 		}))
 	case "faults":
 		vs, given := form["faults"]

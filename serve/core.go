@@ -611,6 +611,30 @@ func (c *core) intents() []string {
 //   - phantom: no effect of its own, but a reply told it of another
 //     intent's refund as its own;
 //   - failed_cleanly: no effect, and the client heard only errors.
+// outcomeAnswered is the outcome with the replies being sent counted as
+// heard: a client can read its reply before the provider has recorded it
+// written, and a look at the state then must not show what the reply has
+// already left behind (a hidden_effect the client was just told of).
+func (c *core) outcomeAnswered() missions.Outcome {
+	if len(c.answering) == 0 {
+		return c.outcome()
+	}
+	saved := c.told
+	c.told = make(map[string]*told, len(saved))
+	for k, t := range saved {
+		c.told[k] = &told{succeeded: maps.Clone(t.succeeded), last: t.last, heard: t.heard}
+	}
+	for _, i := range slices.Sorted(maps.Keys(c.answering)) {
+		p := c.answering[i]
+		r := c.reqs.get(i)
+		r.Wire, r.Status, r.Shown = p.wire, p.status, p.shown
+		c.hear(&r)
+	}
+	out := c.outcome()
+	c.told = saved
+	return out
+}
+
 func (c *core) outcome() missions.Outcome {
 	snap := c.led.Snapshot()
 	o := missions.Outcome{Effects: snap.Effects, Verdicts: []missions.IntentVerdict{}}

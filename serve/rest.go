@@ -320,7 +320,6 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 		p.wire = export.WireClosed
 	case fateDeliver:
 		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
-		s.c.answering[i] = p
 	}
 	return t, i + 1, s.record(i, p)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -305,4 +306,48 @@ func TestMCPErrorsAreJSONRPCErrors(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStateNeverLagsTheReply: between the moment a create's reply is
+// decided (and may already be read by the client) and the moment it is
+// recorded written, /_replaylab/state counts that reply as heard: it
+// never shows a hidden_effect that the client's reply has already left
+// behind.
+func TestStateNeverLagsTheReply(t *testing.T) {
+	g := newToolRig(t, Options{})
+	params, e := decodeRefund(refund1042())
+	if e != nil {
+		t.Fatal(e.Message)
+	}
+	turn, _, err := g.srv.takeCreate("sk_test", "k1", "refund-1042", params, nil, "", true)
+	if err != nil || turn.fate != fateDeliver {
+		t.Fatalf("the create: %v, fate %v", err, turn.fate)
+	}
+	verdict := func() missions.Verdict {
+		rec := httptest.NewRecorder()
+		g.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ControlPrefix+"state", nil))
+		var st State
+		if err := json.Unmarshal(rec.Body.Bytes(), &st); err != nil || len(st.Verdicts) != 1 {
+			t.Fatalf("state: %s %v", rec.Body, err)
+		}
+		return st.Verdicts[0].Verdict
+	}
+	if v := verdict(); v != missions.ExactlyOnce {
+		t.Errorf("while the reply is on its way: %s, want exactly_once", v)
+	}
+	g.srv.finish(turn.c, turn.i, export.WireDelivered, turn.status, turn.aerr, turn.shown)
+	if v := verdict(); v != missions.ExactlyOnce {
+		t.Errorf("once it is written: %s", v)
+	}
+	// A reply that never reached the client leaves the refund hidden.
+	turn, _, err = g.srv.takeCreate("sk_test", "k2", "refund-2", params, nil, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.srv.finish(turn.c, turn.i, export.WireGone, 0, nil, nil)
+	rec := httptest.NewRecorder()
+	g.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ControlPrefix+"state", nil))
+	if !strings.Contains(rec.Body.String(), `"hidden_effect"`) {
+		t.Errorf("a reply gone: %s", rec.Body)
+	}
 }

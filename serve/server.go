@@ -104,6 +104,11 @@ func (s *Server) record(i int, p planned) error {
 	if s.failed != nil {
 		return s.failed
 	}
+	if p.wire == export.WireDelivered {
+		// Decided: the reply is on its way, and may reach the client
+		// before finish records it.
+		s.c.answering[i] = p
+	}
 	return s.write(func() (logEntry, string, []ledger.ObjectID) {
 		r := s.c.reqs.get(i)
 		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
