@@ -611,6 +611,7 @@ func (c *core) intents() []string {
 //   - phantom: no effect of its own, but a reply told it of another
 //     intent's refund as its own;
 //   - failed_cleanly: no effect, and the client heard only errors.
+//
 // outcomeAnswered is the outcome with the replies being sent counted as
 // heard: a client can read its reply before the provider has recorded it
 // written, and a look at the state then must not show what the reply has
