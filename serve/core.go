@@ -603,15 +603,6 @@ func (c *core) intents() []string {
 	return out
 }
 
-// outcome is what the provider can say of each intent from its own
-// records and what its replies told the client:
-//   - duplicate: more than one effect;
-//   - exactly_once: one effect, and a delivered reply showed it succeeded;
-//   - hidden_effect: an effect whose success no reply carried to the client;
-//   - phantom: no effect of its own, but a reply told it of another
-//     intent's refund as its own;
-//   - failed_cleanly: no effect, and the client heard only errors.
-//
 // outcomeAnswered is the outcome with the replies being sent counted as
 // heard: a client can read its reply before the provider has recorded it
 // written, and a look at the state then must not show what the reply has
@@ -636,6 +627,14 @@ func (c *core) outcomeAnswered() missions.Outcome {
 	return out
 }
 
+// outcome is what the provider can say of each intent from its own
+// records and what its replies told the client:
+//   - duplicate: more than one effect;
+//   - exactly_once: one effect, and a delivered reply showed it succeeded;
+//   - hidden_effect: an effect whose success no reply carried to the client;
+//   - phantom: no effect of its own, but a reply told it of another
+//     intent's refund as its own;
+//   - failed_cleanly: no effect, and the client heard only errors.
 func (c *core) outcome() missions.Outcome {
 	snap := c.led.Snapshot()
 	o := missions.Outcome{Effects: snap.Effects, Verdicts: []missions.IntentVerdict{}}
