@@ -49,11 +49,11 @@ func readRecords(path, intentField string, pipeWait time.Duration) (recs []rawRe
 		}
 		return recs, false, nil
 	}
-	if !utf8.Valid(data) {
-		return nil, false, fmt.Errorf("%s: the file is not UTF-8; the JSON of a list of refunds is", path)
-	}
-	if at := jsontext.LoneSurrogate(data); at >= 0 {
-		return nil, false, fmt.Errorf("%s:%d: an escape that is no character (half of a surrogate pair, such as \\ud800); write the character itself", path, lineAt(data, int64(at)))
+	if at, what := jsontext.Problem(data); at >= 0 {
+		if !utf8.Valid(data) {
+			return nil, false, fmt.Errorf("%s:%d: the file is not UTF-8; the JSON of a list of refunds is", path, lineAt(data, int64(at)))
+		}
+		return nil, false, fmt.Errorf("%s:%d: %s", path, lineAt(data, int64(at)), what)
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	pages := 0

@@ -183,6 +183,11 @@ type lineWriter struct {
 	overflow bool
 	partial  []byte
 	cut      bool
+	// mentions: the line so far mentions "belief", in any case, in the
+	// part kept or past it; tail is the end of what was written of it, so
+	// that a mention split across writes is seen.
+	mentions bool
+	tail     []byte
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
@@ -205,7 +210,7 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 // take ends the partial line. The caller holds mu.
 func (w *lineWriter) take() {
 	w.n++
-	if bytes.Contains(w.partial, []byte(`"belief"`)) {
+	if w.mentions {
 		if w.kept+len(w.partial) > beliefBytesLimit {
 			w.overflow = true
 		} else {
@@ -213,11 +218,32 @@ func (w *lineWriter) take() {
 			w.beliefs = append(w.beliefs, numbered{w.n, string(w.partial), w.cut})
 		}
 	}
-	w.partial, w.cut = w.partial[:0], false
+	w.partial, w.cut, w.mentions, w.tail = w.partial[:0], false, false, w.tail[:0]
+}
+
+// beliefMark is what makes a line one that tries to be a belief line:
+// the field's name, quoted, in any case.
+var beliefMark = []byte(`"belief"`)
+
+// mention notes whether p, the next part of the line, mentions
+// beliefMark, across the end of the part before it too. The caller
+// holds mu.
+func (w *lineWriter) mention(p []byte) {
+	if w.mentions {
+		return
+	}
+	seen := append(w.tail, p...)
+	if bytes.Contains(bytes.ToLower(seen), beliefMark) {
+		w.mentions = true
+		return
+	}
+	keep := min(len(seen), len(beliefMark)-1)
+	w.tail = append(w.tail[:0], seen[len(seen)-keep:]...)
 }
 
 // add appends to the partial line, up to lineLimit. The caller holds mu.
 func (w *lineWriter) add(p []byte) {
+	w.mention(p)
 	room := max(lineLimit-len(w.partial), 0)
 	if len(p) > room {
 		w.cut = true

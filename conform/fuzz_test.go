@@ -45,7 +45,7 @@ func FuzzBeliefLines(f *testing.F) {
 		// "belief" gives one belief or one problem.
 		mentions := 0
 		for _, l := range strings.Split(line, "\n") {
-			if strings.Contains(l, `"belief"`) {
+			if strings.Contains(strings.ToLower(l), `"belief"`) {
 				mentions++
 			}
 		}

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/jsontext"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
@@ -42,15 +44,23 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 	for _, nl := range lines {
 		line := strings.TrimSpace(nl.text)
 		bad := func(what string) {
-			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, termtext.CleanLine(termtext.Shorten(line, 160))))
+			b.problems = append(b.problems, fmt.Sprintf("run %d, line %d of its output is a malformed belief line (%s): %s", run, nl.n, what, shownBytes(termtext.Shorten(line, 160))))
 		}
 		if nl.cut {
 			bad(fmt.Sprintf("longer than %d KiB; a belief line is one short JSON object", lineLimit>>10))
 			continue
 		}
+		if _, what := jsontext.Problem([]byte(line)); what != "" {
+			bad("it holds " + what)
+			continue
+		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(line), &obj); err != nil || obj == nil {
 			bad("not one JSON object")
+			continue
+		}
+		if k := twice(line); k != "" {
+			bad(fmt.Sprintf("field %q appears twice; a belief line holds each field once", k))
 			continue
 		}
 		got := map[string]string{}
@@ -90,6 +100,48 @@ func (b *beliefs) read(run int, lines []numbered, overflow bool) {
 	if overflow {
 		b.problems = append(b.problems, fmt.Sprintf("run %d printed more than %d KiB of lines that mention \"belief\"; the rest were not read", run, beliefBytesLimit>>10))
 	}
+}
+
+// shownBytes is s on one line with each byte that is not UTF-8 shown as
+// \xNN rather than dropped.
+func shownBytes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return termtext.CleanLine(b.String())
+}
+
+// twice is the first top-level field of the JSON object line that
+// appears more than once, or "" (a decoder would keep the last).
+func twice(line string) string {
+	d := json.NewDecoder(strings.NewReader(line))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if d.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // intentsOf is each intent of the row: the provider's verdict and the

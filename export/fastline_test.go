@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -49,4 +50,22 @@ func FuzzFastLine(f *testing.F) {
 			t.Fatalf("fast read %q as %+v; encoding/json as %+v", line, fast, full)
 		}
 	})
+}
+
+// TestHistoryRefusesWhatIsNoText: a line whose intent or key holds an
+// escape that is no character is refused, even when a real U+FFFD stands
+// elsewhere on the line (which once let it through), and so is one with
+// bytes that are not UTF-8.
+func TestHistoryRefusesWhatIsNoText(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"attempt","intent":"x\ud800","key":"k","note":"\ufffd"}`,
+		`{"type":"attempt","intent":"x","key":"k\udfff","note":"` + "\uFFFD" + `"}`,
+		"{\"type\":\"attempt\",\"intent\":\"x\xff\",\"key\":\"k\"}",
+	} {
+		var l HistoryLine
+		_, err := decodeHistoryLine([]byte(line), &l, false)
+		if err == nil || !(strings.Contains(err.Error(), "half of a surrogate pair") || strings.Contains(err.Error(), "not UTF-8")) {
+			t.Errorf("%q: %v", line, err)
+		}
+	}
 }

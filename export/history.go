@@ -13,6 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/replaylab/replaylab/internal/jsontext"
 )
 
 // HistorySchemaID names the history format: JSON Lines of what a client
@@ -181,18 +183,13 @@ var historyFields = []string{"type", "intent", "key", "digest", "start", "end", 
 // requires. The header ({"schema": ...}) may only be the first line
 // (first); header reports that it was one.
 func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err error) {
-	if !utf8.Valid(raw) {
-		// Bytes that are not UTF-8 would read as U+FFFD, and two
-		// different intents could read as one.
-		at := 0
-		for at < len(raw) {
-			r, size := utf8.DecodeRune(raw[at:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			at += size
+	// Bytes that are not UTF-8, or an escape that is no character, would
+	// read as U+FFFD, and two different intents could read as one.
+	if at, what := jsontext.Problem(raw); at >= 0 {
+		if !utf8.Valid(raw) {
+			return false, fmt.Errorf("byte %d is not UTF-8 (0x%02x); a history is UTF-8 text", at+1, raw[at])
 		}
-		return false, fmt.Errorf("byte %d is not UTF-8 (0x%02x); a history is UTF-8 text", at+1, raw[at])
+		return false, fmt.Errorf("the line holds %s", what)
 	}
 	if raw[0] != '{' {
 		return false, fmt.Errorf("expected a JSON object ({...}), found %s", shortText(raw))
@@ -239,13 +236,6 @@ func decodeHistoryLine(raw []byte, l *HistoryLine, first bool) (header bool, err
 			return false, errors.New("more than one JSON value on the line; a history has one object per line")
 		}
 		return false, historyJSONError(err)
-	}
-	// An escape that is no character (a lone surrogate, \ud800) reads as
-	// U+FFFD, as would another: two ids would read as one.
-	for _, v := range []string{l.Intent, l.Key, l.Object, l.Digest} {
-		if strings.ContainsRune(v, utf8.RuneError) && !bytes.Contains(raw, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
-			return false, fmt.Errorf("%q holds an escape that is no character (a lone surrogate such as \\ud800); write the character itself", v)
-		}
 	}
 	return false, checkLine(l)
 }

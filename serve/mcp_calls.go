@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/jsontext"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 )
@@ -598,6 +599,12 @@ func (t *tools) receiving(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+				if _, what := jsontext.Problem(p.Arguments); what != "" {
+					// Decoded, it would read as U+FFFD: two intents or keys
+					// that differ only there would be one.
+					msg := "The arguments hold " + what + ". Every text argument (intent, idempotency_key, charge, …) must be UTF-8 text, as over REST; nothing was sent to the provider."
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+				}
 				if msg := argumentsProblem(p.Name, p.Arguments); msg != "" {
 					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
 				}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -349,5 +350,35 @@ func TestStateNeverLagsTheReply(t *testing.T) {
 	g.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ControlPrefix+"state", nil))
 	if !strings.Contains(rec.Body.String(), `"hidden_effect"`) {
 		t.Errorf("a reply gone: %s", rec.Body)
+	}
+}
+
+// TestMCPRefusesWhatIsNoText: an intent or a key holding a lone
+// surrogate escape or bytes that are not UTF-8 is refused over MCP, as
+// REST refuses it, over HTTP and stdio: decoded, x\ud800 and x\udfff would
+// be one intent.
+func TestMCPRefusesWhatIsNoText(t *testing.T) {
+	bodies := []string{
+		`{"intent":"x\ud800","charge":"ch_1","amount":100}`,
+		`{"intent":"x","charge":"ch_1","amount":100,"idempotency_key":"k\udfff"}`,
+		"{\"intent\":\"x\xff\",\"charge\":\"ch_1\",\"amount\":100}",
+	}
+	g := newRig(t, Options{MCP: true})
+	cs := g.agent()
+	for i, args := range bodies {
+		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"create_refund","arguments":` + args + `}}`
+		_, text, err := g.rawPost(cs.ID(), body, 5*time.Second)
+		if err != nil || !strings.Contains(text, `"isError":true`) || !(strings.Contains(text, "not UTF-8") || strings.Contains(text, "half of a surrogate pair")) {
+			t.Errorf("%s: %s %v", args, text, err)
+		}
+	}
+	p := newStdioPeer(t, Options{})
+	p.handshake()
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create_refund","arguments":` + bodies[0] + `}}`)
+	if b, _ := json.Marshal(p.next()); !strings.Contains(string(b), "half of a surrogate pair") {
+		t.Errorf("over stdio: %s", b)
+	}
+	if n := len(g.srv.Session().Requests) + len(p.srv.Session().Requests); n != 0 {
+		t.Errorf("%d requests reached the provider", n)
 	}
 }

@@ -21,19 +21,11 @@ import (
 // there would read as one), ignore what follows the object, and read
 // an object of no spans as an empty batch.
 func shape(line []byte) string {
-	if !utf8.Valid(line) {
-		at := 0
-		for at < len(line) {
-			r, n := utf8.DecodeRune(line[at:])
-			if r == utf8.RuneError && n == 1 {
-				break
-			}
-			at += n
+	if at, what := jsontext.Problem(line); at >= 0 {
+		if !utf8.Valid(line) {
+			return fmt.Sprintf("the line is not UTF-8 (byte %d); OTLP/JSON is UTF-8", at+1)
 		}
-		return fmt.Sprintf("the line is not UTF-8 (byte %d); OTLP/JSON is UTF-8", at+1)
-	}
-	if at := jsontext.LoneSurrogate(line); at >= 0 {
-		return fmt.Sprintf("the line holds an escape that is no character (%s at byte %d, half of a surrogate pair); write the character itself", line[at:min(at+6, len(line))], at+1)
+		return "the line holds " + what
 	}
 	end := jsontext.ObjectEnd(line)
 	switch {

@@ -6,7 +6,11 @@
 // the repository.
 package jsontext
 
-import "bytes"
+import (
+	"bytes"
+	"strconv"
+	"unicode/utf8"
+)
 
 // LoneSurrogate is the offset of the first \u escape in data that is half
 // of a surrogate pair without its other half, or -1 when there is none.
@@ -110,3 +114,38 @@ func ObjectEnd(data []byte) int {
 	}
 	return -1
 }
+
+// Problem says what makes data, JSON text, hold something that is no
+// text: bytes that are not UTF-8, or an escape that names no character
+// (half of a surrogate pair). A decoder reads either as U+FFFD, so two
+// ids that differ only there would read as one. It returns the offset
+// and the words, or -1 and "" when the text is sound. Every surface that
+// takes text as JSON (MCP arguments, history and trace lines, lists of
+// refunds, conform's belief lines) refuses what it names, alike.
+func Problem(data []byte) (int, string) {
+	if at := invalidUTF8(data); at >= 0 {
+		return at, "bytes that are not UTF-8 (byte " + itoa(at+1) + ")"
+	}
+	if at := LoneSurrogate(data); at >= 0 {
+		return at, "an escape that is no character (" + string(data[at:min(at+6, len(data))]) + " at byte " + itoa(at+1) + ", half of a surrogate pair); write the character itself"
+	}
+	return -1, ""
+}
+
+// invalidUTF8 is the offset of the first byte of data that is not UTF-8,
+// or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for at := 0; at < len(data); {
+		r, n := utf8.DecodeRune(data[at:])
+		if r == utf8.RuneError && n == 1 {
+			return at
+		}
+		at += n
+	}
+	return -1
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
