@@ -45,3 +45,23 @@ func TestBeliefLinesAreNeverMissed(t *testing.T) {
 		t.Errorf("the line shown back: %q", b.problems)
 	}
 }
+
+// TestScenarioAmountsAreOnesTheProviderTakes: an amount above the
+// provider's largest refund is refused when the scenario is made, since
+// every create would be refused and a client that sent nothing would
+// pass the row.
+func TestScenarioAmountsAreOnesTheProviderTakes(t *testing.T) {
+	for s, want := range map[string]int64{"45.00": 4500, "999999.99": 99999999, "1": 100} {
+		if got, err := cents(s); err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"1000000.00", "999999.991", "92233720368547758.07"} {
+		if _, err := cents(s); err == nil {
+			t.Errorf("%s: taken", s)
+		}
+	}
+	if _, err := cents("1000000.00"); err == nil || !strings.Contains(err.Error(), "999999.99") {
+		t.Errorf("1000000.00: %v; want the largest refund named", err)
+	}
+}

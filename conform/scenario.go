@@ -22,6 +22,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve"
 )
 
 // Intent is one logical action the client is asked to perform exactly
@@ -164,6 +165,11 @@ func cents(s string) (int64, error) {
 	n := int64(u)*100 + int64(f)
 	if n <= 0 {
 		return 0, fmt.Errorf("a refund's amount is above zero")
+	}
+	if n > serve.MaxAmount {
+		// The provider would refuse every create, and a client that sent
+		// nothing would pass the row.
+		return 0, fmt.Errorf("above the provider's largest refund, %d.%02d (it takes at most %d in the smallest unit)", serve.MaxAmount/100, serve.MaxAmount%100, serve.MaxAmount)
 	}
 	return n, nil
 }

@@ -496,6 +496,12 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
 		p.errf(n, "%s is %q, text in quotes; write the number without quotes, %s: %s", what, n.Value, what, n.Value)
 		return 0
 	}
+	if len(n.Value) > 1 && n.Value[0] == '0' {
+		// YAML 1.1 readers take 010 for octal 8, YAML 1.2 ones for 10:
+		// the file would mean two things.
+		p.errf(n, "%s is %q, a number with a leading zero, which YAML readers take for 8 or for 10; write it without the zero, %s: %s", what, n.Value, what, strings.TrimLeft(n.Value, "0"))
+		return 0
+	}
 	v, err := strconv.Atoi(n.Value)
 	if err != nil || v < lo || v > hi {
 		p.errf(n, "%s is %q; it must be a whole number from %d to %d", what, n.Value, lo, hi)
@@ -841,6 +847,10 @@ func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {
 				}
 				for i := 0; i+1 < len(v.Content); i += 2 {
 					ik, iv := v.Content[i], v.Content[i+1]
+					if _, dup := e.Verdicts[ik.Value]; dup {
+						p.errf(ik, "intent %q appears twice in verdicts; give each intent one verdict", ik.Value)
+						continue
+					}
 					if !ids[ik.Value] {
 						p.errf(ik, "verdict for intent %q, which the mission does not declare (declared: %s)", ik.Value, sortedKeys(ids))
 					}

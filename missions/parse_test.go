@@ -80,6 +80,8 @@ func TestParseErrors(t *testing.T) {
 		{name: "bad id", from: "id: small", to: "id: Small_One", line: 1, want: []string{`id "Small_One"`, "lowercase letters, digits and dashes"}},
 		{name: "bad contract", from: "goal: A", to: "contract: v3\ngoal: A", line: 3, want: []string{`unknown contract "v3"`, "accepted: v1, v2, none"}},
 		{name: "bad retention", from: "goal: A", to: "retention: soon\ngoal: A", line: 3, want: []string{"retention", "whole number from 1"}},
+		{name: "retention with a leading zero", from: "goal: A", to: "retention: 010\ngoal: A", line: 3, want: []string{`retention is "010"`, "leading zero", "retention: 10"}},
+		{name: "a verdict given twice", from: "verdicts: {refund-1: exactly_once}", to: "verdicts: {refund-1: exactly_once, refund-1: duplicate}", line: 22, want: []string{`intent "refund-1" appears twice in verdicts`}},
 		{name: "bad key source", from: "goal: A", to: "key_source: uuid\ngoal: A", line: 3, want: []string{`unknown key source "uuid"`, "accepted: intent, payload_hash"}},
 		{name: "intents not a list", from: "intents:\n  - id: refund-1\n    op: refund\n    principal: agent\n    label: refund of 10.00\n    payload:\n      order: \"1\"\n      amount: \"10.00\"", to: "intents: refund-1", line: 4, want: []string{"intents must be a list"}},
 		{name: "intent without op", from: "    op: refund\n", to: "", line: 5, want: []string{`no "op"`, "required: id, op, principal, payload"}},
