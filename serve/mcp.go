@@ -170,7 +170,7 @@ func newTools(s *Server) *tools {
 	mcp.AddTool(t.server, &mcp.Tool{Name: ToolList, Title: "List refunds", Description: listDescription,
 		Annotations: &mcp.ToolAnnotations{Title: "List refunds", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.list)
 	t.server.AddReceivingMiddleware(t.receiving)
-	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet})
+	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet, SessionTimeout: s.opts.MCPIdle})
 	t.perRequest = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server },
 		&mcp.StreamableHTTPOptions{Logger: quiet, Stateless: true, PropagateRequestCancellation: true})
 	return t

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -261,6 +262,17 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		_, _ = w.Write(rpcError(b.id, b.code, b.msg))
+		return
+	}
+	if handler == t.http && r.Header.Get("Mcp-Session-Id") == "" && isInitialize(body) && t.sessionsFull() {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "60")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		raw := string(id)
+		if raw == "" {
+			raw = "null"
+		}
+		_, _ = w.Write(rpcError(raw, -32000, fmt.Sprintf("This provider keeps at most %d MCP sessions at once, and has that many. End a session when done with it (DELETE /mcp with its Mcp-Session-Id, as the SDKs do on close); a session idle for %v ends by itself.", MaxMCPSessions, t.s.opts.MCPIdle)))
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -547,7 +559,8 @@ func (t *tools) untrack(key callKey, answered bool) {
 	}
 }
 
-// endSession ends the held calls of MCP session id ("" for stdio).
+// endSession ends the held calls of MCP session id ("" for stdio). The
+// calls held hold the channel; the session keeps no entry after.
 func (t *tools) endSession(id string) {
 	ch := t.sessionEnded(id)
 	t.mu.Lock()
@@ -557,6 +570,39 @@ func (t *tools) endSession(id string) {
 	default:
 		close(ch)
 	}
+	delete(t.ended, id)
+}
+
+// MaxMCPSessions bounds the MCP sessions kept at once: an initialize
+// past it is refused until one ends (DELETE) or idles out.
+const MaxMCPSessions = 1000
+
+// sessionsFull reports whether MaxMCPSessions sessions are open, and
+// forgets the entries of sessions that ended without a DELETE (they idled
+// out).
+func (t *tools) sessionsFull() bool {
+	live := map[string]bool{}
+	for ss := range t.server.Sessions() {
+		if ss.ID() != "" {
+			live[ss.ID()] = true
+		}
+	}
+	t.mu.Lock()
+	for id := range t.ended {
+		if id != "" && !live[id] {
+			delete(t.ended, id)
+		}
+	}
+	t.mu.Unlock()
+	return len(live) >= MaxMCPSessions
+}
+
+// isInitialize reports whether body is one initialize request.
+func isInitialize(body []byte) bool {
+	var m struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "initialize"
 }
 
 // live reports whether id names an MCP session being served.

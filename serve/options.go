@@ -24,7 +24,10 @@ const (
 	// 80 s, and a connection closed any sooner would read as a reset,
 	// which stripe-node retries on its own. The cap only ends a hold no
 	// client will ever end.
-	DefaultHold        = 10 * time.Minute
+	DefaultHold = 10 * time.Minute
+	// DefaultMCPIdle is how long an MCP session may sit idle before it
+	// ends: one a client left without a DELETE is reclaimed after it.
+	DefaultMCPIdle     = 10 * time.Minute
 	DefaultIntentField = "metadata[intent]"
 	// DefaultDelay is how many ticks a listed late_commit or pending
 	// takes to land or resolve.
@@ -78,6 +81,9 @@ type Options struct {
 	// MCPRevisionPerRequest's requests that carry their revision),
 	// either one alone serves only it.
 	MCPRevision string
+	// MCPIdle is how long an MCP session may go without a request (one
+	// held open counts as one) before it ends; 0 is DefaultMCPIdle.
+	MCPIdle time.Duration
 	// Now is the wall clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -95,6 +101,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Hold == 0 {
 		o.Hold = DefaultHold
+	}
+	if o.MCPIdle == 0 {
+		o.MCPIdle = DefaultMCPIdle
 	}
 	if o.Delay == 0 {
 		o.Delay = DefaultDelay
