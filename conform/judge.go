@@ -323,14 +323,17 @@ func hops(s *export.Session, live []ledger.Object) string {
 	var out []string
 	for _, m := range all[1:] {
 		switch {
+		// Which refund id each got is the provider's order, which two
+		// creates sent at once can take either way: the reason names the
+		// requests, and the session the ids.
 		case m.ok && m.r.Repeat != nil:
-			out = append(out, fmt.Sprintf("%s came from request %d, %s", m.id, m.r.Seq, export.DescribeRepeat(m.r, bySeq[m.r.Repeat.Of])))
+			out = append(out, fmt.Sprintf("request %d made one more, %s", m.r.Seq, export.DescribeRepeat(m.r, bySeq[m.r.Repeat.Of])))
 		case m.ok:
-			out = append(out, fmt.Sprintf("%s came from request %d", m.id, m.r.Seq))
+			out = append(out, fmt.Sprintf("request %d made one more", m.r.Seq))
 		default:
 			// A late commit lands after its request; a v2 completion
 			// makes the refund a later request finished.
-			out = append(out, fmt.Sprintf("%s committed after the request that began it, which the session does not name", m.id))
+			out = append(out, "one more committed after the request that began it, which the session does not name")
 		}
 	}
 	if len(out) == 0 {

@@ -121,7 +121,7 @@ func replyWords(r SessionRequest) string {
 	case r.Error != "":
 		return fmt.Sprintf("%d, %s", r.Status, r.Error)
 	case len(r.Shown) == 1:
-		return fmt.Sprintf("%d, refund %s %s", r.Status, r.Shown[0].Object, r.Shown[0].Status)
+		return fmt.Sprintf("%d, a refund %s", r.Status, r.Shown[0].Status)
 	case r.Status != 0:
 		return fmt.Sprintf("%d", r.Status)
 	default:
