@@ -18,6 +18,7 @@ import (
 
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
@@ -168,8 +169,8 @@ func TestConformGradesTheExamples(t *testing.T) {
 	dead := deadPID(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	staleState := filepath.Join(tmp, fmt.Sprintf("replaylab-conform-%d-1", dead))
-	staleRecord := filepath.Join(rec, fmt.Sprintf(".replaylab-%d-2.tmp", dead))
+	staleState := filepath.Join(tmp, "replaylab-conform-"+atomicfile.TempMark(dead)+"-1")
+	staleRecord := filepath.Join(rec, ".replaylab-"+atomicfile.TempMark(dead)+"-2.tmp")
 	for _, d := range []string{staleState, rec} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)

@@ -496,10 +496,10 @@ func (p *parser) integer(n *yaml.Node, what string, lo, hi int) int {
 		p.errf(n, "%s is %q, text in quotes; write the number without quotes, %s: %s", what, n.Value, what, n.Value)
 		return 0
 	}
-	if len(n.Value) > 1 && n.Value[0] == '0' {
+	if digits := strings.TrimLeft(n.Value, "+-"); len(digits) > 1 && digits[0] == '0' && strings.Trim(digits, "0123456789") == "" {
 		// YAML 1.1 readers take 010 for octal 8, YAML 1.2 ones for 10:
 		// the file would mean two things.
-		p.errf(n, "%s is %q, a number with a leading zero, which YAML readers take for 8 or for 10; write it without the zero, %s: %s", what, n.Value, what, strings.TrimLeft(n.Value, "0"))
+		p.errf(n, "%s is %q, a number with a leading zero, which YAML readers take for 8 or for 10; write it without the zero, %s: %s", what, n.Value, what, strings.TrimLeft(digits, "0"))
 		return 0
 	}
 	v, err := strconv.Atoi(n.Value)

@@ -221,3 +221,30 @@ func TestLogEntriesAreSealed(t *testing.T) {
 	}
 	srv.Close()
 }
+
+// TestABusyDatabaseIsInUseNotDamaged: a --db another serve holds is
+// refused as in use, however busy it is writing: what a second opener
+// reads of a file being written is no damage.
+func TestABusyDatabaseIsInUseNotDamaged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "busy.db")
+	g, _ := openRig(t, Options{}, path, newFakeClock())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		note := strings.Repeat("n", 500)
+		for i := range 1500 {
+			form := url.Values{"charge": {"ch_1"}, "amount": {"100"}, "metadata[intent]": {"i" + strconv.Itoa(i)}}
+			for j := range 8 {
+				form.Set(fmt.Sprintf("metadata[note%d]", j), note)
+			}
+			g.do(g.quick, http.MethodPost, "/v1/refunds", "k"+strconv.Itoa(i), form)
+		}
+	}()
+	for range 40 {
+		_, _, err := Open(Options{}, path)
+		if !errors.Is(err, ErrInUse) || errors.Is(err, ErrDamaged) {
+			t.Fatalf("a database in use: %v", err)
+		}
+	}
+	<-done
+}

@@ -324,6 +324,9 @@ func (t *tools) checkPost(r *http.Request, body []byte, perRequest bool) *badMes
 			if b := checkMessage(m, initialized); b != nil {
 				return b
 			}
+			if isInitialize(m) {
+				return &badMessage{id: "null", code: jsonrpc.CodeInvalidRequest, msg: "The batch holds an initialize, which MCP sends alone; send initialize as its own request."}
+			}
 		}
 		return nil
 	}
@@ -499,6 +502,13 @@ func (t *tools) answer(p *post, key callKey, c *core, i, status int, e *apiError
 	}
 	if p != nil {
 		p.mu.Lock()
+		if p.over {
+			// The POST ended before its answer was known: nothing of it
+			// reached the client.
+			p.mu.Unlock()
+			record(export.WireGone)
+			return
+		}
 		p.answered = record
 		p.mu.Unlock()
 		return
@@ -570,7 +580,8 @@ func (t *tools) endSession(id string) {
 	default:
 		close(ch)
 	}
-	delete(t.ended, id)
+	// The entry stays, closed, for a call racing the DELETE; sessionsFull
+	// forgets it once the session is gone.
 }
 
 // MaxMCPSessions bounds the MCP sessions kept at once: an initialize

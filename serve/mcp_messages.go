@@ -26,7 +26,7 @@ var mcpMethods = []string{
 }
 
 // beforeInitialize are the requests a session takes before initialize.
-var beforeInitialize = []string{"initialize", "ping", "server/discover"}
+var beforeInitialize = []string{"initialize", "ping", "server/discover", "logging/setLevel"}
 
 // carriesRevision reports whether a request's params carry its own MCP
 // revision (SEP-2575's _meta): it needs no initialize.
@@ -107,7 +107,7 @@ func checkMessage(raw []byte, initialized bool) *badMessage {
 		return bad(jsonrpc.CodeInvalidRequest, "%s.", p)
 	}
 	if !slices.Contains(mcpMethods, method) {
-		return out(jsonrpc.CodeMethodNotFound, "Method not found: %q. This provider answers initialize, ping, tools/list and tools/call (create_refund, get_refund, list_refunds).", termtext.Shorten(method, 60))
+		return out(jsonrpc.CodeMethodNotFound, "Method not found: %q. This provider's tools are reached with tools/list and tools/call (create_refund, get_refund, list_refunds), after initialize; it answers the other methods of MCP as the go-sdk does.", termtext.Shorten(method, 60))
 	}
 	if !initialized && !slices.Contains(beforeInitialize, method) && !carriesRevision(m["params"]) {
 		return out(jsonrpc.CodeInvalidRequest, "%q came before initialize: call initialize first (and send notifications/initialized), then %s.", method, method)

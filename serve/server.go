@@ -104,16 +104,17 @@ func (s *Server) record(i int, p planned) error {
 	if s.failed != nil {
 		return s.failed
 	}
-	if p.wire == export.WireDelivered {
-		// Decided: the reply is on its way, and may reach the client
-		// before finish records it.
-		s.c.answering[i] = p
-	}
-	return s.write(func() (logEntry, string, []ledger.ObjectID) {
+	err := s.write(func() (logEntry, string, []ledger.ObjectID) {
 		r := s.c.reqs.get(i)
 		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
 		return logEntry{Request: &r}, r.Key, []ledger.ObjectID{p.touch}
 	})
+	if err == nil && p.wire == export.WireDelivered {
+		// Decided and recorded: the reply is on its way, and may reach
+		// the client before finish records it written.
+		s.c.answering[i] = p
+	}
+	return err
 }
 
 // write appends the entry build makes to the storage, with the

@@ -2,12 +2,13 @@ package serve
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/replaylab/replaylab/internal/atomicfile"
 )
 
 // TestRunSweepsStaleSessionFiles: a session file that a serve killed
@@ -20,8 +21,8 @@ func TestRunSweepsStaleSessionFiles(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	stale := filepath.Join(tmp, fmt.Sprintf("%s%d-1.json", SessionTempPrefix, cmd.ProcessState.Pid()))
-	live := filepath.Join(tmp, fmt.Sprintf("%s%d-2.json", SessionTempPrefix, os.Getpid()))
+	stale := filepath.Join(tmp, SessionTempPrefix+atomicfile.TempMark(cmd.ProcessState.Pid())+"-1.json")
+	live := filepath.Join(tmp, SessionTempPrefix+atomicfile.TempMark(os.Getpid())+"-2.json")
 	for _, f := range []string{stale, live} {
 		if err := os.WriteFile(f, []byte("{"), 0o600); err != nil {
 			t.Fatal(err)

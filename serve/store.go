@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -207,6 +208,14 @@ func preflight(path string) error {
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() {
 		return nil
+	}
+	// A serve that holds the file is writing it: what is read here could
+	// be half of its next transaction, and no damage. bbolt locks the
+	// file (flock); a shared lock that cannot be had says so.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); errors.Is(err, syscall.EWOULDBLOCK) {
+		return fmt.Errorf("%w (another replaylab serve?); stop that one, or give another file", ErrInUse)
+	} else if err == nil {
+		defer func() { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }()
 	}
 	if info.Size() == 0 {
 		return fmt.Errorf("%w: it is empty (0 bytes), a database cut to nothing, not a new one; %s", ErrDamaged, startAnew)

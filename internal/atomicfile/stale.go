@@ -1,20 +1,39 @@
 package atomicfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
 // TempPattern is the os.CreateTemp pattern of a temporary file or
 // directory of this process named with prefix: prefix, the process id,
-// then the random part. Sweep finds the ones whose process is gone.
+// a dot and a tag of the host, then the random part. Sweep finds the
+// ones whose process is gone; the host's tag keeps it from taking
+// another machine's (a shared folder, a container's own process ids)
+// for its own.
 func TempPattern(prefix, suffix string) string {
-	return prefix + strconv.Itoa(os.Getpid()) + "-*" + suffix
+	return prefix + TempMark(os.Getpid()) + "-*" + suffix
 }
+
+// TempMark is what TempPattern puts after the prefix for process pid on
+// this host: "1234.5f3a9c01".
+func TempMark(pid int) string {
+	return strconv.Itoa(pid) + "." + hostTag()
+}
+
+// hostTag is 8 hex digits of the host's name.
+var hostTag = sync.OnceValue(func() string {
+	name, _ := os.Hostname()
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:4])
+})
 
 // Sweep removes, in dir, the temporary files and directories made with
 // TempPattern(prefix, …) by processes that no longer run: what a process
@@ -33,9 +52,10 @@ func Sweep(dir, prefix string) int {
 		if !ok {
 			continue
 		}
-		pidText, _, ok := strings.Cut(rest, "-")
+		mark, _, ok := strings.Cut(rest, "-")
+		pidText, tag, tagged := strings.Cut(mark, ".")
 		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid <= 0 || running(pid) {
+		if !ok || !tagged || tag != hostTag() || err != nil || pid <= 0 || running(pid) {
 			continue
 		}
 		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {

@@ -24,16 +24,19 @@ func deadPID(t *testing.T) int {
 // part is not a number.
 func TestSweepRemovesWhatDeadProcessesLeft(t *testing.T) {
 	dir := t.TempDir()
-	dead := strconv.Itoa(deadPID(t))
-	mine := strconv.Itoa(os.Getpid())
+	dead := strconv.Itoa(deadPID(t)) + "." + hostTag()
+	mine := strconv.Itoa(os.Getpid()) + "." + hostTag()
+	otherHost := strconv.Itoa(deadPID(t)) + ".00000000"
 	files := map[string]bool{ // name → kept
-		TempPrefix + dead + "-123.tmp":   false,
-		TempPrefix + mine + "-456.tmp":   true,
-		TempPrefix + "probe-789":         true,
-		".other-" + dead + "-1.tmp":      true,
-		"report.json":                    true,
-		TempPrefix + dead + "x-1.tmp":    true,
-		TempPrefix + "-" + dead + ".tmp": true,
+		TempPrefix + dead + "-123.tmp":                   false,
+		TempPrefix + mine + "-456.tmp":                   true,
+		TempPrefix + "probe-789":                         true,
+		".other-" + dead + "-1.tmp":                      true,
+		"report.json":                                    true,
+		TempPrefix + dead + "x-1.tmp":                    true,
+		TempPrefix + "-" + dead + ".tmp":                 true,
+		TempPrefix + otherHost + "-5.tmp":                true,
+		TempPrefix + strconv.Itoa(deadPID(t)) + "-6.tmp": true,
 	}
 	for name := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
@@ -55,7 +58,7 @@ func TestSweepRemovesWhatDeadProcessesLeft(t *testing.T) {
 	if _, err := os.Stat(stateDir); err == nil {
 		t.Error("a dead process's directory was kept")
 	}
-	if got := TempPattern(TempPrefix, ".tmp"); got != TempPrefix+mine+"-*.tmp" {
+	if got := TempPattern(TempPrefix, ".tmp"); got != TempPrefix+mine+"-*.tmp" || len(hostTag()) != 8 {
 		t.Errorf("TempPattern %q", got)
 	}
 	if n := Sweep(filepath.Join(dir, "missing"), TempPrefix); n != 0 {
