@@ -758,6 +758,8 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 		}
 		return fail(fmt.Errorf("--db %s: %w", path, err))
 	}
+	// The lists' index is built now, not by the first list.
+	s.c.index.sync(s.c.led)
 	rec.Requests, rec.Refunds = s.c.reqs.len(), s.c.led.Objects()
 	rec.InFlight = len(s.c.led.View().InFlight)
 	s.st = st
