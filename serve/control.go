@@ -86,12 +86,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	s.syncClock()
 	switch what {
 	case "state":
-		api := 0
-		for r := range s.c.reqs.all() {
-			if r.Kind != export.RequestFaults {
-				api++
-			}
-		}
+		api := s.c.reqs.len() - s.c.faultsLogged
 		reply(out, http.StatusOK, marshal(State{
 			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
 			FaultsLeft: s.c.plan.left(), ReadFaultsLeft: s.c.plan.readsLeft(), Verdicts: s.c.outcomeAnswered().Verdicts,

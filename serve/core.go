@@ -167,6 +167,13 @@ type core struct {
 	payloads map[string]string
 	// index finds a list's refunds without reading every one.
 	index listIndex
+	// came lists the intents creates were sent for, in the order they
+	// first came (sent marks them), and faultsLogged counts the fault
+	// lists the control endpoint set: what the state needs, kept as
+	// requests come rather than counted from them all.
+	came         []string
+	sent         map[string]bool
+	faultsLogged int
 	// lastCreate is, per intent, the index of its latest create: the one
 	// a create for it repeats.
 	lastCreate map[string]int
@@ -191,7 +198,7 @@ func newCore(o Options) (*core, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, lastCreate: map[string]int{}, answering: map[int]planned{}, start: o.Now()}
+	c := &core{opts: o, led: led, plan: newPlan(o), told: map[string]*told{}, origin: map[string]int{}, payloads: map[string]string{}, lastCreate: map[string]int{}, answering: map[int]planned{}, sent: map[string]bool{}, start: o.Now()}
 	c.session = export.Session{
 		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
@@ -279,6 +286,10 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 		Call: call, Traceparent: c.trace,
 	}
 	c.trace = ""
+	if !c.sent[intent] {
+		c.sent[intent] = true
+		c.came = append(c.came, intent)
+	}
 	if intent != "" {
 		if j, ok := c.lastCreate[intent]; ok {
 			prev := c.reqs.get(j)
@@ -494,6 +505,7 @@ func (c *core) setFaults(faults []missions.Fixture) {
 	// The reads' faults are the start's, and go on where they were.
 	c.plan.reads, c.plan.readsTaken = reads, taken
 	i := c.log(export.SessionRequest{Kind: export.RequestFaults, Payload: faultsPayload(faults)})
+	c.faultsLogged++
 	r := c.reqs.get(i)
 	r.Wire, r.Status = export.WireDelivered, 200
 	c.reqs.set(i, r)
@@ -582,25 +594,19 @@ func (c *core) toldOf(intent string) *told {
 // mission names them, then in the order they first came. A mission's
 // intent that no create was sent for has no verdict.
 func (c *core) intents() []string {
-	sent := map[string]bool{}
-	var came []string
-	for r := range c.reqs.all() {
-		if r.Kind == export.RequestCreate && !sent[r.Intent] {
-			sent[r.Intent] = true
-			came = append(came, r.Intent)
-		}
+	if c.opts.Mission == nil {
+		return c.came
 	}
 	var out []string
-	if c.opts.Mission != nil {
-		for _, in := range c.opts.Mission.Intents {
-			if sent[in.ID] {
-				out = append(out, in.ID)
-				delete(sent, in.ID)
-			}
+	named := map[string]bool{}
+	for _, in := range c.opts.Mission.Intents {
+		if c.sent[in.ID] && !named[in.ID] {
+			out = append(out, in.ID)
+			named[in.ID] = true
 		}
 	}
-	for _, id := range came {
-		if sent[id] {
+	for _, id := range c.came {
+		if !named[id] {
 			out = append(out, id)
 		}
 	}
@@ -640,7 +646,7 @@ func (c *core) outcomeAnswered() missions.Outcome {
 //     intent's refund as its own;
 //   - failed_cleanly: no effect, and the client heard only errors.
 func (c *core) outcome() missions.Outcome {
-	snap := c.led.Snapshot()
+	snap := c.led.View() // read only: no copy
 	o := missions.Outcome{Effects: snap.Effects, Verdicts: []missions.IntentVerdict{}}
 	live := map[string][]ledger.ObjectID{}
 	for _, obj := range snap.Objects {

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
@@ -128,6 +130,21 @@ func BenchmarkListOnePage(b *testing.B) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkState: GET /_replaylab/state on a ledger of 100,000 refunds
+// of 50,000 intents. Its answer holds a verdict per intent, so it is
+// proportional to the intents; what it no longer does is read every
+// request and copy the ledger.
+func BenchmarkState(b *testing.B) {
+	srv := ledgerOf(b, 100_000, 50_000, 1_000, nil)
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, ControlPrefix+"state", nil))
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
 		}
 	}
 }
