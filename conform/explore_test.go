@@ -215,7 +215,9 @@ func TestARowEndingOnAHeldRequestSaysWhich(t *testing.T) {
 		t.Skip("curl is needed for this client")
 	}
 	client := script(curl + ` -s -m 60 -u "$REPLAYLAB_API_KEY:" -d charge=ch_1042 -d amount=4500 -d "metadata[intent]=refund-1042" "$REPLAYLAB_API_BASE/v1/refunds"`)
-	cfg := Config{Command: client, Tick: 5 * time.Millisecond, Timeout: 200 * time.Millisecond}
+	// The row's budget is room for a loaded machine to start curl; the
+	// client's own timeout (60 s) is far past it all the same.
+	cfg := Config{Command: client, Tick: 5 * time.Millisecond, Timeout: 2 * time.Second}
 	rep := run(t, context.Background(), cfg, scenario(t, "timeout-then-success"))
 	why := rep.Rows[0].Why
 	for _, want := range []string{"still waiting on POST /v1/refunds", "request 1", "held since tick", "longer than REPLAYLAB_REQUEST_TIMEOUT_MS (50ms)"} {
