@@ -12,16 +12,16 @@ import (
 // refunds are only ever added, and what a list filters by never changes
 // (an update keeps the intent field, and charges are not updated).
 type listIndex struct {
-	n                             int
-	charge, paymentIntent         []string
-	byIntent, byCharge, byIntent2 map[string][]ledger.ObjectID
-	all                           []ledger.ObjectID
+	n                                   int
+	charge, paymentIntent               []string
+	byIntent, byCharge, byPaymentIntent map[string][]ledger.ObjectID
+	all                                 []ledger.ObjectID
 }
 
 // sync indexes the refunds led made since the last sync.
 func (x *listIndex) sync(led *ledger.Ledger) {
 	if x.byIntent == nil {
-		x.byIntent, x.byCharge, x.byIntent2 = map[string][]ledger.ObjectID{}, map[string][]ledger.ObjectID{}, map[string][]ledger.ObjectID{}
+		x.byIntent, x.byCharge, x.byPaymentIntent = map[string][]ledger.ObjectID{}, map[string][]ledger.ObjectID{}, map[string][]ledger.ObjectID{}
 	}
 	for ; x.n < led.Objects(); x.n++ {
 		id := ledger.ObjectID(x.n + 1)
@@ -35,7 +35,7 @@ func (x *listIndex) sync(led *ledger.Ledger) {
 			x.byCharge[p.Charge] = append(x.byCharge[p.Charge], id)
 		}
 		if p.PaymentIntent != "" {
-			x.byIntent2[p.PaymentIntent] = append(x.byIntent2[p.PaymentIntent], id)
+			x.byPaymentIntent[p.PaymentIntent] = append(x.byPaymentIntent[p.PaymentIntent], id)
 		}
 	}
 }
@@ -51,9 +51,9 @@ func (x *listIndex) candidates(lq listQuery) []ledger.ObjectID {
 	}
 	pick(x.byIntent[lq.intent], lq.intent != "")
 	pick(x.byCharge[lq.charge], lq.charge != "")
-	pick(x.byIntent2[lq.paymentIntent], lq.paymentIntent != "")
+	pick(x.byPaymentIntent[lq.paymentIntent], lq.paymentIntent != "")
 	if (lq.intent != "" && len(x.byIntent[lq.intent]) == 0) || (lq.charge != "" && len(x.byCharge[lq.charge]) == 0) ||
-		(lq.paymentIntent != "" && len(x.byIntent2[lq.paymentIntent]) == 0) {
+		(lq.paymentIntent != "" && len(x.byPaymentIntent[lq.paymentIntent]) == 0) {
 		return nil
 	}
 	return best

@@ -254,7 +254,7 @@ func (t *tools) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if b := t.checkPost(r, body, handler == t.perRequest); b != nil {
 		status := http.StatusBadRequest
-		if b.code == jsonrpc.CodeMethodNotFound || b.code == jsonrpc.CodeInvalidRequest && strings.Contains(b.msg, "came before initialize") {
+		if b.read {
 			// A request the server read and will not serve: its error is
 			// the answer.
 			status = http.StatusOK

@@ -28,6 +28,12 @@ var mcpMethods = []string{
 // beforeInitialize are the requests a session takes before initialize.
 var beforeInitialize = []string{"initialize", "ping", "server/discover", "logging/setLevel"}
 
+// answered marks b a request read whole, its error its answer.
+func answered(b *badMessage) *badMessage {
+	b.read = true
+	return b
+}
+
 // carriesRevision reports whether a request's params carry its own MCP
 // revision (SEP-2575's _meta): it needs no initialize.
 func carriesRevision(params json.RawMessage) bool {
@@ -48,6 +54,10 @@ type badMessage struct {
 	id   string
 	code int64
 	msg  string
+	// read: a request read whole and refused (an unknown method, a call
+	// before initialize), whose error is its answer; the others are not
+	// requests the server could read.
+	read bool
 }
 
 // checkMessage says what is wrong with one JSON-RPC message as MCP takes
@@ -107,10 +117,10 @@ func checkMessage(raw []byte, initialized bool) *badMessage {
 		return bad(jsonrpc.CodeInvalidRequest, "%s.", p)
 	}
 	if !slices.Contains(mcpMethods, method) {
-		return out(jsonrpc.CodeMethodNotFound, "Method not found: %q. This provider's tools are reached with tools/list and tools/call (create_refund, get_refund, list_refunds), after initialize; it answers the other methods of MCP as the go-sdk does.", termtext.Shorten(method, 60))
+		return answered(out(jsonrpc.CodeMethodNotFound, "Method not found: %q. This provider's tools are reached with tools/list and tools/call (create_refund, get_refund, list_refunds), after initialize; it answers the other methods of MCP as the go-sdk does.", termtext.Shorten(method, 60)))
 	}
 	if !initialized && !slices.Contains(beforeInitialize, method) && !carriesRevision(m["params"]) {
-		return out(jsonrpc.CodeInvalidRequest, "%q came before initialize: call initialize first (and send notifications/initialized), then %s.", method, method)
+		return answered(out(jsonrpc.CodeInvalidRequest, "%q came before initialize: call initialize first (and send notifications/initialized), then %s.", method, method))
 	}
 	return nil
 }
