@@ -55,7 +55,11 @@ type rig struct {
 func newRig(t *testing.T, o Options) *rig {
 	t.Helper()
 	g := newToolRig(t, o)
-	g.http = httptest.NewServer(g.srv)
+	// Through serve's own HTTPServer, so that every test meets its gate.
+	hs := NewHTTPServer(g.srv)
+	g.http = httptest.NewUnstartedServer(nil)
+	g.http.Config = hs.Server
+	g.http.Start()
 	t.Cleanup(func() {
 		// Held replies end first, so that closing the server waits for none.
 		g.srv.Release()
