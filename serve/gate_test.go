@@ -94,16 +94,24 @@ func reading(e *gconn) bool { return e.reading }
 func busy(e *gconn) bool    { return e.busy }
 
 func TestStalledBodiesGiveWayToNewClients(t *testing.T) {
+	t.Run("large", func(t *testing.T) { stalledBodiesGiveWay(t, 100<<10, 0) })
+	// A small body counts as stalled once it has been arriving for
+	// stallAfter.
+	t.Run("small", func(t *testing.T) { stalledBodiesGiveWay(t, 1000, stallAfter) })
+}
+
+func stalledBodiesGiveWay(t *testing.T, length int, wait time.Duration) {
 	g, hs := gatedRig(t, Options{}, Limits{MaxConns: 4})
 	var slow []net.Conn
 	for range 4 {
-		slow = append(slow, stall(t, g.http.URL, "/v1/refunds", 1000, 10))
+		slow = append(slow, stall(t, g.http.URL, "/v1/refunds", length, 10))
 		waitGate(t, hs, len(slow), "reading a body", reading)
 	}
 	// Each new client cuts the body that has stalled longest: the
 	// oldest first.
 	fresh := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := range 3 {
+		time.Sleep(wait)
 		a := g.do(fresh, http.MethodPost, "/v1/refunds", fmt.Sprintf("probe-%d", i), refund1042())
 		if a.err != nil || a.status != 200 {
 			t.Fatalf("probe %d behind 4 stalled bodies: %v %d %s", i, a.err, a.status, a.body)
@@ -120,8 +128,21 @@ func TestStalledBodiesGiveWayToNewClients(t *testing.T) {
 		if resp.Header.Get("Retry-After") == "" {
 			t.Errorf("stalled body %d: a 503 with no Retry-After", i)
 		}
-		// The room is taken again by one more stalled body.
-		slow = append(slow, stall(t, g.http.URL, "/v1/refunds", 1000, 10))
+		// Once the cut connection and the probe's are closed, the room
+		// is taken again by one more stalled body.
+		for n := 0; ; n++ {
+			hs.gate.mu.Lock()
+			open := len(hs.gate.conns)
+			hs.gate.mu.Unlock()
+			if open == 3 {
+				break
+			}
+			if n == 500 {
+				t.Fatalf("%d connections open after a cut, want the 3 stalled", open)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		slow = append(slow, stall(t, g.http.URL, "/v1/refunds", length, 10))
 		waitGate(t, hs, 4, "reading a body", reading)
 	}
 	if s := g.srv.Finish(); len(s.Requests) != 3 {
@@ -129,22 +150,27 @@ func TestStalledBodiesGiveWayToNewClients(t *testing.T) {
 	}
 }
 
-func TestABodyPastTheBudgetCutsTheOldest(t *testing.T) {
+func TestABodyPastTheBudgetCutsTheLargest(t *testing.T) {
 	g, hs := gatedRig(t, Options{}, Limits{BodyBudget: 100 << 10})
-	first := stall(t, g.http.URL, "/v1/refunds", 60<<10, 100)
+	// 60 KiB in two chunks of room, then a stall.
+	first := stall(t, g.http.URL, "/v1/refunds", 80<<10, 60<<10)
 	waitGate(t, hs, 1, "reading a body", reading)
-	time.Sleep(20 * time.Millisecond)
-	second := stall(t, g.http.URL, "/v1/refunds", 60<<10, 100)
+	// A small create fits beside it.
+	if a := g.create("small-1"); a.status != 200 {
+		t.Fatalf("a small create beside one stalled body: %d %s", a.status, a.body)
+	}
+	// A second large body needs the room the first holds.
+	second := stall(t, g.http.URL, "/v1/refunds", 80<<10, 60<<10)
 
 	resp, body, err := answerOn(t, first, 5*time.Second)
 	if err != nil {
 		t.Fatalf("the oldest body was not cut when a second one needed its room: %v", err)
 	}
-	if resp.StatusCode != 503 || !strings.Contains(body, "limit of 100 KiB of request bodies held at once") {
+	if resp.StatusCode != 503 || !strings.Contains(body, "limit of 100 KiB of request bodies held at once, and this body held the most of it") {
 		t.Errorf("the oldest body was answered %d %s", resp.StatusCode, body)
 	}
 	// The second keeps its room and is read once it is all there.
-	fmt.Fprint(second, strings.Repeat("a", 60<<10-100))
+	fmt.Fprint(second, strings.Repeat("a", 20<<10))
 	resp, body, err = answerOn(t, second, 5*time.Second)
 	if err != nil || resp.StatusCode == 503 {
 		t.Fatalf("the body that cut the oldest was not read: %v %s", err, body)
@@ -196,7 +222,9 @@ func TestConnectionsBeingAnsweredAreNeverCut(t *testing.T) {
 	held := make(chan answer, 2)
 	slowClient := &http.Client{Timeout: 3 * time.Second}
 	for i := range 2 {
-		go func() { held <- g.do(slowClient, http.MethodPost, "/v1/refunds", fmt.Sprintf("held-%d", i), refund1042()) }()
+		go func() {
+			held <- g.do(slowClient, http.MethodPost, "/v1/refunds", fmt.Sprintf("held-%d", i), refund1042())
+		}()
 	}
 	waitGate(t, hs, 2, "being answered", busy)
 	// Both connections hold a reply back; a third finds no room.
