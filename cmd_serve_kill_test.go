@@ -21,6 +21,7 @@ import (
 var (
 	killPoints = flag.Int("kill-points", 200, "how many times TestServeSurvivesKill9 kills serve")
 	killSeed   = flag.Uint64("kill-seed", 1, "the seed of TestServeSurvivesKill9's kill schedule")
+	killLife   = flag.Duration("kill-life", 15*time.Millisecond, "the longest a serve killed at a random moment lives first")
 )
 
 // killClient is a client with stable keys: each intent has one key, and
@@ -113,7 +114,7 @@ func TestServeSurvivesKill9(t *testing.T) {
 		if point == "random" {
 			done := make(chan struct{})
 			go func() { client.work(1 << 20); close(done) }()
-			time.Sleep(time.Duration(rng.IntN(15000)) * time.Microsecond)
+			time.Sleep(time.Duration(rng.Int64N(int64(*killLife/time.Microsecond)+1)) * time.Microsecond)
 			_ = c.cmd.Process.Kill()
 			c.wait(t)
 			<-done
@@ -126,6 +127,7 @@ func TestServeSurvivesKill9(t *testing.T) {
 		kinds[point]++
 		checkDurable(t, db, client, false)
 	}
+	acked := len(client.acked)
 	// A last life without kills: the client finishes every intent.
 	c := startServeEnv(t, nil, "--db", db)
 	client.url = c.url
@@ -145,8 +147,8 @@ func TestServeSurvivesKill9(t *testing.T) {
 		t.Fatalf("the last serve exited %d:\n%s", code, c.stderr)
 	}
 	refunds := checkDurable(t, db, client, true)
-	t.Logf("killed serve %d times (seed %d): %d before commit, %d after commit before the reply, %d after the reply, %d at random; %d intents, %d refunds, each intent exactly once, no acknowledged refund lost",
-		*killPoints, *killSeed, kinds["before-commit"], kinds["after-commit"], kinds["after-reply"], kinds["random"], len(client.sent), refunds)
+	t.Logf("killed serve %d times (seed %d): %d before commit, %d after commit before the reply, %d after the reply, %d at random; %d creates acknowledged across the kills; %d intents, %d refunds, each intent exactly once, no acknowledged refund lost",
+		*killPoints, *killSeed, kinds["before-commit"], kinds["after-commit"], kinds["after-reply"], kinds["random"], acked, len(client.sent), refunds)
 }
 
 // checkDurable reads the database alone and checks it against what the

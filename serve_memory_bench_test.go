@@ -29,18 +29,29 @@ import (
 //
 // "refunds" is the one kind that adds state: every create is a new
 // intent's refund, which the ledger keeps, as Stripe keeps a refund. It
-// sends 10,000 and reports the cost per 1,000 refunds as MiB/1k-refunds.
+// sends 10,000 (REPLAYLAB_REFUNDS sets another count), in ASCII and in
+// 4-byte characters, the largest in bytes, and reports the peak over the
+// count as KiB/refund. "1M reads" are a million GETs of refunds that do
+// not exist, each id its own.
 func BenchmarkServeMemory(b *testing.B) {
 	const n = 100_000
 	longID := "re_" + strings.Repeat("x", 64<<10)
-	maxMetadata := func(intent string) url.Values {
-		v := url.Values{"charge": {strings.Repeat("c", serve.MaxString)}, "amount": {"99999999"}, "currency": {"usd"},
-			"customer": {strings.Repeat("u", serve.MaxString)}, "reason": {"requested_by_customer"}}
+	// wide is the largest legal create with every character ch: the
+	// limits count characters, so 4-byte ones (😀) make the largest in
+	// bytes.
+	wide := func(intent, ch string) url.Values {
+		v := url.Values{"charge": {strings.Repeat(ch, serve.MaxString)}, "amount": {"99999999"}, "currency": {"usd"},
+			"customer": {strings.Repeat(ch, serve.MaxString)}, "reason": {"requested_by_customer"}}
 		v.Set("metadata[intent]", intent)
 		for i := range serve.MaxMetadata - 1 {
-			v.Set(fmt.Sprintf("metadata[%s%02d]", strings.Repeat("k", serve.MaxMetadataKey-2), i), strings.Repeat("v", serve.MaxMetadataValue))
+			v.Set(fmt.Sprintf("metadata[%s%02d]", strings.Repeat(ch, serve.MaxMetadataKey-2), i), strings.Repeat(ch, serve.MaxMetadataValue))
 		}
 		return v
+	}
+	maxMetadata := func(intent string) url.Values { return wide(intent, "x") }
+	refunds := 10_000
+	if v, err := strconv.Atoi(os.Getenv("REPLAYLAB_REFUNDS")); err == nil && v > 0 {
+		refunds = v
 	}
 	key := func(i int) string { s := strconv.Itoa(i); return s + strings.Repeat("k", serve.MaxKeyLength-len(s)) }
 	type request struct {
@@ -65,8 +76,14 @@ func BenchmarkServeMemory(b *testing.B) {
 		{"replays of the largest create", n, func(i int) request {
 			return request{method: "POST", path: "/v1/refunds", key: key(0), body: maxMetadata("replayed")}
 		}},
-		{"refunds", 10_000, func(i int) request {
+		{"refunds", refunds, func(i int) request {
 			return request{method: "POST", path: "/v1/refunds", key: key(i), body: maxMetadata("intent-" + strconv.Itoa(i))}
+		}},
+		{"refunds in 4-byte characters", refunds, func(i int) request {
+			return request{method: "POST", path: "/v1/refunds", key: key(i), body: wide("intent-"+strconv.Itoa(i), "😀")}
+		}},
+		{"1M reads of refunds that do not exist", 1_000_000, func(i int) request {
+			return request{method: "GET", path: "/v1/refunds/re_missing_" + strconv.Itoa(i)}
 		}},
 	}
 	for _, k := range kinds {
@@ -128,8 +145,8 @@ func BenchmarkServeMemory(b *testing.B) {
 				b.ReportMetric(peak, "peak-RSS-MiB")
 				b.ReportMetric(life, "with-stop-MiB")
 				b.ReportMetric(float64(size)/(1<<20), "session-MiB")
-				if k.count < n {
-					b.ReportMetric(peak/float64(k.count/1000), "MiB/1k-refunds")
+				if strings.HasPrefix(k.name, "refunds") {
+					b.ReportMetric(peak/float64(k.count)*1024, "KiB/refund")
 				}
 			}
 		})

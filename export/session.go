@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,6 +174,15 @@ type SessionRequest struct {
 	// it repeated and how (WithRepeats): the hop that sent it, as far as
 	// the wire shows.
 	Repeat *Repeat `json:"repeat,omitempty"`
+	// Again counts the requests that came right after this one and were
+	// the same request answered alike (a client polling one refund, or
+	// sending one refused request again): the session keeps them as a
+	// count, not each one, so that a client's loop grows no memory. A
+	// read of a refund that does not exist is alike any other such read,
+	// whatever id it named: Payload is the first one's. Only reads and
+	// refused requests over REST, without a fault or a trace context,
+	// are counted so.
+	Again int `json:"again,omitempty"`
 }
 
 // HeldEnd is how a held reply ended.
@@ -387,6 +397,12 @@ func (s *Session) check() error {
 		}
 		if r.Status != 0 && (r.Status < 100 || r.Status > 599) {
 			return fmt.Errorf("%s: status %d is not an HTTP status (100 to 599, or none)", where, r.Status)
+		}
+		if r.Again < 0 || r.Again > math.MaxInt32 {
+			return fmt.Errorf("%s: again %d: must be from 0 to %d", where, r.Again, math.MaxInt32)
+		}
+		if r.Again > 0 && r.Kind != RequestRetrieve && r.Kind != RequestList && r.Kind != RequestRefused {
+			return fmt.Errorf("%s: again %d on a %s: only reads and refused requests are counted again", where, r.Again, r.Kind)
 		}
 		if r.Delay < 0 || r.Delay > 1<<20 {
 			return fmt.Errorf("%s: delay %d: must be from 0 to 1048576 ticks", where, r.Delay)

@@ -55,6 +55,11 @@ func requestWords(r export.SessionRequest) (long, short string) {
 		long = fmt.Sprintf("request %d, %s %s", r.Seq, what, id)
 		short = r.Kind + " " + id
 	}
+	if r.Again > 0 {
+		// The same request came again right after, answered alike.
+		long += fmt.Sprintf(", and %d more alike", r.Again)
+		short += fmt.Sprintf(" ×%d", r.Again+1)
+	}
 	return termtext.CleanLine(long), termtext.CleanLine(short)
 }
 

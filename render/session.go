@@ -20,8 +20,9 @@ func SessionText(s *export.Session) string {
 	n := map[string]int{}
 	all, calls, cancelled := 0, 0, 0
 	for r := range s.Each() {
-		n[r.Kind]++
-		all++
+		// A request counted again (Again) was sent that many more times.
+		n[r.Kind] += 1 + r.Again
+		all += 1 + r.Again
 		if r.Call != nil {
 			calls++
 			if r.Call.Cancelled != nil {

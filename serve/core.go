@@ -528,6 +528,51 @@ func (c *core) log(r export.SessionRequest) int {
 	return c.reqs.add(r)
 }
 
+// fold counts request i, the last one logged, on the request before it
+// when i is that request again answered alike (alike), as a answers it
+// (a's wire, status, error and refunds shown; the request's own are
+// taken when a is nil, for a request already replied to). It returns the
+// index that holds i now, and whether that is the one before.
+func (c *core) fold(i int, a *planned) (int, bool) {
+	if i == 0 || i != c.reqs.len()-1 {
+		return i, false
+	}
+	r, q := c.reqs.get(i), c.reqs.get(i-1)
+	if a != nil {
+		r.Wire, r.Status, r.Shown, r.Error = a.wire, a.status, a.shown, errorWords(a.err)
+	}
+	if p, ok := c.answering[i-1]; ok {
+		// Decided and on its way: it is as its reply will be.
+		q.Wire, q.Status, q.Shown, q.Error = p.wire, p.status, p.shown, errorWords(p.err)
+	}
+	if !alike(q, r) {
+		return i, false
+	}
+	delete(c.answering, i)
+	c.reqs.pop()
+	c.reqs.again(i - 1)
+	return i - 1, true
+}
+
+// again counts one more request alike request i on it, as the durable
+// log holds a fold: a read takes its step of the read faults, as the read
+// it counts took one when it came. It reports false, and counts nothing,
+// when request i is not one a fold counts on.
+func (c *core) again(i int) bool {
+	if i < 0 || i >= c.reqs.len() {
+		return false
+	}
+	switch c.reqs.get(i).Kind {
+	case export.RequestRetrieve, export.RequestList:
+		c.plan.takeRead()
+	case export.RequestRefused:
+	default:
+		return false
+	}
+	c.reqs.again(i)
+	return true
+}
+
 // replied records what the transport did with request i's reply: the wire,
 // the HTTP status and error, and the refunds it showed.
 func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {

@@ -19,6 +19,7 @@ func FuzzDecodeRefund(f *testing.F) {
 	f.Add("charge=ch_1&amount=99999999&customer=cus_1&reverse_transfer=true&metadata%5B%5D=x")
 	f.Add("amount=-1&charge=")
 	f.Add("charge=a&charge=b&amount=1")
+	f.Add("charge=ch_%F0%9F%98%80%25%26%3D%2B%3B%23+x&amount=1&metadata%5Bn%C3%A9%5D=%E2%82%AC%0A")
 	f.Fuzz(func(t *testing.T, body string) {
 		form, err := url.ParseQuery(body)
 		if err != nil {

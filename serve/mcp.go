@@ -351,7 +351,7 @@ func toolWords(e *apiError, field string) *apiError {
 
 // refused logs a call refused before the ledger and answers it.
 func (t *tools) refused(p *post, ck callKey, intent, key string, e *apiError, call *export.ToolCall, tp string) error {
-	c, i, err := t.s.logRefused(intent, key, e, call, tp)
+	c, i, _, err := t.s.logRefused(intent, key, e, call, tp)
 	if err != nil {
 		return t.errResult(errUnrecorded(err), false)
 	}

@@ -95,6 +95,16 @@ func (c *core) apply(r export.SessionRequest) error {
 	if err := c.applyKind(r); err != nil {
 		return err
 	}
+	for range r.Again {
+		// Each request it counts comes again, and is counted on it when
+		// it is answered alike again.
+		one := r
+		one.Again = 0
+		if err := c.applyKind(one); err != nil {
+			return err
+		}
+		c.fold(c.reqs.len()-1, nil)
+	}
 	if r.Call != nil {
 		// The tool call that carried it is the client's, as recorded.
 		c.setCall(c.reqs.len()-1, r.Call)

@@ -2,6 +2,8 @@ package serve
 
 import (
 	"iter"
+	"math"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -31,7 +33,7 @@ type storedRequest struct {
 	intent, key, digest, payload string
 	response                     *ledger.Response
 	shown                        []missions.EvidenceObject
-	seq, delay                   int32
+	seq, delay, again            int32
 	status                       int16
 	kind, wire, fixture          word
 	provider, err                word
@@ -109,6 +111,7 @@ func (l *requestLog) pack(r export.SessionRequest) storedRequest {
 		response: r.Response, shown: shown, seq: int32(r.Seq), delay: int32(r.Delay), status: int16(r.Status),
 		kind: wordOf(r.Kind), wire: wordOf(r.Wire), fixture: wordOf(fault),
 		provider: wordOf(r.Provider), err: wordOf(r.Error), resolve: r.Resolve, cut: r.Cut, call: r.Call, extra: extraOf(r),
+		again: int32(r.Again),
 	}
 }
 
@@ -133,6 +136,7 @@ func (q *storedRequest) unpackAll() export.SessionRequest {
 		Seq: int(q.seq), Tick: q.tick, Kind: q.kind.String(), Intent: q.intent, Key: q.key, Digest: q.digest, Payload: q.payload,
 		Fixture: missions.Fixture(q.fixture.String()), Delay: int(q.delay), Resolve: q.resolve, Provider: q.provider.String(),
 		Response: q.response, Wire: q.wire.String(), Status: int(q.status), Error: q.err.String(), Shown: q.shown, Cut: q.cut, Call: q.call,
+		Again: int(q.again),
 	}
 }
 
@@ -148,6 +152,42 @@ func (l *requestLog) add(r export.SessionRequest) int {
 }
 
 func (l *requestLog) len() int { return l.n }
+
+// pop drops the last request.
+func (l *requestLog) pop() {
+	last := &l.chunks[len(l.chunks)-1]
+	*last = (*last)[:len(*last)-1]
+	if len(*last) == 0 {
+		l.chunks = l.chunks[:len(l.chunks)-1]
+	}
+	l.n--
+}
+
+// again counts one more request alike request i on it.
+func (l *requestLog) again(i int) {
+	l.chunks[i/requestChunk][i%requestChunk].again++
+}
+
+// alike reports whether request r, answered as it shows, is request q
+// again, answered alike, so that the session may count it on q
+// (SessionRequest.Again) rather than keep it: the same read or refused
+// request over REST, met by no fault, carrying no trace context, its
+// reply delivered with the same status, error and refunds shown. A
+// retrieve that found no refund is alike any other, whatever id it
+// named: it shows nothing of the ledger.
+func alike(q, r export.SessionRequest) bool {
+	switch {
+	case r.Kind != export.RequestRetrieve && r.Kind != export.RequestList && r.Kind != export.RequestRefused,
+		q.Kind != r.Kind, q.Again >= math.MaxInt32,
+		q.Wire != export.WireDelivered || r.Wire != export.WireDelivered,
+		q.Call != nil || r.Call != nil, q.Traceparent != "" || r.Traceparent != "",
+		q.ReadFault != "" || r.ReadFault != "", q.Held != nil || r.Held != nil,
+		q.Intent != r.Intent || q.Key != r.Key || q.Cut != r.Cut,
+		q.Status != r.Status || q.Error != r.Error || !slices.Equal(q.Shown, r.Shown):
+		return false
+	}
+	return q.Payload == r.Payload || (r.Kind == export.RequestRetrieve && r.Status == http.StatusNotFound)
+}
 
 // get is request i.
 func (l *requestLog) get(i int) export.SessionRequest {

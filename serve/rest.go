@@ -173,12 +173,12 @@ func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 // refuse answers a request refused before it reached the ledger, and
 // logs it.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
-	c, i, err := s.logRefused(intent, key, e, nil, traceparent(r.Header.Get("traceparent")))
+	c, i, id, err := s.logRefused(intent, key, e, nil, traceparent(r.Header.Get("traceparent")))
 	if err != nil {
 		s.unrecorded(w, r, i+1, err)
 		return
 	}
-	s.stamp(w, r, i+1, e.Status, e)
+	s.stampID(w, r, id, e.Status, e)
 	replyError(w, e)
 	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
 }
@@ -186,8 +186,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 // logRefused logs a request refused before it reached the ledger, with
 // the tool call that carried it (nil over REST), and records it durably;
 // the caller answers it, then calls finish with the core and index it
-// returns.
-func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall, tp string) (*core, int, error) {
+// returns, with the reply's Request-Id.
+func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall, tp string) (*core, int, string, error) {
 	s.lockFor(tp)
 	defer s.mu.Unlock()
 	// A refused request's intent may be anything a client sent: it is
@@ -196,9 +196,8 @@ func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCa
 	if len(intent) > MaxReadPayload {
 		r0.Intent, r0.Cut = termtext.Shorten(intent, MaxReadPayload), true
 	}
-	i := s.c.log(r0)
-	err := s.record(i, planned{wire: export.WireDelivered, status: e.Status, err: e})
-	return s.c, i, err
+	i, id, err := s.recordAnswer(s.c.log(r0), planned{wire: export.WireDelivered, status: e.Status, err: e})
+	return s.c, i, id, err
 }
 
 // intentRefused is why a create's intent cannot be taken, or nil: none
@@ -518,14 +517,14 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 // the request changed (an update, a cancel), for the durable store. The
 // caller holds mu.
 func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
-	err := s.record(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
+	i, id, err := s.recordAnswer(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
 	c := s.c
 	s.mu.Unlock()
 	if err != nil {
 		s.unrecorded(w, r, i+1, err)
 		return
 	}
-	s.stamp(w, r, i+1, status, e)
+	s.stampID(w, r, id, status, e)
 	reply(w, status, body)
 	s.finish(c, i, export.WireDelivered, status, e, shown)
 }

@@ -117,6 +117,27 @@ func (s *Server) record(i int, p planned) error {
 	return err
 }
 
+// recordAnswer is record for a reply decided at once and delivered (p):
+// a request that is the one before it again, answered alike, is counted
+// on that one (core.fold) and the log keeps the count, not the request.
+// It returns the index that holds the request and its reply's
+// Request-Id. The caller holds mu.
+func (s *Server) recordAnswer(i int, p planned) (int, string, error) {
+	if s.failed != nil {
+		return i, requestID(i + 1), s.failed
+	}
+	j, folded := s.c.fold(i, &p)
+	if !folded {
+		return i, requestID(i + 1), s.record(i, p)
+	}
+	id := againID(j+1, s.c.reqs.get(j).Again)
+	err := s.write(func() (logEntry, string, []ledger.ObjectID) { return logEntry{Again: j + 1}, "", nil })
+	if err == nil {
+		s.c.answering[j] = p
+	}
+	return j, id, err
+}
+
 // write appends the entry build makes to the storage, with the
 // confirmations due and what changed since the last write (objects, and
 // the keys among the entry's key and the clock's changes). The caller

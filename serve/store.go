@@ -113,6 +113,9 @@ type logEntry struct {
 	Cancel *cancelEntry `json:"cancel,omitempty"`
 	// Held is how the held reply of request Seq ended.
 	Held *heldEntry `json:"held,omitempty"`
+	// Again is one more request alike request Again (its seq), counted
+	// on it (SessionRequest.Again).
+	Again int `json:"again,omitempty"`
 }
 
 // heldEntry is how request Seq's held reply ended.
@@ -727,6 +730,10 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 			}
 			if err := s.c.apply(r); err != nil {
 				return fail(fmt.Errorf("--db %s: replaying its log: %w", path, err))
+			}
+		case e.Again != 0:
+			if !s.c.again(e.Again - 1) {
+				return fail(fmt.Errorf("--db %s: %w", path, damaged(fmt.Sprintf("a log entry counts request %d again, which is not a read or a refused request of its log", e.Again))))
 			}
 		case e.Advance > 0:
 			s.offset += e.Advance

@@ -46,7 +46,7 @@ func (g *rig) send(method, path, body string, header ...string) answer {
 	return answer{status: resp.StatusCode, header: resp.Header, body: b, err: err}
 }
 
-var requestIDPattern = regexp.MustCompile(`^req_[0-9]+$`)
+var requestIDPattern = regexp.MustCompile(`^req_[0-9]+(_[0-9]+)?$`)
 
 // Every reply carries a Request-Id of its own and the Stripe-Version it
 // answers in: creates, replays, fetches, lists, updates, cancels and every
@@ -701,6 +701,7 @@ func TestSessionFileFieldsChecked(t *testing.T) {
 	for what, edit := range map[string][2]string{
 		"status": {`"status": 404`, `"status": 70000`},
 		"error":  {`"error": "invalid_request_error/resource_missing"`, `"error": "Not Found!"`},
+		"again":  {`"kind": "retrieve",`, `"kind": "retrieve", "again": -1,`},
 	} {
 		bad := strings.Replace(string(data), edit[0], edit[1], 1)
 		if bad == string(data) {

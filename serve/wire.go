@@ -86,8 +86,23 @@ func requestID(seq int) string {
 // stamp sets the headers every API reply carries: its Request-Id, the
 // Stripe-Version it answers in, and Stripe-Should-Retry for status and e.
 func (s *Server) stamp(w http.ResponseWriter, r *http.Request, seq, status int, e *apiError) {
+	s.stampID(w, r, requestID(seq), status, e)
+}
+
+// againID is the Request-Id of the again-th request counted on request
+// seq (SessionRequest.Again): req_7_2 is the second request alike
+// request 7 after it.
+func againID(seq, again int) string {
+	if again == 0 {
+		return requestID(seq)
+	}
+	return requestID(seq) + "_" + strconv.Itoa(again)
+}
+
+// stampID is stamp with the Request-Id given.
+func (s *Server) stampID(w http.ResponseWriter, r *http.Request, id string, status int, e *apiError) {
 	h := w.Header()
-	h.Set("Request-Id", requestID(seq))
+	h.Set("Request-Id", id)
 	h.Set("Stripe-Version", versionOf(r))
 	if v := shouldRetry(s.opts.ShouldRetry, r.Method, status, e); v != "" {
 		h.Set("Stripe-Should-Retry", v)

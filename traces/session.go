@@ -176,6 +176,10 @@ func requestSpan(sp ptrace.Span, s *export.Session, r export.SessionRequest, roo
 	}
 	a.PutInt("replaylab.seq", int64(r.Seq))
 	a.PutStr("replaylab.kind", r.Kind)
+	if r.Again > 0 {
+		// The requests alike it that came right after, counted on it.
+		a.PutInt("replaylab.again", int64(r.Again))
+	}
 	put := func(k, v string) {
 		if v != "" {
 			a.PutStr(k, v)
