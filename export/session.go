@@ -583,24 +583,28 @@ func (s *Session) madeMission() missions.Mission {
 		m.Schedule = append(m.Schedule, missions.Step{Attempt: r.Intent, Fixture: r.Fixture, Delay: r.Delay, Resolve: r.Resolve})
 	}
 	// The reads the client made, each with the fault it met, up to the
-	// last that met one.
+	// last that met one; a read counted again (Again) is that many more
+	// reads that met none. Past MaxSteps the list stops growing: the
+	// mission's check refuses it then, and says why.
 	var reads []missions.ReadStep
-	last := 0
+	clean := 0 // reads without a fault since the last that met one
 	for _, r := range s.Requests {
 		if r.Kind != RequestRetrieve && r.Kind != RequestList {
 			continue
 		}
-		rs := missions.ReadStep{Fault: r.ReadFault, Lag: r.Delay}
-		if rs.Fault == "" || rs.Fault == missions.ReadOK {
-			rs = missions.ReadStep{Fault: missions.ReadOK}
-		} else {
-			last = len(reads) + 1
+		if r.ReadFault == "" || r.ReadFault == missions.ReadOK {
+			clean += 1 + r.Again
+			continue
 		}
-		reads = append(reads, rs)
+		for ; clean > 0 && len(reads) <= missions.MaxSteps; clean-- {
+			reads = append(reads, missions.ReadStep{Fault: missions.ReadOK})
+		}
+		clean = 0
+		if len(reads) <= missions.MaxSteps {
+			reads = append(reads, missions.ReadStep{Fault: r.ReadFault, Lag: r.Delay})
+		}
 	}
-	if last > 0 {
-		m.Reads = reads[:last]
-	}
+	m.Reads = reads
 	return m
 }
 
@@ -643,6 +647,10 @@ func (s *Session) History() []HistoryLine {
 		}
 		l := HistoryLine{Type: LineAttempt, Intent: r.Intent, Key: r.Key, Digest: r.Digest, Start: at(r.Tick), End: at(r.Tick), Outcome: OutcomeInfo,
 			Note: fmt.Sprintf("request %d met %s; the reply was %s", r.Seq, orFault(r.Fixture), r.Wire)}
+		if r.Again > 0 {
+			// Refused alike again and again: one line says it for all.
+			l.Note = fmt.Sprintf("request %d and the %d alike right after it met %s; each reply was %s", r.Seq, r.Again, orFault(r.Fixture), r.Wire)
+		}
 		var seen *HistoryLine
 		if r.Wire == WireDelivered {
 			switch {

@@ -139,3 +139,82 @@ func TestAPollGrowsNoMemory(t *testing.T) {
 		t.Errorf("the heap grew %d bytes over %d requests", grew, 2*n)
 	}
 }
+
+// pendingReply is a reply whose body is held back until release is closed:
+// a reply decided, on its way and not yet written.
+type pendingReply struct {
+	h                http.Header
+	started, release chan struct{}
+}
+
+func (b *pendingReply) Header() http.Header { return b.h }
+func (b *pendingReply) WriteHeader(int)     {}
+func (b *pendingReply) Write(p []byte) (int, error) {
+	close(b.started)
+	<-b.release
+	return len(p), nil
+}
+
+// TestACountOnAReplyNotWrittenSurvivesACrash: a read counted on one whose
+// reply is still being written, then the process dies. Reopened, the
+// first reply is not known to have been written (gone), and so is the
+// one counted on it; the session replays to the same bytes.
+func TestACountOnAReplyNotWrittenSurvivesACrash(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	clock := newFakeClock()
+	srv, _, err := Open(Options{Now: clock.Now}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func() *http.Request {
+		req := httptest.NewRequest("GET", "/v1/refunds/re_nope", nil)
+		req.SetBasicAuth("sk_test_rig", "")
+		return req
+	}
+	first := &pendingReply{h: http.Header{}, started: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan struct{})
+	go func() { srv.ServeHTTP(first, get()); close(done) }()
+	<-first.started
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, get())
+	if id := rec.Header().Get("Request-Id"); id != "req_1_1" {
+		t.Fatalf("the second read's Request-Id is %q, want req_1_1 (counted on request 1)", id)
+	}
+	srv.Close() // as a kill -9: nothing more is written
+	close(first.release)
+	<-done
+	srv2, _, err := Open(Options{Now: clock.Now}, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv2.Close()
+	s := srv2.Session()
+	if len(s.Requests) != 1 || s.Requests[0].Again != 1 || s.Requests[0].Wire != export.WireGone {
+		t.Fatalf("reopened, the session holds %+v; want one read, gone, counted again once", s.Requests)
+	}
+	recorded, replayed, err := Rerecord(s)
+	if err != nil || !bytes.Equal(recorded, replayed) {
+		t.Fatalf("the reopened session does not replay to the same bytes (%v):\n%s\n---\n%s", err, recorded, replayed)
+	}
+}
+
+// TestASessionAsACaseCountsEveryRead: a session made into a case (compare
+// sets it beside simulated cases) has a read step for every read the
+// client made, those counted again included, so its read faults fall
+// where they fell.
+func TestASessionAsACaseCountsEveryRead(t *testing.T) {
+	g := newRig(t, Options{ReadFaults: []missions.ReadStep{{Fault: missions.ReadOK}, {Fault: missions.ReadOK}, {Fault: missions.ReadOK}, {Fault: missions.ReadServerError}}})
+	g.create("k1")
+	for range 4 {
+		g.send("GET", "/v1/refunds/re_0001", "")
+	}
+	s := g.srv.Finish()
+	var got []missions.ReadFault
+	for _, r := range s.AsCase().Mission.Reads {
+		got = append(got, r.Fault)
+	}
+	want := []missions.ReadFault{missions.ReadOK, missions.ReadOK, missions.ReadOK, missions.ReadServerError}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the case's reads are %v, want %v (requests %q)", got, want, kindsAndAgain(s))
+	}
+}

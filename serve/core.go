@@ -451,7 +451,13 @@ func (c *core) update(raw string, changes map[string]string) (int, ledger.Object
 		return c.refused(), o, e
 	}
 	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: c.intern(updatePayload(raw, changes))})
-	c.led.Amend(o.ID, p.encode())
+	payload := p.encode()
+	if escapedPayload(o.Payload) {
+		// Written in the form of sessions and databases from before:
+		// kept in it, so that they replay to the same bytes.
+		payload = p.encodeEscaped()
+	}
+	c.led.Amend(o.ID, payload)
 	o, _ = c.led.Object(o.ID)
 	return i, o, nil
 }
@@ -528,48 +534,50 @@ func (c *core) log(r export.SessionRequest) int {
 	return c.reqs.add(r)
 }
 
-// fold counts request i, the last one logged, on the request before it
-// when i is that request again answered alike (alike), as a answers it
-// (a's wire, status, error and refunds shown; the request's own are
-// taken when a is nil, for a request already replied to). It returns the
-// index that holds i now, and whether that is the one before.
-func (c *core) fold(i int, a *planned) (int, bool) {
+// foldable reports whether request i, the last one logged, is the
+// request before it again answered alike (alike), as a answers it (its
+// wire, status, error and refunds shown). Nothing changes: fold does
+// that, once the count is durable.
+func (c *core) foldable(i int, a planned) bool {
 	if i == 0 || i != c.reqs.len()-1 {
-		return i, false
+		return false
 	}
 	r, q := c.reqs.get(i), c.reqs.get(i-1)
-	if a != nil {
-		r.Wire, r.Status, r.Shown, r.Error = a.wire, a.status, a.shown, errorWords(a.err)
-	}
+	r.Wire, r.Status, r.Shown, r.Error = a.wire, a.status, a.shown, errorWords(a.err)
 	if p, ok := c.answering[i-1]; ok {
 		// Decided and on its way: it is as its reply will be.
 		q.Wire, q.Status, q.Shown, q.Error = p.wire, p.status, p.shown, errorWords(p.err)
 	}
-	if !alike(q, r) {
-		return i, false
-	}
-	delete(c.answering, i)
-	c.reqs.pop()
-	c.reqs.again(i - 1)
-	return i - 1, true
+	return alike(q, r)
 }
 
-// again counts one more request alike request i on it, as the durable
-// log holds a fold: a read takes its step of the read faults, as the read
-// it counts took one when it came. It reports false, and counts nothing,
-// when request i is not one a fold counts on.
-func (c *core) again(i int) bool {
-	if i < 0 || i >= c.reqs.len() {
+// fold counts request i, the last one logged and foldable, on the one
+// before it, and drops it.
+func (c *core) fold(i int) {
+	delete(c.answering, i)
+	c.reqs.pop()
+	c.reqs.again(i-1, 1)
+}
+
+// again counts n more requests alike request i on it, as a recorded
+// session or the durable log holds them: a read takes n steps of the read
+// faults, as the reads it counts took one each when they came. It reports
+// false, and counts nothing, when request i is not one a count is kept on.
+// However their replies went, the requests counted are taken as that
+// request's were: with a --db reopened after a crash, a reply not known
+// to have been written is gone, and so are the ones counted on it.
+func (c *core) again(i, n int) bool {
+	if i < 0 || i >= c.reqs.len() || n < 0 {
 		return false
 	}
 	switch c.reqs.get(i).Kind {
 	case export.RequestRetrieve, export.RequestList:
-		c.plan.takeRead()
+		c.plan.readsTaken += n
 	case export.RequestRefused:
 	default:
 		return false
 	}
-	c.reqs.again(i)
+	c.reqs.again(i, n)
 	return true
 }
 

@@ -39,3 +39,36 @@ func TestPayloadsKeepTheirBytes(t *testing.T) {
 		t.Fatalf("url.ParseQuery reads the payload as %v (%v)", q, err)
 	}
 }
+
+// TestAnUpdateKeepsTheFormOfItsPayload: a refund created from a payload in
+// the fully escaped form (as databases and sessions recorded before hold
+// it) keeps that form when it is updated, so that they reopen and replay
+// to the same bytes; one created now keeps encode's.
+func TestAnUpdateKeepsTheFormOfItsPayload(t *testing.T) {
+	p := refundParams{Charge: "ch_1", Amount: 100, Metadata: map[string]string{"intent": "i1", "note": "é"}}
+	for _, tc := range []struct {
+		name, payload string
+		want          func(refundParams) string
+	}{
+		{"escaped", p.encodeEscaped(), refundParams.encodeEscaped},
+		{"as it is", p.encode(), refundParams.encode},
+	} {
+		c, err := newCore(Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.create("i1", "k1", "d1", tc.payload, scheduled{fixture: "success"}, nil)
+		if _, _, e := c.update("re_0001", map[string]string{"extra": "x/y"}); e != nil {
+			t.Fatalf("%s: update: %s", tc.name, e.Message)
+		}
+		o, _ := c.led.Object(1)
+		want := p
+		want.Metadata = map[string]string{"intent": "i1", "note": "é", "extra": "x/y"}
+		if o.Payload != tc.want(want) {
+			t.Errorf("%s: the updated payload is %q, want %q", tc.name, o.Payload, tc.want(want))
+		}
+	}
+	if escapedPayload(p.encode()) || !escapedPayload(p.encodeEscaped()) {
+		t.Error("escapedPayload does not tell the two forms apart")
+	}
+}

@@ -95,15 +95,9 @@ func (c *core) apply(r export.SessionRequest) error {
 	if err := c.applyKind(r); err != nil {
 		return err
 	}
-	for range r.Again {
-		// Each request it counts comes again, and is counted on it when
-		// it is answered alike again.
-		one := r
-		one.Again = 0
-		if err := c.applyKind(one); err != nil {
-			return err
-		}
-		c.fold(c.reqs.len()-1, nil)
+	if r.Again > 0 && !c.again(c.reqs.len()-1, r.Again) {
+		// The requests it counts came as it did, answered alike.
+		return fmt.Errorf("request %d: again %d on a %s: only reads and refused requests are counted again", r.Seq, r.Again, r.Kind)
 	}
 	if r.Call != nil {
 		// The tool call that carried it is the client's, as recorded.

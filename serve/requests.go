@@ -163,9 +163,9 @@ func (l *requestLog) pop() {
 	l.n--
 }
 
-// again counts one more request alike request i on it.
-func (l *requestLog) again(i int) {
-	l.chunks[i/requestChunk][i%requestChunk].again++
+// again counts n more requests alike request i on it.
+func (l *requestLog) again(i, n int) {
+	l.chunks[i/requestChunk][i%requestChunk].again += int32(n)
 }
 
 // alike reports whether request r, answered as it shows, is request q

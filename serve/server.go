@@ -126,16 +126,16 @@ func (s *Server) recordAnswer(i int, p planned) (int, string, error) {
 	if s.failed != nil {
 		return i, requestID(i + 1), s.failed
 	}
-	j, folded := s.c.fold(i, &p)
-	if !folded {
+	if !s.c.foldable(i, p) {
 		return i, requestID(i + 1), s.record(i, p)
 	}
-	id := againID(j+1, s.c.reqs.get(j).Again)
-	err := s.write(func() (logEntry, string, []ledger.ObjectID) { return logEntry{Again: j + 1}, "", nil })
-	if err == nil {
-		s.c.answering[j] = p
+	j := i - 1
+	if err := s.write(func() (logEntry, string, []ledger.ObjectID) { return logEntry{Again: j + 1}, "", nil }); err != nil {
+		return i, requestID(i + 1), err
 	}
-	return j, id, err
+	s.c.fold(i)
+	s.c.answering[j] = p
+	return j, againID(j+1, s.c.reqs.get(j).Again), nil
 }
 
 // write appends the entry build makes to the storage, with the

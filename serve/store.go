@@ -732,7 +732,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 				return fail(fmt.Errorf("--db %s: replaying its log: %w", path, err))
 			}
 		case e.Again != 0:
-			if !s.c.again(e.Again - 1) {
+			if !s.c.again(e.Again-1, 1) {
 				return fail(fmt.Errorf("--db %s: %w", path, damaged(fmt.Sprintf("a log entry counts request %d again, which is not a read or a refused request of its log", e.Again))))
 			}
 		case e.Advance > 0:
