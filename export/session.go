@@ -482,8 +482,11 @@ func (s *Session) AsCase() *missions.Case {
 				Note: fmt.Sprintf("Request %d met %s; the reply was %s.", r.Seq, r.Fixture, r.Wire)}
 			c.Events = append(c.Events, ev)
 		case RequestRetrieve, RequestList:
-			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects,
-				Note: fmt.Sprintf("Request %d read %s back.", r.Seq, orNone(r.Payload))})
+			note := fmt.Sprintf("Request %d read %s back.", r.Seq, orNone(r.Payload))
+			if r.Again > 0 {
+				note = fmt.Sprintf("Request %d read %s back, and %s alike right after it.", r.Seq, orNone(r.Payload), termtext.Plural(r.Again, "more read"))
+			}
+			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects, Note: note})
 		case RequestUpdate, RequestCancel:
 			what := "updated the metadata of"
 			if r.Kind == RequestCancel {
