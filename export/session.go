@@ -83,6 +83,12 @@ type SessionSettings struct {
 	// session or database from before serve compared metadata has it
 	// false, as its digests were made.
 	MetadataInDigest bool `json:"metadata_in_digest,omitempty"`
+	// PayloadUTF8: a create's payload keeps its characters as their
+	// UTF-8, with only the bytes that would break a query escaped. A
+	// session or database from before has it false: its payloads escape
+	// every byte but letters, digits and -_.~, and an update keeps that
+	// form, so that they replay to the same bytes.
+	PayloadUTF8 bool `json:"payload_utf8,omitempty"`
 }
 
 // Request kinds.
@@ -390,6 +396,9 @@ func (s *Session) check() error {
 				if err := (missions.ReadStep{Fault: r.ReadFault, Lag: r.Delay}).Check(); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
 				}
+				if r.Again > 0 {
+					return fmt.Errorf("%s: again %d on a read that met %s: only reads that met no fault are counted again", where, r.Again, r.ReadFault)
+				}
 			}
 		case RequestRefused, RequestFaults, RequestUpdate, RequestCancel:
 		default:
@@ -587,8 +596,9 @@ func (s *Session) madeMission() missions.Mission {
 	}
 	// The reads the client made, each with the fault it met, up to the
 	// last that met one; a read counted again (Again) is that many more
-	// reads that met none. Past MaxSteps the list stops growing: the
-	// mission's check refuses it then, and says why.
+	// reads that met none. A mission holds at most MaxSteps reads (and
+	// one more here): a session whose faults fall past them, from a read
+	// fault list longer than any mission's, has the case's reads end there.
 	var reads []missions.ReadStep
 	clean := 0 // reads without a fault since the last that met one
 	for _, r := range s.Requests {

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
@@ -216,5 +217,33 @@ func TestASessionAsACaseCountsEveryRead(t *testing.T) {
 	want := []missions.ReadFault{missions.ReadOK, missions.ReadOK, missions.ReadOK, missions.ReadServerError}
 	if !slices.Equal(got, want) {
 		t.Fatalf("the case's reads are %v, want %v (requests %q)", got, want, kindsAndAgain(s))
+	}
+}
+
+// TestACountOverAReadFaultDoesNotReplay: a session whose count says reads
+// were answered alike where a read fault falls among them, or that counts
+// reads on one that met a fault, is not what serve records: replay says
+// so, and a session file with the second is refused.
+func TestACountOverAReadFaultDoesNotReplay(t *testing.T) {
+	g := newRig(t, Options{ReadFaults: []missions.ReadStep{{Fault: missions.ReadOK}, {Fault: missions.ReadOK}, {Fault: missions.ReadServerError}}})
+	g.create("k1")
+	for range 2 {
+		g.send("GET", "/v1/refunds/re_0001", "")
+	}
+	s := g.srv.Finish()
+	if got := kindsAndAgain(s); !slices.Equal(got, []string{"create 200", "retrieve 200 ×2"}) {
+		t.Fatalf("the session holds %q", got)
+	}
+	s.Requests[1].Again = 5 // reads 2 to 6 answered alike: the third met read_server_error
+	if _, _, err := Rerecord(s); err == nil || !strings.Contains(err.Error(), "again 5") {
+		t.Fatalf("a count over a read fault replays: %v", err)
+	}
+	s.Requests[1].Again, s.Requests[1].ReadFault = 1, missions.ReadServerError
+	data, err := export.MarshalSession(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := export.UnmarshalSession("s.json", data); err == nil || !strings.Contains(err.Error(), "only reads that met no fault") {
+		t.Fatalf("a count on a read that met a fault is taken: %v", err)
 	}
 }

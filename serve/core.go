@@ -205,6 +205,7 @@ func newCore(o Options) (*core, error) {
 		Settings: export.SessionSettings{
 			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
 			Faults: o.Faults, ReadFaults: o.ReadFaults, IntentField: o.IntentField, MetadataInDigest: !o.MetadataOutsideDigest,
+			PayloadUTF8: true,
 		},
 		Changes: []export.SessionChange{},
 	}
@@ -320,6 +321,15 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 		}
 	}
 	return c.reqs.add(req), w, res
+}
+
+// encode is a create's or an update's payload in the session's form
+// (SessionSettings.PayloadUTF8).
+func (c *core) encode(p refundParams) string {
+	if c.session.Settings.PayloadUTF8 {
+		return p.encode()
+	}
+	return p.encodeEscaped()
 }
 
 // intern returns the session's copy of a create's string (its intent,
@@ -451,13 +461,7 @@ func (c *core) update(raw string, changes map[string]string) (int, ledger.Object
 		return c.refused(), o, e
 	}
 	i := c.log(export.SessionRequest{Kind: export.RequestUpdate, Intent: o.Intent, Payload: c.intern(updatePayload(raw, changes))})
-	payload := p.encode()
-	if escapedPayload(o.Payload) {
-		// Written in the form of sessions and databases from before:
-		// kept in it, so that they replay to the same bytes.
-		payload = p.encodeEscaped()
-	}
-	c.led.Amend(o.ID, payload)
+	c.led.Amend(o.ID, c.encode(p))
 	o, _ = c.led.Object(o.ID)
 	return i, o, nil
 }
@@ -562,17 +566,29 @@ func (c *core) fold(i int) {
 // again counts n more requests alike request i on it, as a recorded
 // session or the durable log holds them: a read takes n steps of the read
 // faults, as the reads it counts took one each when they came. It reports
-// false, and counts nothing, when request i is not one a count is kept on.
+// false, and counts nothing, when request i is not one a count is kept on
+// (a read that met a fault, a create) or when a read fault falls among
+// the steps the reads it counts would take: they were answered alike, so
+// none met one.
 // However their replies went, the requests counted are taken as that
 // request's were: with a --db reopened after a crash, a reply not known
 // to have been written is gone, and so are the ones counted on it.
 func (c *core) again(i, n int) bool {
-	if i < 0 || i >= c.reqs.len() || n < 0 {
+	if i < 0 || i >= c.reqs.len() || n < 0 || n > math.MaxInt32-c.reqs.get(i).Again {
 		return false
 	}
-	switch c.reqs.get(i).Kind {
+	switch r := c.reqs.get(i); r.Kind {
 	case export.RequestRetrieve, export.RequestList:
-		c.plan.readsTaken += n
+		if r.ReadFault != "" {
+			return false
+		}
+		p := c.plan
+		for k := p.readsTaken; k < min(p.readsTaken+n, len(p.reads)); k++ {
+			if f := p.reads[k].Fault; f != "" && f != missions.ReadOK {
+				return false
+			}
+		}
+		p.readsTaken += n
 	case export.RequestRefused:
 	default:
 		return false

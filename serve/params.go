@@ -304,8 +304,8 @@ func (p refundParams) encode() string {
 
 // encodeEscaped is the payload as serve wrote it before encode kept
 // characters as they are: every byte but letters, digits and -_.~
-// escaped (url.Values.Encode). An update of a refund whose payload is in
-// that form keeps it, so that a database or a session recorded then
+// escaped (url.Values.Encode). A session or a database recorded then
+// keeps that form (SessionSettings.PayloadUTF8 false), so that it
 // replays to the same bytes.
 func (p refundParams) encodeEscaped() string {
 	v := url.Values{}
@@ -316,38 +316,6 @@ func (p refundParams) encodeEscaped() string {
 		v.Set("metadata["+k+"]", x)
 	}
 	return v.Encode()
-}
-
-// escapedPayload reports whether payload is in encodeEscaped's form: it
-// escapes a byte encode keeps as it is ("%5B" for the [ of every
-// metadata field, "%C3" for the first byte of é). A payload with no such
-// escape reads the same in both forms, and takes encode's.
-func escapedPayload(payload string) bool {
-	for i := 0; i+2 < len(payload); i++ {
-		if payload[i] != '%' {
-			continue
-		}
-		hi, lo := unhex(payload[i+1]), unhex(payload[i+2])
-		if hi < 0 || lo < 0 {
-			continue
-		}
-		if c := byte(hi<<4 | lo); !escapes(c) {
-			return true
-		}
-	}
-	return false
-}
-
-func unhex(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	}
-	return -1
 }
 
 // escapes reports whether a query component escapes byte c.

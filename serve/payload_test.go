@@ -3,6 +3,7 @@ package serve
 import (
 	"maps"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -40,35 +41,68 @@ func TestPayloadsKeepTheirBytes(t *testing.T) {
 	}
 }
 
-// TestAnUpdateKeepsTheFormOfItsPayload: a refund created from a payload in
-// the fully escaped form (as databases and sessions recorded before hold
-// it) keeps that form when it is updated, so that they reopen and replay
-// to the same bytes; one created now keeps encode's.
+// TestAnUpdateKeepsTheFormOfItsPayload: a session or database recorded
+// before payloads kept their characters (PayloadUTF8 false) goes on
+// writing its updates fully escaped, as it did, even for a refund whose
+// payload reads the same in both forms (no metadata, a top-level intent
+// field), so that it reopens and replays to the same bytes; a new one
+// writes encode's form.
 func TestAnUpdateKeepsTheFormOfItsPayload(t *testing.T) {
-	p := refundParams{Charge: "ch_1", Amount: 100, Metadata: map[string]string{"intent": "i1", "note": "é"}}
-	for _, tc := range []struct {
-		name, payload string
-		want          func(refundParams) string
-	}{
-		{"escaped", p.encodeEscaped(), refundParams.encodeEscaped},
-		{"as it is", p.encode(), refundParams.encode},
-	} {
-		c, err := newCore(Options{})
+	p := refundParams{Charge: "ch_1", Amount: 100, Metadata: map[string]string{}}
+	for _, utf8 := range []bool{false, true} {
+		c, err := newCore(Options{IntentField: "charge"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.create("i1", "k1", "d1", tc.payload, scheduled{fixture: "success"}, nil)
-		if _, _, e := c.update("re_0001", map[string]string{"extra": "x/y"}); e != nil {
-			t.Fatalf("%s: update: %s", tc.name, e.Message)
+		c.session.Settings.PayloadUTF8 = utf8
+		c.create("ch_1", "k1", "d1", c.encode(p), scheduled{fixture: "success"}, nil)
+		if _, _, e := c.update("re_0001", map[string]string{"note": "a b/é"}); e != nil {
+			t.Fatalf("update: %s", e.Message)
 		}
 		o, _ := c.led.Object(1)
 		want := p
-		want.Metadata = map[string]string{"intent": "i1", "note": "é", "extra": "x/y"}
-		if o.Payload != tc.want(want) {
-			t.Errorf("%s: the updated payload is %q, want %q", tc.name, o.Payload, tc.want(want))
+		want.Metadata = map[string]string{"note": "a b/é"}
+		form := want.encode()
+		if !utf8 {
+			form = want.encodeEscaped()
+		}
+		if o.Payload != form {
+			t.Errorf("PayloadUTF8 %v: the updated payload is %q, want %q", utf8, o.Payload, form)
 		}
 	}
-	if escapedPayload(p.encode()) || !escapedPayload(p.encodeEscaped()) {
-		t.Error("escapedPayload does not tell the two forms apart")
+}
+
+// TestADatabaseKeepsItsPayloadForm: a database made before payloads kept
+// their characters has no payload_utf8 in its settings; reopened, its
+// session says so and its new payloads are fully escaped, as before.
+func TestADatabaseKeepsItsPayloadForm(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "p.db")
+	clock := newFakeClock()
+	g, _ := openRig(t, Options{}, db, clock)
+	if !g.srv.Session().Settings.PayloadUTF8 {
+		t.Fatal("a new database does not keep payloads as UTF-8")
+	}
+	g.stop()
+	st, err := openStore(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _, err := st.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta.Settings.PayloadUTF8 = false // as a database from before
+	if err := st.init(*meta); err != nil {
+		t.Fatal(err)
+	}
+	st.close()
+	g2, _ := openRig(t, Options{}, db, clock)
+	defer g2.stop()
+	if g2.srv.Session().Settings.PayloadUTF8 {
+		t.Fatal("a database from before was reopened as one that keeps payloads as UTF-8")
+	}
+	g2.create("k1")
+	if p := g2.srv.Session().Requests[0].Payload; !strings.Contains(p, "metadata%5Bintent%5D") {
+		t.Fatalf("a create in a database from before has the payload %q, not the escaped form", p)
 	}
 }

@@ -97,7 +97,7 @@ func (c *core) apply(r export.SessionRequest) error {
 	}
 	if r.Again > 0 && !c.again(c.reqs.len()-1, r.Again) {
 		// The requests it counts came as it did, answered alike.
-		return fmt.Errorf("request %d: again %d on a %s: only reads and refused requests are counted again", r.Seq, r.Again, r.Kind)
+		return fmt.Errorf("request %d: again %d: the requests it counts were answered alike, but here they cannot be (it met a fault, a read fault falls among them, or it is not a read or a refused request)", r.Seq, r.Again)
 	}
 	if r.Call != nil {
 		// The tool call that carried it is the client's, as recorded.

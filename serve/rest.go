@@ -299,7 +299,7 @@ func (s *Server) takeCreate(principal, key, intent string, params refundParams, 
 	s.syncClock()
 	s.c.trace = tp
 	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
-	i, world, res := s.c.create(intent, key, digest, params.encode(), s.c.plan.take(intent), call)
+	i, world, res := s.c.create(intent, key, digest, s.c.encode(params), s.c.plan.take(intent), call)
 	s.c.index.sync(s.c.led) // as refunds come, so that no list pays for many
 	t := createTurn{c: s.c, i: i, world: world, res: res}
 	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {

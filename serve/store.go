@@ -699,6 +699,11 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if meta != nil {
+		// The payloads' form is the database's, whatever this serve
+		// would write in a new one.
+		s.c.session.Settings.PayloadUTF8 = meta.Settings.PayloadUTF8
+	}
 	want := storeMeta{Settings: s.c.session.Settings, Mission: s.opts.Mission, Start: s.start.UnixNano()}
 	if meta == nil {
 		if err := st.init(want); err != nil {
