@@ -493,7 +493,7 @@ func (s *Session) AsCase() *missions.Case {
 		case RequestRetrieve, RequestList:
 			note := fmt.Sprintf("Request %d read %s back.", r.Seq, orNone(r.Payload))
 			if r.Again > 0 {
-				note = fmt.Sprintf("Request %d read %s back, and %s alike right after it.", r.Seq, orNone(r.Payload), termtext.Plural(r.Again, "more read"))
+				note = fmt.Sprintf("Request %d read %s back, %d times in a row.", r.Seq, orNone(r.Payload), r.Again+1)
 			}
 			c.Events = append(c.Events, missions.Event{Tick: r.Tick, Kind: missions.EventRead, Intent: r.Intent, Effects: effects, Note: note})
 		case RequestUpdate, RequestCancel:
