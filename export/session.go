@@ -112,6 +112,13 @@ const (
 	RequestCancel = "cancel"
 )
 
+// CountsAgain reports whether a request of kind may count others alike
+// it (SessionRequest.Again): a read or a refused request, which change
+// nothing.
+func CountsAgain(kind string) bool {
+	return kind == RequestRetrieve || kind == RequestList || kind == RequestRefused
+}
+
 // What the transport did with a reply.
 const (
 	// WireDelivered: the reply was written to the client.
@@ -410,7 +417,7 @@ func (s *Session) check() error {
 		if r.Again < 0 || r.Again > math.MaxInt32 {
 			return fmt.Errorf("%s: again %d: must be from 0 to %d", where, r.Again, math.MaxInt32)
 		}
-		if r.Again > 0 && r.Kind != RequestRetrieve && r.Kind != RequestList && r.Kind != RequestRefused {
+		if r.Again > 0 && !CountsAgain(r.Kind) {
 			return fmt.Errorf("%s: again %d on a %s: only reads and refused requests are counted again", where, r.Again, r.Kind)
 		}
 		if r.Delay < 0 || r.Delay > 1<<20 {

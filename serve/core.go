@@ -574,14 +574,14 @@ func (c *core) fold(i int) {
 // request's were: with a --db reopened after a crash, a reply not known
 // to have been written is gone, and so are the ones counted on it.
 func (c *core) again(i, n int) bool {
-	if i < 0 || i >= c.reqs.len() || n < 0 || n > math.MaxInt32-c.reqs.get(i).Again {
+	if i < 0 || i >= c.reqs.len() {
 		return false
 	}
-	switch r := c.reqs.get(i); r.Kind {
-	case export.RequestRetrieve, export.RequestList:
-		if r.ReadFault != "" {
-			return false
-		}
+	r := c.reqs.get(i)
+	if n < 0 || n > math.MaxInt32-r.Again || !export.CountsAgain(r.Kind) || r.ReadFault != "" {
+		return false
+	}
+	if r.Kind != export.RequestRefused {
 		p := c.plan
 		for k := p.readsTaken; k < min(p.readsTaken+n, len(p.reads)); k++ {
 			if f := p.reads[k].Fault; f != "" && f != missions.ReadOK {
@@ -589,9 +589,6 @@ func (c *core) again(i, n int) bool {
 			}
 		}
 		p.readsTaken += n
-	case export.RequestRefused:
-	default:
-		return false
 	}
 	c.reqs.again(i, n)
 	return true

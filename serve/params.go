@@ -269,19 +269,14 @@ func (p refundParams) bound() map[string]string {
 
 // encode is the refund's parameters as a form, sorted by name: the
 // payload the ledger keeps, from which every reply about the refund is
-// made again.
-//
-// It is a query string sorted by name, as url.Values.Encode writes one,
-// with only the bytes that would break it escaped (space and control
-// bytes, %, &, +, ;, =, #): every other character, in any script, is
-// kept as its UTF-8, so that a refund keeps its parameters in the bytes
-// they take and not in three times as many. url.ParseQuery reads it, and
-// reads the fully escaped payloads of sessions written before.
+// made again. Only the bytes that would break a query are escaped
+// (space and control bytes, %, &, +, ;, =, #): every other character, in
+// any script, is kept as its UTF-8, so that a refund keeps its parameters
+// in the bytes they take and not in three times as many. url.ParseQuery
+// reads it, and reads the fully escaped payloads of sessions written
+// before.
 func (p refundParams) encode() string {
-	m := p.bound()
-	for k, x := range p.Metadata {
-		m["metadata["+k+"]"] = x
-	}
+	m := p.digested(true) // every parameter, metadata included
 	keys := slices.Sorted(maps.Keys(m))
 	// Room for the exact length first: a refund keeps these bytes as long
 	// as it stands, and a builder left to grow keeps up to twice as many.
@@ -309,11 +304,8 @@ func (p refundParams) encode() string {
 // replays to the same bytes.
 func (p refundParams) encodeEscaped() string {
 	v := url.Values{}
-	for k, x := range p.bound() {
+	for k, x := range p.digested(true) {
 		v.Set(k, x)
-	}
-	for k, x := range p.Metadata {
-		v.Set("metadata["+k+"]", x)
 	}
 	return v.Encode()
 }

@@ -177,8 +177,7 @@ func (l *requestLog) again(i, n int) {
 // named: it shows nothing of the ledger.
 func alike(q, r export.SessionRequest) bool {
 	switch {
-	case r.Kind != export.RequestRetrieve && r.Kind != export.RequestList && r.Kind != export.RequestRefused,
-		q.Kind != r.Kind, q.Again >= math.MaxInt32,
+	case !export.CountsAgain(r.Kind), q.Kind != r.Kind, q.Again >= math.MaxInt32,
 		q.Wire != export.WireDelivered || r.Wire != export.WireDelivered,
 		q.Call != nil || r.Call != nil, q.Traceparent != "" || r.Traceparent != "",
 		q.ReadFault != "" || r.ReadFault != "", q.Held != nil || r.Held != nil,

@@ -738,7 +738,7 @@ func Open(o Options, path string) (*Server, *Recovered, error) {
 			}
 		case e.Again != 0:
 			if !s.c.again(e.Again-1, 1) {
-				return fail(fmt.Errorf("--db %s: %w", path, damaged(fmt.Sprintf("a log entry counts request %d again, which is not a read or a refused request of its log", e.Again))))
+				return fail(fmt.Errorf("--db %s: %w", path, damaged(fmt.Sprintf("a log entry counts request %d again, which its log cannot count (only a read or a refused request that met no fault, before the next read fault)", e.Again))))
 			}
 		case e.Advance > 0:
 			s.offset += e.Advance
