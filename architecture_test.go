@@ -35,9 +35,11 @@ var floors = map[string]int{
 	"conform": 7,
 	"lab":     7,
 
-	"": 8, // main: the commands
+	"internal/cli": 8, // the commands
 
-	"examples/": 9, // client programs, which see nothing of replaylab: see examplesAlone
+	"": 9, // main: wiring alone; it imports internal/cli and nothing else of the repository
+
+	"examples/": 10, // client programs, which see nothing of replaylab: see examplesAlone
 }
 
 // engine is the pure part: no terminal, no network, no clock, no
@@ -123,6 +125,8 @@ func TestImportsPointDown(t *testing.T) {
 				t.Errorf("%s is an example client and imports %s: an example stands for a user's own program and sees nothing of replaylab", show(from), show(to))
 			case room == "internal/" || room == "examples/":
 				// helpers among helpers, examples among examples
+			case room == "" && to != "internal/cli":
+				t.Errorf("main imports %s: main only hands the process to internal/cli, which holds the commands", show(to))
 			case toFloor >= floor:
 				t.Errorf("%s (floor %d) imports %s (floor %d): imports point down only", show(from), floor, show(to), toFloor)
 			}

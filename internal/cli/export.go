@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/internal/atomicfile"
+	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
+)
+
+// defaultCaseDir is where export writes when --dir is not given.
+const defaultCaseDir = "replaylab-cases"
+
+// exportJob is one case to write.
+type exportJob struct {
+	m    *missions.Mission
+	s    missions.Settings
+	path string
+	c    *missions.Case
+	data []byte
+}
+
+func newExportCmd() *cobra.Command {
+	var (
+		sf       settingFlags
+		seed     uint64
+		variants bool
+		dir      string
+		force    bool
+		format   string
+	)
+	cmd := &cobra.Command{
+		Use:   "export MISSION...",
+		Short: "Write cases as JSON files (or Markdown write-ups), one per mission and settings",
+		Long: "Run each mission and write its case as JSON into --dir, one file per case,\n" +
+			"named after the mission and its settings. With --variants, write one case\n" +
+			"for each setting the mission contrasts (the settings its expectations name).\n" +
+			"With --format markdown, write a Markdown write-up of each case instead of its\n" +
+			"JSON, under the same name ending in .md; export again without it for the\n" +
+			"JSON that compare and replay read.\n" +
+			"Files are written atomically and existing files are kept unless --force.",
+		Example: "  replaylab export timeout-then-success --variants --dir cases\n" +
+			"  replaylab export failure-then-failure --stable-keys=off --dir cases\n" +
+			"  replaylab export timeout-then-success --variants --format markdown --dir write-ups",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cat, err := loadCatalog(cmd)
+			if err != nil {
+				return err
+			}
+			f, err := render.ParseFormat(format)
+			if err != nil {
+				return badInput(fmt.Errorf("--format: %w", err))
+			}
+			if f == render.Text {
+				return badInput(fmt.Errorf("--format text: export writes files; accepted: json, markdown"))
+			}
+			if variants {
+				for _, name := range []string{"stable-keys", "policy", "contract", "key-source"} {
+					if cmd.Flags().Changed(name) {
+						return badInput(fmt.Errorf("--%s and --variants do not go together: --variants exports the settings each mission contrasts", name))
+					}
+				}
+			}
+			if dir == "" {
+				return badInput(fmt.Errorf("--dir is empty; give a directory (default %s, created if missing)", defaultCaseDir))
+			}
+			if err := checkDir("--dir", dir); err != nil {
+				return err
+			}
+			var jobs []*exportJob
+			seen := map[string]bool{}
+			for _, id := range args {
+				m, err := cat.Get(id)
+				if err != nil {
+					return badInput(err)
+				}
+				var settings []missions.Settings
+				if variants {
+					for _, e := range m.Expect {
+						s, err := withRunFlags(cmd, m.Settings(e.When), seed)
+						if err != nil {
+							return err
+						}
+						settings = append(settings, s)
+					}
+				} else {
+					s, err := settingsFor(cmd, m, &sf, seed)
+					if err != nil {
+						return err
+					}
+					settings = append(settings, s)
+				}
+				for _, s := range settings {
+					path := filepath.Join(dir, export.FileName(m.ID, s))
+					if f == render.Markdown {
+						path = strings.TrimSuffix(path, ".json") + ".md"
+					}
+					if seen[path] {
+						continue
+					}
+					seen[path] = true
+					jobs = append(jobs, &exportJob{m: m, s: s, path: path})
+				}
+			}
+			// Everything is checked and run before the first file is
+			// written, so a refusal leaves the directory as it was.
+			for _, j := range jobs {
+				if err := checkWritable(j.path, force, true); err != nil {
+					return err
+				}
+			}
+			for _, j := range jobs {
+				if j.c, err = missions.Run(j.m, j.s); err != nil {
+					return badInput(err)
+				}
+				if j.data, err = render.Case(j.c, f, render.DefaultTextWidth); err != nil {
+					return err
+				}
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return badInput(fmt.Errorf("--dir %s: cannot create it: %w", dir, cause(err)))
+			}
+			files := make([]atomicfile.File, len(jobs))
+			for i, j := range jobs {
+				files[i] = atomicfile.File{Path: j.path, Data: j.data}
+			}
+			if err := writeAll(files, force); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, j := range jobs {
+				fmt.Fprintf(w, "wrote %s  (%s)\n", termtext.CleanLine(j.path), caseBrief(j.c))
+			}
+			return nil
+		},
+	}
+	sf.register(cmd)
+	registerSeed(cmd, &seed)
+	cmd.Flags().BoolVar(&variants, "variants", false, "one case per setting the mission contrasts")
+	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
+	cmd.Flags().StringVar(&format, "format", string(render.JSON), "what to write: json (the case) or markdown (a write-up, as .md)")
+	registerMissionsDir(cmd)
+	return cmd
+}
+
+// caseBrief sums a case up in a few words: effects and verdicts.
+func caseBrief(c *missions.Case) string {
+	var vs []string
+	for _, v := range c.Outcome.Verdicts {
+		vs = append(vs, termtext.CleanLine(v.Intent)+" "+string(v.Verdict))
+	}
+	return fmt.Sprintf("%s; %s", termtext.Plural(c.Outcome.Effects, "effect"), strings.Join(vs, ", "))
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaylab/replaylab/internal/infile"
+	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
+)
+
+// settingFlags are the caller and provider settings a command accepts.
+type settingFlags struct {
+	stableKeys, policy, contract, keySource string
+}
+
+func (f *settingFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.stableKeys, "stable-keys", "", "reuse one idempotency key per intent: on or off (default on)")
+	cmd.Flags().StringVar(&f.policy, "policy", "", "caller policy: naive or guarded (default naive)")
+	cmd.Flags().StringVar(&f.contract, "contract", "", "provider contract: v1, v2 or none (default: the mission's)")
+	cmd.Flags().StringVar(&f.keySource, "key-source", "", "where keys come from: intent or payload_hash (default: the mission's)")
+}
+
+// overrides reads the flags the user set; flags left alone keep the
+// mission's defaults. A bad value is a usage error naming what is accepted.
+func (f *settingFlags) overrides(cmd *cobra.Command) (o missions.Overrides, err error) {
+	if o.StableKeys, err = changedFlag(cmd, "stable-keys", f.stableKeys, missions.ParseOnOff); err != nil {
+		return o, err
+	}
+	if o.Policy, err = changedFlag(cmd, "policy", f.policy, missions.ParsePolicy); err != nil {
+		return o, err
+	}
+	if o.Contract, err = changedFlag(cmd, "contract", f.contract, ledger.ParseContract); err != nil {
+		return o, err
+	}
+	o.KeySource, err = changedFlag(cmd, "key-source", f.keySource, missions.ParseKeySource)
+	return o, err
+}
+
+// changedFlag parses the value of flag name when the user set it, and is
+// nil when they did not.
+func changedFlag[T any](cmd *cobra.Command, name, raw string, parse func(string) (T, error)) (*T, error) {
+	if !cmd.Flags().Changed(name) {
+		return nil, nil
+	}
+	v, err := parse(raw)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--%s: %w", name, err))
+	}
+	return &v, nil
+}
+
+// registerMissionsDir adds --missions DIR to a command that looks missions
+// up by id: only those take it, so no command shows a flag it ignores.
+func registerMissionsDir(cmd *cobra.Command) {
+	cmd.Flags().String("missions", "", "add the mission files (*.yaml, *.yml) in `DIR` to the catalog")
+}
+
+// missionArg is the mission a command names by id, from the catalog and
+// --missions DIR.
+func missionArg(cmd *cobra.Command, id string) (*missions.Mission, error) {
+	cat, err := loadCatalog(cmd)
+	if err != nil {
+		return nil, err
+	}
+	m, err := cat.Get(id)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	return m, nil
+}
+
+// loadCatalog is the built-in catalog plus the files of --missions DIR.
+func loadCatalog(cmd *cobra.Command) (*missions.Catalog, error) {
+	cat := missions.BuiltIn()
+	dir, _ := cmd.Flags().GetString("missions")
+	if dir == "" {
+		return cat, nil
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, badInput(fmt.Errorf("--missions %s: no such directory (expected a directory of mission *.yaml files)", dir))
+	case err != nil:
+		return nil, badInput(fmt.Errorf("--missions %s: %w", dir, cause(err)))
+	case !info.IsDir():
+		return nil, badInput(fmt.Errorf("--missions %s is a file; expected a directory of mission *.yaml files", dir))
+	}
+	if err := cat.AddFS(os.DirFS(dir), dir); err != nil {
+		return nil, badInput(wordFileErrors(err))
+	}
+	return cat, nil
+}
+
+// wordFileErrors rewords the file system errors among err (possibly
+// joined) with fileError, keeping the others as they are.
+func wordFileErrors(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, wordFileErrors(e))
+		}
+		return errors.Join(out...)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return infile.Error(pe.Path, err)
+	}
+	return err
+}
+
+// wholeFlag is a whole-number flag that says what it accepts when a value
+// does not parse or is out of range, rather than naming a parse function.
+type wholeFlag struct {
+	p        *int
+	min, max int
+	accepted string
+}
+
+func newWholeFlag(p *int, value, lo, hi int, accepted string) *wholeFlag {
+	*p = value
+	return &wholeFlag{p: p, min: lo, max: hi, accepted: accepted}
+}
+
+func (f *wholeFlag) String() string { return strconv.Itoa(*f.p) }
+func (f *wholeFlag) Type() string   { return "int" }
+
+func (f *wholeFlag) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < f.min || n > f.max {
+		return fmt.Errorf("accepted: %s", f.accepted)
+	}
+	*f.p = n
+	return nil
+}
+
+// seedFlag is --seed: any whole number from 0 to the largest uint64.
+type seedFlag struct{ p *uint64 }
+
+func (f seedFlag) String() string { return strconv.FormatUint(*f.p, 10) }
+func (f seedFlag) Type() string   { return "uint" }
+
+func (f seedFlag) Set(s string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return fmt.Errorf("accepted: a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*f.p = n
+	return nil
+}
+
+// parseWords reads a comma-separated flag: each word trimmed and parsed,
+// and, with dedupe, each kept once, in the order given. empty says what
+// to give when the flag is given with no word at all; a word left empty
+// between commas is refused, as is a word parse refuses.
+func parseWords[T comparable](flag string, raw []string, parse func(string) (T, error), dedupe bool, empty string) ([]T, error) {
+	if len(raw) == 0 {
+		return nil, badInput(fmt.Errorf("--%s is empty; %s", flag, empty))
+	}
+	var out []T
+	for _, w := range raw {
+		if strings.TrimSpace(w) == "" {
+			return nil, badInput(fmt.Errorf("--%s %q has an empty item; %s", flag, strings.Join(raw, ","), empty))
+		}
+		v, err := parse(strings.TrimSpace(w))
+		if err != nil {
+			return nil, badInput(fmt.Errorf("--%s: %w", flag, err))
+		}
+		if !dedupe || !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
