@@ -36,6 +36,10 @@ func CaseFileName(c *missions.Case) string {
 	return FileName(id, c.Settings)
 }
 
+// DefaultCaseDir is the folder case files go into when none is given:
+// export's --dir and the lab's.
+const DefaultCaseDir = "replaylab-cases"
+
 // maxNamedEdits is how many edited steps a case's file name spells out.
 const maxNamedEdits = 3
 

@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/course"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -39,8 +40,9 @@ const (
 // chromeLines are the status line and the help bar.
 const chromeLines = 2
 
-// DefaultDir is where exports go unless told otherwise.
-const DefaultDir = "./replaylab-cases"
+// DefaultDir is where exports go unless told otherwise: the case folder,
+// shown as relative to where the lab was started.
+const DefaultDir = "./" + export.DefaultCaseDir
 
 // Options configure a lab.
 type Options struct {

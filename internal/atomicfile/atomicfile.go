@@ -457,3 +457,16 @@ func Probe(dir string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// SamePath reports whether a and b name one file: the same path once
+// cleaned, or, when both exist, the same file.
+func SamePath(a, b string) bool {
+	if x, err := filepath.Abs(a); err == nil {
+		if y, err := filepath.Abs(b); err == nil && x == y {
+			return true
+		}
+	}
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}

@@ -3,11 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/compare"
@@ -16,26 +13,6 @@ import (
 	"github.com/replaylab/replaylab/render"
 	"github.com/replaylab/replaylab/reproduce"
 )
-
-// textWidth is the width text output should fit: --width when given, else
-// the terminal's when out is one, else render.DefaultTextWidth.
-func textWidth(out io.Writer, flag int) int {
-	if flag > 0 {
-		return flag
-	}
-	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
-			return w
-		}
-	}
-	return render.DefaultTextWidth
-}
-
-// registerWidth adds --width, the columns text output is laid out for.
-func registerWidth(cmd *cobra.Command, width *int) {
-	cmd.Flags().Var(newWholeFlag(width, 0, render.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", render.MinTextWidth)),
-		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
-}
 
 func newCompareCmd() *cobra.Command {
 	var format string

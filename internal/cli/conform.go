@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -160,14 +158,8 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	if f.shard != "" && !exploring {
-		var kept []*conform.Scenario
-		for i, sc := range scenarios {
-			if ex.Shard.Has(i) {
-				kept = append(kept, sc)
-			}
-		}
-		scenarios = kept
+	if !exploring {
+		scenarios = ex.Shard.Take(scenarios)
 	}
 	for flag, v := range map[string]string{"--junit": f.junit, "--record": f.record} {
 		if strings.TrimSpace(v) == "" && cmd.Flags().Changed(flag[2:]) {
@@ -183,18 +175,11 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			atomicfile.Sweep(dir, atomicfile.TempPrefix)
 		}
 	}
-	checked := scenarios
+	var search *conform.ExploreConfig
 	if exploring {
-		// The sessions are named after the schedules drawn: when their
-		// number is given, every name is known before the search.
-		checked = nil
-		for i := range ex.Count {
-			if ex.Shard.Has(i) && f.record != "" {
-				checked = append(checked, &conform.Scenario{Mission: &missions.Mission{ID: conform.ScheduleID(ex.Seed, i)}})
-			}
-		}
+		search = &ex
 	}
-	if err := checkConformFiles(f, args[0], checked); err != nil {
+	if err := checkConformFiles(f, args[0], conform.Recorded(scenarios, search)); err != nil {
 		return err
 	}
 
@@ -327,18 +312,14 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
 			// Each row that did not pass, as the command that steps
 			// through the client's own requests in the lab.
-			var paths, grades []string
-			wide := 0
-			for _, row := range rep.Rows {
-				if row.Session != nil && row.Graded() && row.Grade != conform.GradePass {
-					p := termtext.ShellWord(outs.SessionPath(row.Scenario))
-					paths, grades, wide = append(paths, p), append(grades, string(row.Grade)), max(wide, len(p))
+			if hints := outs.LabHints(rep); len(hints) > 0 {
+				wide := 0
+				for _, h := range hints {
+					wide = max(wide, len(h.Command))
 				}
-			}
-			if len(paths) > 0 {
 				fmt.Fprintln(cmd.ErrOrStderr(), "step through each row that did not pass, request by request:")
-				for i, p := range paths {
-					fmt.Fprintf(cmd.ErrOrStderr(), "  replaylab lab %-*s  # %s\n", wide, p, grades[i])
+				for _, h := range hints {
+					fmt.Fprintf(cmd.ErrOrStderr(), "  %-*s  # %s\n", wide, h.Command, h.Grade)
 				}
 			}
 		}
@@ -358,26 +339,11 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (validate, conform --missions %s and the lab open each)\n", termtext.Plural(len(files), "shrunk mission"), f.out, f.out)
 		}
 	}
-	switch {
-	case rep.Interrupted && f.merged:
-		// The merge ran whole; a shard of the run did not.
-		return &exitError{code: exitVerdict, err: errors.New("a shard was interrupted: the run is not whole, and its rows that did not end are marked not run")}
-	case rep.Interrupted:
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the report above holds the rows that ended; the rest are marked not run")}
-	case rep.Explore != nil:
-		if x := rep.Explore; x.Failed() {
-			why := fmt.Sprintf("%s and %d unsettled in %s", termtext.Plural(len(x.Failures), "distinct failure"), len(x.Unsettled), termtext.Plural(x.Ran, "generated schedule"))
-			switch {
-			case x.HungStop:
-				why += "; the client hung until the search stopped"
-			case x.Passed == 0:
-				why += "; no schedule passed"
-			}
-			return &exitError{code: exitVerdict, err: errors.New(why)}
-		}
-		return nil
-	case rep.Passed < len(rep.Rows):
-		return &exitError{code: exitVerdict, err: fmt.Errorf("%d of %s did not pass", len(rep.Rows)-rep.Passed, termtext.Plural(len(rep.Rows), "scenario"))}
+	switch ending, why := rep.Ending(f.merged); ending {
+	case conform.Interrupted:
+		return &exitError{code: exitInterrupted, err: why}
+	case conform.Failed:
+		return &exitError{code: exitVerdict, err: why}
 	}
 	return nil
 }
@@ -399,48 +365,28 @@ func conformScenarios(cmd *cobra.Command, ids []string) ([]*conform.Scenario, er
 // checkConformFiles checks, before the first row runs, every file conform
 // will write: the --junit file and a session per scenario in --record,
 // each writable and not in the way of another or of the client itself.
-func checkConformFiles(f *conformFlags, command string, scenarios []*conform.Scenario) error {
+func checkConformFiles(f *conformFlags, command string, ids []string) error {
 	if f.record != "" {
 		if err := probeDir("--record", f.record); err != nil {
 			return err
 		}
 	}
-	sessions := map[string]bool{}
-	for _, sc := range scenarios {
-		if f.record == "" {
-			break
-		}
-		outs := conform.Outputs{RecordDir: f.record}
-		for _, path := range []string{outs.SessionPath(sc.ID()), outs.TracesPath(sc.ID())} {
-			sessions[filepath.Clean(path)] = true
-			if err := checkWritable(path, f.force, true); err != nil {
-				return err
-			}
+	outs := conform.Outputs{JUnit: f.junit, RecordDir: f.record}
+	for _, path := range outs.Paths(ids) {
+		if err := checkWritable(path, f.force, true); err != nil {
+			return err
 		}
 	}
 	if f.junit == "" {
 		return nil
 	}
-	if sessions[filepath.Clean(f.junit)] {
-		return badInput(fmt.Errorf("--junit %s is the path of a session --record writes; give the JUnit file another name", f.junit))
+	if err := outs.Collision(command, ids); err != nil {
+		return badInput(err)
 	}
-	if exe, err := exec.LookPath(command); err == nil && samePath(exe, f.junit) {
-		return badInput(fmt.Errorf("--junit %s is the client command itself; give the JUnit file another path", f.junit))
-	}
-	inRecord := f.record != "" && filepath.Clean(filepath.Dir(f.junit)) == filepath.Clean(f.record)
-	if err := checkWritable(f.junit, f.force, inRecord); err != nil {
+	if err := checkWritable(f.junit, f.force, outs.JUnitInRecord()); err != nil {
 		return err
 	}
 	return probeDir("--junit", filepath.Dir(f.junit))
-}
-
-// printed turns a failed write of the report into an error: a report that
-// did not reach its reader is not a success.
-func printed(_ int, err error) error {
-	if err != nil {
-		return fmt.Errorf("writing the report: %w", cause(err))
-	}
-	return nil
 }
 
 // newConformMergeCmd is conform merge: the shards' JSON reports of one

@@ -15,9 +15,6 @@ import (
 	"github.com/replaylab/replaylab/render"
 )
 
-// defaultCaseDir is where export writes when --dir is not given.
-const defaultCaseDir = "replaylab-cases"
-
 // exportJob is one case to write.
 type exportJob struct {
 	m    *missions.Mission
@@ -70,7 +67,7 @@ func newExportCmd() *cobra.Command {
 				}
 			}
 			if dir == "" {
-				return badInput(fmt.Errorf("--dir is empty; give a directory (default %s, created if missing)", defaultCaseDir))
+				return badInput(fmt.Errorf("--dir is empty; give a directory (default %s, created if missing)", export.DefaultCaseDir))
 			}
 			if err := checkDir("--dir", dir); err != nil {
 				return err
@@ -145,7 +142,7 @@ func newExportCmd() *cobra.Command {
 	sf.register(cmd)
 	registerSeed(cmd, &seed)
 	cmd.Flags().BoolVar(&variants, "variants", false, "one case per setting the mission contrasts")
-	cmd.Flags().StringVar(&dir, "dir", defaultCaseDir, "write the case files into `DIR` (created if missing)")
+	cmd.Flags().StringVar(&dir, "dir", export.DefaultCaseDir, "write the case files into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite case files that exist")
 	cmd.Flags().StringVar(&format, "format", string(render.JSON), "what to write: json (the case) or markdown (a write-up, as .md)")
 	registerMissionsDir(cmd)

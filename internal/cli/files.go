@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replaylab/replaylab/course"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/infile"
 )
@@ -73,10 +75,6 @@ func writeFileAtomicWith(path string, write func(io.Writer) error, force bool) e
 func readLimited(path string, limit int64, what string) ([]byte, error) {
 	return infile.Read(path, limit, what, pipeWait)
 }
-
-// openInput opens a file to read (infile.Open), a named pipe's wait for
-// a writer bounded by pipeWait.
-func openInput(path string) (*os.File, error) { return infile.Open(path, pipeWait) }
 
 // pipeWait is how long a named pipe may keep a reader waiting for a
 // writer to open it.
@@ -146,4 +144,28 @@ func probeDir(flag, dir string) error {
 		return badInput(fmt.Errorf("%s %s: cannot write there: %w", flag, dir, err))
 	}
 	return nil
+}
+
+// printed turns a failed write of the report into an error: a report that
+// did not reach its reader is not a success.
+func printed(_ int, err error) error {
+	if err != nil {
+		return fmt.Errorf("writing the report: %w", cause(err))
+	}
+	return nil
+}
+
+// readDocument reads a case file or a serve session file.
+func readDocument(path string) (export.Document, error) {
+	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
+	if err != nil {
+		return export.Document{}, err
+	}
+	return export.ReadDocument(path, data)
+}
+
+// progressPath is where the course keeps its progress on this machine.
+func progressPath() (string, error) {
+	home, _ := os.UserHomeDir()
+	return course.ProgressPath(os.Getenv, home)
 }

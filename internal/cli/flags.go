@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -10,11 +11,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/internal/infile"
+	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/render"
 )
 
 // settingFlags are the caller and provider settings a command accepts.
@@ -179,4 +183,91 @@ func parseWords[T comparable](flag string, raw []string, parse func(string) (T, 
 		}
 	}
 	return out, nil
+}
+
+// textWidth is the width text output should fit: --width when given, else
+// the terminal's when out is one, else render.DefaultTextWidth.
+func textWidth(out io.Writer, flag int) int {
+	if flag > 0 {
+		return flag
+	}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return render.DefaultTextWidth
+}
+
+// registerWidth adds --width, the columns text output is laid out for.
+func registerWidth(cmd *cobra.Command, width *int) {
+	cmd.Flags().Var(newWholeFlag(width, 0, render.MinTextWidth, 100000, fmt.Sprintf("a whole number of columns from %d to 100000", render.MinTextWidth)),
+		"width", "lay text out for `N` columns (default: the terminal's, or 100)")
+}
+
+// registerSeed adds --seed, the seed of the run's key generator, and the
+// caller's budget: --max-attempts and --deadline.
+func registerSeed(cmd *cobra.Command, seed *uint64) {
+	*seed = missions.DefaultSeed
+	cmd.Flags().Var(seedFlag{seed}, "seed", "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
+	var maxAttempts, deadline int
+	cmd.Flags().Var(newWholeFlag(&maxAttempts, 0, 0, missions.MaxSteps,
+		fmt.Sprintf("a whole number from 0 (as many as the schedule offers) to %d", missions.MaxSteps)),
+		"max-attempts", "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
+	cmd.Flags().Var(newWholeFlag(&deadline, 0, 0, math.MaxInt, "0 (no deadline) or a tick from 1 up"),
+		"deadline", "the tick after which the caller sends nothing (default 0: no deadline)")
+}
+
+// settingsFor is the mission's default settings with the user's flags and
+// seed applied.
+func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed uint64) (missions.Settings, error) {
+	o, err := sf.overrides(cmd)
+	if err != nil {
+		return missions.Settings{}, err
+	}
+	return withRunFlags(cmd, m.Settings(o), seed)
+}
+
+// withRunFlags is s with the seed and the caller's budget (--max-attempts,
+// --deadline) from the flags, checked.
+func withRunFlags(cmd *cobra.Command, s missions.Settings, seed uint64) (missions.Settings, error) {
+	s.Seed = seed
+	s.MaxAttempts, _ = cmd.Flags().GetInt("max-attempts")
+	s.Deadline, _ = cmd.Flags().GetInt("deadline")
+	if err := s.Validate(); err != nil {
+		return missions.Settings{}, badInput(err)
+	}
+	return s, nil
+}
+
+// verdictWords lists the verdicts, comma-separated.
+func verdictWords() string { return termtext.JoinWords(missions.Verdicts) }
+
+// parseFailOn reads --fail-on: verdict words, each checked; given, it may
+// not be empty.
+func parseFailOn(words []string, given bool) (map[missions.Verdict]bool, error) {
+	fail := map[missions.Verdict]bool{}
+	if !given {
+		return fail, nil
+	}
+	vs, err := parseWords("fail-on", words, missions.ParseVerdict, true, "give one or more verdicts, comma-separated (accepted: "+verdictWords()+")")
+	for _, v := range vs {
+		fail[v] = true
+	}
+	return fail, err
+}
+
+// failedVerdicts is the exit-1 error for the intents whose verdict the
+// caller asked to fail on, or nil: run's and serve's --fail-on.
+func failedVerdicts(verdicts []missions.IntentVerdict, fail map[missions.Verdict]bool) error {
+	var hit []string
+	for _, v := range verdicts {
+		if fail[v.Verdict] {
+			hit = append(hit, fmt.Sprintf("%s ended %s", termtext.Escaped(v.Intent), v.Verdict))
+		}
+	}
+	if len(hit) == 0 {
+		return nil
+	}
+	return &exitError{code: exitVerdict, err: fmt.Errorf("%s, a verdict --fail-on names", strings.Join(hit, "; "))}
 }

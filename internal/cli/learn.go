@@ -93,12 +93,6 @@ func courseCasesDir(progress, dir string, given bool) (string, error) {
 	return dir, nil
 }
 
-// progressPath is where the course keeps its progress on this machine.
-func progressPath() (string, error) {
-	home, _ := os.UserHomeDir()
-	return course.ProgressPath(os.Getenv, home)
-}
-
 func resetProgress(cmd *cobra.Command, path string) error {
 	err := os.Remove(path)
 	switch {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/reproduce"
 )
@@ -58,13 +57,4 @@ func newReplayCmd() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// readDocument reads a case file or a serve session file.
-func readDocument(path string) (export.Document, error) {
-	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
-	if err != nil {
-		return export.Document{}, err
-	}
-	return export.ReadDocument(path, data)
 }

@@ -241,7 +241,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		// What a serve killed while it wrote its session left there.
 		atomicfile.Sweep(filepath.Dir(f.record), atomicfile.TempPrefix)
 	}
-	if f.db != "" && f.record != "" && samePath(f.db, f.record) {
+	if f.db != "" && f.record != "" && atomicfile.SamePath(f.db, f.record) {
 		return badInput(fmt.Errorf("--record %s is the --db file: the session would overwrite the database; give --record another file", f.record))
 	}
 	if f.db == "" && cmd.Flags().Changed("db") {
@@ -330,17 +330,4 @@ func probeWrite(path string) error {
 		return badInput(fmt.Errorf("--record %s: cannot write in %s: %v", path, filepath.Dir(path), err))
 	}
 	return nil
-}
-
-// samePath reports whether a and b name one file: the same path once
-// cleaned, or, when both exist, the same file.
-func samePath(a, b string) bool {
-	if x, err := filepath.Abs(a); err == nil {
-		if y, err := filepath.Abs(b); err == nil && x == y {
-			return true
-		}
-	}
-	ia, err1 := os.Stat(a)
-	ib, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
 }
