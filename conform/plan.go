@@ -138,4 +138,3 @@ func (r *Report) Ending(merged bool) (Ending, error) {
 	}
 	return Passed, nil
 }
-
