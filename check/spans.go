@@ -38,6 +38,48 @@ func DefaultTraceOptions() TraceOptions {
 	return TraceOptions{WriteTools: []string{"create_refund"}, ReadTools: []string{"get_refund", "list_refunds"}, IntentField: "intent", KeyField: "idempotency_key"}
 }
 
+// Validate refuses options that name nothing, or one argument or tool for
+// two things, in the words of check's flags; it trims the tool names.
+func (o *TraceOptions) Validate() error {
+	for _, l := range []*[]string{&o.WriteTools, &o.ReadTools} {
+		for i, t := range *l {
+			(*l)[i] = strings.TrimSpace(t)
+		}
+	}
+	for _, l := range []struct {
+		flag  string
+		tools []string
+	}{{"write-tools", o.WriteTools}, {"read-tools", o.ReadTools}} {
+		for _, t := range l.tools {
+			if t == "" {
+				return fmt.Errorf("--%s names an empty tool; give tool names separated by commas (like create_refund)", l.flag)
+			}
+		}
+	}
+	if len(o.WriteTools) == 0 {
+		return fmt.Errorf("--write-tools is empty; give at least one tool whose calls are attempts (like create_refund)")
+	}
+	def := DefaultTraceOptions()
+	for _, w := range o.WriteTools {
+		if slices.Contains(o.ReadTools, w) {
+			given := ""
+			if slices.Equal(o.ReadTools, def.ReadTools) {
+				given = ", the default"
+			}
+			return fmt.Errorf("%q is in both --write-tools and --read-tools (%s%s); a tool's calls are attempts or reads, not both: give --read-tools without it", w, strings.Join(o.ReadTools, ","), given)
+		}
+	}
+	for _, f := range []struct{ flag, v, like string }{{"intent-field", o.IntentField, def.IntentField}, {"key-field", o.KeyField, def.KeyField}} {
+		if f.v == "" {
+			return fmt.Errorf("--%s is empty; give the argument's name (like %s)", f.flag, f.like)
+		}
+	}
+	if o.IntentField == o.KeyField {
+		return fmt.Errorf("--intent-field and --key-field both name %q; the intent and the key are two arguments", o.KeyField)
+	}
+	return nil
+}
+
 // Outcomes of a span, as a history writes them.
 const (
 	outOK uint8 = iota

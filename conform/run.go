@@ -253,10 +253,6 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	if sc.NoContract() {
 		retentionMs = 0
 	}
-	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP, MCPRevision: cfg.MCPRevision})
-	if err != nil {
-		return notRun("the provider could not start: " + err.Error())
-	}
 	var (
 		mu      sync.Mutex
 		runs    []*rowRun
@@ -265,7 +261,7 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	)
 	// A create that meets crash_after_send commits; before its connection
 	// closes, the client dies, as a process that crashed after sending.
-	srv.OnCrash = func(string) {
+	onCrash := func(string) {
 		mu.Lock()
 		var victims []*rowRun
 		for _, r := range live {
@@ -281,16 +277,30 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 			r.child.kill("when its refund committed (crash_after_send)")
 		}
 	}
-
 	// A run's budget counts from its first request, so that a client
 	// slow to start (Node on a loaded machine) is graded as one that
 	// starts at once; a run that sends nothing has as long again to
-	// start. What the client still waited on is taken as the row ends.
+	// start. The budget's timer is made once the provider is.
+	var (
+		awaitFirst atomic.Bool
+		budget     *time.Timer
+	)
+	onRequest := func() {
+		if awaitFirst.CompareAndSwap(true, false) {
+			budget.Reset(cfg.Timeout)
+		}
+	}
+	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP, MCPRevision: cfg.MCPRevision,
+		Hooks: serve.Hooks{OnCrash: onCrash, OnRequest: onRequest}})
+	if err != nil {
+		return notRun("the provider could not start: " + err.Error())
+	}
+
+	// What the client still waited on is taken as the row ends.
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var waitingOn []export.SessionRequest
-	var awaitFirst atomic.Bool
-	budget := time.AfterFunc(time.Hour, func() {
+	budget = time.AfterFunc(time.Hour, func() {
 		open := openRequests(srv.Session())
 		mu.Lock()
 		waitingOn = open
@@ -305,11 +315,6 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	arm := func() {
 		awaitFirst.Store(true)
 		budget.Reset(2 * cfg.Timeout)
-	}
-	srv.OnRequest = func() {
-		if awaitFirst.CompareAndSwap(true, false) {
-			budget.Reset(cfg.Timeout)
-		}
 	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

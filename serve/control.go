@@ -106,9 +106,9 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			return
 		}
 		s.c.setFaults(faults)
-		if err := s.write(func() (logEntry, string, []ledger.ObjectID) {
-			r := s.c.reqs.get(s.c.reqs.len() - 1)
-			return logEntry{Request: &r}, "", nil
+		if err := s.write(func() (logEntry, string, ledger.ObjectID) {
+			r := s.c.lastRequest()
+			return logEntry{Request: &r}, "", 0
 		}); err != nil {
 			unrecorded(out, err)
 			return
@@ -147,15 +147,16 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			return
 		}
 		start := s.opts.Now()
-		if err := s.st.wipe(storeMeta{Settings: c.session.Settings, Mission: s.opts.Mission, Start: start.UnixNano()}); err != nil {
-			s.fail(err)
-			unrecorded(out, err)
-			return
+		if s.st != nil {
+			if err := s.st.Reset(s.meta(c, start)); err != nil {
+				s.fail(err)
+				unrecorded(out, err)
+				return
+			}
 		}
+		s.c, s.offset = c, 0
+		s.restart(start)
 		s.confirmed = nil
-		c.session.Started = start.UTC().Format(time.RFC3339Nano)
-		c.start = start
-		s.c, s.start, s.offset = c, start, 0
 		s.persisted = mark{}
 		reply(out, http.StatusOK, marshal(map[string]int{"tick": 0}))
 	}

@@ -173,7 +173,7 @@ func TestLogEntriesAreSealed(t *testing.T) {
 		}
 		defer db.Close()
 		if err := db.Update(func(tx *bolt.Tx) error {
-			for _, name := range [][]byte{bucketMeta, bucketLog} {
+			for _, name := range [][]byte{[]byte("meta"), []byte("log")} { // the file's buckets
 				b := tx.Bucket(name)
 				kv := map[string][]byte{}
 				_ = b.ForEach(func(k, v []byte) error { kv[string(k)] = bytes.Clone(v); return nil })

@@ -86,6 +86,34 @@ type Options struct {
 	MCPIdle time.Duration
 	// Now is the wall clock; nil is time.Now.
 	Now func() time.Time
+	// Hooks are what the provider tells its driver as it serves.
+	Hooks Hooks
+}
+
+// Hooks are what a driver (serve's Run, conform's rig, a test) is told as
+// the provider serves, given at New and never changed after; each one
+// left nil is not called.
+type Hooks struct {
+	// OnServed is called with the count of API requests answered, after
+	// each one (outside the provider's lock).
+	OnServed func(n int)
+	// OnFatal is told of a failed durable write: the server must stop,
+	// and a restart recovers from what is on disk.
+	OnFatal func(error)
+	// OnCrash is called for a create that met crash_after_send, after the
+	// refund committed and before the connection closes, with the
+	// create's intent. A test rig uses it to kill the client at that
+	// moment, so that the client never hears even the close.
+	OnCrash func(intent string)
+	// OnRequest is called as each HTTP request arrives, before it is
+	// routed: a test rig counts a row's time from its client's first
+	// request, whatever the client took to start.
+	OnRequest func()
+	// Failpoint is called at the durable boundaries of each step:
+	// "before-commit" (nothing of it kept yet), "after-commit" (durable,
+	// no reply gone) and "after-reply" (a create's reply written). It is
+	// for the tests that end the process there (KillAt).
+	Failpoint func(point string)
 }
 
 // withDefaults fills what was left out.

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/serve/internal/boltlog"
 )
 
 // TestPayloadsKeepTheirBytes: a refund's payload keeps every character
@@ -83,19 +85,20 @@ func TestADatabaseKeepsItsPayloadForm(t *testing.T) {
 		t.Fatal("a new database does not keep payloads as UTF-8")
 	}
 	g.stop()
-	st, err := openStore(db)
+	log, err := boltlog.Open(db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, _, err := st.load()
+	st := boltStorage{log}
+	meta, _, err := st.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	meta.Settings.PayloadUTF8 = false // as a database from before
-	if err := st.init(*meta); err != nil {
+	if err := st.Reset(*meta); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	g2, _ := openRig(t, Options{}, db, clock)
 	defer g2.stop()
 	if g2.srv.Session().Settings.PayloadUTF8 {

@@ -8,6 +8,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/serve/internal/boltlog"
 )
 
 // Replay re-submits a recorded session's requests to a fresh ledger, each
@@ -252,3 +253,68 @@ func Rerecord(s *export.Session) (recorded, replayed []byte, err error) {
 	replayed, err = export.MarshalSession(again)
 	return recorded, replayed, err
 }
+
+// replay takes one entry of a storage's log again, as a reopen does:
+// confirmed holds the seqs of the replies the log knows were written, and
+// a reply decided but never confirmed is taken as never delivered
+// (unconfirmed). A clock move by the control endpoint is the server's
+// (Server.offset); what the clock did up to the entry's tick was written
+// with it.
+func (c *core) replay(e logEntry, confirmed map[int]bool) (unconfirmed bool, err error) {
+	switch {
+	case e.Request != nil:
+		r := *e.Request
+		if r.Kind != export.RequestFaults && r.Wire == export.WireDelivered && !confirmed[r.Seq] {
+			r.Wire, unconfirmed = export.WireGone, true
+		}
+		if err := c.apply(r); err != nil {
+			return false, fmt.Errorf("replaying its log: %w", err)
+		}
+	case e.Again != 0:
+		if !c.again(e.Again-1, 1) {
+			return false, boltlog.Damaged(fmt.Sprintf("a log entry counts request %d again, which its log cannot count (only a read or a refused request that met no fault, before the next read fault)", e.Again))
+		}
+	case e.Cancel != nil && e.Cancel.Seq >= 1 && e.Cancel.Seq <= c.reqs.len():
+		if r := c.reqs.get(e.Cancel.Seq - 1); r.Call != nil {
+			call := *r.Call
+			call.Cancelled = &e.Cancel.Cancellation
+			c.setCall(e.Cancel.Seq-1, &call)
+		}
+	case e.Held != nil && e.Held.Seq >= 1 && e.Held.Seq <= c.reqs.len():
+		r := c.reqs.get(e.Held.Seq - 1)
+		r.Held = &e.Held.HeldEnd
+		c.reqs.set(e.Held.Seq-1, r)
+	}
+	c.advanceTo(e.Tick)
+	return unconfirmed, nil
+}
+
+// endHolds ends every hold a reopened log never saw end: the process
+// ended while it was held, so it was still held when serve stopped.
+func (c *core) endHolds() {
+	for i := range c.reqs.len() {
+		if r := c.reqs.get(i); r.Wire == export.WireHeld && r.Held == nil {
+			r.Held = &export.HeldEnd{How: export.HeldServeStopped, Tick: c.led.Now()}
+			c.reqs.set(i, r)
+		}
+	}
+}
+
+// state is every refund and live key, as a storage keeps them beside its
+// log.
+func (c *core) state() ([]ledger.Object, []ledger.Record) {
+	snap := c.led.Snapshot()
+	return snap.Objects, snap.Records
+}
+
+// recovered builds the lists' index of a reopened core, now rather than at
+// the first list, and says what the reopen rebuilt: requests, refunds,
+// and late commits still executing.
+func (c *core) recovered() (requests, refunds, inFlight int) {
+	c.index.sync(c.led)
+	return c.reqs.len(), c.led.Objects(), len(c.led.View().InFlight)
+}
+
+// keepPayloadForm keeps payloads in the form a reopened storage recorded
+// them in, whatever a new one would use.
+func (c *core) keepPayloadForm(utf8 bool) { c.session.Settings.PayloadUTF8 = utf8 }

@@ -279,8 +279,8 @@ func (t createTurn) fateOf(closes bool) fate {
 // is told (OnCrash) before the stream closes, so that the client never
 // hears even the close; the transport then closes it.
 func (s *Server) crashed(t createTurn, intent string) {
-	if s.OnCrash != nil {
-		s.OnCrash(intent)
+	if f := s.opts.Hooks.OnCrash; f != nil {
+		f(intent)
 	}
 	s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
 }
@@ -389,7 +389,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		h.Set("Idempotent-Replayed", "true")
 	}
 	reply(w, t.status, body)
-	s.st.failpoint("after-reply")
+	s.failpoint("after-reply")
 	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
 }
 

@@ -33,10 +33,6 @@ type RunConfig struct {
 	// Until stops the run after that many API requests; 0 runs until the
 	// context ends or a signal (SIGINT, SIGTERM) comes.
 	Until int
-	// Failpoint, when set, is called at each durable boundary
-	// (before-commit, after-commit, after-reply): a test's crash point.
-	Failpoint func(point string)
-
 	In       io.Reader
 	Out, Log io.Writer
 }
@@ -66,15 +62,28 @@ func (e *StorageError) Unwrap() error { return e.Err }
 func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 	// What a serve killed while it sent a session left behind.
 	atomicfile.Sweep(os.TempDir(), SessionTempPrefix)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, done := context.WithCancel(ctx)
+	defer done()
+	o := cfg.Options
+	o.Hooks.OnFatal = func(error) { done() }
+	if cfg.Until > 0 {
+		o.Hooks.OnServed = func(n int) {
+			if n >= cfg.Until {
+				done()
+			}
+		}
+	}
 	var (
 		srv *Server
 		rec *Recovered
 		err error
 	)
 	if cfg.DB != "" {
-		srv, rec, err = Open(cfg.Options, cfg.DB)
+		srv, rec, err = Open(o, cfg.DB)
 	} else {
-		srv, err = New(cfg.Options)
+		srv, err = New(o)
 	}
 	if err != nil {
 		return nil, &SetupError{err}
@@ -85,21 +94,6 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 	if !cfg.Stdio {
 		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 			return nil, &SetupError{listenError(cfg.Addr, err)}
-		}
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, done := context.WithCancel(ctx)
-	defer done()
-	srv.OnFatal = func(error) { done() }
-	if cfg.Failpoint != nil {
-		srv.SetFailpoint(cfg.Failpoint)
-	}
-	if cfg.Until > 0 {
-		srv.OnServed = func(n int) {
-			if n >= cfg.Until {
-				done()
-			}
 		}
 	}
 	errc := make(chan error, 1)

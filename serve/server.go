@@ -34,10 +34,9 @@ type Server struct {
 
 	stop     chan struct{}
 	stopOnce sync.Once
-	// served counts API requests answered; OnServed, when set, is called
-	// with the count after each one (outside the lock).
-	served   int
-	OnServed func(n int)
+	// served counts API requests answered; Hooks.OnServed, when set, is
+	// called with the count after each one (outside the lock).
+	served int
 	// active counts the API requests being answered, under mu, so that
 	// Finish waits for the last reply's fate; idle is signalled when it
 	// falls to zero.
@@ -47,8 +46,8 @@ type Server struct {
 	// nothing after it.
 	ended bool
 
-	// st is where the provider keeps what it must not forget: a
-	// memoryStorage, or the durable store (--db). confirmed
+	// st is where the provider keeps what it must not forget (nil:
+	// nothing beyond the session; boltStorage with --db). confirmed
 	// lists the requests whose reply was written since the last durable
 	// write; the next write records them. failed is set once a durable
 	// write fails: the ledger in memory is then ahead of the disk, so
@@ -60,18 +59,6 @@ type Server struct {
 	// stores everything that changed since, including what a clock move
 	// made happen where nothing was written (a GET state, a refused read).
 	persisted mark
-	// OnFatal, when set, is told of a failed durable write: the server
-	// must stop, and a restart recovers from what is on disk.
-	OnFatal func(error)
-	// OnCrash, when set, is called for a create that met crash_after_send,
-	// after the refund committed and before the connection closes, with
-	// the create's intent. A test rig uses it to kill the client at that
-	// moment, so that the client never hears even the close.
-	OnCrash func(intent string)
-	// OnRequest, when set, is called as each HTTP request arrives, before
-	// it is routed: a test rig counts a row's time from its client's
-	// first request, whatever the client took to start.
-	OnRequest func()
 
 	// tools is the MCP side (Options.MCP), made once.
 	tools     *tools
@@ -93,9 +80,7 @@ type planned struct {
 // changed.
 type mark struct{ objects, changes int }
 
-func (s *Server) mark() mark {
-	return mark{objects: s.c.led.Objects(), changes: len(s.c.session.Changes)}
-}
+func (s *Server) mark() mark { return s.c.mark() }
 
 // record writes request i to the storage, with the reply it is about to
 // get and what the step changed, in one transaction, before the reply
@@ -104,10 +89,10 @@ func (s *Server) record(i int, p planned) error {
 	if s.failed != nil {
 		return s.failed
 	}
-	err := s.write(func() (logEntry, string, []ledger.ObjectID) {
-		r := s.c.reqs.get(i)
+	err := s.write(func() (logEntry, string, ledger.ObjectID) {
+		r := s.c.request(i)
 		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
-		return logEntry{Request: &r}, r.Key, []ledger.ObjectID{p.touch}
+		return logEntry{Request: &r}, r.Key, p.touch
 	})
 	if err == nil && p.wire == export.WireDelivered {
 		// Decided and recorded: the reply is on its way, and may reach
@@ -130,47 +115,27 @@ func (s *Server) recordAnswer(i int, p planned) (int, string, error) {
 		return i, requestID(i + 1), s.record(i, p)
 	}
 	j := i - 1
-	if err := s.write(func() (logEntry, string, []ledger.ObjectID) { return logEntry{Again: j + 1}, "", nil }); err != nil {
+	if err := s.write(entry(logEntry{Again: j + 1})); err != nil {
 		return i, requestID(i + 1), err
 	}
 	s.c.fold(i)
 	s.c.answering[j] = p
-	return j, againID(j+1, s.c.reqs.get(j).Again), nil
+	return j, againID(j+1, s.c.request(j).Again), nil
 }
 
-// write appends the entry build makes to the storage, with the
-// confirmations due and what changed since the last write (objects, and
-// the keys among the entry's key and the clock's changes). The caller
-// holds mu.
-func (s *Server) write(build func() (e logEntry, key string, objs []ledger.ObjectID)) error {
-	err := s.st.write(func() (logEntry, touched) {
-		e, key, objs := build()
-		m := s.persisted
-		var t touched
-		for _, id := range objs {
-			if id != 0 {
-				t.objects = append(t.objects, id)
-			}
-		}
-		for id := m.objects + 1; id <= s.c.led.Objects(); id++ {
-			t.objects = append(t.objects, ledger.ObjectID(id))
-		}
-		if key != "" {
-			t.keys = append(t.keys, key)
-		}
-		for _, ch := range s.c.session.Changes[m.changes:] {
-			if ch.Object != 0 {
-				t.objects = append(t.objects, ch.Object)
-			}
-			if ch.Key != "" {
-				t.keys = append(t.keys, ch.Key)
-			}
-		}
-		e.Confirmed = s.confirmed
-		e.Tick = s.c.led.Now()
-		return e, t
-	}, s.c.led)
-	if err != nil {
+// write appends the step build makes to the storage, with the
+// confirmations due and what changed since the last write (the object
+// build names, every refund made since, and the keys among build's and
+// the clock's changes). A provider with no storage builds nothing. The
+// caller holds mu.
+func (s *Server) write(build func() (e logEntry, key string, touch ledger.ObjectID)) error {
+	if s.st == nil {
+		return nil
+	}
+	e, key, touch := build()
+	e.Confirmed, e.Tick = s.confirmed, s.c.now()
+	refunds, keys := s.c.changedSince(s.persisted, key, touch)
+	if err := s.st.Append(step{log: e, refunds: refunds, keys: keys}); err != nil {
 		s.fail(err)
 		return err
 	}
@@ -180,8 +145,8 @@ func (s *Server) write(build func() (e logEntry, key string, objs []ledger.Objec
 }
 
 // entry is a build for write of an entry that names no key or object.
-func entry(e logEntry) func() (logEntry, string, []ledger.ObjectID) {
-	return func() (logEntry, string, []ledger.ObjectID) { return e, "", nil }
+func entry(e logEntry) func() (logEntry, string, ledger.ObjectID) {
+	return func() (logEntry, string, ledger.ObjectID) { return e, "", 0 }
 }
 
 // fail marks the server failed: its memory is ahead of its disk. The
@@ -191,8 +156,8 @@ func (s *Server) fail(err error) {
 		return
 	}
 	s.failed = err
-	if s.OnFatal != nil {
-		go s.OnFatal(err)
+	if f := s.opts.Hooks.OnFatal; f != nil {
+		go f(err)
 	}
 }
 
@@ -229,9 +194,8 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, c: c, start: o.Now(), stop: make(chan struct{}), st: memoryStorage{}}
-	c.session.Started = s.start.UTC().Format(time.RFC3339Nano)
-	c.start = s.start
+	s := &Server{opts: o, c: c, stop: make(chan struct{})}
+	s.restart(o.Now())
 	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/refunds", s.getPost(s.list, s.create))
@@ -251,8 +215,8 @@ func New(o Options) (*Server, error) {
 // net/http's router would answer a bare redirect, which a client that
 // follows it would send again.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.OnRequest != nil {
-		s.OnRequest()
+	if f := s.opts.Hooks.OnRequest; f != nil {
+		f()
 	}
 	if p := r.URL.Path; p == "" || p[0] != '/' || path.Clean(p) != p && !(strings.HasSuffix(p, "/") && path.Clean(p)+"/" == p) {
 		s.unknown(w, r)
@@ -331,7 +295,7 @@ func (s *Server) Options() Options { return s.opts }
 func (s *Server) ReadFaultsLeft() []missions.ReadStep {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.c.plan.readsLeft())
+	return slices.Clone(s.c.readFaultsLeft())
 }
 
 // FaultsLeft lists the faults still to come: under "" for a list, per
@@ -339,11 +303,46 @@ func (s *Server) ReadFaultsLeft() []missions.ReadStep {
 func (s *Server) FaultsLeft() map[string][]missions.Fixture {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.c.plan.left()
+	return s.c.faultsLeft()
 }
 
 // Close closes the storage.
-func (s *Server) Close() error { return s.st.close() }
+func (s *Server) Close() error {
+	if s.st == nil {
+		return nil
+	}
+	return s.st.Close()
+}
+
+// restart sets the wall-clock time of tick 0: a new provider's now, a
+// reopened one's as recorded.
+func (s *Server) restart(start time.Time) {
+	s.start = start
+	s.c.startAt(start)
+}
+
+// meta is what a storage is made with: core c's settings, the mission,
+// and the time of tick 0.
+func (s *Server) meta(c *core, start time.Time) storeMeta {
+	return storeMeta{Settings: c.settings(), Mission: s.opts.Mission, Start: start.UnixNano()}
+}
+
+// withFailpoints is st, calling Hooks.Failpoint at each write's
+// boundaries when one is set.
+func (s *Server) withFailpoints(st storage) storage {
+	if f := s.opts.Hooks.Failpoint; f != nil {
+		return failpoints{storage: st, fail: f}
+	}
+	return st
+}
+
+// failpoint calls Hooks.Failpoint, when set, at a boundary of a step:
+// "after-reply".
+func (s *Server) failpoint(point string) {
+	if f := s.opts.Hooks.Failpoint; f != nil {
+		f(point)
+	}
+}
 
 // MemoryLimit is the soft limit on the Go heap that LimitMemory sets: a
 // session of 100,000 requests keeps about 30 MiB, and without a limit the
@@ -365,8 +364,8 @@ func (s *Server) done() {
 	if n%1024 == 0 {
 		memlimit.Raise()
 	}
-	if s.OnServed != nil {
-		s.OnServed(n)
+	if f := s.opts.Hooks.OnServed; f != nil {
+		f(n)
 	}
 }
 
@@ -408,14 +407,14 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, sh
 func (s *Server) lockNow() {
 	s.mu.Lock()
 	s.syncClock()
-	s.c.trace = "" // no request's trace context outlives its turn
+	s.c.traceNext("") // no request's trace context outlives its turn
 }
 
 // lockFor is lockNow for a request that carries the trace context tp:
 // the request the core logs next, under this lock, keeps it.
 func (s *Server) lockFor(tp string) {
 	s.lockNow()
-	s.c.trace = tp
+	s.c.traceNext(tp)
 }
 
 // traceparent is the W3C trace context a request carries, when it is
@@ -433,8 +432,12 @@ func traceparent(v string) string {
 			return ""
 		}
 	}
-	if v[:2] == "ff" || v[3:35] == strings.Repeat("0", 32) || v[36:52] == strings.Repeat("0", 16) {
+	if v[:2] == "ff" || v[3:35] == zeroTraceID || v[36:52] == zeroTraceID[:16] {
 		return ""
 	}
 	return v[:55]
 }
+
+// zeroTraceID is the trace id no trace has (a parent id of zeros is its
+// first 16).
+const zeroTraceID = "00000000000000000000000000000000"

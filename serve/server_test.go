@@ -729,9 +729,8 @@ func TestHostileRequests(t *testing.T) {
 		}
 	})
 	t.Run("every API request is recorded and counted, bad reads too", func(t *testing.T) {
-		g := newRig(t, Options{})
 		var n atomic.Int64
-		g.srv.OnServed = func(c int) { n.Store(int64(c)) }
+		g := newRig(t, Options{Hooks: Hooks{OnServed: func(c int) { n.Store(int64(c)) }}})
 		req, _ := http.NewRequest(http.MethodGet, g.http.URL+"/v1/refunds", nil)
 		resp, _ := g.quick.Do(req) // no API key
 		resp.Body.Close()

@@ -120,7 +120,7 @@ func TestStoreRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := raw.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketRefunds).Put([]byte("re_0002"), []byte(`{"id":"re_0002"}`))
+		return tx.Bucket([]byte("refunds")).Put([]byte("re_0002"), []byte(`{"id":"re_0002"}`))
 	}); err != nil {
 		t.Fatal(err)
 	}

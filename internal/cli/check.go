@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -67,7 +66,7 @@ line does not read (with its line number) or the history holds nothing.`,
 			if len(args) == 2 {
 				records = args[1]
 			}
-			if err := checkTraceFlags(cmd, &o); err != nil {
+			if err := o.Validate(); err != nil {
 				return badInput(err)
 			}
 			defer check.LimitMemory()()
@@ -117,44 +116,6 @@ func anomalies(path, what string, n int) error {
 	if n > 0 {
 		verb := map[bool]string{true: "show", false: "shows"}[what == "traces"]
 		return &exitError{code: exitVerdict, err: fmt.Errorf("%s: the %s %s %d %s", path, what, verb, n, map[bool]string{true: "anomaly", false: "anomalies"}[n == 1])}
-	}
-	return nil
-}
-
-// checkTraceFlags refuses trace options that name nothing.
-func checkTraceFlags(cmd *cobra.Command, o *check.TraceOptions) error {
-	for _, l := range []*[]string{&o.WriteTools, &o.ReadTools} {
-		for i, t := range *l {
-			(*l)[i] = strings.TrimSpace(t)
-		}
-	}
-	for _, l := range []struct {
-		flag  string
-		tools []string
-	}{{"write-tools", o.WriteTools}, {"read-tools", o.ReadTools}} {
-		for _, t := range l.tools {
-			if t == "" {
-				return fmt.Errorf("--%s names an empty tool; give tool names separated by commas (like create_refund)", l.flag)
-			}
-		}
-	}
-	if len(o.WriteTools) == 0 {
-		return fmt.Errorf("--write-tools is empty; give at least one tool whose calls are attempts (like create_refund)")
-	}
-	for _, w := range o.WriteTools {
-		for _, r := range o.ReadTools {
-			if w == r {
-				return fmt.Errorf("%q is in both --write-tools and --read-tools (%s%s); a tool's calls are attempts or reads, not both: give --read-tools without it", w, strings.Join(o.ReadTools, ","), map[bool]string{true: "", false: ", the default"}[cmd.Flags().Changed("read-tools")])
-			}
-		}
-	}
-	for _, f := range []struct{ flag, v string }{{"intent-field", o.IntentField}, {"key-field", o.KeyField}} {
-		if f.v == "" {
-			return fmt.Errorf("--%s is empty; give the argument's name (like %s)", f.flag, map[string]string{"intent-field": "intent", "key-field": "idempotency_key"}[f.flag])
-		}
-	}
-	if o.IntentField == o.KeyField {
-		return fmt.Errorf("--intent-field and --key-field both name %q; the intent and the key are two arguments", o.KeyField)
 	}
 	return nil
 }

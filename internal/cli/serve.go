@@ -250,7 +250,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	cfg := serve.RunConfig{Options: o, Addr: f.addr, Stdio: f.stdio, DB: f.db, Until: f.until,
 		In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()}
 	if point := os.Getenv("REPLAYLAB_FAILPOINT"); point != "" {
-		cfg.Failpoint = serve.KillAt(point)
+		cfg.Options.Hooks.Failpoint = serve.KillAt(point)
 	}
 	sess, runErr := serve.Run(cmd.Context(), cfg)
 	var setup *serve.SetupError

@@ -1,4 +1,4 @@
-package serve
+package boltlog
 
 // The pages of a bbolt file, checked before bbolt maps it: every page the
 // newest meta page reaches (its buckets' branch and leaf pages, inline
