@@ -32,7 +32,7 @@ type RunConfig struct {
 	DB string
 	// Until stops the run after that many API requests; 0 runs until the
 	// context ends or a signal (SIGINT, SIGTERM) comes.
-	Until int
+	Until    int
 	In       io.Reader
 	Out, Log io.Writer
 }
