@@ -205,28 +205,54 @@ func toolKey(args json.RawMessage, k string) (string, *apiError) {
 	return checkKey(k, "idempotency_key", "idempotency_key", "argument")
 }
 
-// form is a create's arguments as the REST API's form, so that a tool
-// call is checked, digested and kept as the same create over REST is.
-func (a createArgs) form(intentField string) url.Values {
-	f := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			f.Set(k, v)
+// decode reads a create's typed arguments as decodeRefund reads the
+// REST form, parameter by parameter in the order of their names, so that
+// a tool call is checked, digested and kept as the same create over REST
+// is: the intent goes in the metadata field that carries it (intentField,
+// else DefaultIntentField). It returns the parameters and the intent.
+func (a createArgs) decode(intentField string) (refundParams, string, *apiError) {
+	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
+	field := intentField
+	if _, ok := metadataField(field); !ok {
+		field = DefaultIntentField
+	}
+	meta, _ := metadataField(field)
+	params := []struct{ name, value string }{
+		{"charge", a.Charge}, {"currency", a.Currency}, {field, a.Intent}, {"payment_intent", a.PaymentIntent}, {"reason", a.Reason},
+	}
+	if a.Amount != nil {
+		params = append(params, struct{ name, value string }{"amount", strconv.FormatInt(*a.Amount, 10)})
+	}
+	slices.SortFunc(params, func(x, y struct{ name, value string }) int { return strings.Compare(x.name, y.name) })
+	for _, kv := range params {
+		var e *apiError
+		switch {
+		case kv.value == "":
+			continue // left out, as the form leaves it
+		case kv.name == field:
+			e = p.takeMetadata(kv.name, meta, []string{kv.value})
+		default:
+			e = p.take(kv.name, kv.value)
+		}
+		if e != nil {
+			return p, a.intentIn(intentField), e
 		}
 	}
-	set("charge", a.Charge)
-	set("payment_intent", a.PaymentIntent)
-	if a.Amount != nil {
-		f.Set("amount", strconv.FormatInt(*a.Amount, 10))
+	return p, a.intentIn(intentField), p.whole()
+}
+
+// intentIn is the intent a create's arguments carry in intentField: the
+// intent argument where it is a metadata field, else the parameter it
+// names.
+func (a createArgs) intentIn(intentField string) string {
+	v := a.Intent
+	switch intentField {
+	case "charge":
+		v = a.Charge
+	case "payment_intent":
+		v = a.PaymentIntent
 	}
-	set("currency", a.Currency)
-	set("reason", a.Reason)
-	if _, ok := metadataField(intentField); ok {
-		set(intentField, a.Intent)
-	} else {
-		set(DefaultIntentField, a.Intent)
-	}
-	return f
+	return strings.Clone(strings.TrimSpace(v))
 }
 
 // errResult is a tool error result: the provider's words, or only
@@ -258,11 +284,9 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	defer s.busy()()
 	call, ck, p := t.callOf(req, ToolCreate)
 	key, e := toolKey(req.Params.Arguments, in.IdempotencyKey)
-	var params refundParams
-	form := in.form(s.opts.IntentField)
-	intent := intentOf(form, s.opts.IntentField)
+	params, intent, de := in.decode(s.opts.IntentField)
 	if e == nil {
-		params, e = decodeRefund(form)
+		e = de
 	}
 	if e == nil {
 		e = s.intentRefused(intent)

@@ -77,12 +77,8 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			return p, e
 		}
 		if field, ok := metadataField(name); ok {
-			if e := checkMetadata(name, field, values); e != nil {
+			if e := p.takeMetadata(name, field, values); e != nil {
 				return p, e
-			}
-			if values[0] != "" {
-				// An empty value unsets a field, as at Stripe.
-				p.Metadata[field] = values[0]
 			}
 			continue
 		}
@@ -102,50 +98,75 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 		if len(values) != 1 {
 			return p, invalidParam(name, "Send "+name+" once.")
 		}
-		v := values[0]
-		if e := checkString(name, v); e != nil {
+		if e := p.take(name, values[0]); e != nil {
 			return p, e
 		}
-		switch name {
-		case "charge":
-			p.Charge = v
-		case "payment_intent":
-			p.PaymentIntent = v
-		case "amount":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 1 || n > MaxAmount || strings.Trim(v, "0123456789") != "" {
-				return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
-					Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
-			}
-			p.Amount = n
-		case "currency":
-			if len(v) != 3 || strings.ToLower(v) != v || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") != "" {
-				return p, invalidParam("currency", "Invalid currency "+strconv.Quote(v)+": give a three-letter ISO code in lowercase, e.g. usd.")
-			}
-			p.Currency = v
-		case "reason":
-			if !slices.Contains(reasons, v) {
-				return p, invalidParam("reason", "Invalid reason "+strconv.Quote(v)+": accepted are duplicate, fraudulent and requested_by_customer.")
-			}
-			p.Reason = v
-		default:
-			p.Other[name] = v
-		}
 	}
+	return p, p.whole()
+}
+
+// take reads one documented parameter of a create, as sent once.
+func (p *refundParams) take(name, v string) *apiError {
+	if e := checkString(name, v); e != nil {
+		return e
+	}
+	switch name {
+	case "charge":
+		p.Charge = v
+	case "payment_intent":
+		p.PaymentIntent = v
+	case "amount":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 || n > MaxAmount || strings.Trim(v, "0123456789") != "" {
+			return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
+				Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
+		}
+		p.Amount = n
+	case "currency":
+		if len(v) != 3 || strings.ToLower(v) != v || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz") != "" {
+			return invalidParam("currency", "Invalid currency "+strconv.Quote(v)+": give a three-letter ISO code in lowercase, e.g. usd.")
+		}
+		p.Currency = v
+	case "reason":
+		if !slices.Contains(reasons, v) {
+			return invalidParam("reason", "Invalid reason "+strconv.Quote(v)+": accepted are duplicate, fraudulent and requested_by_customer.")
+		}
+		p.Reason = v
+	default:
+		p.Other[name] = v
+	}
+	return nil
+}
+
+// takeMetadata reads one metadata field, as sent once: an empty value
+// unsets it, as at Stripe.
+func (p *refundParams) takeMetadata(name, field string, values []string) *apiError {
+	if e := checkMetadata(name, field, values); e != nil {
+		return e
+	}
+	if values[0] != "" {
+		p.Metadata[field] = values[0]
+	}
+	return nil
+}
+
+// whole refuses a create that lacks what every refund needs, or gives
+// what no refund takes together, once every parameter is read.
+func (p refundParams) whole() *apiError {
 	switch {
 	case p.Charge != "" && p.PaymentIntent != "":
-		return p, invalidParam("payment_intent", "You passed both charge and payment_intent; a refund refunds one of them. Send charge or payment_intent, not both.")
+		return invalidParam("payment_intent", "You passed both charge and payment_intent; a refund refunds one of them. Send charge or payment_intent, not both.")
 	case p.Charge == "" && p.PaymentIntent == "":
-		return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "charge",
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "charge",
 			Message: "Missing charge: give the charge or the payment_intent to refund."}
 	case p.Amount == 0:
-		return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "amount",
+		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "amount",
 			Message: "Missing amount: this stub holds no charges to take a full refund's amount from, so give amount, e.g. amount=4500."}
 	}
 	if len(p.Metadata) > MaxMetadata {
-		return p, invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
+		return invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
 	}
-	return p, nil
+	return nil
 }
 
 // checkMetadata refuses a metadata field over Stripe's limits: a key of 1
