@@ -86,11 +86,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	s.syncClock()
 	switch what {
 	case "state":
-		api := s.c.reqs.len() - s.c.faultsLogged
-		reply(out, http.StatusOK, marshal(State{
-			Tick: s.c.led.Now(), Effects: s.c.led.Effects(), Objects: s.c.led.Objects(), Requests: api,
-			FaultsLeft: s.c.plan.left(), ReadFaultsLeft: s.c.plan.readsLeft(), Verdicts: s.c.outcomeAnswered().Verdicts,
-		}))
+		reply(out, http.StatusOK, marshal(s.c.controlState()))
 	case "faults":
 		vs, given := form["faults"]
 		if e := onlyFields(form, "faults"); e != nil || !given {
@@ -124,7 +120,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		if len(vs) == 1 {
 			n, err = strconv.Atoi(vs[0])
 		}
-		if err == nil && len(vs) == 1 && n >= 1 && n <= 1<<30 && float64(s.c.led.Now()+n)*float64(s.opts.Tick) > float64(maxClock) {
+		if err == nil && len(vs) == 1 && n >= 1 && n <= 1<<30 && float64(s.c.now()+n)*float64(s.opts.Tick) > float64(maxClock) {
 			replyError(out, invalidParam("ticks", "The clock would pass 100 years of ticks; a session needs no more."))
 			return
 		}
@@ -135,11 +131,11 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 		}
 		s.offset += n
 		s.syncClock()
-		if err := s.write(entry(logEntry{Advance: n, Tick: s.c.led.Now()})); err != nil {
+		if err := s.write(entry(logEntry{Advance: n, Tick: s.c.now()})); err != nil {
 			unrecorded(out, err)
 			return
 		}
-		reply(out, http.StatusOK, marshal(map[string]int{"tick": s.c.led.Now()}))
+		reply(out, http.StatusOK, marshal(map[string]int{"tick": s.c.now()}))
 	case "reset":
 		c, err := newCore(s.opts)
 		if err != nil {

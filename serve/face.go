@@ -86,3 +86,62 @@ func (c *core) settings() export.SessionSettings { return c.session.Settings }
 
 // traceNext sets the trace context the request logged next keeps.
 func (c *core) traceNext(tp string) { c.trace = tp }
+
+// holdOver reports whether held request i's end is already recorded.
+func (c *core) holdOver(i int) bool { return c.reqs.get(i).Held != nil }
+
+// perRequestCall reports whether request i came in a tool call of a
+// revision without sessions, whose response stream closing is its
+// cancellation.
+func (c *core) perRequestCall(i int) bool {
+	r := c.reqs.get(i)
+	return r.Call != nil && r.Call.Revision != ""
+}
+
+// holdEnd is how held request i ends now, by how: a call whose
+// cancellation came was cancelled, whatever closed after it.
+func (c *core) holdEnd(i int, how string) export.HeldEnd {
+	r := c.reqs.get(i)
+	if r.Call != nil && r.Call.Cancelled != nil {
+		how = export.HeldCancelled
+	}
+	return export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)}
+}
+
+// setHeld records how held request i ended and returns its seq.
+func (c *core) setHeld(i int, end export.HeldEnd) int {
+	r := c.reqs.get(i)
+	r.Held = &end
+	c.reqs.set(i, r)
+	return r.Seq
+}
+
+// cancelCall records that request i's tool call was cancelled now, with
+// reason, and returns the cancellation and the request's seq (nil: there
+// is no call, or it was cancelled before); held is the end its hold now
+// has when the hold ended with the stream's close, which the
+// cancellation explains.
+func (c *core) cancelCall(i int, reason string) (cancel *export.Cancellation, seq int, held *export.HeldEnd) {
+	r := c.reqs.get(i)
+	if r.Call == nil || r.Call.Cancelled != nil {
+		return nil, 0, nil
+	}
+	call := *r.Call
+	call.Cancelled = &export.Cancellation{Tick: max(c.led.Now(), r.Tick), Reason: reason}
+	c.setCall(i, &call)
+	if r.Held != nil && r.Held.How == export.HeldClientClosed {
+		held = &export.HeldEnd{How: export.HeldCancelled, Tick: r.Held.Tick}
+	}
+	return call.Cancelled, r.Seq, held
+}
+
+// answer marks request i's reply, decided and recorded, as on its way.
+func (c *core) answer(i int, p planned) { c.answering[i] = p }
+
+// controlState is the provider's state as GET /_replaylab/state shows it.
+func (c *core) controlState() State {
+	return State{
+		Tick: c.led.Now(), Effects: c.led.Effects(), Objects: c.led.Objects(), Requests: c.reqs.len() - c.faultsLogged,
+		FaultsLeft: c.plan.left(), ReadFaultsLeft: c.plan.readsLeft(), Verdicts: c.outcomeAnswered().Verdicts,
+	}
+}

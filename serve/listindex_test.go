@@ -34,7 +34,7 @@ func ledgerOf(tb interface{ Fatal(...any) }, n int, intents, charges int, faults
 		if e != nil {
 			tb.Fatal(e.Message)
 		}
-		if _, _, err := srv.takeCreate("sk", "", form.Get("metadata[intent]"), params, nil, "", true); err != nil {
+		if _, _, err := srv.takeCreate(createRequest{principal: "sk", intent: form.Get("metadata[intent]"), params: params}, true); err != nil {
 			tb.Fatal(err)
 		}
 		if i%7 == 0 {

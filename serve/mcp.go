@@ -294,7 +294,7 @@ func (t *tools) create(ctx context.Context, req *mcp.CallToolRequest, in createA
 	if e != nil {
 		return nil, toolRefund{}, t.refused(p, ck, intent, key, toolWords(e, s.opts.IntentField), call, traceOf(req))
 	}
-	turn, _, err := s.takeCreate(principalOfCall(req), key, intent, params, call, traceOf(req), p != nil)
+	turn, _, err := s.takeCreate(createRequest{principal: principalOfCall(req), key: key, intent: intent, params: params, call: call, trace: traceOf(req)}, p != nil)
 	if err != nil {
 		return nil, toolRefund{}, t.errResult(errUnrecorded(err), false)
 	}

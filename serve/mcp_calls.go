@@ -731,7 +731,7 @@ func (s *Server) streamClosed(c *core, i int) {
 	if c != s.c {
 		return
 	}
-	if r := c.reqs.get(i); r.Call != nil && r.Call.Revision != "" {
+	if c.perRequestCall(i) {
 		s.cancelled(c, i, streamCancel)
 	}
 }
@@ -739,21 +739,18 @@ func (s *Server) streamClosed(c *core, i int) {
 // cancelled records on request i of core c that its tool call was
 // cancelled, now, with reason. The caller holds mu.
 func (s *Server) cancelled(c *core, i int, reason string) {
-	r := c.reqs.get(i)
-	if r.Call == nil || r.Call.Cancelled != nil {
+	cancel, seq, held := c.cancelCall(i, reason)
+	if cancel == nil {
 		return
 	}
-	call := *r.Call
-	call.Cancelled = &export.Cancellation{Tick: max(c.led.Now(), r.Tick), Reason: reason}
-	c.setCall(i, &call)
 	if s.failed == nil {
-		_ = s.write(entry(logEntry{Cancel: &cancelEntry{Seq: r.Seq, Cancellation: *call.Cancelled}}))
+		_ = s.write(entry(logEntry{Cancel: &cancelEntry{Seq: seq, Cancellation: *cancel}}))
 	}
 	// A client may close the call's stream before its cancellation is
 	// sent (the go-sdk does): the hold that ended then was cancelled all
 	// the same.
-	if r.Held != nil && r.Held.How == export.HeldClientClosed {
-		s.setHeld(c, i, export.HeldEnd{How: export.HeldCancelled, Tick: r.Held.Tick})
+	if held != nil {
+		s.setHeld(c, i, *held)
 	}
 }
 

@@ -223,107 +223,6 @@ func (s *Server) intentRefused(intent string) *apiError {
 	return nil
 }
 
-// createTurn is a create as the provider took it: its core and index in
-// the session, what its fault does with the reply, and the reply.
-type createTurn struct {
-	c     *core
-	i     int
-	world missions.World
-	res   ledger.Result
-	// deliver: the provider answered at once, and the world delivers
-	// replies (status, aerr, shown, and the refund obj when there is no
-	// error); fate is what becomes of the reply on this transport.
-	deliver bool
-	fate    fate
-	status  int
-	aerr    *apiError
-	shown   []missions.EvidenceObject
-	obj     ledger.Object
-	created int64
-	// origin is the request whose reply a keyed create gets
-	// (Original-Request): its own, or on a replay the one that executed
-	// under the key; 0 for none.
-	origin int
-}
-
-// fate is what a create's fault does with its reply on the wire.
-type fate uint8
-
-const (
-	// fateDeliver: the reply goes out.
-	fateDeliver fate = iota
-	// fateClose: the caller crashes after the commit; the reply's stream
-	// closes at once, with nothing on it.
-	fateClose
-	// fateHold: the reply is lost; it is held until the client gives up,
-	// then the stream closes (or, over stdio, the call never answers).
-	fateHold
-)
-
-// fateOf is the one rule from a create's fault to the wire, for REST, MCP
-// over HTTP and MCP over stdio. closes says the transport can close this
-// one reply's stream: over stdio it cannot, and a crash after the commit
-// is held as a lost reply is.
-func (t createTurn) fateOf(closes bool) fate {
-	crashes := t.world.Reply == missions.CallerCrash
-	switch {
-	case crashes && closes:
-		return fateClose
-	case crashes || !t.deliver:
-		return fateHold
-	}
-	return fateDeliver
-}
-
-// crashed ends a create whose caller crashed after the commit: a test rig
-// is told (OnCrash) before the stream closes, so that the client never
-// hears even the close; the transport then closes it.
-func (s *Server) crashed(t createTurn, intent string) {
-	if f := s.opts.Hooks.OnCrash; f != nil {
-		f(intent)
-	}
-	s.finish(t.c, t.i, export.WireClosed, 0, nil, nil)
-}
-
-// takeCreate meets a create with its fault and the ledger and records it
-// (durably, with --db) before any reply leaves. closes says the transport
-// can close the reply's stream for a crash after the commit (over stdio it
-// cannot, and the reply is held). A durable write that failed is returned
-// with the request's seq (0 when it never entered the session).
-func (s *Server) takeCreate(principal, key, intent string, params refundParams, call *export.ToolCall, tp string, closes bool) (createTurn, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.failed != nil {
-		return createTurn{}, 0, s.failed
-	}
-	s.syncClock()
-	s.c.trace = tp
-	digest := missions.Digest("refund", principal, params.digested(!s.opts.MetadataOutsideDigest))
-	i, world, res := s.c.create(intent, key, digest, s.c.encode(params), s.c.plan.take(intent), call)
-	s.c.index.sync(s.c.led) // as refunds come, so that no list pays for many
-	t := createTurn{c: s.c, i: i, world: world, res: res}
-	if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {
-		t.origin = s.c.origin[key]
-	}
-	t.deliver = world.Delivers(res)
-	if t.deliver {
-		t.status, t.aerr, t.shown = replyTo(res)
-		if t.aerr == nil {
-			t.obj, _ = s.c.led.Object(res.Response.Object)
-			t.created = s.c.created(t.obj)
-		}
-	}
-	t.fate = t.fateOf(closes)
-	p := planned{wire: export.WireHeld}
-	switch t.fate {
-	case fateClose:
-		p.wire = export.WireClosed
-	case fateDeliver:
-		p = planned{wire: export.WireDelivered, status: t.status, err: t.aerr, shown: t.shown}
-	}
-	return t, i + 1, s.record(i, p)
-}
-
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	principal, e := principalOf(r)
 	if e != nil {
@@ -350,7 +249,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	t, seq, err := s.takeCreate(principal, key, intent, params, nil, traceparent(r.Header.Get("traceparent")), true)
+	t, seq, err := s.takeCreate(createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}, true)
 	if err != nil {
 		s.unrecorded(w, r, seq, err)
 		return
@@ -431,41 +330,6 @@ func (s *Server) hold(ctx context.Context, gone, ended <-chan struct{}) (wire, h
 	// Over REST the context is the connection's; over MCP it ends with the
 	// call's cancellation (which heldEnded sees recorded) or its stream.
 	return export.WireHeld, export.HeldClientClosed
-}
-
-// heldEnded records how held request i of core c ended, now: a call whose
-// cancellation came was cancelled, whatever closed after it.
-func (s *Server) heldEnded(c *core, i int, how string) {
-	s.lockNow()
-	defer s.mu.Unlock()
-	if c != s.c {
-		return
-	}
-	r := c.reqs.get(i)
-	if r.Held != nil {
-		return
-	}
-	if how == export.HeldClientClosed && r.Call != nil && r.Call.Revision != "" && r.Call.Cancelled == nil {
-		// Without sessions the closing of the call's stream is its
-		// cancellation.
-		s.cancelled(c, i, streamCancel)
-		r = c.reqs.get(i)
-	}
-	if r.Call != nil && r.Call.Cancelled != nil {
-		how = export.HeldCancelled
-	}
-	s.setHeld(c, i, export.HeldEnd{How: how, Tick: max(c.led.Now(), r.Tick)})
-}
-
-// setHeld records, and logs, how held request i of core c ended. The
-// caller holds mu.
-func (s *Server) setHeld(c *core, i int, end export.HeldEnd) {
-	r := c.reqs.get(i)
-	r.Held = &end
-	c.reqs.set(i, r)
-	if s.failed == nil {
-		_ = s.write(entry(logEntry{Held: &heldEntry{Seq: r.Seq, HeldEnd: end}}))
-	}
 }
 
 // closeConn closes the connection without a response.

@@ -321,7 +321,7 @@ func TestStateNeverLagsTheReply(t *testing.T) {
 	if e != nil {
 		t.Fatal(e.Message)
 	}
-	turn, _, err := g.srv.takeCreate("sk_test", "k1", "refund-1042", params, nil, "", true)
+	turn, _, err := g.srv.takeCreate(createRequest{principal: "sk_test", key: "k1", intent: "refund-1042", params: params}, true)
 	if err != nil || turn.fate != fateDeliver {
 		t.Fatalf("the create: %v, fate %v", err, turn.fate)
 	}
@@ -342,7 +342,7 @@ func TestStateNeverLagsTheReply(t *testing.T) {
 		t.Errorf("once it is written: %s", v)
 	}
 	// A reply that never reached the client leaves the refund hidden.
-	turn, _, err = g.srv.takeCreate("sk_test", "k2", "refund-2", params, nil, "", true)
+	turn, _, err = g.srv.takeCreate(createRequest{principal: "sk_test", key: "k2", intent: "refund-2", params: params}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func (s *Server) record(i int, p planned) error {
 	if err == nil && p.wire == export.WireDelivered {
 		// Decided and recorded: the reply is on its way, and may reach
 		// the client before finish records it written.
-		s.c.answering[i] = p
+		s.c.answer(i, p)
 	}
 	return err
 }
@@ -119,7 +119,7 @@ func (s *Server) recordAnswer(i int, p planned) (int, string, error) {
 		return i, requestID(i + 1), err
 	}
 	s.c.fold(i)
-	s.c.answering[j] = p
+	s.c.answer(j, p)
 	return j, againID(j+1, s.c.request(j).Again), nil
 }
 
