@@ -6,49 +6,19 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-// apiError is an error reply shaped as Stripe shapes them:
-// {"error": {"type", "code", "message", "param"}}.
-type apiError struct {
-	Status  int    `json:"-"`
-	Type    string `json:"type"`
-	Code    string `json:"code,omitempty"`
-	Message string `json:"message"`
-	Param   string `json:"param,omitempty"`
-}
-
-func (e *apiError) Error() string { return e.Message }
-
-func (e *apiError) body() []byte {
-	return marshal(struct {
-		Error *apiError `json:"error"`
-	}{e})
-}
-
-// The errors the provider itself answers with, by ledger response code.
-var (
-	errRejected = &apiError{Status: ledger.CodeBadRequest, Type: ledger.ErrorInvalidRequest, Code: "refund_rejected",
-		Message: "The refund was refused before it was executed (fault failure_before_commit). Nothing was saved under the idempotency key, so a corrected retry with the same key is allowed."}
-	errInUse = &apiError{Status: ledger.CodeConflict, Type: ledger.ErrorIdempotency, Code: "idempotency_key_in_use",
-		Message: "There is currently another in-progress request using this idempotency key. Nothing was saved for this request: wait, then retry with the same key. A new key could start a second refund."}
-	errMismatch = &apiError{Status: ledger.CodeMismatch, Type: ledger.ErrorIdempotency,
-		Message: "Keys for idempotent requests can only be used with the same parameters they were first used with. This request's parameters differ from the first one's; it was refused and nothing was executed."}
-	errServer = &apiError{Status: ledger.CodeServerError, Type: ledger.ErrorAPI,
-		Message: "An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key."}
-)
-
 // replyTo is what a delivered create gets: the HTTP status, the error (nil
 // for a refund), and the refund it shows, with the status it shows.
-func replyTo(res ledger.Result) (int, *apiError, []missions.EvidenceObject) {
+func replyTo(res ledger.Result) (int, *refusal, []missions.EvidenceObject) {
 	if res.Response.Code == ledger.CodeOK {
 		return 200, nil, []missions.EvidenceObject{{Object: res.Response.Object, Status: res.Response.Status}}
 	}
 	e := providerError(res)
-	return e.Status, e, nil
+	return e.status(), e, nil
 }
 
 // providerError is the error reply for a ledger response that is not a
 // success.
-func providerError(res ledger.Result) *apiError {
+func providerError(res ledger.Result) *refusal {
 	switch res.Action {
 	case ledger.Conflict:
 		return errInUse
@@ -152,7 +122,6 @@ type listJSON struct {
 }
 
 // notFound answers a retrieve of a refund that does not exist.
-func notFound(id string) *apiError {
-	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: "id",
-		Message: "No such refund: '" + termtext.Shorten(id, 200) + "'"}
+func notFound(id string) *refusal {
+	return refuse(refusedNotFound, "id", "No such refund: '"+termtext.Shorten(id, 200)+"'")
 }

@@ -44,8 +44,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	method := map[string]string{"state": http.MethodGet, "session": http.MethodGet, "faults": http.MethodPost, "advance": http.MethodPost, "reset": http.MethodPost}[what]
 	switch {
 	case method == "":
-		replyError(w, &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
-			Message: "Unknown control " + strconv.Quote(r.URL.Path) + ": the control endpoint has GET state, GET session, POST faults, POST advance and POST reset under " + ControlPrefix + "."})
+		replyError(w, refuse(refusedNoRoute, "", "Unknown control "+strconv.Quote(r.URL.Path)+": the control endpoint has GET state, GET session, POST faults, POST advance and POST reset under "+ControlPrefix+"."))
 		return
 	case r.Method != method:
 		s.badMethod(w, r, method)
@@ -69,7 +68,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request) {
 	out := &heldReply{header: http.Header{}}
 	s.mu.Lock()
 	if s.ended {
-		replyError(out, &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI, Message: "serve is stopping: its session is handed over, and the control endpoint changes nothing now."})
+		replyError(out, refuse(refusedUnavailable, "", "serve is stopping: its session is handed over, and the control endpoint changes nothing now."))
 	} else {
 		s.controlLocked(out, what, method, form)
 	}
@@ -125,8 +124,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			return
 		}
 		if len(vs) != 1 || err != nil || n < 1 || n > 1<<30 {
-			replyError(out, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "ticks",
-				Message: "Give ticks=N, a whole number of ticks from 1 to 1073741824, to move the clock on."})
+			replyError(out, refuse(refusedNotWhole, "ticks", "Give ticks=N, a whole number of ticks from 1 to 1073741824, to move the clock on."))
 			return
 		}
 		s.offset += n
@@ -139,7 +137,7 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 	case "reset":
 		c, err := newCore(s.opts)
 		if err != nil {
-			replyError(out, &apiError{Status: 500, Type: "api_error", Message: err.Error()})
+			replyError(out, refuse(refusedProviderError, "", err.Error()))
 			return
 		}
 		start := s.opts.Now()
@@ -171,7 +169,7 @@ const SessionTempPrefix = "replaylab-session-"
 func (s *Server) writeSession(w http.ResponseWriter) {
 	f, err := os.CreateTemp("", atomicfile.TempPattern(SessionTempPrefix, ".json"))
 	if err != nil {
-		replyError(w, &apiError{Status: 500, Type: "api_error", Message: "The session could not be written out: " + err.Error() + "."})
+		replyError(w, refuse(refusedProviderError, "", "The session could not be written out: "+err.Error()+"."))
 		return
 	}
 	defer os.Remove(f.Name())
@@ -188,7 +186,7 @@ func (s *Server) writeSession(w http.ResponseWriter) {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
-		replyError(w, &apiError{Status: 500, Type: "api_error", Message: "The session could not be written out: " + err.Error() + "."})
+		replyError(w, refuse(refusedProviderError, "", "The session could not be written out: "+err.Error()+"."))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -201,11 +199,10 @@ func (s *Server) writeSession(w http.ResponseWriter) {
 const maxClock = 100 * 365 * 24 * time.Hour
 
 // onlyFields refuses a control form with fields it does not take.
-func onlyFields(form map[string][]string, names ...string) *apiError {
+func onlyFields(form map[string][]string, names ...string) *refusal {
 	for k := range form {
 		if !slices.Contains(names, k) {
-			return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: k,
-				Message: "Received unknown parameter: " + k + " (this control takes " + strings.Join(names, ", ") + ")."}
+			return refuse(refusedUnknown, k, "Received unknown parameter: "+k+" (this control takes "+strings.Join(names, ", ")+").")
 		}
 	}
 	return nil
@@ -240,7 +237,7 @@ func (h *heldReply) sendTo(w http.ResponseWriter) {
 
 // parseFaultList reads faults=a,b,c (or several faults= fields); one
 // empty faults= clears the list.
-func parseFaultList(values []string) ([]missions.Fixture, *apiError) {
+func parseFaultList(values []string) ([]missions.Fixture, *refusal) {
 	var out []missions.Fixture
 	if len(values) == 1 && strings.TrimSpace(values[0]) == "" {
 		return nil, nil

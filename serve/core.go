@@ -295,7 +295,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 		if j, ok := c.lastCreate[intent]; ok {
 			prev := c.reqs.get(j)
 			if p, ok := c.answering[j]; ok && prev.Wire == export.WireOpen {
-				prev.Wire, prev.Status, prev.Error, prev.Shown = p.wire, p.status, errorWords(p.err), p.shown
+				prev.Wire, prev.Status, prev.Error, prev.Shown = p.wire, p.status, p.err.words(), p.shown
 			}
 			rep := export.RepeatOf(prev, req)
 			req.Repeat = &rep
@@ -401,7 +401,7 @@ func (c *core) retrieveSeen(raw string, world missions.ReadWorld) (ledger.Object
 // listLogged is the page a list selects, as the read's fault shows the
 // ledger, with the read logged with its fault; a refused list is not
 // logged (the caller refuses it).
-func (c *core) listLogged(lq listQuery, query string) (int, []ledger.Object, bool, missions.ReadWorld, *apiError) {
+func (c *core) listLogged(lq listQuery, query string) (int, []ledger.Object, bool, missions.ReadWorld, *refusal) {
 	// A list refused (a cursor it does not hold) is logged as refused
 	// and takes no read fault, here and in a replay alike.
 	rs := c.plan.nextRead()
@@ -427,15 +427,14 @@ func (c *core) readFaulted(i int, rs missions.ReadStep) {
 }
 
 // readError is the reply of a read that met read_server_error.
-func readError() *apiError {
-	return &apiError{Status: ledger.CodeServerError, Type: ledger.ErrorAPI,
-		Message: "The refunds could not be read just now (a fault under test: read_server_error); this reply shows nothing about them. Try again."}
+func readError() *refusal {
+	return refuse(refusedProviderError, "", "The refunds could not be read just now (a fault under test: read_server_error); this reply shows nothing about them. Try again.")
 }
 
 // update sets or clears metadata fields of the refund raw names and logs
 // the request; changes maps a field to its new value, "" to clear it, and
 // the field "" clears them all first.
-func (c *core) update(raw string, changes map[string]string) (int, ledger.Object, *apiError) {
+func (c *core) update(raw string, changes map[string]string) (int, ledger.Object, *refusal) {
 	o, found := c.retrieve(raw)
 	if !found {
 		return c.refused(), o, notFound(raw)
@@ -478,7 +477,7 @@ func (c *core) refused() int {
 // metadata field): the provider judges each refund by the intent it was
 // created for. Sending the field again with its value is no change, and
 // clearing every field while sending it again keeps it.
-func keepsIntentField(field string, now, changes map[string]string) *apiError {
+func keepsIntentField(field string, now, changes map[string]string) *refusal {
 	name, ok := metadataField(field)
 	if !ok {
 		return nil
@@ -493,15 +492,14 @@ func keepsIntentField(field string, now, changes map[string]string) *apiError {
 }
 
 // cancel cancels the pending refund raw names and logs the request.
-func (c *core) cancel(raw string) (int, ledger.Object, *apiError) {
+func (c *core) cancel(raw string) (int, ledger.Object, *refusal) {
 	o, found := c.retrieve(raw)
 	i := c.log(export.SessionRequest{Kind: export.RequestCancel, Intent: o.Intent, Payload: termtext.Shorten(raw, MaxReadPayload)})
 	if !found {
 		return i, o, notFound(raw)
 	}
 	if !c.led.Cancel(o.ID) {
-		return i, o, &apiError{Status: 400, Type: ledger.ErrorInvalidRequest, Param: "refund",
-			Message: "Refund " + o.ID.String() + " is " + o.Status.String() + ", so it cannot be canceled: only a refund still pending can be. Read it to see how it ended."}
+		return i, o, refuse(refusedRequest, "refund", "Refund "+o.ID.String()+" is "+o.Status.String()+", so it cannot be canceled: only a refund still pending can be. Read it to see how it ended.")
 	}
 	o, _ = c.led.Object(o.ID)
 	return i, o, nil
@@ -547,10 +545,10 @@ func (c *core) foldable(i int, a planned) bool {
 		return false
 	}
 	r, q := c.reqs.get(i), c.reqs.get(i-1)
-	r.Wire, r.Status, r.Shown, r.Error = a.wire, a.status, a.shown, errorWords(a.err)
+	r.Wire, r.Status, r.Shown, r.Error = a.wire, a.status, a.shown, a.err.words()
 	if p, ok := c.answering[i-1]; ok {
 		// Decided and on its way: it is as its reply will be.
-		q.Wire, q.Status, q.Shown, q.Error = p.wire, p.status, p.shown, errorWords(p.err)
+		q.Wire, q.Status, q.Shown, q.Error = p.wire, p.status, p.shown, p.err.words()
 	}
 	return alike(q, r)
 }
@@ -596,26 +594,14 @@ func (c *core) again(i, n int) bool {
 
 // replied records what the transport did with request i's reply: the wire,
 // the HTTP status and error, and the refunds it showed.
-func (c *core) replied(i int, wire string, status int, apiErr *apiError, shown []missions.EvidenceObject) {
+func (c *core) replied(i int, wire string, status int, apiErr *refusal, shown []missions.EvidenceObject) {
 	delete(c.answering, i)
 	r := c.reqs.get(i)
-	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, errorWords(apiErr)
+	r.Wire, r.Status, r.Shown, r.Error = wire, status, shown, apiErr.words()
 	c.reqs.set(i, r)
 	if wire == export.WireDelivered {
 		c.hear(&r)
 	}
-}
-
-// errorWords is how the session records an error reply: type/code. The
-// session keeps each such word once (requestLog's word table).
-func errorWords(e *apiError) string {
-	switch {
-	case e == nil:
-		return ""
-	case e.Code == "":
-		return e.Type
-	}
-	return e.Type + "/" + e.Code
 }
 
 // hear notes what a delivered reply told the client about an intent.
@@ -784,7 +770,7 @@ type listQuery struct {
 
 // parseList reads a list request's query; intentField is the field that
 // may filter by intent, when it is a metadata field.
-func parseList(q url.Values, intentField string) (listQuery, *apiError) {
+func parseList(q url.Values, intentField string) (listQuery, *refusal) {
 	lq := listQuery{limit: 10, from: math.MinInt64, to: math.MaxInt64}
 	for name, vs := range q {
 		if e := checkUTF8(name, vs); e != nil {
@@ -814,8 +800,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 		case name == "limit":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || n > 100 {
-				return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "limit",
-					Message: "Invalid limit " + strconv.Quote(v) + ": give a whole number from 1 to 100."}
+				return lq, refuse(refusedNotWhole, "limit", "Invalid limit "+strconv.Quote(v)+": give a whole number from 1 to 100.")
 			}
 			lq.limit = n
 		case name == "starting_after":
@@ -825,8 +810,7 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 		case name == intentField && strings.HasPrefix(name, "metadata["):
 			lq.intent = v
 		default:
-			return lq, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
-				Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), " + intentField + ", limit, starting_after and ending_before."}
+			return lq, refuse(refusedUnknown, termtext.Shorten(name, 200), "Received unknown parameter: "+termtext.Shorten(name, 200)+". Listing refunds takes charge, payment_intent, created (or created[gt], [gte], [lt], [lte]), "+intentField+", limit, starting_after and ending_before.")
 		}
 	}
 	switch {
@@ -840,16 +824,14 @@ func parseList(q url.Values, intentField string) (listQuery, *apiError) {
 
 // created reads one created filter: created=T, or created[gt|gte|lt|lte]=T,
 // with T a Unix time in seconds.
-func (lq *listQuery) created(name, v string) *apiError {
+func (lq *listQuery) created(name, v string) *refusal {
 	short := termtext.Shorten(name, 40)
 	if !slices.Contains([]string{"created", "created[gt]", "created[gte]", "created[lt]", "created[lte]"}, name) {
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
-			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone."}
+		return refuse(refusedUnknown, termtext.Shorten(name, 200), "Received unknown parameter: "+termtext.Shorten(name, 200)+". created takes gt, gte, lt and lte, as in created[gte]=1767225600, or a time alone.")
 	}
 	t, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || t < 0 || strings.Trim(v, "0123456789") != "" {
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: name,
-			Message: "Invalid integer: " + strconv.Quote(termtext.Shorten(v, 200)) + ". " + short + " takes a Unix time in seconds, e.g. " + short + "=1767225600."}
+		return refuse(refusedNotWhole, name, "Invalid integer: "+strconv.Quote(termtext.Shorten(v, 200))+". "+short+" takes a Unix time in seconds, e.g. "+short+"=1767225600.")
 	}
 	switch name {
 	case "created":
@@ -872,7 +854,7 @@ func (lq *listQuery) created(name, v string) *apiError {
 
 // list is the page of refunds a list request selects, newest first, and
 // whether more follow.
-func (c *core) list(lq listQuery) ([]ledger.Object, bool, *apiError) {
+func (c *core) list(lq listQuery) ([]ledger.Object, bool, *refusal) {
 	return c.listSeen(lq, missions.ReadStep{}.World())
 }
 
@@ -880,7 +862,7 @@ func (c *core) list(lq listQuery) ([]ledger.Object, bool, *apiError) {
 // time proportional to the page and the refunds it passes over to reach
 // it: the refunds of the filter it names (listIndex), newest first, and
 // no further than the page needs.
-func (c *core) listSeen(lq listQuery, world missions.ReadWorld) ([]ledger.Object, bool, *apiError) {
+func (c *core) listSeen(lq listQuery, world missions.ReadWorld) ([]ledger.Object, bool, *refusal) {
 	if lq.after != "" && lq.before != "" {
 		return c.listScan(lq, world)
 	}
@@ -946,7 +928,7 @@ func (c *core) listSeen(lq listQuery, world missions.ReadWorld) ([]ledger.Object
 // listScan is listSeen the long way: every refund read, filtered, then
 // paged. It serves a list paged from both ends, and is the reference the
 // tests hold listSeen to.
-func (c *core) listScan(lq listQuery, world missions.ReadWorld) ([]ledger.Object, bool, *apiError) {
+func (c *core) listScan(lq listQuery, world missions.ReadWorld) ([]ledger.Object, bool, *refusal) {
 	v := c.led.View()
 	var all []ledger.Object
 	for i := len(v.Objects) - 1; i >= 0; i-- {
@@ -993,9 +975,8 @@ func (c *core) listScan(lq listQuery, world missions.ReadWorld) ([]ledger.Object
 
 // cursorMissing answers a list paged from a refund the filter does not
 // hold.
-func cursorMissing(param, id string) *apiError {
-	return &apiError{Status: 404, Type: ledger.ErrorInvalidRequest, Code: "resource_missing", Param: param,
-		Message: "No such refund among those listed: " + strconv.Quote(id) + "; page from the id of a refund the list gave."}
+func cursorMissing(param, id string) *refusal {
+	return refuse(refusedNotFound, param, "No such refund among those listed: "+strconv.Quote(id)+"; page from the id of a refund the list gave.")
 }
 
 // retrieve is the refund a retrieve request names, if there is one.

@@ -27,7 +27,7 @@ func FuzzDecodeRefund(f *testing.F) {
 		}
 		p, e := decodeRefund(form)
 		if e != nil {
-			if e.Status < 400 || e.Status > 499 || e.Type == "" || e.Message == "" {
+			if w := e.stripe(); w.Status < 400 || w.Status > 499 || w.Type == "" || w.Message == "" {
 				t.Fatalf("refusal %+v is not a Stripe-shaped client error", e)
 			}
 			return
@@ -103,7 +103,7 @@ func FuzzDecodeUpdate(f *testing.F) {
 		}
 		changes, e := decodeUpdate(form)
 		if e != nil {
-			if e.Status < 400 || e.Status > 499 || e.Type == "" || e.Message == "" {
+			if w := e.stripe(); w.Status < 400 || w.Status > 499 || w.Type == "" || w.Message == "" {
 				t.Fatalf("refusal %+v is not a Stripe-shaped client error", e)
 			}
 			return

@@ -479,11 +479,14 @@ func (g *gate) refuseBody(w http.ResponseWriter, r *http.Request, err error, why
 		writeRPCError(w, status, -32000, msg)
 		return
 	}
-	t := "invalid_request_error"
-	if status == http.StatusServiceUnavailable {
-		t = "api_error"
+	kind := refusedRequest
+	switch status {
+	case http.StatusServiceUnavailable:
+		kind = refusedUnavailable
+	case http.StatusRequestTimeout:
+		kind = refusedSlow
 	}
-	replyError(w, &apiError{Status: status, Type: t, Message: msg})
+	replyError(w, refuse(kind, "", msg))
 }
 
 // sizeWords is n bytes in MiB or KiB, whichever is whole.

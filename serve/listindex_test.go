@@ -32,7 +32,7 @@ func ledgerOf(tb interface{ Fatal(...any) }, n int, intents, charges int, faults
 		}
 		params, e := decodeRefund(form)
 		if e != nil {
-			tb.Fatal(e.Message)
+			tb.Fatal(e.why)
 		}
 		if _, _, err := srv.takeCreate(createRequest{principal: "sk", intent: form.Get("metadata[intent]"), params: params}, true); err != nil {
 			tb.Fatal(err)
@@ -82,7 +82,7 @@ func TestIndexedListsAreTheScan(t *testing.T) {
 		}
 		gotPage, gotMore, gotErr := c.listSeen(lq, world)
 		wantPage, wantMore, wantErr := c.listScan(lq, world)
-		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Message != wantErr.Message) {
+		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.why != wantErr.why) {
 			t.Fatalf("%+v: refusal %v, the scan's %v", lq, gotErr, wantErr)
 		}
 		if !slices.EqualFunc(gotPage, wantPage, func(a, b ledger.Object) bool { return a.ID == b.ID && a.Status == b.Status }) || gotMore != wantMore {
@@ -121,7 +121,7 @@ func BenchmarkListOnePage(b *testing.B) {
 		q.lq.from, q.lq.to = -1<<62, 1<<62
 		for _, way := range []struct {
 			name string
-			list func(listQuery, missions.ReadWorld) ([]ledger.Object, bool, *apiError)
+			list func(listQuery, missions.ReadWorld) ([]ledger.Object, bool, *refusal)
 		}{{"indexed", c.listSeen}, {"scan", c.listScan}} {
 			b.Run(q.name+"/"+way.name, func(b *testing.B) {
 				for b.Loop() {

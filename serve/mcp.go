@@ -192,7 +192,7 @@ func principalOfCall(req *mcp.CallToolRequest) string {
 // toolKey checks a call's idempotency key as keyOf checks the header:
 // absent is none, but one sent blank, not UTF-8 or over 255 characters
 // is refused.
-func toolKey(args json.RawMessage, k string) (string, *apiError) {
+func toolKey(args json.RawMessage, k string) (string, *refusal) {
 	if k == "" {
 		var raw map[string]json.RawMessage
 		if json.Unmarshal(args, &raw) == nil {
@@ -210,7 +210,7 @@ func toolKey(args json.RawMessage, k string) (string, *apiError) {
 // a tool call is checked, digested and kept as the same create over REST
 // is: the intent goes in the metadata field that carries it (intentField,
 // else DefaultIntentField). It returns the parameters and the intent.
-func (a createArgs) decode(intentField string) (refundParams, string, *apiError) {
+func (a createArgs) decode(intentField string) (refundParams, string, *refusal) {
 	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
 	field := intentField
 	if _, ok := metadataField(field); !ok {
@@ -225,7 +225,7 @@ func (a createArgs) decode(intentField string) (refundParams, string, *apiError)
 	}
 	slices.SortFunc(params, func(x, y struct{ name, value string }) int { return strings.Compare(x.name, y.name) })
 	for _, kv := range params {
-		var e *apiError
+		var e *refusal
 		switch {
 		case kv.value == "":
 			continue // left out, as the form leaves it
@@ -260,16 +260,17 @@ func (a createArgs) intentIn(intentField string) string {
 // refusal (a missing argument) stay plain: they are not the refund's. It
 // is a Go error, which the SDK makes an isError result of with no
 // structured content: an error shows no refund, not an empty one.
-func (t *tools) errResult(e *apiError, opaque bool) error {
-	msg := e.Message
+func (t *tools) errResult(e *refusal, opaque bool) error {
 	if opaque && t.s.opts.ToolErrors == ToolErrorsOpaque {
-		msg = OpaqueError
-	} else if e.Code != "" {
-		msg = e.Type + " (" + e.Code + "): " + msg
-	} else {
-		msg = e.Type + ": " + msg
+		return errors.New(OpaqueError)
 	}
-	return errors.New(msg)
+	// The provider's words for the refusal: its type and code, as a
+	// Stripe client reads them, then what a person reads.
+	w := e.stripe()
+	if w.Code != "" {
+		return errors.New(w.Type + " (" + w.Code + "): " + w.Message)
+	}
+	return errors.New(w.Type + ": " + w.Message)
 }
 
 // errNoReply ends a call whose reply the provider never sends (a lost
@@ -362,24 +363,24 @@ func traceOf(req *mcp.CallToolRequest) string {
 
 // toolWords says e in the tool's words: the intent is the intent
 // argument, not the form field that carries it over REST.
-func toolWords(e *apiError, field string) *apiError {
+func toolWords(e *refusal, field string) *refusal {
 	out := *e
-	if out.Param == field {
-		out.Param = "intent"
+	if out.param == field {
+		out.param = "intent"
 	}
-	out.Message = strings.ReplaceAll(out.Message, "start serve with --intent-field naming a field your client sends", "give the intent argument")
-	out.Message = strings.ReplaceAll(out.Message, "Send "+field+"=<the logical operation's id>", "Give intent, the logical refund's id,")
-	out.Message = strings.ReplaceAll(out.Message, field, "intent")
+	out.why = strings.ReplaceAll(out.why, "start serve with --intent-field naming a field your client sends", "give the intent argument")
+	out.why = strings.ReplaceAll(out.why, "Send "+field+"=<the logical operation's id>", "Give intent, the logical refund's id,")
+	out.why = strings.ReplaceAll(out.why, field, "intent")
 	return &out
 }
 
 // refused logs a call refused before the ledger and answers it.
-func (t *tools) refused(p *post, ck callKey, intent, key string, e *apiError, call *export.ToolCall, tp string) error {
+func (t *tools) refused(p *post, ck callKey, intent, key string, e *refusal, call *export.ToolCall, tp string) error {
 	c, i, _, err := t.s.logRefused(intent, key, e, call, tp)
 	if err != nil {
 		return t.errResult(errUnrecorded(err), false)
 	}
-	t.answer(p, ck, c, i, e.Status, e, nil)
+	t.answer(p, ck, c, i, e.status(), e, nil)
 	return t.errResult(e, false)
 }
 
@@ -395,20 +396,20 @@ func (t *tools) get(ctx context.Context, req *mcp.CallToolRequest, in getArgs) (
 		return nil, toolRefund{}, t.heldRead(ctx, p, ck, call, i)
 	}
 	var (
-		e     *apiError
+		e     *refusal
 		shown []missions.EvidenceObject
 		out   toolRefund
 	)
 	status := 200
 	if world.Code != http.StatusOK {
 		e = readError()
-		status = e.Status
+		status = e.status()
 	} else if found {
 		shown = shownOf(o)
 		out = toolRefundOf(o, o.Status, s.c.created(o))
 	} else {
 		e = notFound(in.ID)
-		status = e.Status
+		status = e.status()
 	}
 	err := s.record(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown})
 	c := s.c
@@ -462,13 +463,13 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	}
 	if world.Code != http.StatusOK {
 		e := readError()
-		err := s.record(i, planned{wire: export.WireDelivered, status: e.Status, err: e})
+		err := s.record(i, planned{wire: export.WireDelivered, status: e.status(), err: e})
 		c := s.c
 		s.mu.Unlock()
 		if err != nil {
 			return nil, toolList{}, t.errResult(errUnrecorded(err), false)
 		}
-		t.answer(p, ck, c, i, e.Status, e, nil)
+		t.answer(p, ck, c, i, e.status(), e, nil)
 		return nil, toolList{}, t.errResult(e, false)
 	}
 	out := toolList{Refunds: []toolRefund{}, HasMore: more}

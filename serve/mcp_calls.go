@@ -492,7 +492,7 @@ func (t *tools) callOf(req *mcp.CallToolRequest, tool string) (*export.ToolCall,
 // it reached the client: over HTTP when the POST is over, over stdio when
 // the SDK has written it. Until then the provider counts the call as
 // being answered.
-func (t *tools) answer(p *post, key callKey, c *core, i, status int, e *apiError, shown []missions.EvidenceObject) {
+func (t *tools) answer(p *post, key callKey, c *core, i, status int, e *refusal, shown []missions.EvidenceObject) {
 	record := func(wire string) {
 		if wire == export.WireDelivered {
 			t.s.finish(c, i, wire, status, e, shown)

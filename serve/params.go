@@ -64,7 +64,7 @@ var reasons = []string{"duplicate", "fraudulent", "requested_by_customer"}
 // decodeRefund reads the form of a refund create. It refuses what Stripe
 // refuses before execution (an unknown or malformed parameter, a missing
 // charge), so a refused request saves nothing under its key.
-func decodeRefund(form url.Values) (refundParams, *apiError) {
+func decodeRefund(form url.Values) (refundParams, *refusal) {
 	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
 	names := make([]string, 0, len(form))
 	for name := range form {
@@ -92,8 +92,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 			return p, refuseExpand(name, values)
 		}
 		if !createParams[name] {
-			return p, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: name,
-				Message: "Received unknown parameter: " + name + ". A refund takes amount, charge or payment_intent, currency, metadata[...], reason and the other documented refund parameters."}
+			return p, refuse(refusedUnknown, name, "Received unknown parameter: "+name+". A refund takes amount, charge or payment_intent, currency, metadata[...], reason and the other documented refund parameters.")
 		}
 		if len(values) != 1 {
 			return p, invalidParam(name, "Send "+name+" once.")
@@ -106,7 +105,7 @@ func decodeRefund(form url.Values) (refundParams, *apiError) {
 }
 
 // take reads one documented parameter of a create, as sent once.
-func (p *refundParams) take(name, v string) *apiError {
+func (p *refundParams) take(name, v string) *refusal {
 	if e := checkString(name, v); e != nil {
 		return e
 	}
@@ -118,8 +117,7 @@ func (p *refundParams) take(name, v string) *apiError {
 	case "amount":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 || n > MaxAmount || strings.Trim(v, "0123456789") != "" {
-			return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid_integer", Param: "amount",
-				Message: "Invalid amount " + strconv.Quote(v) + ": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00."}
+			return refuse(refusedNotWhole, "amount", "Invalid amount "+strconv.Quote(v)+": give a whole number of the currency's smallest unit from 1 to 99999999, e.g. 4500 for 45.00.")
 		}
 		p.Amount = n
 	case "currency":
@@ -140,7 +138,7 @@ func (p *refundParams) take(name, v string) *apiError {
 
 // takeMetadata reads one metadata field, as sent once: an empty value
 // unsets it, as at Stripe.
-func (p *refundParams) takeMetadata(name, field string, values []string) *apiError {
+func (p *refundParams) takeMetadata(name, field string, values []string) *refusal {
 	if e := checkMetadata(name, field, values); e != nil {
 		return e
 	}
@@ -152,16 +150,14 @@ func (p *refundParams) takeMetadata(name, field string, values []string) *apiErr
 
 // whole refuses a create that lacks what every refund needs, or gives
 // what no refund takes together, once every parameter is read.
-func (p refundParams) whole() *apiError {
+func (p refundParams) whole() *refusal {
 	switch {
 	case p.Charge != "" && p.PaymentIntent != "":
 		return invalidParam("payment_intent", "You passed both charge and payment_intent; a refund refunds one of them. Send charge or payment_intent, not both.")
 	case p.Charge == "" && p.PaymentIntent == "":
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "charge",
-			Message: "Missing charge: give the charge or the payment_intent to refund."}
+		return refuse(refusedMissing, "charge", "Missing charge: give the charge or the payment_intent to refund.")
 	case p.Amount == 0:
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: "amount",
-			Message: "Missing amount: this stub holds no charges to take a full refund's amount from, so give amount, e.g. amount=4500."}
+		return refuse(refusedMissing, "amount", "Missing amount: this stub holds no charges to take a full refund's amount from, so give amount, e.g. amount=4500.")
 	}
 	if len(p.Metadata) > MaxMetadata {
 		return invalidParam("metadata", "Metadata can have up to 50 keys, but you've set "+strconv.Itoa(len(p.Metadata))+".")
@@ -172,7 +168,7 @@ func (p refundParams) whole() *apiError {
 // checkMetadata refuses a metadata field over Stripe's limits: a key of 1
 // to 40 characters without brackets, sent once, with a value of at most
 // 500 characters.
-func checkMetadata(name, field string, values []string) *apiError {
+func checkMetadata(name, field string, values []string) *refusal {
 	switch n := utf8.RuneCountInString(field); {
 	case n == 0 || strings.ContainsAny(field, "[]"):
 		return invalidParam("metadata", "Invalid key: "+strconv.Quote(termtext.Shorten(field, 60))+": metadata keys are 1 to 40 characters, without brackets, as in metadata[intent].")
@@ -188,7 +184,7 @@ func checkMetadata(name, field string, values []string) *apiError {
 }
 
 // checkString refuses a string parameter over Stripe's 5000 characters.
-func checkString(name, v string) *apiError {
+func checkString(name, v string) *refusal {
 	if n := utf8.RuneCountInString(v); n > MaxString {
 		return invalidParam(termtext.Shorten(name, 60), "Invalid string: "+strconv.Quote(termtext.Shorten(v, 40))+" ("+termtext.Shorten(name, 60)+"): must be at most 5000 characters; it has "+strconv.Itoa(n)+".")
 	}
@@ -206,15 +202,14 @@ func isExpand(name string) bool {
 // and the transfer reversals) name objects this provider does not hold,
 // so it cannot expand them; it says so rather than answer in another
 // shape than the client asked for.
-func refuseExpand(name string, values []string) *apiError {
+func refuseExpand(name string, values []string) *refusal {
 	what := termtext.Shorten(strings.Join(values, ", "), 200)
-	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: termtext.Shorten(name, 200),
-		Message: "This property cannot be expanded (" + what + "): replaylab serve holds refunds only, not the charges, payment intents, balance transactions or transfers a refund's fields name. Leave out expand."}
+	return refuse(refusedInvalid, termtext.Shorten(name, 200), "This property cannot be expanded ("+what+"): replaylab serve holds refunds only, not the charges, payment intents, balance transactions or transfers a refund's fields name. Leave out expand.")
 }
 
 // checkUTF8 refuses a parameter whose name or value is not UTF-8: two
 // different byte strings would read as one intent or key once written.
-func checkUTF8(name string, values []string) *apiError {
+func checkUTF8(name string, values []string) *refusal {
 	if !utf8.ValidString(name) {
 		return invalidParam(strings.ToValidUTF8(name, "?"), "A parameter name is not UTF-8 text; send UTF-8.")
 	}
@@ -242,10 +237,6 @@ func metadataField(param string) (string, bool) {
 		return "", false
 	}
 	return param[len("metadata[") : len(param)-1], true
-}
-
-func invalidParam(param, msg string) *apiError {
-	return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
 }
 
 // digested is what the payload digest binds. Stripe compares every
@@ -401,7 +392,7 @@ func intentOf(form url.Values, field string) string {
 // decodeUpdate reads the form of a refund update: metadata[k]=v sets a
 // field, metadata[k]= clears it, and metadata= clears them all (the
 // field "" in the map it returns). Stripe's update takes metadata alone.
-func decodeUpdate(form url.Values) (map[string]string, *apiError) {
+func decodeUpdate(form url.Values) (map[string]string, *refusal) {
 	changes := map[string]string{}
 	for name, values := range form {
 		if e := checkUTF8(name, values); e != nil {
@@ -424,8 +415,7 @@ func decodeUpdate(form url.Values) (map[string]string, *apiError) {
 		if isExpand(name) {
 			return nil, refuseExpand(name, values)
 		}
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
-			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". Updating a refund takes metadata[...] alone."}
+		return nil, refuse(refusedUnknown, termtext.Shorten(name, 200), "Received unknown parameter: "+termtext.Shorten(name, 200)+". Updating a refund takes metadata[...] alone.")
 	}
 	set := 0
 	for k, v := range changes {

@@ -59,7 +59,7 @@ func TestAnUpdateKeepsTheFormOfItsPayload(t *testing.T) {
 		c.session.Settings.PayloadUTF8 = utf8
 		c.create("ch_1", "k1", "d1", c.encode(p), scheduled{fixture: "success"}, nil)
 		if _, _, e := c.update("re_0001", map[string]string{"note": "a b/é"}); e != nil {
-			t.Fatalf("update: %s", e.Message)
+			t.Fatalf("update: %s", e.why)
 		}
 		o, _ := c.led.Object(1)
 		want := p

@@ -130,7 +130,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 	case export.RequestFaults:
 		q, err := url.ParseQuery(r.Payload)
 		var faults []missions.Fixture
-		var e *apiError
+		var e *refusal
 		if err == nil {
 			faults, e = parseFaultList(q["faults"])
 		}
@@ -173,7 +173,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 			rs := c.plan.takeRead()
 			i := c.log(export.SessionRequest{Kind: r.Kind, Intent: r.Intent, Payload: r.Payload, Cut: true})
 			c.readFaulted(i, rs)
-			var e *apiError
+			var e *refusal
 			if rs.World().Code != ledger.CodeOK {
 				e = readError()
 			}
@@ -186,11 +186,11 @@ func (c *core) applyKind(r export.SessionRequest) error {
 		}
 		lq, e := parseList(q, c.opts.IntentField)
 		if e != nil {
-			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
+			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.why)
 		}
 		i, page, _, world, e := c.listLogged(lq, r.Payload)
 		if e != nil {
-			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.Message)
+			return fmt.Errorf("request %d: the list's query %q: %s", r.Seq, r.Payload, e.why)
 		}
 		var shown []missions.EvidenceObject
 		for _, obj := range page {
@@ -228,12 +228,12 @@ func (c *core) applyKind(r export.SessionRequest) error {
 
 // repliedObject records the reply to an update or a cancel: the refund as
 // it stands, or the error.
-func (c *core) repliedObject(i int, wire string, o ledger.Object, e *apiError) {
+func (c *core) repliedObject(i int, wire string, o ledger.Object, e *refusal) {
 	switch {
 	case wire != export.WireDelivered:
 		c.replied(i, wire, 0, nil, nil)
 	case e != nil:
-		c.replied(i, wire, e.Status, e, nil)
+		c.replied(i, wire, e.status(), e, nil)
 	default:
 		c.replied(i, wire, 200, nil, shownOf(o))
 	}

@@ -33,7 +33,7 @@ func reply(w http.ResponseWriter, status int, body []byte) {
 	_ = http.NewResponseController(w).Flush()
 }
 
-func replyError(w http.ResponseWriter, e *apiError) { reply(w, e.Status, e.body()) }
+func replyError(w http.ResponseWriter, e *refusal) { reply(w, e.status(), e.body()) }
 
 func marshal(v any) []byte {
 	b, _ := json.MarshalIndent(v, "", "  ")
@@ -42,7 +42,7 @@ func marshal(v any) []byte {
 
 // principalOf is the API key the request authenticates with: a bearer
 // token, or the user of basic auth (curl -u sk_test_...:).
-func principalOf(r *http.Request) (string, *apiError) {
+func principalOf(r *http.Request) (string, *refusal) {
 	h := r.Header.Get("Authorization")
 	switch {
 	case strings.HasPrefix(h, "Bearer "):
@@ -56,21 +56,19 @@ func principalOf(r *http.Request) (string, *apiError) {
 			}
 		}
 	}
-	return "", &apiError{Status: http.StatusUnauthorized, Type: "invalid_request_error",
-		Message: "You did not provide an API key. Send any key, e.g. with the header Authorization: Bearer sk_test_123 (curl -u sk_test_123:). The key is the principal the idempotency digest binds."}
+	return "", refuse(refusedUnauthenticated, "", "You did not provide an API key. Send any key, e.g. with the header Authorization: Bearer sk_test_123 (curl -u sk_test_123:). The key is the principal the idempotency digest binds.")
 }
 
 // keyOf is the request's Idempotency-Key, checked. A header sent empty
 // or blank is refused: it is not the absence of a key, and taking it as
 // none would turn a client's bug into a request with no protection.
-func keyOf(r *http.Request) (string, *apiError) {
+func keyOf(r *http.Request) (string, *refusal) {
 	vs := r.Header.Values("Idempotency-Key")
 	switch {
 	case len(vs) == 0:
 		return "", nil
 	case len(vs) > 1:
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: "Idempotency-Key",
-			Message: "The request carries " + strconv.Itoa(len(vs)) + " Idempotency-Key headers; send one."}
+		return "", refuse(refusedInvalid, "Idempotency-Key", "The request carries "+strconv.Itoa(len(vs))+" Idempotency-Key headers; send one.")
 	}
 	return checkKey(vs[0], "Idempotency-Key", "The Idempotency-Key header", "header")
 }
@@ -81,9 +79,9 @@ func keyOf(r *http.Request) (string, *apiError) {
 // protection; so is one that is not UTF-8 or is over MaxKeyLength
 // characters. param names it in the error, what in its words, and thing
 // what to leave out to send none.
-func checkKey(raw, param, what, thing string) (string, *apiError) {
-	refuse := func(msg string) (string, *apiError) {
-		return "", &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: param, Message: msg}
+func checkKey(raw, param, what, thing string) (string, *refusal) {
+	refuse := func(msg string) (string, *refusal) {
+		return "", refuse(refusedInvalid, param, msg)
 	}
 	k := strings.TrimSpace(raw)
 	switch {
@@ -99,30 +97,25 @@ func checkKey(raw, param, what, thing string) (string, *apiError) {
 }
 
 // readForm parses a form-encoded body, bounded.
-func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *refusal) {
 	if r.URL.RawQuery != "" {
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "POST " + termtext.Shorten(r.URL.Path, 200) + " takes its parameters in the form body, not the URL's query string (" + strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200)) + ")."}
+		return nil, refuse(refusedInvalid, "", "POST "+termtext.Shorten(r.URL.Path, 200)+" takes its parameters in the form body, not the URL's query string ("+strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200))+").")
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "The body has no Content-Type, so it was not read; send the parameters form-encoded with Content-Type: application/x-www-form-urlencoded."}
+		return nil, invalidParam("", "The body has no Content-Type, so it was not read; send the parameters form-encoded with Content-Type: application/x-www-form-urlencoded.")
 	} else if ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/x-www-form-urlencoded" {
-			return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-				Message: "The body is " + strconv.Quote(ct) + "; send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's v1 API takes them."}
+			return nil, invalidParam("", "The body is "+strconv.Quote(ct)+"; send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's v1 API takes them.")
 		}
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
 	if err := r.ParseForm(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, &apiError{Status: http.StatusRequestEntityTooLarge, Type: "invalid_request_error", Code: "parameter_invalid",
-				Message: "The request body is over " + strconv.Itoa(MaxBodyBytes>>10) + " KiB, more than any form within Stripe's limits (50 metadata fields of 500 characters, strings of 5000) can be."}
+			return nil, refuse(refusedTooLarge, "", "The request body is over "+strconv.Itoa(MaxBodyBytes>>10)+" KiB, more than any form within Stripe's limits (50 metadata fields of 500 characters, strings of 5000) can be.")
 		}
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "The body is not a valid form: " + err.Error() + "."}
+		return nil, refuse(refusedInvalid, "", "The body is not a valid form: "+err.Error()+".")
 	}
 	return r.PostForm, nil
 }
@@ -155,8 +148,7 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string) {
 	w.Header().Set("Allow", allow)
-	e := &apiError{Status: http.StatusMethodNotAllowed, Type: "invalid_request_error",
-		Message: "Unrecognized request: " + termtext.Shorten(r.Method, 20) + " " + termtext.Shorten(r.URL.Path, 200) + " (this path takes " + allow + ")."}
+	e := refuse(refusedMethod, "", "Unrecognized request: "+termtext.Shorten(r.Method, 20)+" "+termtext.Shorten(r.URL.Path, 200)+" (this path takes "+allow+").")
 	if strings.HasPrefix(r.URL.Path, ControlPrefix) {
 		replyError(w, e)
 		return
@@ -166,28 +158,27 @@ func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string)
 
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
-	s.refuse(w, r, "", "", &apiError{Status: http.StatusNotFound, Type: "invalid_request_error",
-		Message: "Unrecognized request URL (" + r.Method + ": " + termtext.Shorten(r.URL.Path, 200) + "). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under " + ControlPrefix + "."})
+	s.refuse(w, r, "", "", refuse(refusedNoRoute, "", "Unrecognized request URL ("+r.Method+": "+termtext.Shorten(r.URL.Path, 200)+"). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under "+ControlPrefix+"."))
 }
 
 // refuse answers a request refused before it reached the ledger, and
 // logs it.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *apiError) {
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key string, e *refusal) {
 	c, i, id, err := s.logRefused(intent, key, e, nil, traceparent(r.Header.Get("traceparent")))
 	if err != nil {
 		s.unrecorded(w, r, i+1, err)
 		return
 	}
-	s.stampID(w, r, id, e.Status, e)
+	s.stampID(w, r, id, e.status(), e)
 	replyError(w, e)
-	s.finish(c, i, export.WireDelivered, e.Status, e, nil)
+	s.finish(c, i, export.WireDelivered, e.status(), e, nil)
 }
 
 // logRefused logs a request refused before it reached the ledger, with
 // the tool call that carried it (nil over REST), and records it durably;
 // the caller answers it, then calls finish with the core and index it
 // returns, with the reply's Request-Id.
-func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCall, tp string) (*core, int, string, error) {
+func (s *Server) logRefused(intent, key string, e *refusal, call *export.ToolCall, tp string) (*core, int, string, error) {
 	s.lockFor(tp)
 	defer s.mu.Unlock()
 	// A refused request's intent may be anything a client sent: it is
@@ -196,13 +187,13 @@ func (s *Server) logRefused(intent, key string, e *apiError, call *export.ToolCa
 	if len(intent) > MaxReadPayload {
 		r0.Intent, r0.Cut = termtext.Shorten(intent, MaxReadPayload), true
 	}
-	i, id, err := s.recordAnswer(s.c.log(r0), planned{wire: export.WireDelivered, status: e.Status, err: e})
+	i, id, err := s.recordAnswer(s.c.log(r0), planned{wire: export.WireDelivered, status: e.status(), err: e})
 	return s.c, i, id, err
 }
 
 // intentRefused is why a create's intent cannot be taken, or nil: none
 // was sent, or a mission is played and it is not one of its intents.
-func (s *Server) intentRefused(intent string) *apiError {
+func (s *Server) intentRefused(intent string) *refusal {
 	if m := s.opts.Mission; m != nil && intent != "" && !missionHas(m, intent) {
 		ids := make([]string, len(m.Intents))
 		for i, in := range m.Intents {
@@ -212,13 +203,11 @@ func (s *Server) intentRefused(intent string) *apiError {
 		if best := termtext.Closest(intent, ids); best != "" {
 			msg += "; did you mean " + best + "?"
 		}
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid", Param: s.opts.IntentField,
-			Message: msg + " The mission schedules faults for its own intents only. Nothing was executed."}
+		return refuse(refusedInvalid, s.opts.IntentField, msg+" The mission schedules faults for its own intents only. Nothing was executed.")
 	}
 	if intent == "" {
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_missing", Param: s.opts.IntentField,
-			Message: "Missing " + s.opts.IntentField + ": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send " +
-				s.opts.IntentField + "=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed."}
+		return refuse(refusedMissing, s.opts.IntentField, "Missing "+s.opts.IntentField+": replaylab serve links each refund to the intent it carries out, to give each intent its verdict. Send "+
+			s.opts.IntentField+"=<the logical operation's id>, or start serve with --intent-field naming a field your client sends. Nothing was executed.")
 	}
 	return nil
 }
@@ -365,13 +354,13 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 	var shown []missions.EvidenceObject
 	if world.Code != http.StatusOK {
 		e = readError()
-		status, body = e.Status, e.body()
+		status, body = e.status(), e.body()
 	} else if found {
 		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
 		shown = shownOf(o)
 	} else {
 		e = notFound(raw)
-		status, body = e.Status, e.body()
+		status, body = e.status(), e.body()
 	}
 	s.answerLocked(w, r, i, status, body, e, shown, 0)
 }
@@ -380,7 +369,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 // reply: the end of every request but a create. touch names an object
 // the request changed (an update, a cancel), for the durable store. The
 // caller holds mu.
-func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status int, body []byte, e *apiError, shown []missions.EvidenceObject, touch ledger.ObjectID) {
+func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status int, body []byte, e *refusal, shown []missions.EvidenceObject, touch ledger.ObjectID) {
 	i, id, err := s.recordAnswer(i, planned{wire: export.WireDelivered, status: status, err: e, shown: shown, touch: touch})
 	c := s.c
 	s.mu.Unlock()
@@ -395,7 +384,7 @@ func (s *Server) answerLocked(w http.ResponseWriter, r *http.Request, i, status 
 
 // onlyExpand refuses every query parameter of a request that takes none
 // but expand, and expand itself, which this provider cannot honour.
-func onlyExpand(q url.Values, takes string) *apiError {
+func onlyExpand(q url.Values, takes string) *refusal {
 	for name, vs := range q {
 		if e := checkUTF8(name, vs); e != nil {
 			return e
@@ -403,8 +392,7 @@ func onlyExpand(q url.Values, takes string) *apiError {
 		if isExpand(name) {
 			return refuseExpand(name, vs)
 		}
-		return &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_unknown", Param: termtext.Shorten(name, 200),
-			Message: "Received unknown parameter: " + termtext.Shorten(name, 200) + ". " + takes}
+		return refuse(refusedUnknown, termtext.Shorten(name, 200), "Received unknown parameter: "+termtext.Shorten(name, 200)+". "+takes)
 	}
 	return nil
 }
@@ -436,7 +424,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	if world.Code != http.StatusOK {
 		e := readError()
-		s.answerLocked(w, r, i, e.Status, e.body(), e, nil, 0)
+		s.answerLocked(w, r, i, e.status(), e.body(), e, nil, 0)
 		return
 	}
 	out := listJSON{Object: "list", Data: []refundJSON{}, HasMore: more, URL: "/v1/refunds"}
@@ -525,9 +513,9 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 
 // answerObject ends an update or a cancel: the refund as it now stands,
 // or the error. The caller holds mu.
-func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, i int, o ledger.Object, e *apiError) {
+func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, i int, o ledger.Object, e *refusal) {
 	if e != nil {
-		s.answerLocked(w, r, i, e.Status, e.body(), e, nil, 0)
+		s.answerLocked(w, r, i, e.status(), e.body(), e, nil, 0)
 		return
 	}
 	shown := shownOf(o)

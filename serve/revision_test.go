@@ -319,7 +319,7 @@ func TestStateNeverLagsTheReply(t *testing.T) {
 	g := newToolRig(t, Options{})
 	params, e := decodeRefund(refund1042())
 	if e != nil {
-		t.Fatal(e.Message)
+		t.Fatal(e.why)
 	}
 	turn, _, err := g.srv.takeCreate(createRequest{principal: "sk_test", key: "k1", intent: "refund-1042", params: params}, true)
 	if err != nil || turn.fate != fateDeliver {

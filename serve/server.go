@@ -69,7 +69,7 @@ type Server struct {
 type planned struct {
 	wire   string
 	status int
-	err    *apiError
+	err    *refusal
 	shown  []missions.EvidenceObject
 	// touch is an object the request changed in place (an update, a
 	// cancel), to be written with it.
@@ -91,7 +91,7 @@ func (s *Server) record(i int, p planned) error {
 	}
 	err := s.write(func() (logEntry, string, ledger.ObjectID) {
 		r := s.c.request(i)
-		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, errorWords(p.err)
+		r.Wire, r.Status, r.Shown, r.Error = p.wire, p.status, p.shown, p.err.words()
 		return logEntry{Request: &r}, r.Key, p.touch
 	})
 	if err == nil && p.wire == export.WireDelivered {
@@ -171,16 +171,15 @@ func (s *Server) Err() error {
 
 // errUnrecorded is the reply to a request the provider could not record
 // durably.
-func errUnrecorded(err error) *apiError {
-	return &apiError{Status: http.StatusServiceUnavailable, Type: ledger.ErrorAPI,
-		Message: "The provider could not record this request durably (" + err.Error() + "); nothing about it is promised. The server is stopping; a restart recovers from what is on disk."}
+func errUnrecorded(err error) *refusal {
+	return refuse(refusedUnavailable, "", "The provider could not record this request durably ("+err.Error()+"); nothing about it is promised. The server is stopping; a restart recovers from what is on disk.")
 }
 
 // unrecorded answers API request seq (0: not in the session), which the
 // provider could not record durably.
 func (s *Server) unrecorded(w http.ResponseWriter, r *http.Request, seq int, err error) {
 	e := errUnrecorded(err)
-	s.stamp(w, r, seq, e.Status, e)
+	s.stamp(w, r, seq, e.status(), e)
 	replyError(w, e)
 }
 
@@ -387,7 +386,7 @@ func (s *Server) busy() func() {
 // finish records what the transport did with request i of core c and
 // counts it. A core replaced by a reset meanwhile is left alone: the
 // request belongs to the session that ended.
-func (s *Server) finish(c *core, i int, wire string, status int, e *apiError, shown []missions.EvidenceObject) {
+func (s *Server) finish(c *core, i int, wire string, status int, e *refusal, shown []missions.EvidenceObject) {
 	s.mu.Lock()
 	if c != s.c {
 		s.mu.Unlock()

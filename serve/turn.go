@@ -35,7 +35,7 @@ type createTurn struct {
 	deliver bool
 	fate    fate
 	status  int
-	aerr    *apiError
+	aerr    *refusal
 	shown   []missions.EvidenceObject
 	obj     ledger.Object
 	created int64

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 )
 
 // StripeVersion is the API version serve answers in when a request names
@@ -48,7 +47,7 @@ func ShouldRetryModes() []string { return []string{ShouldRetryAuto, "true", "fal
 // or a 5xx it would otherwise make, and true makes it retry any reply, a
 // success or a 400 included. stripe-go reads it only for replies that are
 // not errors; it retries an error only for a 429 lock_timeout.
-func shouldRetry(mode, method string, status int, e *apiError) string {
+func shouldRetry(mode, method string, status int, e *refusal) string {
 	switch mode {
 	case ShouldRetryOmit:
 		return ""
@@ -63,7 +62,7 @@ func shouldRetry(mode, method string, status int, e *apiError) string {
 		return ""
 	case status == http.StatusConflict, status == http.StatusServiceUnavailable:
 		return "true"
-	case status >= 500, e != nil && e.Type == ledger.ErrorIdempotency:
+	case status >= 500, e != nil && (e.kind == refusedKeyInUse || e.kind == refusedOtherParameters):
 		return "false"
 	}
 	return ""
@@ -85,7 +84,7 @@ func requestID(seq int) string {
 
 // stamp sets the headers every API reply carries: its Request-Id, the
 // Stripe-Version it answers in, and Stripe-Should-Retry for status and e.
-func (s *Server) stamp(w http.ResponseWriter, r *http.Request, seq, status int, e *apiError) {
+func (s *Server) stamp(w http.ResponseWriter, r *http.Request, seq, status int, e *refusal) {
 	s.stampID(w, r, requestID(seq), status, e)
 }
 
@@ -100,7 +99,7 @@ func againID(seq, again int) string {
 }
 
 // stampID is stamp with the Request-Id given.
-func (s *Server) stampID(w http.ResponseWriter, r *http.Request, id string, status int, e *apiError) {
+func (s *Server) stampID(w http.ResponseWriter, r *http.Request, id string, status int, e *refusal) {
 	h := w.Header()
 	h.Set("Request-Id", id)
 	h.Set("Stripe-Version", versionOf(r))
@@ -122,11 +121,10 @@ func versionOf(r *http.Request) string {
 
 // readQuery parses a request's query string, refusing one that does not
 // parse, which Go's own reading of it would drop quietly.
-func readQuery(r *http.Request) (url.Values, *apiError) {
+func readQuery(r *http.Request) (url.Values, *refusal) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, &apiError{Status: 400, Type: "invalid_request_error", Code: "parameter_invalid",
-			Message: "The query string " + strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200)) + " does not parse (" + err.Error() + "); percent-encode each name and value, as in ?limit=3&charge=ch_1042."}
+		return nil, refuse(refusedInvalid, "", "The query string "+strconv.Quote(termtext.Shorten(r.URL.RawQuery, 200))+" does not parse ("+err.Error()+"); percent-encode each name and value, as in ?limit=3&charge=ch_1042.")
 	}
 	return q, nil
 }
