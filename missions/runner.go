@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"unicode/utf8"
 
+	"github.com/replaylab/replaylab/internal/jsontext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -844,9 +844,9 @@ func Judge(b Belief, effects int) Verdict {
 func Digest(op, principal string, payload map[string]string) string {
 	var buf [512]byte
 	b := append(buf[:0], '[')
-	b = appendJSONString(b, op)
+	b = jsontext.AppendString(b, op)
 	b = append(b, ',')
-	b = appendJSONString(b, principal)
+	b = jsontext.AppendString(b, principal)
 	b = append(b, ',')
 	if payload == nil {
 		b = append(b, "null"...)
@@ -862,70 +862,15 @@ func Digest(op, principal string, payload map[string]string) string {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k)
+			b = jsontext.AppendString(b, k)
 			b = append(b, ':')
-			b = appendJSONString(b, payload[k])
+			b = jsontext.AppendString(b, payload[k])
 		}
 		b = append(b, '}')
 	}
 	b = append(b, ']')
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
-}
-
-// appendJSONString appends s as encoding/json writes a string, with its
-// default HTML escaping: the digest of a payload must not change with how
-// it is computed.
-func appendJSONString(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 func mergePayload(base, over map[string]string) map[string]string {

@@ -325,11 +325,14 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 
 // encode is a create's or an update's payload in the session's form
 // (SessionSettings.PayloadUTF8).
-func (c *core) encode(p refundParams) string {
+func (c *core) encode(p refundParams) string { return c.encodeForm(p.digested(true)) }
+
+// encodeForm is encode of the parameters m, every one by name.
+func (c *core) encodeForm(m map[string]string) string {
 	if c.session.Settings.PayloadUTF8 {
-		return p.encode()
+		return encodeForm(m)
 	}
-	return p.encodeEscaped()
+	return encodeEscapedForm(m)
 }
 
 // intern returns the session's copy of a create's string (its intent,

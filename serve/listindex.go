@@ -26,16 +26,16 @@ func (x *listIndex) sync(led *ledger.Ledger) {
 	for ; x.n < led.Objects(); x.n++ {
 		id := ledger.ObjectID(x.n + 1)
 		o, _ := led.Object(id)
-		p := parsePayload(o.Payload)
-		x.charge = append(x.charge, p.Charge)
-		x.paymentIntent = append(x.paymentIntent, p.PaymentIntent)
+		charge, pi := payloadValue(o.Payload, "charge"), payloadValue(o.Payload, "payment_intent")
+		x.charge = append(x.charge, charge)
+		x.paymentIntent = append(x.paymentIntent, pi)
 		x.all = append(x.all, id)
 		x.byIntent[o.Intent] = append(x.byIntent[o.Intent], id)
-		if p.Charge != "" {
-			x.byCharge[p.Charge] = append(x.byCharge[p.Charge], id)
+		if charge != "" {
+			x.byCharge[charge] = append(x.byCharge[charge], id)
 		}
-		if p.PaymentIntent != "" {
-			x.byPaymentIntent[p.PaymentIntent] = append(x.byPaymentIntent[p.PaymentIntent], id)
+		if pi != "" {
+			x.byPaymentIntent[pi] = append(x.byPaymentIntent[pi], id)
 		}
 	}
 }

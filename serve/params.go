@@ -287,8 +287,10 @@ func (p refundParams) bound() map[string]string {
 // in the bytes they take and not in three times as many. url.ParseQuery
 // reads it, and reads the fully escaped payloads of sessions written
 // before.
-func (p refundParams) encode() string {
-	m := p.digested(true) // every parameter, metadata included
+func (p refundParams) encode() string { return encodeForm(p.digested(true)) }
+
+// encodeForm is encode of m, every parameter by name.
+func encodeForm(m map[string]string) string {
 	keys := slices.Sorted(maps.Keys(m))
 	// Room for the exact length first: a refund keeps these bytes as long
 	// as it stands, and a builder left to grow keeps up to twice as many.
@@ -314,10 +316,13 @@ func (p refundParams) encode() string {
 // escaped (url.Values.Encode). A session or a database recorded then
 // keeps that form (SessionSettings.PayloadUTF8 false), so that it
 // replays to the same bytes.
-func (p refundParams) encodeEscaped() string {
-	v := url.Values{}
-	for k, x := range p.digested(true) {
-		v.Set(k, x)
+func (p refundParams) encodeEscaped() string { return encodeEscapedForm(p.digested(true)) }
+
+// encodeEscapedForm is encodeEscaped of m, every parameter by name.
+func encodeEscapedForm(m map[string]string) string {
+	v := make(url.Values, len(m))
+	for k, x := range m {
+		v[k] = []string{x}
 	}
 	return v.Encode()
 }
@@ -353,12 +358,32 @@ func queryEscape(b *strings.Builder, s string) {
 	}
 }
 
-// parsePayload reads a payload written by encode.
+// parsePayload reads a payload written by encode (or, before it, by
+// url.Values.Encode), as url.ParseQuery would read it, without the
+// url.Values: a pair that does not read (a bad escape, a semicolon) is
+// left out, and the first of a name given twice is kept.
 func parsePayload(s string) refundParams {
-	v, _ := url.ParseQuery(s)
 	p := refundParams{Other: map[string]string{}, Metadata: map[string]string{}}
-	for name, values := range v {
-		x := values[0]
+	var seen map[string]bool
+	for s != "" {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err1 := unescapeQuery(rawName)
+		x, err2 := unescapeQuery(rawValue)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		if seen[name] {
+			continue
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[name] = true
 		if field, ok := metadataField(name); ok {
 			p.Metadata[field] = x
 			continue
@@ -379,6 +404,39 @@ func parsePayload(s string) refundParams {
 		}
 	}
 	return p
+}
+
+// payloadValue is the value of name in a payload, as parsePayload reads
+// it, without reading the rest: what a list's index needs of each refund.
+func payloadValue(s, name string) string {
+	for s != "" {
+		var pair string
+		pair, s, _ = strings.Cut(s, "&")
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		if strings.Contains(pair, ";") {
+			continue
+		}
+		if rawName != name {
+			if n, err := unescapeQuery(rawName); err != nil || n != name {
+				continue
+			}
+		}
+		x, err := unescapeQuery(rawValue)
+		if err != nil {
+			continue
+		}
+		return x
+	}
+	return ""
+}
+
+// unescapeQuery is url.QueryUnescape, with no copy made of a component
+// that holds nothing to unescape.
+func unescapeQuery(s string) (string, error) {
+	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
+		return s, nil
+	}
+	return url.QueryUnescape(s)
 }
 
 // intentOf is the value of the intent field in form, for a field named as

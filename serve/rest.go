@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -26,12 +27,16 @@ import (
 // reply writes a JSON body with the provider's headers.
 func reply(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonType
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 	_ = http.NewResponseController(w).Flush()
 }
+
+// jsonType is the Content-Type of every reply, one slice for them all
+// (net/http copies a reply's headers before it writes them).
+var jsonType = []string{"application/json"}
 
 func replyError(w http.ResponseWriter, e *refusal) { reply(w, e.status(), e.body()) }
 
@@ -103,22 +108,31 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, *refusal) {
 	}
 	if ct := r.Header.Get("Content-Type"); ct == "" && r.ContentLength != 0 {
 		return nil, invalidParam("", "The body has no Content-Type, so it was not read; send the parameters form-encoded with Content-Type: application/x-www-form-urlencoded.")
-	} else if ct != "" {
+	} else if ct != "" && ct != formType {
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/x-www-form-urlencoded" {
+		if err != nil || mt != formType {
 			return nil, invalidParam("", "The body is "+strconv.Quote(ct)+"; send the parameters form-encoded (Content-Type: application/x-www-form-urlencoded), as Stripe's v1 API takes them.")
 		}
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-	if err := r.ParseForm(); err != nil {
+	// Read as net/http's ParseForm reads a form body, without the copy of
+	// its values it keeps in Form beside PostForm.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var form url.Values
+	if err == nil {
+		form, err = url.ParseQuery(string(body))
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, refuse(refusedTooLarge, "", "The request body is over "+strconv.Itoa(MaxBodyBytes>>10)+" KiB, more than any form within Stripe's limits (50 metadata fields of 500 characters, strings of 5000) can be.")
 		}
-		return nil, refuse(refusedInvalid, "", "The body is not a valid form: "+err.Error()+".")
+		return nil, invalidParam("", "The body is not a valid form: "+err.Error()+".")
 	}
-	return r.PostForm, nil
+	return form, nil
 }
+
+// formType is the one Content-Type a form body comes in.
+const formType = "application/x-www-form-urlencoded"
 
 // getPost serves a path that takes GET and POST: /v1/refunds (list,
 // create) and /v1/refunds/{id} (retrieve, update).
@@ -263,7 +277,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if t.aerr != nil {
 		body = t.aerr.body()
 	} else {
-		body = marshal(refundOf(t.obj, t.res.Response.Status, t.created))
+		body = refundBody(refundOf(t.obj, t.res.Response.Status, t.created))
 	}
 	s.stamp(w, r, seq, t.status, t.aerr)
 	h := w.Header()
@@ -356,7 +370,7 @@ func (s *Server) retrieve(w http.ResponseWriter, r *http.Request) {
 		e = readError()
 		status, body = e.status(), e.body()
 	} else if found {
-		status, body = http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o)))
+		status, body = http.StatusOK, refundBody(refundOf(o, o.Status, s.c.created(o)))
 		shown = shownOf(o)
 	} else {
 		e = notFound(raw)
@@ -433,7 +447,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		out.Data = append(out.Data, refundOf(o, o.Status, s.c.created(o)))
 		shown = append(shown, shownOf(o)...)
 	}
-	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
+	s.answerLocked(w, r, i, http.StatusOK, listBody(out), nil, shown, 0)
 }
 
 // heldRead ends a read that met read_timeout: it is recorded held, its
@@ -519,7 +533,7 @@ func (s *Server) answerObject(w http.ResponseWriter, r *http.Request, i int, o l
 		return
 	}
 	shown := shownOf(o)
-	s.answerLocked(w, r, i, http.StatusOK, marshal(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
+	s.answerLocked(w, r, i, http.StatusOK, refundBody(refundOf(o, o.Status, s.c.created(o))), nil, shown, o.ID)
 }
 
 func missionHas(m *missions.Mission, intent string) bool {

@@ -107,8 +107,15 @@ func (s *Server) takeCreate(req createRequest, closes bool) (createTurn, int, er
 // transport that can (closes) or cannot close one reply's stream.
 func (c *core) takeCreate(req createRequest, closes bool) createTurn {
 	c.trace = req.trace
-	digest := missions.Digest("refund", req.principal, req.params.digested(!c.opts.MetadataOutsideDigest))
-	i, world, res := c.create(req.intent, req.key, digest, c.encode(req.params), c.plan.take(req.intent), req.call)
+	// Every parameter, made once for the payload and, with metadata
+	// compared (the default), for the digest too.
+	all := req.params.digested(true)
+	bound := all
+	if c.opts.MetadataOutsideDigest {
+		bound = req.params.bound()
+	}
+	digest := missions.Digest("refund", req.principal, bound)
+	i, world, res := c.create(req.intent, req.key, digest, c.encodeForm(all), c.plan.take(req.intent), req.call)
 	c.index.sync(c.led) // as refunds come, so that no list pays for many
 	t := createTurn{c: c, i: i, world: world, res: res}
 	if req.key != "" && (res.Action == ledger.Committed || res.Action == ledger.Replayed || res.Action == ledger.Completed) {

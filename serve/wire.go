@@ -102,11 +102,19 @@ func againID(seq, again int) string {
 func (s *Server) stampID(w http.ResponseWriter, r *http.Request, id string, status int, e *refusal) {
 	h := w.Header()
 	h.Set("Request-Id", id)
-	h.Set("Stripe-Version", versionOf(r))
+	if v := versionOf(r); v == StripeVersion {
+		h["Stripe-Version"] = stripeVersion
+	} else {
+		h.Set("Stripe-Version", v)
+	}
 	if v := shouldRetry(s.opts.ShouldRetry, r.Method, status, e); v != "" {
 		h.Set("Stripe-Should-Retry", v)
 	}
 }
+
+// stripeVersion is the Stripe-Version header of a reply in
+// StripeVersion, one slice for every reply.
+var stripeVersion = []string{StripeVersion}
 
 // versionOf is the API version a request asks for, or StripeVersion: a
 // version is a date and an optional release name, as in
