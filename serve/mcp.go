@@ -163,11 +163,11 @@ func newTools(s *Server) *tools {
 	quiet := slog.New(slog.DiscardHandler)
 	t.server = mcp.NewServer(&mcp.Implementation{Name: "replaylab-refunds", Title: "replaylab refunds (a simulated provider)", Version: buildinfo.Version()},
 		&mcp.ServerOptions{Logger: quiet, Instructions: "A simulated refunds provider: refunds made here are counted, and replaylab judges whether each intent was refunded exactly once."})
-	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription, InputSchema: createSchema(),
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolCreate, Title: "Create a refund", Description: createDescription, InputSchema: schemaJSON(createSchema()),
 		Annotations: &mcp.ToolAnnotations{Title: "Create a refund", DestructiveHint: boolPtr(true), IdempotentHint: false, OpenWorldHint: boolPtr(true)}}, t.create)
-	mcp.AddTool(t.server, &mcp.Tool{Name: ToolGet, Title: "Read a refund", Description: getDescription,
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolGet, Title: "Read a refund", Description: getDescription, InputSchema: schemaJSON(inferred[getArgs]()),
 		Annotations: &mcp.ToolAnnotations{Title: "Read a refund", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.get)
-	mcp.AddTool(t.server, &mcp.Tool{Name: ToolList, Title: "List refunds", Description: listDescription,
+	mcp.AddTool(t.server, &mcp.Tool{Name: ToolList, Title: "List refunds", Description: listDescription, InputSchema: schemaJSON(inferred[listArgs]()),
 		Annotations: &mcp.ToolAnnotations{Title: "List refunds", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(true)}}, t.list)
 	t.server.AddReceivingMiddleware(t.receiving)
 	t.http = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return t.server }, &mcp.StreamableHTTPOptions{Logger: quiet, SessionTimeout: s.opts.MCPIdle})
@@ -570,6 +570,30 @@ func createSchema() *jsonschema.Schema {
 	key := sch.Properties["idempotency_key"]
 	key.Type, key.Types = "", []string{"null", "string"}
 	return sch
+}
+
+// inferred is the input schema the SDK would infer from a tool's
+// arguments, T.
+func inferred[T any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic("a tool's schema: " + err.Error()) // the types are ours; a test builds them
+	}
+	return sch
+}
+
+// schemaJSON is a tool's input schema as the JSON tools/list gives. A
+// tool whose schema is JSON text, not a *jsonschema.Schema, costs the SDK
+// a copy of that text on each call of the revisions without sessions,
+// where it reads the schema for x-mcp-header annotations, rather than a
+// marshal of the whole schema; the SDK still validates the arguments
+// against it, resolved once.
+func schemaJSON(sch *jsonschema.Schema) json.RawMessage {
+	b, err := json.Marshal(sch)
+	if err != nil {
+		panic("a tool's schema: " + err.Error())
+	}
+	return b
 }
 
 // mcpTools is the provider's MCP side, made on first use.
