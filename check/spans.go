@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -165,7 +166,7 @@ func outcomeOf(c *traces.Call, res *result) (uint8, string) {
 	case notExecuted.MatchString(why):
 		return outFail, why
 	}
-	return outInfo, cmpOr(why, "the span failed without saying why")
+	return outInfo, cmp.Or(why, "the span failed without saying why")
 }
 
 func nonEmpty(ss ...string) []string {
@@ -176,13 +177,6 @@ func nonEmpty(ss ...string) []string {
 		}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // result is what a call's captured result says.

@@ -541,7 +541,7 @@ func (tr *TraceResult) resendAnomaly(r resend) TraceAnomaly {
 		}
 	}
 	why := t.name(a.why)
-	msg := fmt.Sprintf("%s's outcome was unknown (info: %s), and it was sent again %s: %s", t.name(a.tool), cmpOr(why, "no reply"), under, words)
+	msg := fmt.Sprintf("%s's outcome was unknown (info: %s), and it was sent again %s: %s", t.name(a.tool), cmp.Or(why, "no reply"), under, words)
 	ta := TraceAnomaly{Kind: Resent, Intent: t.intentOf(a), Message: msg, Hop: hop, Evidence: []Evidence{t.spanEvidence(a), t.spanEvidence(b)}}
 	for _, k := range []int32{a.key, b.key} {
 		if k != none && !slices.Contains(ta.Keys, t.name(k)) {

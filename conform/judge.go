@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/replaylab/replaylab/export"
@@ -163,16 +164,32 @@ func intentsOf(sc *Scenario, after *export.Session, got *beliefs) []RowIntent {
 	return out
 }
 
-// judge grades a row from the provider's records (before: when the
-// client's last run ended; after: the clock settled) and the beliefs the
-// client printed. The worst intent gives the row its grade and reason. A
-// client killed while it hung is not blamed for the silence the kill made.
-func judge(sc *Scenario, before, after *export.Session, intents []RowIntent, runs []ClientRun, hung bool) (Grade, string) {
+// conduct is how a row's client behaved as a program: the runs killed
+// while they hung (by number), whether the one that hung sent no request
+// at all, the row's timeout, what it still waited on when it was killed
+// (heldWords), and what it printed that does not read.
+type conduct struct {
+	hung     []string
+	silent   bool
+	timeout  time.Duration
+	held     string
+	problems []string
+}
+
+// judge grades a row, once: from the provider's records (before: when
+// the client's last run ended; after: the clock settled) and the beliefs
+// the client printed, the worst intent giving the row its grade and
+// reason; then from its conduct, since a client that misbehaved as a
+// program does not pass, and the misbehaviour is the reason a person
+// needs first (unsafe stands: a duplicate is worse). A client killed
+// while it hung is not blamed for the silence the kill made. hung says
+// the row is unsettled because the client hung.
+func judge(sc *Scenario, before, after *export.Session, intents []RowIntent, runs []ClientRun, c conduct) (Grade, string, bool) {
 	grade := GradePass
 	var why []string
 	rank := map[Grade]int{GradePass: 0, GradeUnsettled: 1, GradeUnsafe: 2}
 	for _, ci := range intents {
-		g, w := judgeIntent(sc, before, after, ci, runs, hung)
+		g, w := judgeIntent(sc, before, after, ci, runs, len(c.hung) > 0)
 		switch {
 		case rank[g] > rank[grade]:
 			grade, why = g, []string{w}
@@ -180,7 +197,21 @@ func judge(sc *Scenario, before, after *export.Session, intents []RowIntent, run
 			why = append(why, w)
 		}
 	}
-	return grade, sentence(strings.Join(why, "; "))
+	switch {
+	case grade == GradeUnsafe:
+	case len(c.hung) > 0:
+		w := fmt.Sprintf("The client did not finish within %v of its first request (run %s); its process group was killed.", c.timeout, strings.Join(c.hung, ", "))
+		if c.silent {
+			w = fmt.Sprintf("The client sent no request within %v of its start (run %s); its process group was killed.", 2*c.timeout, strings.Join(c.hung, ", "))
+		}
+		if c.held != "" {
+			w += " " + c.held
+		}
+		return GradeUnsettled, w, true
+	case len(c.problems) > 0:
+		return GradeUnsettled, sentence(c.problems[0]), false
+	}
+	return grade, sentence(strings.Join(why, "; ")), false
 }
 
 // judgeIntent grades one intent.

@@ -96,13 +96,14 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// CheckTick is the one bound on a tick, for Validate and the command's
-// --tick: from 1ms to 1m.
+// MaxTick is the longest tick a row runs under: its request timeout is
+// RequestTimeoutTicks ticks of wall time, which a row waits out.
+const MaxTick = time.Minute
+
+// CheckTick is the provider's bound on a tick (serve.CheckTickUpTo), up to
+// MaxTick, for Validate and the command's --tick.
 func CheckTick(tick time.Duration) error {
-	if tick < time.Millisecond || tick > time.Minute {
-		return fmt.Errorf("tick %v: give a duration from 1ms to 1m, e.g. 100ms (the client's request timeout is %d ticks)", tick, RequestTimeoutTicks)
-	}
-	return nil
+	return serve.CheckTickUpTo(tick, MaxTick, fmt.Sprintf("e.g. 100ms (the client's request timeout is %d ticks)", RequestTimeoutTicks))
 }
 
 // CheckTimeout is the one bound on a scenario's timeout, for Validate and
@@ -130,7 +131,7 @@ func (c Config) Validate() error {
 	case serve.CheckMCPRevision(c.MCPRevision) != nil:
 		return serve.CheckMCPRevision(c.MCPRevision)
 	case c.MCPRevision != "" && !c.MCP:
-		return errors.New("mcp-revision is the revision of the MCP tools; give mcp with it")
+		return errors.New("--mcp-revision is the revision of the MCP tools an agent is graded over; give --mcp with it")
 	}
 	if err := findCommand(c.Command[0]); err != nil {
 		return err
@@ -442,27 +443,14 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 		return row
 	}
 	row.Intents = intentsOf(sc, after, got)
-	row.Grade, row.Why = judge(sc, before, after, row.Intents, row.Runs, len(hung) > 0)
-	if row.Grade != GradeUnsafe {
-		// A client that misbehaved as a program does not pass, and the
-		// misbehaviour is the reason a person needs first.
-		switch {
-		case len(hung) > 0:
-			row.Grade, row.Hung = GradeUnsettled, true
-			row.Why = fmt.Sprintf("The client did not finish within %v of its first request (run %s); its process group was killed.", cfg.Timeout, strings.Join(hung, ", "))
-			if silent {
-				row.Why = fmt.Sprintf("The client sent no request within %v of its start (run %s); its process group was killed.", 2*cfg.Timeout, strings.Join(hung, ", "))
-			}
-			mu.Lock()
-			held := heldWords(waitingOn, cfg)
-			mu.Unlock()
-			if held != "" {
-				row.Why += " " + held
-			}
-		case len(row.Problems) > 0:
-			row.Grade, row.Why = GradeUnsettled, sentence(row.Problems[0])
-		}
+	held := ""
+	if len(hung) > 0 {
+		mu.Lock()
+		held = heldWords(waitingOn, cfg)
+		mu.Unlock()
 	}
+	row.Grade, row.Why, row.Hung = judge(sc, before, after, row.Intents, row.Runs,
+		conduct{hung: hung, silent: silent, timeout: cfg.Timeout, held: held, problems: row.Problems})
 	return row
 }
 

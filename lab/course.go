@@ -18,7 +18,6 @@ import (
 
 	"github.com/replaylab/replaylab/course"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -669,38 +668,14 @@ func hides(k course.QuestionKind) (words, ledger bool) {
 	return false, false
 }
 
-// settingsPhrase says a run's settings in words a learner reads.
-func settingsPhrase(s missions.Settings) string {
-	return fmt.Sprintf("%s · %s caller · provider contract %s", keysPhrase(s, false), s.Policy, s.Contract)
-}
-
-// settingsLine is settingsPhrase in w cells: the key's gloss goes first
-// where the whole does not fit, so the contract is never cut.
+// settingsLine is the run's settings in a learner's words
+// (missions.SettingsSentence) in w cells: the key's gloss goes first where
+// the whole does not fit, so the contract is never cut.
 func settingsLine(s missions.Settings, w int) string {
-	if p := settingsPhrase(s); cells(p) <= w {
+	if p := missions.SettingsSentence(s, false); cells(p) <= w {
 		return p
 	}
-	return cut(fmt.Sprintf("%s · %s caller · contract %s", keysPhrase(s, true), s.Policy, s.Contract), w)
-}
-
-// keysPhrase says where a run's keys come from, with a gloss unless
-// short.
-func keysPhrase(s missions.Settings, short bool) string {
-	switch {
-	case s.Contract == ledger.None && short:
-		return "keys ignored"
-	case s.Contract == ledger.None:
-		return "the provider ignores keys"
-	case s.KeySource == missions.KeyPayloadHash && short:
-		return "keys from the payload's hash"
-	case s.KeySource == missions.KeyPayloadHash:
-		return "keys hashed from the payload (alike payloads, one key)"
-	case short:
-		return "stable keys " + missions.OnOff(s.StableKeys)
-	case s.StableKeys:
-		return "stable keys on (the retry reuses the key)"
-	}
-	return "stable keys off (a fresh key per attempt)"
+	return cut(missions.SettingsSentence(s, true), w)
 }
 
 // scheduleLines are the run's steps in words, in h lines: the steps done
@@ -733,7 +708,7 @@ func (cs *courseView) scheduleRows(pos, w int, whole bool) []string {
 	m := cs.runNow().Mission
 	lines := []string{panelTitle(*cs.st, "the schedule", fmt.Sprintf("step %d of %d", pos, len(m.Schedule)+1), false, w)}
 	for i, st := range m.Schedule {
-		text := termtext.CleanLine(courseStep(m, st))
+		text := termtext.CleanLine(missions.StepWords(m, st))
 		if i+1 <= pos && st.Kind() == missions.StepAttempt {
 			// Run: sent, or let go by, as the lab's schedule says.
 			who := ""
@@ -773,38 +748,6 @@ func (cs *courseView) stepRow(step, pos int, text string, w int, whole bool) []s
 		out = append(out, style.Render(lead+l))
 	}
 	return out
-}
-
-// courseStep says a schedule step in words, what the world does and not
-// what the caller will see.
-func courseStep(m *missions.Mission, st missions.Step) string {
-	who := ""
-	if len(m.Intents) > 1 && st.Attempt != "" {
-		who = " (" + st.Attempt + ")"
-	}
-	switch st.Kind() {
-	case missions.StepAttempt:
-		// "if sent": the step is the caller's turn, which a guarded
-		// caller may let go by; the words are what a send would meet.
-		s := "if sent" + who + ": " + missions.FixtureWords(st)
-		if len(st.Payload) > 0 {
-			s = "if sent" + who + " with other parameters: " + missions.FixtureWords(st)
-		}
-		return s
-	case missions.StepTogether:
-		parts := make([]string, len(st.Together))
-		for i, t := range st.Together {
-			parts[i] = fmt.Sprintf("worker %d: %s", i+1, missions.FixtureWords(t))
-		}
-		return fmt.Sprintf("%d workers send at once. %s", len(st.Together), strings.Join(parts, "; "))
-	case missions.StepWait:
-		return fmt.Sprintf("wait %s", termtext.Plural(st.Wait, "tick"))
-	case missions.StepRead:
-		return "read back the refunds the provider holds for the order"
-	case missions.StepRestart:
-		return "the caller restarts from what it recorded"
-	}
-	return st.String()
 }
 
 // saidLine is what the agent last said, up to pos: always on screen.

@@ -297,6 +297,22 @@ func (e Expectation) VerdictsInOrder(intents []Intent) []Verdict {
 	return vs
 }
 
+// The flags that give a run's settings, in one spelling for every command
+// and every output that names them.
+const (
+	FlagStableKeys  = "stable-keys"
+	FlagPolicy      = "policy"
+	FlagContract    = "contract"
+	FlagKeySource   = "key-source"
+	FlagSeed        = "seed"
+	FlagMaxAttempts = "max-attempts"
+	FlagDeadline    = "deadline"
+)
+
+// SettingFlags are the flags of the settings a mission contrasts, in the
+// order every output gives them.
+var SettingFlags = []string{FlagStableKeys, FlagPolicy, FlagContract, FlagKeySource}
+
 // Overrides are settings chosen on top of a mission's defaults; nil fields
 // keep the default.
 type Overrides struct {
@@ -314,16 +330,16 @@ func (o Overrides) String() string { return strings.Join(o.Flags(), " ") }
 func (o Overrides) Flags() []string {
 	var out []string
 	if o.StableKeys != nil {
-		out = append(out, asFlag("stable-keys", OnOff(*o.StableKeys)))
+		out = append(out, asFlag(FlagStableKeys, OnOff(*o.StableKeys)))
 	}
 	if o.Policy != nil {
-		out = append(out, asFlag("policy", string(*o.Policy)))
+		out = append(out, asFlag(FlagPolicy, string(*o.Policy)))
 	}
 	if o.Contract != nil {
-		out = append(out, asFlag("contract", string(*o.Contract)))
+		out = append(out, asFlag(FlagContract, string(*o.Contract)))
 	}
 	if o.KeySource != nil {
-		out = append(out, asFlag("key-source", string(*o.KeySource)))
+		out = append(out, asFlag(FlagKeySource, string(*o.KeySource)))
 	}
 	return out
 }
@@ -344,13 +360,13 @@ func (s Settings) Flags(m *Mission) []string {
 	}
 	out := o.Flags()
 	if s.Seed != DefaultSeed {
-		out = append(out, asFlag("seed", strconv.FormatUint(s.Seed, 10)))
+		out = append(out, asFlag(FlagSeed, strconv.FormatUint(s.Seed, 10)))
 	}
 	if s.MaxAttempts != 0 {
-		out = append(out, asFlag("max-attempts", strconv.Itoa(s.MaxAttempts)))
+		out = append(out, asFlag(FlagMaxAttempts, strconv.Itoa(s.MaxAttempts)))
 	}
 	if s.Deadline != 0 {
-		out = append(out, asFlag("deadline", strconv.Itoa(s.Deadline)))
+		out = append(out, asFlag(FlagDeadline, strconv.Itoa(s.Deadline)))
 	}
 	return out
 }

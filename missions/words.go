@@ -588,3 +588,64 @@ func VerdictMeaning(v Verdict) string {
 	}
 	return string(v)
 }
+
+// SettingsSentence says a run's settings in words a learner reads: "stable
+// keys on (the retry reuses the key) · naive caller · provider contract
+// v1"; short leaves the glosses out, for a narrow screen.
+func SettingsSentence(s Settings, short bool) string {
+	if short {
+		return fmt.Sprintf("%s · %s caller · contract %s", keysWords(s, true), s.Policy, s.Contract)
+	}
+	return fmt.Sprintf("%s · %s caller · provider contract %s", keysWords(s, false), s.Policy, s.Contract)
+}
+
+// keysWords says where a run's keys come from, with a gloss unless short.
+func keysWords(s Settings, short bool) string {
+	switch {
+	case s.Contract == ledger.None && short:
+		return "keys ignored"
+	case s.Contract == ledger.None:
+		return "the provider ignores keys"
+	case s.KeySource == KeyPayloadHash && short:
+		return "keys from the payload's hash"
+	case s.KeySource == KeyPayloadHash:
+		return "keys hashed from the payload (alike payloads, one key)"
+	case short:
+		return "stable keys " + OnOff(s.StableKeys)
+	case s.StableKeys:
+		return "stable keys on (the retry reuses the key)"
+	}
+	return "stable keys off (a fresh key per attempt)"
+}
+
+// StepWords says a step of m's schedule in a learner's words, what the
+// world does and not what the caller will see: the course's schedule.
+// (Step.Phrase is the schedule's terse notation.)
+func StepWords(m *Mission, st Step) string {
+	who := ""
+	if len(m.Intents) > 1 && st.Attempt != "" {
+		who = " (" + st.Attempt + ")"
+	}
+	switch st.Kind() {
+	case StepAttempt:
+		// "if sent": the step is the caller's turn, which a guarded
+		// caller may let go by; the words are what a send would meet.
+		if len(st.Payload) > 0 {
+			return "if sent" + who + " with other parameters: " + FixtureWords(st)
+		}
+		return "if sent" + who + ": " + FixtureWords(st)
+	case StepTogether:
+		parts := make([]string, len(st.Together))
+		for i, t := range st.Together {
+			parts[i] = fmt.Sprintf("worker %d: %s", i+1, FixtureWords(t))
+		}
+		return fmt.Sprintf("%d workers send at once. %s", len(st.Together), strings.Join(parts, "; "))
+	case StepWait:
+		return fmt.Sprintf("wait %s", termtext.Plural(st.Wait, "tick"))
+	case StepRead:
+		return "read back the refunds the provider holds for the order"
+	case StepRestart:
+		return "the caller restarts from what it recorded"
+	}
+	return st.String()
+}

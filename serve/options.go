@@ -183,12 +183,37 @@ func CheckMCPRevision(rev string) error {
 	return fmt.Errorf("mcp-revision %q: give %s (initialize and sessions) or %s (no sessions: each request carries its revision), or leave it out to serve both", rev, MCPRevisionSession, MCPRevisionPerRequest)
 }
 
-// CheckTick: a tick lasts from 1ms to 24h.
-func CheckTick(tick time.Duration) error {
-	if tick < time.Millisecond || tick > 24*time.Hour {
-		return fmt.Errorf("tick %v: give a duration from 1ms to 24h, e.g. 1s or 100ms", tick)
+// The bounds of a tick: MinTick, the finest a clock of wall time keeps
+// apart, and MaxTick, a day.
+const (
+	MinTick = time.Millisecond
+	MaxTick = 24 * time.Hour
+)
+
+// CheckTick: a tick lasts from MinTick to MaxTick.
+func CheckTick(tick time.Duration) error { return CheckTickUpTo(tick, MaxTick, "e.g. 1s or 100ms") }
+
+// CheckTickUpTo is the one bound on a tick, for a driver that takes
+// ticks no longer than most (at most MaxTick): from MinTick to most, with
+// an example in the words of the refusal.
+func CheckTickUpTo(tick, most time.Duration, example string) error {
+	most = min(most, MaxTick)
+	if tick < MinTick || tick > most {
+		return fmt.Errorf("tick %v: give a duration from %v to %s, %s", tick, MinTick, durationWords(most), example)
 	}
 	return nil
+}
+
+// durationWords is d as a flag takes it, whole hours or minutes as 24h
+// or 1m rather than 24h0m0s.
+func durationWords(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
 }
 
 // CheckRetention: keys are kept at least one tick.

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -68,7 +69,7 @@ func numberTime(line []byte) (field, msg string) {
 		}
 	}
 	if f, err := walk(line); err != nil {
-		return cmpOr(f, "a time"), err.Error()
+		return cmp.Or(f, "a time"), err.Error()
 	}
 	return "a time", "a time in nanoseconds is given as a JSON number; OTLP/JSON writes it as a decimal string"
 }

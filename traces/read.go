@@ -8,6 +8,7 @@ package traces
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -263,13 +264,13 @@ func callOf(sp ptrace.Span, c *Call) bool {
 	switch {
 	case str("gen_ai.operation.name") == "execute_tool" || strings.HasPrefix(name, "execute_tool "):
 		c.Convention = GenAI
-		c.Tool = cmpOr(str("gen_ai.tool.name"), strings.TrimPrefix(name, "execute_tool "))
+		c.Tool = cmp.Or(str("gen_ai.tool.name"), strings.TrimPrefix(name, "execute_tool "))
 	case (str("mcp.method.name") == "tools/call" || strings.HasPrefix(name, "tools/call ")) && sp.Kind() == ptrace.SpanKindClient:
 		c.Convention = MCP
-		c.Tool = cmpOr(str("gen_ai.tool.name"), strings.TrimPrefix(name, "tools/call "))
+		c.Tool = cmp.Or(str("gen_ai.tool.name"), strings.TrimPrefix(name, "tools/call "))
 	case str("traceloop.span.kind") == "tool":
 		c.Convention = Traceloop
-		c.Tool = cmpOr(str("traceloop.entity.name"), strings.TrimSuffix(name, ".tool"))
+		c.Tool = cmp.Or(str("traceloop.entity.name"), strings.TrimSuffix(name, ".tool"))
 		c.Args, c.Result = str("traceloop.entity.input"), str("traceloop.entity.output")
 	case name == "ai.toolCall" || str("ai.operationId") == "ai.toolCall":
 		c.Convention = AISDK
@@ -322,13 +323,6 @@ func exception(sp ptrace.Span) string {
 		return typ + ": " + msg
 	}
 	return ""
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // readLine reads one line, at most MaxLine bytes.

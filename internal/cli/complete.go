@@ -60,14 +60,14 @@ func registerCompletions(cmd *cobra.Command) {
 // for every command.
 var flagWords = sync.OnceValue(func() map[string]cobra.CompletionFunc {
 	return map[string]cobra.CompletionFunc{
-		"stable-keys": words([]string{"on", "off"}),
-		"policy":      words(missions.Policies),
-		"contract":    words(ledger.Contracts),
-		"key-source":  words(missions.KeySources),
-		"format":      words([]render.Format{render.Text, render.Markdown, render.JSON}),
-		"fail-on":     words(missions.Verdicts),
-		"dir":         dirsOnly,
-		"missions":    dirsOnly,
+		missions.FlagStableKeys: words([]string{"on", "off"}),
+		missions.FlagPolicy:     words(missions.Policies),
+		missions.FlagContract:   words(ledger.Contracts),
+		missions.FlagKeySource:  words(missions.KeySources),
+		"format":                words([]render.Format{render.Text, render.Markdown, render.JSON}),
+		"fail-on":               words(missions.Verdicts),
+		"dir":                   dirsOnly,
+		"missions":              dirsOnly,
 	}
 })
 

@@ -143,15 +143,13 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 			return badInput(fmt.Errorf("--%w", err))
 		}
 	}
-	// conform.Run validates the Config, once, before the first row.
 	if cmd.Flags().Changed("mcp-revision") {
 		if err := serve.CheckMCPRevision(f.mcpRevision); err != nil {
 			return badInput(fmt.Errorf("--%w", err))
 		}
-		if !f.mcp {
-			return badInput(errors.New("--mcp-revision is the revision of the MCP tools an agent is graded over; give --mcp with it"))
-		}
 	}
+	// conform.Run validates the Config, once, before the first row: that
+	// --mcp-revision comes with --mcp among the rest.
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp, MCPRevision: f.mcpRevision}
 	exploring := cmd.Flags().Changed("explore") || cmd.Flags().Changed("for")
 	ex, err := f.exploreConfig(cmd, exploring)

@@ -122,9 +122,9 @@ func newExploreCmd() *cobra.Command {
 		fmt.Sprintf("a whole number from 1 to %d", missions.MaxSchedulesBound)),
 		"max-schedules", "stop once this many schedules are covered")
 	cmd.Flags().StringSliceVar(&faults, "faults", nil, "the fixtures an attempt may meet, comma-separated (default: the mission's own fixtures and the core four)")
-	cmd.Flags().StringSliceVar(&stable, "stable-keys", nil, "stable keys to explore: on, off or on,off (default both)")
-	cmd.Flags().StringSliceVar(&policies, "policy", nil, "caller policies to explore: naive, guarded (default both)")
-	cmd.Flags().StringSliceVar(&contracts, "contract", nil, "provider contracts to explore: v1, v2, none (default all three)")
+	cmd.Flags().StringSliceVar(&stable, missions.FlagStableKeys, nil, "stable keys to explore: on, off or on,off (default both)")
+	cmd.Flags().StringSliceVar(&policies, missions.FlagPolicy, nil, "caller policies to explore: naive, guarded (default both)")
+	cmd.Flags().StringSliceVar(&contracts, missions.FlagContract, nil, "provider contracts to explore: v1, v2, none (default all three)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for scripts")
 	cmd.Flags().StringVar(&out, "out", "", "write each shortest counterexample as a mission file into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite mission files that exist in --out")
@@ -150,15 +150,15 @@ func parseFaults(m *missions.Mission, names []string, changed bool) ([]missions.
 }
 
 func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, contracts []string) ([]missions.Settings, error) {
-	keys, err := parseList(cmd, "stable-keys", stable, []bool{true, false}, missions.ParseOnOff)
+	keys, err := parseList(cmd, missions.FlagStableKeys, stable, []bool{true, false}, missions.ParseOnOff)
 	if err != nil {
 		return nil, err
 	}
-	pols, err := parseList(cmd, "policy", policies, missions.Policies, missions.ParsePolicy)
+	pols, err := parseList(cmd, missions.FlagPolicy, policies, missions.Policies, missions.ParsePolicy)
 	if err != nil {
 		return nil, err
 	}
-	cons, err := parseList(cmd, "contract", contracts, ledger.Contracts, ledger.ParseContract)
+	cons, err := parseList(cmd, missions.FlagContract, contracts, ledger.Contracts, ledger.ParseContract)
 	if err != nil {
 		return nil, err
 	}

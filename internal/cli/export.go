@@ -60,7 +60,7 @@ func newExportCmd() *cobra.Command {
 				return badInput(fmt.Errorf("--format text: export writes files; accepted: json, markdown"))
 			}
 			if variants {
-				for _, name := range []string{"stable-keys", "policy", "contract", "key-source"} {
+				for _, name := range missions.SettingFlags {
 					if cmd.Flags().Changed(name) {
 						return badInput(fmt.Errorf("--%s and --variants do not go together: --variants exports the settings each mission contrasts", name))
 					}

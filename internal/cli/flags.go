@@ -27,25 +27,25 @@ type settingFlags struct {
 }
 
 func (f *settingFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.stableKeys, "stable-keys", "", "reuse one idempotency key per intent: on or off (default on)")
-	cmd.Flags().StringVar(&f.policy, "policy", "", "caller policy: naive or guarded (default naive)")
-	cmd.Flags().StringVar(&f.contract, "contract", "", "provider contract: v1, v2 or none (default: the mission's)")
-	cmd.Flags().StringVar(&f.keySource, "key-source", "", "where keys come from: intent or payload_hash (default: the mission's)")
+	cmd.Flags().StringVar(&f.stableKeys, missions.FlagStableKeys, "", "reuse one idempotency key per intent: on or off (default on)")
+	cmd.Flags().StringVar(&f.policy, missions.FlagPolicy, "", "caller policy: naive or guarded (default naive)")
+	cmd.Flags().StringVar(&f.contract, missions.FlagContract, "", "provider contract: v1, v2 or none (default: the mission's)")
+	cmd.Flags().StringVar(&f.keySource, missions.FlagKeySource, "", "where keys come from: intent or payload_hash (default: the mission's)")
 }
 
 // overrides reads the flags the user set; flags left alone keep the
 // mission's defaults. A bad value is a usage error naming what is accepted.
 func (f *settingFlags) overrides(cmd *cobra.Command) (o missions.Overrides, err error) {
-	if o.StableKeys, err = changedFlag(cmd, "stable-keys", f.stableKeys, missions.ParseOnOff); err != nil {
+	if o.StableKeys, err = changedFlag(cmd, missions.FlagStableKeys, f.stableKeys, missions.ParseOnOff); err != nil {
 		return o, err
 	}
-	if o.Policy, err = changedFlag(cmd, "policy", f.policy, missions.ParsePolicy); err != nil {
+	if o.Policy, err = changedFlag(cmd, missions.FlagPolicy, f.policy, missions.ParsePolicy); err != nil {
 		return o, err
 	}
-	if o.Contract, err = changedFlag(cmd, "contract", f.contract, ledger.ParseContract); err != nil {
+	if o.Contract, err = changedFlag(cmd, missions.FlagContract, f.contract, ledger.ParseContract); err != nil {
 		return o, err
 	}
-	o.KeySource, err = changedFlag(cmd, "key-source", f.keySource, missions.ParseKeySource)
+	o.KeySource, err = changedFlag(cmd, missions.FlagKeySource, f.keySource, missions.ParseKeySource)
 	return o, err
 }
 
@@ -209,13 +209,13 @@ func registerWidth(cmd *cobra.Command, width *int) {
 // caller's budget: --max-attempts and --deadline.
 func registerSeed(cmd *cobra.Command, seed *uint64) {
 	*seed = missions.DefaultSeed
-	cmd.Flags().Var(seedFlag{seed}, "seed", "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
+	cmd.Flags().Var(seedFlag{seed}, missions.FlagSeed, "seed for the key generator: any whole number from 0 up; the same seed gives the same case")
 	var maxAttempts, deadline int
 	cmd.Flags().Var(newWholeFlag(&maxAttempts, 0, 0, missions.MaxSteps,
 		fmt.Sprintf("a whole number from 0 (as many as the schedule offers) to %d", missions.MaxSteps)),
-		"max-attempts", "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
+		missions.FlagMaxAttempts, "the caller's budget of sends per intent (default 0: as many as the schedule offers)")
 	cmd.Flags().Var(newWholeFlag(&deadline, 0, 0, math.MaxInt, "0 (no deadline) or a tick from 1 up"),
-		"deadline", "the tick after which the caller sends nothing (default 0: no deadline)")
+		missions.FlagDeadline, "the tick after which the caller sends nothing (default 0: no deadline)")
 }
 
 // settingsFor is the mission's default settings with the user's flags and
@@ -232,8 +232,8 @@ func settingsFor(cmd *cobra.Command, m *missions.Mission, sf *settingFlags, seed
 // --deadline) from the flags, checked.
 func withRunFlags(cmd *cobra.Command, s missions.Settings, seed uint64) (missions.Settings, error) {
 	s.Seed = seed
-	s.MaxAttempts, _ = cmd.Flags().GetInt("max-attempts")
-	s.Deadline, _ = cmd.Flags().GetInt("deadline")
+	s.MaxAttempts, _ = cmd.Flags().GetInt(missions.FlagMaxAttempts)
+	s.Deadline, _ = cmd.Flags().GetInt(missions.FlagDeadline)
 	if err := s.Validate(); err != nil {
 		return missions.Settings{}, badInput(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
+	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
 )
 
@@ -87,7 +89,7 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 	if isFileArg(mission) {
 		// A recorded client's choices are its own: a setting asked for
 		// would be silently left unused.
-		for _, name := range []string{"stable-keys", "policy", "contract", "key-source", "seed"} {
+		for _, name := range append(slices.Clone(missions.SettingFlags), missions.FlagSeed) {
 			if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
 				return badInput(fmt.Errorf("--%s: a recorded session is your client's own run, under its own keys and policy; open a mission to try settings (replaylab lab MISSION --%s …)", name, name))
 			}
