@@ -477,13 +477,13 @@ type Outputs struct {
 
 // SessionPath is where the session of the scenario of that id is kept.
 func (o Outputs) SessionPath(scenario string) string {
-	return filepath.Join(o.RecordDir, scenario+".json")
+	return filepath.Join(o.RecordDir, scenario+export.SessionExt)
 }
 
 // TracesPath is where the provider's spans of that scenario's session
 // are kept.
 func (o Outputs) TracesPath(scenario string) string {
-	return filepath.Join(o.RecordDir, scenario+".otlp.jsonl")
+	return filepath.Join(o.RecordDir, scenario+export.TracesExt)
 }
 
 // Files are the outputs of rep, the JUnit file first; a row that did not

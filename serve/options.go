@@ -4,6 +4,7 @@ package serve
 // once, for Validate and the command's flags.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -260,18 +261,46 @@ func CheckShouldRetry(mode string) error {
 	return nil
 }
 
+// boundedOptions are the options Check holds to their bounds, by the name
+// of the flag that sets each.
+var boundedOptions = []string{"tick", "hold", "delay", "tool-errors", "should-retry", "retention", "mcp-revision"}
+
+// Check holds one option, named as the flag that sets it, to its bounds,
+// as it is given (a zero is not taken for the default): Validate checks
+// each, and the command checks those it was given, so that a value given
+// is never taken for the default that zero means. An option with no
+// bound is nil.
+func (o Options) Check(name string) error {
+	switch name {
+	case "tick":
+		return CheckTick(o.Tick)
+	case "hold":
+		return CheckHold(o.Hold)
+	case "delay":
+		return CheckDelay(o.Delay)
+	case "tool-errors":
+		return CheckToolErrors(o.ToolErrors)
+	case "should-retry":
+		return CheckShouldRetry(o.ShouldRetry)
+	case "retention":
+		return CheckRetention(o.Retention, cmp.Or(o.Tick, DefaultTick))
+	case "mcp-revision":
+		return CheckMCPRevision(o.MCPRevision)
+	}
+	return nil
+}
+
 // Validate rejects options the provider cannot run, saying what would do.
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	if _, err := ledger.ParseContract(string(o.Contract)); err != nil {
 		return err
 	}
-	checks := []error{CheckTick(o.Tick), CheckHold(o.Hold), CheckDelay(o.Delay), CheckToolErrors(o.ToolErrors), CheckShouldRetry(o.ShouldRetry)}
-	if o.Retention != 0 { // zero: the mission's retention, else DefaultRetention
-		checks = append(checks, CheckRetention(o.Retention, o.Tick))
-	}
-	for _, err := range checks {
-		if err != nil {
+	for _, name := range boundedOptions {
+		if name == "retention" && o.Retention == 0 {
+			continue // zero: the mission's retention, else DefaultRetention
+		}
+		if err := o.Check(name); err != nil {
 			return err
 		}
 	}
@@ -279,7 +308,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("resolve %q: a pending refund ends succeeded or failed", o.Resolve)
 	}
 	if o.Mission != nil && (len(o.Faults) > 0 || len(o.ReadFaults) > 0) {
-		return errors.New("give faults or a mission, not both: a mission schedules its own faults per intent")
+		return errors.New("--faults and --mission do not go together: a mission schedules its own faults per intent")
 	}
 	for _, r := range o.ReadFaults {
 		if err := r.Check(); err != nil {

@@ -267,3 +267,20 @@ func parseTraceparent(tp string) (trace [16]byte, span [8]byte, ok bool) {
 	copy(span[:], p)
 	return trace, span, true
 }
+
+// WriteRecord writes s to w in format f: the session, its history, or
+// the provider's spans (WriteSession).
+func WriteRecord(w io.Writer, f export.RecordFormat, s *export.Session) error {
+	switch f {
+	case export.RecordTraces:
+		return WriteSession(w, s)
+	case export.RecordHistory:
+		data, err := export.MarshalHistory(s.History())
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	return export.WriteSession(w, s)
+}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,15 +13,6 @@ import (
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
-
-// exportJob is one case to write.
-type exportJob struct {
-	m    *missions.Mission
-	s    missions.Settings
-	path string
-	c    *missions.Case
-	data []byte
-}
 
 func newExportCmd() *cobra.Command {
 	var (
@@ -72,69 +62,61 @@ func newExportCmd() *cobra.Command {
 			if err := checkDir("--dir", dir); err != nil {
 				return err
 			}
-			var jobs []*exportJob
-			seen := map[string]bool{}
+			var runs []export.Job
 			for _, id := range args {
 				m, err := cat.Get(id)
 				if err != nil {
 					return badInput(err)
 				}
-				var settings []missions.Settings
-				if variants {
-					for _, e := range m.Expect {
-						s, err := withRunFlags(cmd, m.Settings(e.When), seed)
-						if err != nil {
-							return err
-						}
-						settings = append(settings, s)
-					}
-				} else {
+				if !variants {
 					s, err := settingsFor(cmd, m, &sf, seed)
 					if err != nil {
 						return err
 					}
-					settings = append(settings, s)
+					runs = append(runs, export.Job{Mission: m, Settings: s})
+					continue
 				}
-				for _, s := range settings {
-					path := filepath.Join(dir, export.FileName(m.ID, s))
-					if f == render.Markdown {
-						path = strings.TrimSuffix(path, ".json") + ".md"
+				for _, e := range m.Expect {
+					s, err := withRunFlags(cmd, m.Settings(e.When), seed)
+					if err != nil {
+						return err
 					}
-					if seen[path] {
-						continue
-					}
-					seen[path] = true
-					jobs = append(jobs, &exportJob{m: m, s: s, path: path})
+					runs = append(runs, export.Job{Mission: m, Settings: s})
 				}
 			}
+			ext := ".json"
+			if f == render.Markdown {
+				ext = ".md"
+			}
+			jobs := export.Plan(dir, ext, runs)
 			// Everything is checked and run before the first file is
 			// written, so a refusal leaves the directory as it was.
 			for _, j := range jobs {
-				if err := checkWritable(j.path, force, true); err != nil {
+				if err := checkWritable(j.Path, force, true); err != nil {
 					return err
 				}
 			}
-			for _, j := range jobs {
-				if j.c, err = missions.Run(j.m, j.s); err != nil {
+			cases := make([]*missions.Case, len(jobs))
+			files := make([]atomicfile.File, len(jobs))
+			for i, j := range jobs {
+				if cases[i], err = missions.Run(j.Mission, j.Settings); err != nil {
 					return badInput(err)
 				}
-				if j.data, err = render.Case(j.c, f, render.DefaultTextWidth); err != nil {
+				data, err := render.Case(cases[i], f, render.DefaultTextWidth)
+				if err != nil {
 					return err
 				}
+				files[i] = atomicfile.File{Path: j.Path, Data: data}
 			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return badInput(fmt.Errorf("--dir %s: cannot create it: %w", dir, cause(err)))
-			}
-			files := make([]atomicfile.File, len(jobs))
-			for i, j := range jobs {
-				files[i] = atomicfile.File{Path: j.path, Data: j.data}
 			}
 			if err := writeAll(files, force); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			for _, j := range jobs {
-				fmt.Fprintf(w, "wrote %s  (%s)\n", termtext.CleanLine(j.path), caseBrief(j.c))
+			for i, j := range jobs {
+				fmt.Fprintf(w, "wrote %s  (%s)\n", termtext.CleanLine(j.Path), caseBrief(cases[i]))
 			}
 			return nil
 		},

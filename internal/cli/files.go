@@ -14,6 +14,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/infile"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // existsError says which file is in the way and how to replace it.
@@ -155,13 +156,10 @@ func printed(_ int, err error) error {
 	return nil
 }
 
-// readDocument reads a case file or a serve session file.
+// readDocument reads a case file or a serve session file
+// (reproduce.ReadDocument).
 func readDocument(path string) (export.Document, error) {
-	data, err := readLimited(path, export.MaxCaseBytes, "a case .json file")
-	if err != nil {
-		return export.Document{}, err
-	}
-	return export.ReadDocument(path, data)
+	return reproduce.ReadDocument(path, pipeWait)
 }
 
 // progressPath is where the course keeps its progress on this machine.

@@ -3,16 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/course"
-	"github.com/replaylab/replaylab/internal/infile"
-	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/lab"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
@@ -94,9 +90,9 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 				return badInput(fmt.Errorf("--%s: a recorded session is your client's own run, under its own keys and policy; open a mission to try settings (replaylab lab MISSION --%s …)", name, name))
 			}
 		}
-		run, err := recordedRun(mission)
+		run, err := reproduce.OpenSession(mission, pipeWait)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		opts.Mission, opts.Recorded, opts.RecordedName = "", run, mission
 	}
@@ -115,31 +111,4 @@ func runLab(cmd *cobra.Command, f *labFlags, mission string) error {
 // mission: a mission id has no dot and no slash.
 func isFileArg(arg string) bool {
 	return arg != "" && strings.ContainsAny(arg, `./\`)
-}
-
-// recordedRun reads a session for the lab, holds it to what its replay
-// gives (a tampered ledger or verdict is refused) and tells it step by
-// step.
-func recordedRun(path string) (*reproduce.SessionRun, error) {
-	if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
-		return nil, badInput(fmt.Errorf("%s is a mission file: open it with replaylab lab --missions %s MISSION-ID (the lab takes a mission by id, or a session file)", path, termtext.ShellWord(filepath.Dir(path))))
-	}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil, badInput(fmt.Errorf("%s: no such file; the lab opens a mission by its id (replaylab missions lists them) or a session file that serve --record or conform --record wrote", path))
-	}
-	d, err := readDocument(path)
-	if err != nil {
-		return nil, badInput(infile.Error(path, err))
-	}
-	if d.Session == nil {
-		return nil, badInput(fmt.Errorf("%s is a case, not a session: the lab opens a mission (replaylab lab MISSION) or a session that serve --record or conform --record wrote; replaylab replay or compare read a case", path))
-	}
-	if p := reproduce.Problems(path, d); len(p) > 0 {
-		return nil, badInput(errors.New(strings.Join(p, "\n")))
-	}
-	run, err := reproduce.Run(d.Session)
-	if err != nil {
-		return nil, badInput(fmt.Errorf("%s: %w", path, err))
-	}
-	return run, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaylab/replaylab/lab"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/reproduce"
 )
 
 // runWithStderr runs the command line with standard input from the null
@@ -98,7 +99,7 @@ func TestLabOpensAConformSession(t *testing.T) {
 	if code != exitVerdict || !strings.Contains(stderr, "replaylab lab "+path) {
 		t.Fatalf("conform --record: exit %d, and no lab command for the row that did not pass:\n%s", code, stderr)
 	}
-	run, err := recordedRun(path)
+	run, err := reproduce.OpenSession(path, pipeWait)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestLabRefusesBadSessions(t *testing.T) {
 		filepath.Join(dir, "missing.json"):            "no such file; the lab opens a mission by its id",
 		write("m.yaml", []byte("id: x\n")):            "is a mission file: open it with replaylab lab --missions",
 	} {
-		_, err := recordedRun(path)
+		_, err := reproduce.OpenSession(path, pipeWait)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Base(path)) {
 			t.Errorf("%s: %v, want it to name the file and say %q", filepath.Base(path), err, want)
 		}

@@ -143,13 +143,12 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 	case cmd.Flags().Changed("mcp-revision") && (!f.mcp || f.stdio):
 		return o, badInput(errors.New("--mcp-revision narrows the MCP revisions served over HTTP at /mcp; give --mcp without --stdio with it"))
 	}
-	given := []error{serve.CheckMCPRevision(f.mcpRevision), serve.CheckToolErrors(f.toolErrors), serve.CheckShouldRetry(f.shouldRetry), serve.CheckTick(f.tick), serve.CheckHold(f.hold)}
-	if cmd.Flags().Changed("retention") {
-		given = append(given, serve.CheckRetention(f.retention, f.tick))
-	}
-	for _, err := range given {
-		if err != nil {
-			return o, badInput(fmt.Errorf("--%w", err))
+	// Each bound given is checked as given; serve.Run validates the rest.
+	for _, name := range []string{"mcp-revision", "tool-errors", "should-retry", "tick", "hold", "retention"} {
+		if name != "retention" || cmd.Flags().Changed(name) {
+			if err := o.Check(name); err != nil {
+				return o, badInput(fmt.Errorf("--%w", err))
+			}
 		}
 	}
 	if cmd.Flags().Changed("contract") {
@@ -205,9 +204,6 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		return o, badInput(errors.New("--lag is how far behind a read_lagging read shows the ledger; give read_lagging in --faults, or leave --lag out"))
 	}
 	if f.mission != "" {
-		if len(o.Faults) > 0 || len(o.ReadFaults) > 0 {
-			return o, badInput(errors.New("--faults and --mission do not go together: a mission schedules its own faults per intent"))
-		}
 		m, err := missionArg(cmd, f.mission)
 		if err != nil {
 			return o, err
@@ -285,19 +281,8 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 	if path == "" {
 		return nil
 	}
-	write := func(w io.Writer) error { return export.WriteSession(w, sess) }
-	if tracesFile(path) {
-		write = func(w io.Writer) error { return traces.WriteSession(w, sess) }
-	} else if historyFile(path) {
-		data, err := export.MarshalHistory(sess.History())
-		if err != nil {
-			return err
-		}
-		write = func(w io.Writer) error {
-			_, err := w.Write(data)
-			return err
-		}
-	}
+	format := export.RecordFormatOf(path)
+	write := func(w io.Writer) error { return traces.WriteRecord(w, format, sess) }
 	if err := writeFileAtomicWith(path, write, force); err != nil {
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -305,23 +290,16 @@ func writeRecord(log io.Writer, path string, force bool, sess *export.Session) e
 		}
 		return infile.Error(path, err)
 	}
-	switch {
-	case tracesFile(path):
+	switch format {
+	case export.RecordTraces:
 		fmt.Fprintf(log, "wrote the provider's spans to %s (OTLP/JSON lines: open them in your trace viewer beside your agent's own)\n", path)
-	case historyFile(path):
+	case export.RecordHistory:
 		fmt.Fprintf(log, "wrote the history to %s (check it with: replaylab check %s)\n", path, termtext.ShellWord(path))
 	default:
 		fmt.Fprintf(log, "wrote the session to %s (compare it with cases, replay it, or check it)\n", path)
 	}
 	return nil
 }
-
-// historyFile: a --record file named *.jsonl gets the history format.
-func historyFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".jsonl") }
-
-// tracesFile: a --record file named *.otlp.jsonl gets the provider's
-// spans, as OTLP/JSON lines.
-func tracesFile(path string) bool { return strings.HasSuffix(strings.ToLower(path), ".otlp.jsonl") }
 
 // probeWrite makes and removes a file beside path: a directory that
 // cannot be written is found before serving, not when the session ends.

@@ -4,13 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/internal/infile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
@@ -34,7 +30,7 @@ func newValidateCmd() *cobra.Command {
 			// build, by the catalog's own rule.
 			ids := missions.BuiltIn()
 			for _, path := range args {
-				msg, problems := validateFile(path, ids)
+				msg, problems := reproduce.CheckFile(path, ids, runMission, pipeWait)
 				if len(problems) == 0 {
 					fmt.Fprintf(w, "%s: ok (%s)\n", termtext.CleanLine(path), msg)
 					continue
@@ -54,35 +50,6 @@ func newValidateCmd() *cobra.Command {
 
 // runMission runs a mission for validate; tests count the runs.
 var runMission = missions.Run
-
-// validateFile checks one file and returns what it holds, or its problems,
-// one line each.
-func validateFile(path string, ids *missions.Catalog) (string, []string) {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return "", []string{path + " is a directory; expected a mission .yaml file or a case .json file"}
-	}
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		d, err := readDocument(path)
-		if err != nil {
-			return "", splitErrors(infile.Error(path, err))
-		}
-		return reproduce.Holds(path, d)
-	}
-	data, err := readLimited(path, missions.MaxFileBytes, "a mission .yaml file")
-	if err != nil {
-		return "", splitErrors(infile.Error(path, err))
-	}
-	switch kind, _ := export.Sniff(data); kind {
-	case export.KindCase, export.KindSession, export.KindOther, export.KindTraces:
-		// A case under another name than .json is still a case.
-		d, err := export.ReadDocument(path, data)
-		if err != nil {
-			return "", splitErrors(err)
-		}
-		return reproduce.Holds(path, d)
-	}
-	return missions.ValidateFile(path, data, ids, runMission)
-}
 
 // splitErrors turns an error, possibly joined, into one line per
 // problem, an exit code's wrapping taken off.
