@@ -28,7 +28,10 @@ func TestParseBackground(t *testing.T) {
 
 // A terminal that answers nothing keeps the lab waiting only for
 // backgroundWait; one that answers is read as soon as its cursor report
-// arrives.
+// arrives. Told in the order of events, not by a clock: the silent
+// terminal is given nothing, so a read that returns gave up on its own;
+// the answering one is given an hour, so a read that returns read the
+// answer.
 func TestReadBackgroundIsBounded(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -36,20 +39,12 @@ func TestReadBackgroundIsBounded(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	start := time.Now()
 	if _, ok := readBackground(int(r.Fd()), 150*time.Millisecond); ok {
 		t.Fatal("silence read as an answer")
 	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("waited %v for a silent terminal", d)
-	}
 	go w.WriteString("\x1b]11;rgb:ffff/ffff/ffff\x07\x1b[5;1R")
-	start = time.Now()
-	dark, ok := readBackground(int(r.Fd()), 5*time.Second)
+	dark, ok := readBackground(int(r.Fd()), time.Hour)
 	if !ok || dark {
 		t.Fatalf("a light answer read as dark %v ok %v", dark, ok)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("took %v though the answer was there", d)
 	}
 }

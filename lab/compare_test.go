@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -305,5 +306,147 @@ func TestAddingAPinnedCaseSaysSo(t *testing.T) {
 	m = press(t, m, "enter")
 	if v := m.View(); !strings.Contains(v, "already pinned as A") || strings.Contains(v, "m pins the whole run") {
 		t.Fatalf("opening the pinned case again:\n%s", v)
+	}
+}
+
+func TestPinAndCompare(t *testing.T) {
+	m := ttsLab(t)
+	if m.keys.Compare.Enabled() {
+		t.Fatal("compare enabled with nothing pinned")
+	}
+	if m = press(t, m, "v"); m.screen != screenLab {
+		t.Fatal("v opened compare with nothing pinned")
+	}
+	m = press(t, m, "m")
+	if len(m.pinned) != 1 || m.pinned[0].Outcome.Effects != 1 {
+		t.Fatalf("pinned %d cases", len(m.pinned))
+	}
+	if m = press(t, m, "m"); len(m.pinned) != 1 || !strings.Contains(m.status, "already pinned") {
+		t.Fatalf("pinning the same case twice: %d pinned, status %q", len(m.pinned), m.status)
+	}
+	m = press(t, m, "k", "m", "v")
+	if len(m.pinned) != 2 || m.screen != screenCompare {
+		t.Fatalf("%d pinned, screen %d; want 2 on compare", len(m.pinned), m.screen)
+	}
+	if m.compare.cmp.Diverge != 2 {
+		t.Fatalf("first divergence at attempt %d, want 2 (same words, 1 effect against 2)", m.compare.cmp.Diverge)
+	}
+	if m = press(t, m, "esc"); m.screen != screenLab {
+		t.Fatal("esc does not leave compare")
+	}
+	m = press(t, m, "v", "x")
+	if len(m.pinned) != 0 || m.screen != screenLab {
+		t.Fatal("x does not clear the pins")
+	}
+}
+
+func TestCompareExportWritesEveryPinnedCase(t *testing.T) {
+	dir := t.TempDir()
+	m := newLab(t, Options{Mission: tts, Dir: dir}, 100, 30)
+	m = press(t, m, "m", "k", "m", "v")
+	m = pressRun(t, m, "e")
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 || !strings.Contains(m.status, "exported 2 cases") {
+		t.Fatalf("%d files, status %q", len(entries), m.status)
+	}
+}
+
+func TestCompareScrolls(t *testing.T) {
+	// The seed lab's three cases are taller than 72x20, even with the
+	// agent's words cut to a line.
+	cat := seedCatalog(t)
+	m := openMission(t, newLab(t, Options{Catalog: cat, Dir: t.TempDir()}, 72, 20), cat.Missions[0])
+	m = press(t, m, "r", "m", "k", "r", "m", "esc", "down", "enter", "k", "r", "m", "v")
+	if !m.compare.keys.Up.Enabled() || !strings.Contains(m.helpLine(), "↑/↓ scroll") {
+		t.Fatalf("attempts hidden below, yet the help bar offers no scrolling: %s", m.helpLine())
+	}
+	start := m.compare.offset
+	if m = press(t, m, "down"); m.compare.offset != start+1 {
+		t.Fatalf("down: offset %d, want %d", m.compare.offset, start+1)
+	}
+	if m = press(t, m, "up", "up", "up"); m.compare.offset != 0 {
+		t.Fatalf("up past the top: offset %d", m.compare.offset)
+	}
+	// Past the last row, the keys go on through the findings, and back.
+	m = press(t, m, "pgdown", "pgdown", "pgdown", "pgdown", "down", "down", "down", "down", "down", "down")
+	if m.compare.offset > len(m.compare.cmp.Rows)-1 || m.compare.findOff != len(m.compare.sentences())-1 {
+		t.Fatalf("pgdown past the end: offset %d of %d rows, finding %d of %d", m.compare.offset, len(m.compare.cmp.Rows), m.compare.findOff, len(m.compare.sentences()))
+	}
+	m = press(t, m, "pgup", "pgup", "pgup", "pgup", "up", "up", "up", "up", "up", "up")
+	if m.compare.offset != 0 || m.compare.findOff != 0 {
+		t.Fatalf("pgup: offset %d, finding %d", m.compare.offset, m.compare.findOff)
+	}
+}
+
+// Where every attempt and finding fits, the compare view has nothing to
+// scroll: the help bar and the key list leave ↑/↓ out, and they move
+// nothing. Where only findings wait below the rows, ↓ brings them and
+// leaves the rows where they are.
+func TestCompareOffersScrollingOnlyWhenThereIsMore(t *testing.T) {
+	m := newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 40)
+	m = press(t, m, "m", "k", "p", "m", "v")
+	if m.screen != screenCompare || len(m.compare.cmp.Rows) < 2 {
+		t.Fatalf("want the compare view of two attempts, got screen %d with %d rows", m.screen, len(m.compare.cmp.Rows))
+	}
+	if m.keys.Up.Enabled() || strings.Contains(m.helpLine(), "scroll") {
+		t.Fatalf("everything fits, yet the help bar offers scrolling: %s\n%s", m.helpLine(), m.View())
+	}
+	if v := press(t, m, "?").View(); strings.Contains(v, "scroll") || strings.Contains(v, "pgup") {
+		t.Fatalf("everything fits, yet the key list offers scrolling:\n%s", v)
+	}
+	if m = press(t, m, "down", "pgdown"); m.compare.offset != 0 || m.compare.findOff != 0 {
+		t.Fatalf("down scrolled a view that fits: offset %d, finding %d", m.compare.offset, m.compare.findOff)
+	}
+	// A shorter terminal keeps both attempts on screen, with fewer lines
+	// of the agent's words, rather than hide the second below blank lines;
+	// the finding that no longer fits is a ↓ away.
+	m = resize(m, 72, 20)
+	if !strings.Contains(m.View(), "#2") || !m.compare.keys.Up.Enabled() {
+		t.Fatalf("at 72x20 the second attempt is not on screen, or the findings below are not offered:\n%s", m.View())
+	}
+	if m = press(t, m, "down"); m.compare.offset != 0 || m.compare.findOff != 1 {
+		t.Fatalf("down at 72x20: offset %d, finding %d", m.compare.offset, m.compare.findOff)
+	}
+}
+
+// The compare view opens at the top when the first divergence is in
+// sight from there, and on the row before it when it is not; a resize
+// before any scrolling places it again, a scroll is never undone.
+func TestCompareOpensWhereTheDivergenceShows(t *testing.T) {
+	ms := longMission(4)
+	// Two refusals first: the ledgers part at attempt 4, under the same
+	// words, when stable keys are off.
+	ms.Schedule[0].Fixture = missions.FailureBeforeCommit
+	ms.Schedule[1].Fixture = missions.FailureBeforeCommit
+	pinBoth := func(w, h int) Model {
+		m := openMission(t, newLab(t, Options{Catalog: catalogOf(ms), Dir: t.TempDir()}, w, h), ms)
+		return press(t, m, "r", "m", "k", "r", "m", "v")
+	}
+	tall := pinBoth(120, 60)
+	if tall.compare.cmp.Diverge != 4 {
+		t.Fatalf("the cases diverge at attempt %d, want 4", tall.compare.cmp.Diverge)
+	}
+	if tall.compare.offset != 0 || tall.compare.Scrolls() {
+		t.Fatalf("at 120x60 every attempt fits, yet the view opens at row %d", tall.compare.offset)
+	}
+	short := pinBoth(80, 24)
+	if short.compare.offset != 2 || !strings.Contains(short.View(), "#4 ◆") {
+		t.Fatalf("at 80x24 the view opens at row %d, want 2 (the divergence in sight)\n%s", short.compare.offset, short.View())
+	}
+	if grown := resize(short, 120, 60); grown.compare.offset != 0 {
+		t.Fatalf("grown to 120x60 before any scrolling, the view stays at row %d", grown.compare.offset)
+	}
+	// (A fresh lab: models share their key map, and the grown one has
+	// just turned scrolling off in it.)
+	// Scrolled, then grown to where every row fits: the rows above come
+	// back rather than blank lines below the last (at 72x20 scrolled to
+	// attempt 2, then 120x40, attempt 1 stayed hidden above 13 blank
+	// lines). Grown only a little, the scroll stays.
+	scrolled := press(t, pinBoth(80, 24), "up")
+	if a := resize(scrolled, 81, 24); a.compare.offset != 1 {
+		t.Fatalf("a resize that still does not fit every row undid the scroll: row %d, want 1", a.compare.offset)
+	}
+	if scrolled = resize(scrolled, 120, 60); scrolled.compare.offset != 0 || !strings.Contains(scrolled.View(), "#1 ") {
+		t.Fatalf("grown to fit every row, the view stays at row %d:\n%s", scrolled.compare.offset, scrolled.View())
 	}
 }

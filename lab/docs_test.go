@@ -13,7 +13,13 @@ import (
 	"github.com/replaylab/replaylab/missions"
 )
 
-var updateDocs = flag.Bool("update-docs", false, "rewrite the screens in README.md and docs/lab.md from the program")
+// updateDocs is golden's -update, which rewrites the screens in
+// README.md and docs/lab.md from the program as it rewrites the golden
+// files: one flag regenerates what a package's tests compare with.
+func updateDocs() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // captureMark names a screen in docs/lab.md: where the lab starts (a
 // mission id, the picker or the course), the terminal's size, settings,
@@ -22,7 +28,7 @@ var captureMark = regexp.MustCompile("(?m)^<!-- capture: (\\S+) (\\d+)x(\\d+)((?
 
 // TestDocsScreensAreTheProgram: every screen in the README and the lab's
 // guide is what the program draws for the keys its mark names, so they
-// cannot drift. Rewrite them with: go test ./lab -run DocsScreens -update-docs
+// cannot drift. Rewrite them with: go test ./lab -run DocsScreens -update
 func TestDocsScreensAreTheProgram(t *testing.T) {
 	for path, least := range map[string]int{"../docs/lab.md": 6, "../README.md": 1} {
 		t.Run(path, func(t *testing.T) { checkScreens(t, path, least) })
@@ -46,15 +52,15 @@ func checkScreens(t *testing.T, path string, least int) {
 		words := strings.Fields(doc[mk[8]:mk[9]])
 		got := docScreen(t, start, w, h, words)
 		if want := doc[mk[10]:mk[11]]; got != want {
-			if !*updateDocs {
-				t.Errorf("%s: the screen %q %dx%d %v is not what the program draws; run: go test ./lab -run DocsScreens -update-docs\nthe program:\n%s", path, start, w, h, words, got)
+			if !updateDocs() {
+				t.Errorf("%s: the screen %q %dx%d %v is not what the program draws; run: go test ./lab -run DocsScreens -update\nthe program:\n%s", path, start, w, h, words, got)
 			}
 		}
 		out.WriteString(doc[last:mk[10]] + got)
 		last = mk[11]
 	}
 	out.WriteString(doc[last:])
-	if *updateDocs {
+	if updateDocs() {
 		if err := os.WriteFile(path, []byte(out.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,10 @@
 package lab
 
 import (
-	"github.com/charmbracelet/lipgloss"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/replaylab/replaylab/missions"

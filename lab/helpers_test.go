@@ -133,3 +133,26 @@ func openMission(t testing.TB, m Model, ms *missions.Mission) Model {
 	m.updateKeys()
 	return m
 }
+
+const tts = "timeout-then-success"
+
+func ttsLab(t *testing.T) Model {
+	return newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30)
+}
+
+// wantCase is the engine's own case for the mission after pos steps.
+func wantCase(t *testing.T, id string, o missions.Overrides, pos int) *missions.Case {
+	t.Helper()
+	m, err := missions.BuiltIn().Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := missions.NewRunner(m, m.Settings(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < pos; i++ {
+		r.Step()
+	}
+	return r.Case()
+}

@@ -222,3 +222,53 @@ func TestGoalCutBetweenSentences(t *testing.T) {
 		t.Errorf("a first sentence too long: %q", got)
 	}
 }
+
+func TestPickerOpensAndFilters(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
+	if m.screen != screenPicker || !m.picker.keys.Open.Enabled() {
+		t.Fatal("the lab does not start on the picker")
+	}
+	if m.keys.Step.Enabled() || m.keys.StableKeys.Enabled() {
+		t.Fatal("lab keys enabled on the picker")
+	}
+	m = pressRun(t, m, "/")
+	for _, r := range "failure-then-failure" {
+		m = pressRun(t, m, string(r))
+	}
+	// While filtering, q is text, not quit.
+	if _, cmd := m.Update(keyMsg("q")); cmd != nil {
+		if _, ok := cmd().(tea.QuitMsg); ok {
+			t.Fatal("q quit while typing a filter")
+		}
+	}
+	m = pressRun(t, m, "enter") // accept the filter
+	if got := m.picker.Selected(); got == nil || got.ID != "failure-then-failure" {
+		t.Fatalf("filter selected %v", got)
+	}
+	m = pressRun(t, m, "enter") // open
+	if m.screen != screenLab || m.mission.ID != "failure-then-failure" || m.pos != 0 {
+		t.Fatal("enter does not open the selected mission")
+	}
+}
+
+func TestUnknownMissionIsAnError(t *testing.T) {
+	if _, err := New(Options{Mission: "no-such-mission"}); err == nil || !strings.Contains(err.Error(), "no-such-mission") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPickerWhileFilteringFitsTheWidth(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 80, 24)
+	m = pressRun(t, m, "/")
+	for _, r := range "pend" {
+		m = pressRun(t, m, string(r))
+	}
+	for i, l := range strings.Split(m.View(), "\n") {
+		trimmed := strings.TrimSpace(l)
+		// Padding wider than the screen must be dropped, not cut: a cut
+		// shows as a lone "…" or a "…" after the filter prompt.
+		if trimmed == "…" || strings.HasPrefix(trimmed, "Filter:") && strings.HasSuffix(trimmed, "…") {
+			t.Fatalf("line %d was cut at the edge: %q", i, l)
+		}
+	}
+}

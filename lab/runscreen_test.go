@@ -1,12 +1,12 @@
 package lab
 
 import (
-	"github.com/replaylab/replaylab/export"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/missions"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite testdata/scripts from the engine's current behaviour")
+var update = flag.Bool("update", false, "rewrite testdata/scripts from the engine's current behaviour")
 
 // TestScripts keeps, for every catalog mission, a script a person can read
 // without reading Go: under each setting the mission contrasts, every event
@@ -17,7 +17,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite testdata/scripts from the eng
 // count, then the outcome. A change in the engine's behaviour shows up as a
 // diff of these files; after checking it, rewrite them with
 //
-//	go test ./missions -run TestScripts -rewrite
+//	go test ./missions -run TestScripts -update
 func TestScripts(t *testing.T) {
 	for _, m := range BuiltIn().Missions {
 		t.Run(m.ID, func(t *testing.T) {
@@ -31,7 +31,7 @@ func TestScripts(t *testing.T) {
 				writeScript(&b, c, e.When)
 			}
 			path := filepath.Join("testdata", "scripts", m.ID+".txt")
-			if *rewrite {
+			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -42,10 +42,10 @@ func TestScripts(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (create it with: go test ./missions -run TestScripts -rewrite)", err)
+				t.Fatalf("%v (create it with: go test ./missions -run TestScripts -update)", err)
 			}
 			if got := b.String(); got != string(want) {
-				t.Errorf("%s is out of date with the engine; check the difference, then rewrite with -rewrite.\n%s", path, firstDiff(string(want), got))
+				t.Errorf("%s is out of date with the engine; check the difference, then rewrite with -update.\n%s", path, firstDiff(string(want), got))
 			}
 		})
 	}

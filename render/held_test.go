@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/missions/missionstest"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -21,17 +22,6 @@ func runMission(t *testing.T, src string, o missions.Overrides) *missions.Case {
 		t.Fatal(err)
 	}
 	return c
-}
-
-// manyAttempts is a mission whose n attempts all commit and time out.
-func manyAttempts(n int) string {
-	var b strings.Builder
-	b.WriteString("id: many\ntitle: Many\ngoal: Many.\nintents:\n  - id: a\n    op: refund\n    principal: p\n    payload: {o: \"1\"}\nschedule:\n")
-	for range n {
-		b.WriteString("  - attempt: a\n    fixture: timeout_after_commit\n")
-	}
-	b.WriteString("expect:\n  - effects: 1\n")
-	return b.String()
 }
 
 // TestWriteUpLedgerAfterAFailedObject: once a pending refund has ended
@@ -68,7 +58,7 @@ func TestWriteUpLedgerAfterAFailedObject(t *testing.T) {
 // run and not with its square (20,000 attempts once wrote gigabytes).
 func TestWriteUpGrowsWithTheRun(t *testing.T) {
 	off := false
-	c := runMission(t, manyAttempts(60), missions.Overrides{StableKeys: &off})
+	c := runMission(t, missionstest.ManyAttempts(60), missions.Overrides{StableKeys: &off})
 	md, err := render.WriteUp(c)
 	if err != nil {
 		t.Fatal(err)

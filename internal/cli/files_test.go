@@ -402,3 +402,30 @@ func TestSignalDuringAWriteWaitsForIt(t *testing.T) {
 		t.Fatalf("left beside it: %v", entries)
 	}
 }
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.json")
+	if err := writeFileAtomic(path, []byte("one"), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFileAtomic(path, []byte("two"), false); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("overwrite without force: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "one" {
+		t.Fatalf("content %q", b)
+	}
+	if err := writeFileAtomic(path, []byte("three"), true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "three" {
+		t.Fatalf("content %q", b)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", info.Mode())
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "missing", "f.json"), []byte("x"), false); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+	assertNoTemp(t, dir)
+}

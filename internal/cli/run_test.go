@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,8 +11,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/missions/missionstest"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -40,22 +46,11 @@ func TestRunSummaryLedgerAfterAFailedObject(t *testing.T) {
 	}
 }
 
-// manyAttempts is a mission whose n attempts all commit and time out.
-func manyAttempts(n int) string {
-	var b strings.Builder
-	b.WriteString("id: many\ntitle: Many\ngoal: Many.\nintents:\n  - id: a\n    op: refund\n    principal: p\n    payload: {o: \"1\"}\nschedule:\n")
-	for range n {
-		b.WriteString("  - attempt: a\n    fixture: timeout_after_commit\n")
-	}
-	b.WriteString("expect:\n  - effects: 1\n")
-	return b.String()
-}
-
 // TestRunSummaryWorkGrowsWithTheRun: each row of the summary looks at the
 // few objects it names, not at every object so far. Counted in
 // allocations, not time: 2,000 attempts once took about 4 million.
 func TestRunSummaryWorkGrowsWithTheRun(t *testing.T) {
-	m, err := missions.Parse("many.yaml", []byte(manyAttempts(2000)))
+	m, err := missions.Parse("many.yaml", []byte(missionstest.ManyAttempts(2000)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,5 +165,224 @@ func TestFileNamesArePrintedClean(t *testing.T) {
 		if strings.ContainsAny(out+errOut, "\x1b\a") {
 			t.Errorf("%q printed control characters: %q %q", args, out, errOut)
 		}
+	}
+}
+
+// TestHeadlineFigures are the seed lab's numbers: what the effect counter
+// reads for each of its three missions with stable keys on and off.
+func TestHeadlineFigures(t *testing.T) {
+	tests := []struct {
+		mission string
+		stable  string
+		effects int
+		verdict missions.Verdict
+	}{
+		{"timeout-then-success", "on", 1, missions.ExactlyOnce},
+		{"timeout-then-success", "off", 2, missions.Duplicate},
+		{"failure-then-failure", "on", 0, missions.FailedCleanly},
+		{"failure-then-failure", "off", 0, missions.FailedCleanly},
+		{"timeout-before-commit", "on", 1, missions.ExactlyOnce},
+		{"timeout-before-commit", "off", 1, missions.ExactlyOnce},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mission+"/"+tt.stable, func(t *testing.T) {
+			out := mustCLI(t, "run", tt.mission, "--stable-keys="+tt.stable, "--json")
+			var doc struct {
+				Outcome struct {
+					Effects  int `json:"effects"`
+					Verdicts []struct {
+						Verdict missions.Verdict `json:"verdict"`
+					} `json:"verdicts"`
+				} `json:"outcome"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Outcome.Effects != tt.effects {
+				t.Errorf("outcome.effects = %d, want %d", doc.Outcome.Effects, tt.effects)
+			}
+			if len(doc.Outcome.Verdicts) != 1 || doc.Outcome.Verdicts[0].Verdict != tt.verdict {
+				t.Errorf("verdicts %+v, want %s", doc.Outcome.Verdicts, tt.verdict)
+			}
+		})
+	}
+}
+
+func TestRunSummary(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--stable-keys=off")
+	for _, want := range []string{
+		"timeout-then-success — Timeout, then success",
+		"stable keys off · policy naive · contract v1",
+		"the agent says", "ledger after",
+		"timeout_after_commit", "→ the caller sees: timeout",
+		`"Sorry, the refund of 45.00 on`,
+		"re_0001 re_0002",
+		"effects 2 · intended 1",
+		"duplicate",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	on := mustCLI(t, "run", "timeout-then-success", "--stable-keys=on")
+	if !strings.Contains(on, "exactly_once") || !strings.Contains(on, "effects 1 · intended 1") || strings.Contains(on, "re_0002") {
+		t.Errorf("stable keys on: summary should show one effect and exactly_once:\n%s", on)
+	}
+}
+
+// TestRunSummaryFits runs every catalog mission under both policies and
+// checks the summary stays within 100 columns by default, and within
+// --width at narrower widths, with its table whole (every row's "ledger
+// after" cell starts in the same column as the heading's), and holds no
+// escape codes.
+func TestRunSummaryFits(t *testing.T) {
+	for _, m := range missions.BuiltIn().Missions {
+		for _, policy := range []string{"naive", "guarded"} {
+			for _, width := range []int{0, 40, 57, 80, 96} {
+				args := []string{"run", m.ID, "--policy", policy, "--stable-keys=off"}
+				limit := 100
+				if width > 0 {
+					args, limit = append(args, "--width", fmt.Sprint(width)), width
+				}
+				out := mustCLI(t, args...)
+				lines := strings.Split(out, "\n")
+				for i, line := range lines {
+					if w := ansi.StringWidth(line); w > limit {
+						t.Errorf("%v: line %d is %d columns, more than %d:\n%s", args, i+1, w, limit, line)
+					}
+				}
+				// The rule under the heading marks where each column starts;
+				// a "t<tick>" row starts a table row whose last cell (the
+				// effect count) must start where the last rule starts.
+				var rule string
+				for _, line := range lines {
+					if strings.HasPrefix(line, "---- ") {
+						rule = line
+					}
+				}
+				last := strings.LastIndex(rule, " -") + 1
+				for i, line := range lines {
+					if len(line) > 1 && line[0] == 't' && line[1] >= '0' && line[1] <= '9' {
+						if r := []rune(line); len(r) <= last || r[last-1] != ' ' || r[last] < '0' || r[last] > '9' {
+							t.Errorf("%v: row at line %d does not put its effect count in the last column (col %d):\n%s\n%s", args, i+1, last, rule, line)
+						}
+					}
+				}
+				if strings.ContainsRune(out, '\x1b') {
+					t.Errorf("%s: escape codes in the summary", m.ID)
+				}
+			}
+		}
+	}
+}
+
+func TestRunSeed(t *testing.T) {
+	a := caseJSON(t, mustCLI(t, "run", "timeout-then-success", "--json"))
+	b := caseJSON(t, mustCLI(t, "run", "timeout-then-success", "--json", "--seed", "7"))
+	if a.Settings.Seed != missions.DefaultSeed || b.Settings.Seed != 7 {
+		t.Fatalf("seeds %d and %d", a.Settings.Seed, b.Settings.Seed)
+	}
+	if keysOf(a) == "" || keysOf(a) == keysOf(b) {
+		t.Errorf("another seed should mint other keys: %q vs %q", keysOf(a), keysOf(b))
+	}
+	again := mustCLI(t, "run", "timeout-then-success", "--json", "--seed", "7")
+	if want := mustCLI(t, "run", "timeout-then-success", "--json", "--seed", "7"); again != want {
+		t.Error("the same seed gives different output")
+	}
+}
+
+// TestRunOut: --out writes atomically and never overwrites without --force.
+func TestRunOut(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "case.json")
+	mustCLI(t, "run", "timeout-then-success", "--json", "--out", path)
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := caseJSON(t, string(first)); c.Outcome.Effects != 1 {
+		t.Fatalf("effects %d", c.Outcome.Effects)
+	}
+	code, _, errOut := cli("run", "timeout-then-success", "--stable-keys=off", "--json", "--out", path)
+	if code != exitBadInput || !strings.Contains(errOut, path) || !strings.Contains(errOut, "--force") {
+		t.Fatalf("exit %d, stderr %q: want 2 naming the file and --force", code, errOut)
+	}
+	if now, _ := os.ReadFile(path); !bytes.Equal(now, first) {
+		t.Fatal("the file changed without --force")
+	}
+	mustCLI(t, "run", "timeout-then-success", "--stable-keys=off", "--json", "--out", path, "--force")
+	now, _ := os.ReadFile(path)
+	if c := caseJSON(t, string(now)); c.Outcome.Effects != 2 {
+		t.Fatalf("--force did not overwrite: effects %d", c.Outcome.Effects)
+	}
+	assertNoTemp(t, dir)
+}
+
+// The summary folds checkpoint events into the rows they belong to: one row
+// per attempt, each naming the states the intent moved through.
+func TestRunSummaryFoldsCheckpoints(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--stable-keys=off")
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "t0 ") || strings.HasPrefix(line, "t1 ") {
+			rows++
+		}
+	}
+	if rows != 2 {
+		t.Errorf("want one row per attempt (2), got %d:\n%s", rows, out)
+	}
+	for _, want := range []string{"checkpoint: approved → submitted →", "checkpoint: submitted → committed →", "delivered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The caller's budget: one attempt leaves the refund committed but believed
+// failed; the write-up's command reproduces that budget.
+func TestRunBudgetFlags(t *testing.T) {
+	out := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "1", "--json")
+	if !strings.Contains(out, `"verdict": "hidden_effect"`) || !strings.Contains(out, `"max_attempts": 1`) {
+		t.Errorf("one attempt must end believed failed with the effect hidden:\n%s", out)
+	}
+	md := mustCLI(t, "run", "timeout-then-success", "--max-attempts", "1", "--format", "markdown")
+	if !strings.Contains(md, "--max-attempts=1") {
+		t.Errorf("the write-up's command drops the budget:\n%s", md)
+	}
+	code, _, errOut := cli("run", "timeout-then-success", "--deadline", "-1")
+	if code != exitBadInput || !strings.Contains(errOut, `invalid argument "-1" for "--deadline"`) {
+		t.Errorf("a negative deadline: exit %d, %q", code, errOut)
+	}
+}
+
+// The matrix's headline checks, through the command line: a guarded run of
+// changed-parameters escalates with an evidence bundle, and a naive retry
+// under fresh keys is a duplicate.
+func TestRunMatrixHeadlines(t *testing.T) {
+	var c struct {
+		Outcome struct {
+			Verdicts []struct{ Verdict string }
+			Evidence []struct {
+				Intent   string
+				Key      string
+				Attempts []json.RawMessage
+				Reads    []json.RawMessage
+				Objects  []json.RawMessage
+			}
+		}
+	}
+	out := mustCLI(t, "run", "changed-parameters", "--policy", "guarded", "--json")
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Outcome.Verdicts) != 1 || c.Outcome.Verdicts[0].Verdict != "escalated" {
+		t.Errorf("verdicts %+v; want escalated", c.Outcome.Verdicts)
+	}
+	if len(c.Outcome.Evidence) != 1 || c.Outcome.Evidence[0].Key == "" || len(c.Outcome.Evidence[0].Attempts) != 2 || len(c.Outcome.Evidence[0].Objects) != 1 {
+		t.Errorf("evidence %+v; want the key, both attempts and the object", c.Outcome.Evidence)
+	}
+	summary := mustCLI(t, "run", "timeout-then-success", "--stable-keys=off")
+	if !strings.Contains(summary, "duplicate") {
+		t.Errorf("the summary lacks the duplicate verdict:\n%s", summary)
 	}
 }

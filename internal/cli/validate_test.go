@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +112,48 @@ func TestValidateSummaryWords(t *testing.T) {
 		if got := validateSummary(tc.args, tc.bad); got != tc.want {
 			t.Errorf("%v with %d bad: %q, want %q", tc.args, tc.bad, got, tc.want)
 		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, userMission(t, "good-one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	src := strings.Replace(string(userMission(t, "bad-one")), "fixture: success", "fixture: sucess", 1)
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badLine := 1 + strings.Count(src[:strings.Index(src, "fixture: sucess")], "\n")
+	wrong := filepath.Join(dir, "wrong.yaml")
+	src = strings.Replace(string(userMission(t, "wrong-one")), "effects: 2", "effects: 3", 1)
+	if err := os.WriteFile(wrong, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The expectation starts on the line before its effects.
+	wrongLine := strings.Count(src[:strings.Index(src, "effects: 3")], "\n")
+	out := mustCLI(t, "validate", good, filepath.Join("missions", "catalog", "timeout-then-success.yaml"))
+	if !strings.Contains(out, good+": ok (good-one)") || !strings.Contains(out, "timeout-then-success.yaml: ok (timeout-then-success)") {
+		t.Errorf("validate output:\n%s", out)
+	}
+
+	code, out, errOut := cli("validate", good, bad, wrong, filepath.Join(dir, "absent.yaml"))
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, want := range []string{
+		good + ": ok (good-one)",
+		fmt.Sprintf("%s:%d: unknown fixture \"sucess\"; did you mean success? (accepted: failure_before_commit", bad, badLine),
+		fmt.Sprintf("%s:%d: under --stable-keys=off, effects: got 2, expected 3", wrong, wrongLine),
+		filepath.Join(dir, "absent.yaml") + ": no such file",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, "3 of 4 files have problems") {
+		t.Errorf("stderr %q", errOut)
 	}
 }

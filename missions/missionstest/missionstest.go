@@ -4,6 +4,7 @@
 package missionstest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/missions"
@@ -66,4 +67,17 @@ func Edited(t testing.TB, id string, to map[int]missions.Fixture) *missions.Case
 		t.Fatal(err)
 	}
 	return c
+}
+
+// ManyAttempts is the text of a mission file whose one intent is sent n
+// times, each attempt committing and timing out: a long run, for the
+// tests of how work grows with it.
+func ManyAttempts(n int) string {
+	var b strings.Builder
+	b.WriteString("id: many\ntitle: Many\ngoal: Many.\nintents:\n  - id: a\n    op: refund\n    principal: p\n    payload: {o: \"1\"}\nschedule:\n")
+	for range n {
+		b.WriteString("  - attempt: a\n    fixture: timeout_after_commit\n")
+	}
+	b.WriteString("expect:\n  - effects: 1\n")
+	return b.String()
 }
