@@ -11,7 +11,7 @@ import (
 // Cold start of `replaylab --help` beside a hello-world Go binary, both
 // built here and started afresh each time, in one run:
 //
-//	go test -run=^$ -bench=ColdStart .
+//	go test -run=^$ -bench=ColdStart ./internal/cli
 //
 // Issue 12's goal: at most 2.5× the hello-world. The two are started in
 // turn in one loop, so that a change in the machine's load falls on both,

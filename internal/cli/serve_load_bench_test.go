@@ -30,7 +30,7 @@ import (
 // probe-max-ms) and how many of the stalled connections serve cut
 // (cut-conns). One sub-benchmark per path; run with -benchtime=1x:
 //
-//	go test -run '^$' -bench BenchmarkSlowBodies -benchtime=1x .
+//	go test -run '^$' -bench BenchmarkSlowBodies -benchtime=1x ./internal/cli
 func BenchmarkSlowBodies(b *testing.B) {
 	const conns = 5000
 	paths := []struct {

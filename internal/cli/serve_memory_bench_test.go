@@ -25,7 +25,7 @@ import (
 // life as with-stop-MiB. Each kind is
 // one sub-benchmark; run with -benchtime=1x:
 //
-//	go test -run '^$' -bench BenchmarkServeMemory -benchtime=1x .
+//	go test -run '^$' -bench BenchmarkServeMemory -benchtime=1x ./internal/cli
 //
 // "refunds" is the one kind that adds state: every create is a new
 // intent's refund, which the ledger keeps, as Stripe keeps a refund. It
