@@ -22,7 +22,12 @@ func refundBody(r refundJSON) []byte {
 // the first prefixed by indent (a refund inside a list is indented).
 func appendRefund(b []byte, r refundJSON, indent string) []byte {
 	in := indent + "  "
+	first := true
 	field := func(name string) {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
 		b = append(b, '\n')
 		b = append(b, in...)
 		b = append(b, '"')
@@ -47,35 +52,21 @@ func appendRefund(b []byte, r refundJSON, indent string) []byte {
 	}
 	b = append(b, '{')
 	str("id", r.ID)
-	b = append(b, ',')
 	str("object", r.Object)
-	b = append(b, ',')
 	field("amount")
 	b = strconv.AppendInt(b, r.Amount, 10)
-	b = append(b, ',')
 	opt("balance_transaction", r.BalanceTransaction)
-	b = append(b, ',')
 	opt("charge", r.Charge)
-	b = append(b, ',')
 	field("created")
 	b = strconv.AppendInt(b, r.Created, 10)
-	b = append(b, ',')
 	str("currency", r.Currency)
-	b = append(b, ',')
 	opt("customer", r.Customer)
-	b = append(b, ',')
 	opt("customer_account", r.CustomerAccount)
-	b = append(b, ',')
 	opt("description", r.Description)
-	b = append(b, ',')
 	null("destination_details")
-	b = append(b, ',')
 	opt("failure_balance_transaction", r.FailureBalanceTransaction)
-	b = append(b, ',')
 	opt("failure_reason", r.FailureReason)
-	b = append(b, ',')
 	opt("instructions_email", r.InstructionsEmail)
-	b = append(b, ',')
 	field("metadata")
 	switch {
 	case r.Metadata == nil:
@@ -104,25 +95,15 @@ func appendRefund(b []byte, r refundJSON, indent string) []byte {
 		b = append(b, in...)
 		b = append(b, '}')
 	}
-	b = append(b, ',')
 	null("next_action")
-	b = append(b, ',')
 	opt("payment_intent", r.PaymentIntent)
-	b = append(b, ',')
 	opt("payment_method", r.PaymentMethod)
-	b = append(b, ',')
 	opt("pending_reason", r.PendingReason)
-	b = append(b, ',')
 	null("presentment_details")
-	b = append(b, ',')
 	opt("reason", r.Reason)
-	b = append(b, ',')
 	opt("receipt_number", r.ReceiptNumber)
-	b = append(b, ',')
 	opt("source_transfer_reversal", r.SourceTransferReversal)
-	b = append(b, ',')
 	str("status", r.Status)
-	b = append(b, ',')
 	opt("transfer_reversal", r.TransferReversal)
 	b = append(b, '\n')
 	b = append(b, indent...)
