@@ -7,6 +7,7 @@ package serve
 // holds the two together.
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -74,13 +75,8 @@ func appendRefund(b []byte, r refundJSON, indent string) []byte {
 	case len(r.Metadata) == 0:
 		b = append(b, "{}"...)
 	default:
-		keys := make([]string, 0, len(r.Metadata))
-		for k := range r.Metadata {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(r.Metadata)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
