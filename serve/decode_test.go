@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -59,6 +60,38 @@ func TestToolArgumentsDecodeAsTheForm(t *testing.T) {
 		}
 		if gotIntent != wantIntent {
 			t.Fatalf("intent %q, the form's %q", gotIntent, wantIntent)
+		}
+	})
+}
+
+// list_refunds' arguments decode as the same list sent as a form does:
+// the same query and the same form kept, or a refusal where the form has
+// one.
+func TestListArgumentsDecodeAsTheForm(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		word := rapid.SampledFrom([]string{"", "ch_1", "pi_1", "refund-1", " refund-2 ", strings.Repeat("x", MaxString+1)})
+		a := listArgs{Intent: word.Draw(t, "intent"), Charge: word.Draw(t, "charge"), PaymentIntent: word.Draw(t, "pi"), Limit: rapid.IntRange(-2, 102).Draw(t, "limit")}
+		field := rapid.SampledFrom([]string{DefaultIntentField, "metadata[order]", "charge"}).Draw(t, "field")
+		formField := field
+		if _, ok := metadataField(formField); !ok {
+			formField = DefaultIntentField
+		}
+		q := url.Values{}
+		for k, v := range map[string]string{"charge": a.Charge, "payment_intent": a.PaymentIntent, formField: a.Intent} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if a.Limit != 0 {
+			q.Set("limit", strconv.Itoa(a.Limit))
+		}
+		want, wantE := parseList(q, formField)
+		got, kept, gotE := a.decode(field)
+		if (gotE == nil) != (wantE == nil) {
+			t.Fatalf("refusal %v, the form's %v", gotE, wantE)
+		}
+		if wantE == nil && (got != want || kept != q.Encode()) {
+			t.Fatalf("query %+v kept %q, the form's %+v %q", got, kept, want, q.Encode())
 		}
 	})
 }

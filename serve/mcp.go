@@ -11,7 +11,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -431,28 +430,16 @@ func (t *tools) list(ctx context.Context, req *mcp.CallToolRequest, in listArgs)
 	s := t.s
 	defer s.busy()()
 	call, ck, p := t.callOf(req, ToolList)
-	q := url.Values{}
-	for k, v := range map[string]string{"charge": in.Charge, "payment_intent": in.PaymentIntent} {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	if in.Limit != 0 {
-		q.Set("limit", strconv.Itoa(in.Limit))
-	}
 	field := s.opts.IntentField
 	if _, ok := metadataField(field); !ok {
 		field = DefaultIntentField
 	}
-	if in.Intent != "" {
-		q.Set(field, in.Intent)
-	}
-	lq, e := parseList(q, field)
+	lq, query, e := in.decode(s.opts.IntentField)
 	if e != nil {
 		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call, traceOf(req))
 	}
 	s.lockFor(traceOf(req))
-	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
+	i, page, more, world, e := s.c.listLogged(lq, query)
 	if e != nil {
 		s.mu.Unlock()
 		return nil, toolList{}, t.refused(p, ck, "", "", toolWords(e, field), call, traceOf(req))
