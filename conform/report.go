@@ -504,16 +504,13 @@ func (o Outputs) Files(rep *Report) ([]atomicfile.File, error) {
 		if row.Session == nil || !row.Graded() {
 			continue
 		}
-		data, err := export.MarshalSession(row.Session)
-		if err != nil {
-			return nil, err
+		for _, path := range []string{o.SessionPath(row.Scenario), o.TracesPath(row.Scenario)} {
+			var data bytes.Buffer
+			if err := traces.WriteRecord(&data, export.RecordFormatOf(path), row.Session); err != nil {
+				return nil, err
+			}
+			files = append(files, atomicfile.File{Path: path, Data: data.Bytes()})
 		}
-		files = append(files, atomicfile.File{Path: o.SessionPath(row.Scenario), Data: data})
-		var spans bytes.Buffer
-		if err := traces.WriteSession(&spans, row.Session); err != nil {
-			return nil, err
-		}
-		files = append(files, atomicfile.File{Path: o.TracesPath(row.Scenario), Data: spans.Bytes()})
 	}
 	return files, nil
 }

@@ -281,7 +281,9 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	// A run's budget counts from its first request, so that a client
 	// slow to start (Node on a loaded machine) is graded as one that
 	// starts at once; a run that sends nothing has as long again to
-	// start. The budget's timer is made once the provider is.
+	// start. The budget's timer is made once the provider is: onRequest
+	// reads it only after arm, which runs once the timer is set and before
+	// the listener takes a request.
 	var (
 		awaitFirst atomic.Bool
 		budget     *time.Timer

@@ -461,32 +461,26 @@ func (g *gate) read(e *gconn, body io.Reader, limit int64) (*heldBody, error) {
 // budget, or too slow. Nothing of it was executed.
 func (g *gate) refuseBody(w http.ResponseWriter, r *http.Request, err error, why string) {
 	w.Header().Set("Connection", "close")
-	status, msg := http.StatusBadRequest, ""
+	kind, msg := refusedRequest, ""
 	switch {
 	case errors.Is(err, errBodyCut):
-		status, msg = http.StatusServiceUnavailable, "The request's body was still arriving when "+why+", so it was cut to keep serving other clients. Nothing of the request was executed; send it again."
+		kind, msg = refusedUnavailable, "The request's body was still arriving when "+why+", so it was cut to keep serving other clients. Nothing of the request was executed; send it again."
 	case errors.Is(err, errBudget):
-		status, msg = http.StatusServiceUnavailable, "serve holds at most "+sizeWords(g.lim.BodyBudget)+" of request bodies at once, and the bodies it holds are being answered. Nothing of the request was executed; send it again shortly."
+		kind, msg = refusedUnavailable, "serve holds at most "+sizeWords(g.lim.BodyBudget)+" of request bodies at once, and the bodies it holds are being answered. Nothing of the request was executed; send it again shortly."
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		status, msg = http.StatusRequestTimeout, fmt.Sprintf("The request's body did not arrive within %v of its headers. Nothing of the request was executed; send the whole body at once.", g.lim.BodyTime)
+		kind, msg = refusedSlow, fmt.Sprintf("The request's body did not arrive within %v of its headers. Nothing of the request was executed; send the whole body at once.", g.lim.BodyTime)
 	default:
 		msg = "The request's body could not be read (" + err.Error() + "). Nothing of the request was executed."
 	}
-	if status == http.StatusServiceUnavailable {
+	e := refuse(kind, "", msg)
+	if kind == refusedUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	if bodyLimit(r.URL.Path) == MaxMCPBody {
-		writeRPCError(w, status, -32000, msg)
+		writeRPCError(w, e.status(), -32000, msg)
 		return
 	}
-	kind := refusedRequest
-	switch status {
-	case http.StatusServiceUnavailable:
-		kind = refusedUnavailable
-	case http.StatusRequestTimeout:
-		kind = refusedSlow
-	}
-	replyError(w, refuse(kind, "", msg))
+	replyError(w, e)
 }
 
 // sizeWords is n bytes in MiB or KiB, whichever is whole.

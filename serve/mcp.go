@@ -547,10 +547,7 @@ func argumentsProblem(tool string, args json.RawMessage) string {
 // arguments, with the bounds an amount has, and a key that may be sent as
 // null for none.
 func createSchema() *jsonschema.Schema {
-	sch, err := jsonschema.For[createArgs](nil)
-	if err != nil {
-		panic("create_refund's schema: " + err.Error()) // the type is ours; a test builds it
-	}
+	sch := inferred[createArgs]()
 	lo, hi := 1.0, float64(MaxAmount)
 	amount := sch.Properties["amount"]
 	amount.Minimum, amount.Maximum = &lo, &hi

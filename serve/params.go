@@ -279,17 +279,14 @@ func (p refundParams) bound() map[string]string {
 	return m
 }
 
-// encode is the refund's parameters as a form, sorted by name: the
-// payload the ledger keeps, from which every reply about the refund is
+// encodeForm is a refund's parameters, m (refundParams.digested(true)),
+// as a form, sorted by name: the payload the ledger keeps, from which every reply about the refund is
 // made again. Only the bytes that would break a query are escaped
 // (space and control bytes, %, &, +, ;, =, #): every other character, in
 // any script, is kept as its UTF-8, so that a refund keeps its parameters
 // in the bytes they take and not in three times as many. url.ParseQuery
 // reads it, and reads the fully escaped payloads of sessions written
 // before.
-func (p refundParams) encode() string { return encodeForm(p.digested(true)) }
-
-// encodeForm is encode of m, every parameter by name.
 func encodeForm(m map[string]string) string {
 	keys := slices.Sorted(maps.Keys(m))
 	// Room for the exact length first: a refund keeps these bytes as long
@@ -311,14 +308,11 @@ func encodeForm(m map[string]string) string {
 	return b.String()
 }
 
-// encodeEscaped is the payload as serve wrote it before encode kept
+// encodeEscapedForm is the payload as serve wrote it before encodeForm kept
 // characters as they are: every byte but letters, digits and -_.~
 // escaped (url.Values.Encode). A session or a database recorded then
 // keeps that form (SessionSettings.PayloadUTF8 false), so that it
 // replays to the same bytes.
-func (p refundParams) encodeEscaped() string { return encodeEscapedForm(p.digested(true)) }
-
-// encodeEscapedForm is encodeEscaped of m, every parameter by name.
 func encodeEscapedForm(m map[string]string) string {
 	v := make(url.Values, len(m))
 	for k, x := range m {

@@ -85,18 +85,18 @@ func keyOf(r *http.Request) (string, *refusal) {
 // characters. param names it in the error, what in its words, and thing
 // what to leave out to send none.
 func checkKey(raw, param, what, thing string) (string, *refusal) {
-	refuse := func(msg string) (string, *refusal) {
+	bad := func(msg string) (string, *refusal) {
 		return "", refuse(refusedInvalid, param, msg)
 	}
 	k := strings.TrimSpace(raw)
 	switch {
 	case k == "":
-		return refuse(what + " is empty or blank; send a key (a UUID, or one minted for the intent and kept), or leave the " + thing + " out to send no key.")
+		return bad(what + " is empty or blank; send a key (a UUID, or one minted for the intent and kept), or leave the " + thing + " out to send no key.")
 	case !utf8.ValidString(k):
-		return refuse(what + " is not UTF-8 text; send a UUID or another printable string.")
+		return bad(what + " is not UTF-8 text; send a UUID or another printable string.")
 	}
 	if n := utf8.RuneCountInString(k); n > MaxKeyLength {
-		return refuse(what + " is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters.")
+		return bad(what + " is " + strconv.Itoa(n) + " characters long; keys for idempotent requests can be at most 255 characters.")
 	}
 	return k, nil
 }

@@ -66,10 +66,21 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 	defer stop()
 	ctx, done := context.WithCancel(ctx)
 	defer done()
+	// The run stops on a failed durable write, and after Until
+	// requests; a caller's own hooks are told first.
 	o := cfg.Options
-	o.Hooks.OnFatal = func(error) { done() }
+	onFatal, onServed := o.Hooks.OnFatal, o.Hooks.OnServed
+	o.Hooks.OnFatal = func(err error) {
+		if onFatal != nil {
+			onFatal(err)
+		}
+		done()
+	}
 	if cfg.Until > 0 {
 		o.Hooks.OnServed = func(n int) {
+			if onServed != nil {
+				onServed(n)
+			}
 			if n >= cfg.Until {
 				done()
 			}

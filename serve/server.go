@@ -335,10 +335,11 @@ func (s *Server) withFailpoints(st storage) storage {
 	return st
 }
 
-// failpoint calls Hooks.Failpoint, when set, at a boundary of a step:
-// "after-reply".
+// failpoint calls Hooks.Failpoint, when set, at a durable boundary of a
+// step: "after-reply". A provider with no storage has no durable
+// boundary, and calls none.
 func (s *Server) failpoint(point string) {
-	if f := s.opts.Hooks.Failpoint; f != nil {
+	if f := s.opts.Hooks.Failpoint; f != nil && s.st != nil {
 		f(point)
 	}
 }

@@ -43,6 +43,9 @@ type step struct {
 	log     logEntry
 	refunds []ledger.Object
 	keys    []keyState
+	// beforeCommit, when set, is called once everything of the step is
+	// written and before it is kept: inside bbolt's transaction.
+	beforeCommit func()
 }
 
 // keyState is an idempotency key as a step left it: its record, or nil
@@ -114,6 +117,12 @@ func (m *memoryStorage) Reset(meta storeMeta) error {
 }
 
 func (m *memoryStorage) Append(e step) error {
+	if e.beforeCommit != nil {
+		e.beforeCommit()
+	}
+	if m.refunds == nil {
+		m.refunds, m.keys = map[ledger.ObjectID]ledger.Object{}, map[string]ledger.Record{}
+	}
 	m.log = append(m.log, e.log)
 	for _, o := range e.refunds {
 		m.refunds[o.ID] = o
@@ -192,7 +201,7 @@ func (b boltStorage) Append(e step) error {
 	if err != nil {
 		return err
 	}
-	be := boltlog.Entry{Log: raw}
+	be := boltlog.Entry{Log: raw, BeforeCommit: e.beforeCommit}
 	for _, o := range e.refunds {
 		v, err := json.Marshal(o)
 		if err != nil {
@@ -232,16 +241,16 @@ func (b boltStorage) Close() error { return b.log.Close() }
 func (b boltStorage) where(err error) error { return fmt.Errorf("--db %s: %w", b.log.Path(), err) }
 
 // failpoints is a storage that calls fail at the boundaries of each
-// Append ("before-commit": nothing of the step is kept yet;
-// "after-commit": it is durable, and no reply has left), for the tests
-// that end the process there.
+// Append ("before-commit": the step is written and not yet kept, inside
+// the transaction; "after-commit": it is durable, and no reply has left),
+// for the tests that end the process there.
 type failpoints struct {
 	storage
 	fail func(point string)
 }
 
 func (f failpoints) Append(e step) error {
-	f.fail("before-commit")
+	e.beforeCommit = func() { f.fail("before-commit") }
 	if err := f.storage.Append(e); err != nil {
 		return err
 	}

@@ -17,28 +17,34 @@ type apiError struct {
 
 // stripe is e as Stripe's error object.
 func (e *refusal) stripe() *apiError {
-	out := &apiError{Status: e.status(), Type: ledger.ErrorInvalidRequest, Message: e.why, Param: e.param}
-	switch e.kind {
+	typ, code := stripeWords(e.kind)
+	return &apiError{Status: e.status(), Type: typ, Code: code, Message: e.why, Param: e.param}
+}
+
+// stripeWords are Stripe's type and code ("" for none) of a refusal of
+// kind.
+func stripeWords(kind refusalKind) (typ, code string) {
+	switch kind {
 	case refusedUnknown:
-		out.Code = "parameter_unknown"
+		return ledger.ErrorInvalidRequest, "parameter_unknown"
 	case refusedNotWhole:
-		out.Code = "parameter_invalid_integer"
+		return ledger.ErrorInvalidRequest, "parameter_invalid_integer"
 	case refusedMissing:
-		out.Code = "parameter_missing"
+		return ledger.ErrorInvalidRequest, "parameter_missing"
 	case refusedInvalid, refusedTooLarge:
-		out.Code = "parameter_invalid"
+		return ledger.ErrorInvalidRequest, "parameter_invalid"
 	case refusedNotFound:
-		out.Code = "resource_missing"
+		return ledger.ErrorInvalidRequest, "resource_missing"
 	case refusedRejected:
-		out.Code = "refund_rejected"
+		return ledger.ErrorInvalidRequest, "refund_rejected"
 	case refusedKeyInUse:
-		out.Type, out.Code = ledger.ErrorIdempotency, "idempotency_key_in_use"
+		return ledger.ErrorIdempotency, "idempotency_key_in_use"
 	case refusedOtherParameters:
-		out.Type = ledger.ErrorIdempotency
+		return ledger.ErrorIdempotency, ""
 	case refusedProviderError, refusedUnavailable:
-		out.Type = ledger.ErrorAPI
+		return ledger.ErrorAPI, ""
 	}
-	return out
+	return ledger.ErrorInvalidRequest, ""
 }
 
 // body is e as the body of a Stripe error reply.
@@ -55,9 +61,9 @@ func (e *refusal) words() string {
 	if e == nil {
 		return ""
 	}
-	s := e.stripe()
-	if s.Code == "" {
-		return s.Type
+	typ, code := stripeWords(e.kind)
+	if code == "" {
+		return typ
 	}
-	return s.Type + "/" + s.Code
+	return typ + "/" + code
 }

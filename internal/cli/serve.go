@@ -210,7 +210,10 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 		}
 		o.Mission = m
 	}
-	// serve.Run validates the options before it opens anything.
+	// Checked now, before any file is looked at, as serve.Run will.
+	if err := o.Validate(); err != nil {
+		return o, badInput(err)
+	}
 	return o, nil
 }
 

@@ -51,16 +51,6 @@ func newValidateCmd() *cobra.Command {
 // runMission runs a mission for validate; tests count the runs.
 var runMission = missions.Run
 
-// splitErrors turns an error, possibly joined, into one line per
-// problem, an exit code's wrapping taken off.
-func splitErrors(err error) []string {
-	var ee *exitError
-	if errors.As(err, &ee) {
-		err = ee.err
-	}
-	return termtext.ErrorLines(err)
-}
-
 // validateSummary says how many of the paths given have problems: the
 // one given, all of them, or how many of them. A directory given is a
 // path, not a file.

@@ -3,7 +3,8 @@
 // decoder reads a lone surrogate escape (\ud800) as U+FFFD, as it reads
 // every other such escape, so two ids that differ only there would read
 // as one; these checks see the escapes themselves. It imports nothing of
-// the repository.
+// the repository. It also writes a string as encoding/json writes one
+// (AppendString), for what builds JSON by hand.
 package jsontext
 
 import (

@@ -252,7 +252,7 @@ func checkFile(db *bolt.DB, path string) (err error) {
 			return Damaged(fmt.Sprintf("it is cut short: %d bytes, but its own header says %d", info.Size(), tx.Size()))
 		}
 		// Every key and value read here first, where a fault is a panic
-		// recovered (openStore): bbolt's own check runs on a goroutine
+		// recovered (Open): bbolt's own check runs on a goroutine
 		// of its own, where a fault would end the process.
 		if err := walk(tx); err != nil {
 			return Damaged(err.Error())
@@ -442,6 +442,10 @@ type Entry struct {
 	Log     []byte
 	Refunds []Row
 	Keys    []Row
+	// BeforeCommit, when set, is called inside the transaction once
+	// everything is written, before it commits: where a kill test ends
+	// the process to find an aborted write.
+	BeforeCommit func()
 }
 
 // Reset empties the log, refunds and keys and keeps meta as the
@@ -495,6 +499,9 @@ func (l *Log) Append(e Entry) error {
 			if err := keys.Put([]byte(r.Key), r.Value); err != nil {
 				return err
 			}
+		}
+		if e.BeforeCommit != nil {
+			e.BeforeCommit()
 		}
 		return nil
 	})
