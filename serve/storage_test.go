@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -19,21 +18,7 @@ import (
 // memory, through reopen as Open does through a file.
 func memRig(t *testing.T, o Options, st storage, clock *fakeClock) (*rig, *Recovered) {
 	t.Helper()
-	o.Now = clock.Now
-	if o.Hold == 0 {
-		o.Hold = 5 * time.Second
-	}
-	srv, rec, err := reopen(o, st, "memory")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := httptest.NewServer(srv)
-	g := &rig{t: t, srv: srv, http: h, clock: clock, quick: &http.Client{Timeout: 150 * time.Millisecond}}
-	t.Cleanup(func() {
-		srv.Release()
-		h.Close()
-	})
-	return g, rec
+	return reopenedRig(t, o, clock, func(o Options) (*Server, *Recovered, error) { return reopen(o, st, "memory") })
 }
 
 // A provider reopened from the storage in memory it wrote to is where it

@@ -22,11 +22,18 @@ import (
 // openRig is a rig whose provider keeps its state in db.
 func openRig(t *testing.T, o Options, db string, clock *fakeClock) (*rig, *Recovered) {
 	t.Helper()
+	return reopenedRig(t, o, clock, func(o Options) (*Server, *Recovered, error) { return Open(o, db) })
+}
+
+// reopenedRig is a rig on the clock whose provider open makes from o (a
+// reply held at most 5 s unless o says), closed when the test ends.
+func reopenedRig(t *testing.T, o Options, clock *fakeClock, open func(Options) (*Server, *Recovered, error)) (*rig, *Recovered) {
+	t.Helper()
 	o.Now = clock.Now
 	if o.Hold == 0 {
 		o.Hold = 5 * time.Second
 	}
-	srv, rec, err := Open(o, db)
+	srv, rec, err := open(o)
 	if err != nil {
 		t.Fatal(err)
 	}
