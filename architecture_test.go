@@ -17,36 +17,37 @@ import (
 var floors = map[string]int{
 	"internal/": 0, // every helper under internal/: see internalOnly
 	"ledger":    1,
-	"missions":  2,
+	"providers": 2, // the profiles: the YAML format and the built-ins
+	"missions":  3,
 
-	"missions/missionstest": 3,
-	"export":                3,
+	"missions/missionstest": 4,
+	"export":                4,
 
-	"render": 4,
-	"traces": 4,
+	"render": 5,
+	"traces": 5,
 
-	"serve/internal/boltlog": 4, // serve's log file: bytes only, it imports nothing of the repository
+	"serve/internal/boltlog": 5, // serve's log file: bytes only, it imports nothing of the repository
 
-	"compare": 5,
-	"course":  5,
-	"check":   5,
-	"serve":   5,
+	"compare": 6,
+	"course":  6,
+	"check":   6,
+	"serve":   6,
 
-	"reproduce": 6,
+	"reproduce": 7,
 
-	"conform": 7,
-	"lab":     7,
+	"conform": 8,
+	"lab":     8,
 
-	"internal/cli": 8, // the commands
+	"internal/cli": 9, // the commands
 
-	"": 9, // main: wiring alone; it imports internal/cli and nothing else of the repository
+	"": 10, // main: wiring alone; it imports internal/cli and nothing else of the repository
 
-	"examples/": 10, // client programs, which see nothing of replaylab: see examplesAlone
+	"examples/": 11, // client programs, which see nothing of replaylab: see examplesAlone
 }
 
 // engine is the pure part: no terminal, no network, no clock, no
 // process, no file but through an fs.FS handed in.
-var engine = []string{"ledger", "missions"}
+var engine = []string{"ledger", "providers", "missions"}
 
 // notInTheEngine are what the engine's packages may not import directly
 // (os is what path/filepath stands on, so it is checked by name only
@@ -61,7 +62,7 @@ var terminalAndNetwork = []string{
 	"github.com/spf13/cobra", "github.com/charmbracelet/x/term", "github.com/muesli/termenv", "net/http",
 }
 
-var pure = []string{"ledger", "missions", "export", "render", "traces", "compare", "course"}
+var pure = []string{"ledger", "providers", "missions", "export", "render", "traces", "compare", "course"}
 
 type listed struct {
 	ImportPath string

@@ -13,7 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -414,8 +413,8 @@ func parseWhen(w map[string]string) (missions.Overrides, error) {
 				return o, err
 			}
 			o.Policy = &p
-		case "contract":
-			c, err := ledger.ParseContract(v)
+		case "contract", "provider":
+			c, err := missions.ProviderName(v)
 			if err != nil {
 				return o, err
 			}
@@ -427,7 +426,7 @@ func parseWhen(w map[string]string) (missions.Overrides, error) {
 			}
 			o.KeySource = &ks
 		default:
-			return o, fmt.Errorf("setting %q (accepted: stable_keys, policy, contract, key_source)", k)
+			return o, fmt.Errorf("setting %q (accepted: stable_keys, policy, provider, contract, key_source)", k)
 		}
 	}
 	return o, nil

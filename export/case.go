@@ -18,6 +18,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // SchemaID names the case format. It is the first field of every export.
@@ -46,6 +47,15 @@ const SchemaReads = "replaylab.case/v4"
 // a case of an edited mission is written as version 5.
 const SchemaEdited = "replaylab.case/v5"
 
+// SchemaProvider is version 6: version 5's fields (edited, reads or
+// neither) and what provider profiles brought: the profile the run
+// played, carried whole (provider), the mission's captured amounts, the
+// objects' charge and amount, and the documented refusals (a final key,
+// a missing key, the refund limit) with any status from 400 to 599.
+// Only a case under a profile other than v1, v2 and none, or whose
+// mission states what was captured, is written as version 6.
+const SchemaProvider = "replaylab.case/v6"
+
 // SchemaV2 and SchemaV1 are the earlier case formats, still read.
 const (
 	SchemaV2 = "replaylab.case/v2"
@@ -56,7 +66,7 @@ const (
 const mismatchCodeV2 = 422
 
 // readsSchemas says which versions this build reads, for messages.
-const readsSchemas = `"replaylab.case/v5", "replaylab.case/v4", "replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
+const readsSchemas = `"replaylab.case/v6", "replaylab.case/v5", "replaylab.case/v4", "replaylab.case/v3", "replaylab.case/v2" and "replaylab.case/v1"`
 
 // MaxCaseBytes bounds a case file read from disk.
 const MaxCaseBytes = 64 << 20
@@ -79,7 +89,16 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	schema := SchemaFor(&c.Mission)
+	if !providers.Short(c.Settings.Contract) && c.Provider == nil {
+		p, err := c.Settings.ProfileOf()
+		if err != nil {
+			return nil, err
+		}
+		cc := *c
+		cc.Provider = p
+		c = &cc
+	}
+	schema := SchemaFor(c)
 
 	if err := enc.Encode(document{Schema: schema, Case: c}); err != nil {
 		return nil, err
@@ -87,11 +106,14 @@ func Marshal(c *missions.Case) ([]byte, error) {
 	return termtext.EscapeHidden(buf.Bytes()), nil
 }
 
-// SchemaFor is the version a case of m is written as: the oldest that
-// holds every field m has, so that a case without the newer fields reads,
+// SchemaFor is the version a case is written as: the oldest that holds
+// every field it has, so that a case without the newer fields reads,
 // byte for byte, as before.
-func SchemaFor(m *missions.Mission) string {
+func SchemaFor(c *missions.Case) string {
+	m := &c.Mission
 	switch {
+	case c.Provider != nil || len(m.Captured) > 0:
+		return SchemaProvider
 	case m.Edited != nil:
 		return SchemaEdited
 	case len(m.Reads) > 0:
@@ -157,7 +179,7 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 		return nil, fmt.Errorf("%s: not a replaylab case: no \"schema\" field (expected %q)", name, SchemaID)
 	case json.Unmarshal(raw, &schema) != nil:
 		return nil, fmt.Errorf("%s: not a replaylab case: \"schema\" is %s (expected the string %q)", name, raw, SchemaID)
-	case schema != SchemaID && schema != SchemaReads && schema != SchemaEdited && schema != SchemaV2 && schema != SchemaV1:
+	case schema != SchemaID && schema != SchemaReads && schema != SchemaEdited && schema != SchemaProvider && schema != SchemaV2 && schema != SchemaV1:
 		if strings.HasPrefix(schema, "replaylab.case/") {
 			return nil, fmt.Errorf("%s: case schema %q is from a version this build does not read (it reads %s)", name, schema, readsSchemas)
 		}
@@ -191,11 +213,20 @@ func Unmarshal(name string, data []byte) (*missions.Case, error) {
 	if err != nil {
 		return nil, jsonError(name, data, err)
 	}
+	doc.Case.Settings.Profile = doc.Case.Provider
+	if !providers.Short(doc.Case.Settings.Contract) && doc.Case.Provider == nil {
+		return nil, fmt.Errorf("%s: the case names provider %s but does not carry its profile (a case under a profile other than v1, v2 and none carries it whole, in \"provider\")", name, doc.Case.Settings.Contract)
+	}
 	if err := validateCase(doc.Case); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	doc.Case.Version = 3
-	switch want := SchemaFor(&doc.Case.Mission); {
+	switch want := SchemaFor(doc.Case); {
+	case want == SchemaProvider && schema != SchemaProvider:
+		return nil, fmt.Errorf("%s: the case carries a provider profile or captured amounts, which came with %s; write the schema as %q", name, SchemaProvider, SchemaProvider)
+	case want != SchemaProvider && schema == SchemaProvider:
+		return nil, fmt.Errorf("%s: a %s case is one run under a profile other than v1, v2 and none, or with captured amounts, and this one has neither; write the schema as %q", name, SchemaProvider, want)
+	case schema == SchemaProvider:
 	case doc.Case.Mission.Edited != nil && schema != SchemaEdited:
 		return nil, fmt.Errorf("%s: the mission was edited (edited), which came with %s; write the schema as %q", name, SchemaEdited, SchemaEdited)
 	case doc.Case.Mission.Edited == nil && schema == SchemaEdited:

@@ -116,7 +116,7 @@ func TestSchemaRejects(t *testing.T) {
 		"negative effects": func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = -1 },
 		"effects as text":  func(d map[string]any) { d["outcome"].(map[string]any)["effects"] = "2" },
 		"unknown policy":   func(d map[string]any) { d["settings"].(map[string]any)["policy"] = "hopeful" },
-		"unknown contract": func(d map[string]any) { d["settings"].(map[string]any)["contract"] = "v3" },
+		"unknown contract": func(d map[string]any) { d["settings"].(map[string]any)["contract"] = "V3!" },
 		"settings no seed": func(d map[string]any) { delete(d["settings"].(map[string]any), "seed") },
 		"bad object id": func(d map[string]any) {
 			d["ledger"].(map[string]any)["objects"].([]any)[0].(map[string]any)["id"] = "refund-1"
@@ -246,7 +246,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"not json", "refund: 45.00\n", []string{"case.json:1:", "invalid JSON"}},
 		{"syntax error on line 3", "{\n  \"schema\": \"replaylab.case/v3\",\n  \"mission\": ]\n}", []string{"case.json:3:"}},
 		{"no schema", `{"mission": {}}`, []string{"no \"schema\" field", "replaylab.case/v3"}},
-		{"future version", strings.Replace(s, "replaylab.case/v3", "replaylab.case/v7", 1), []string{"replaylab.case/v7", "version", "reads \"replaylab.case/v5\", \"replaylab.case/v4\", \"replaylab.case/v3\", \"replaylab.case/v2\" and \"replaylab.case/v1\""}},
+		{"future version", strings.Replace(s, "replaylab.case/v3", "replaylab.case/v7", 1), []string{"replaylab.case/v7", "version", "reads \"replaylab.case/v6\", \"replaylab.case/v5\", \"replaylab.case/v4\", \"replaylab.case/v3\", \"replaylab.case/v2\" and \"replaylab.case/v1\""}},
 		{"other schema", strings.Replace(s, "replaylab.case/v3", "something/else", 1), []string{"not a replaylab case", "something/else"}},
 		{"unknown field", strings.Replace(s, `"outcome": {`, `"outcome": {"bonus": 1, `, 1), []string{"unknown field", "bonus"}},
 		{"wrong type", strings.Replace(s, `"seed": 1`, `"seed": "one"`, 1), []string{"case.json:", "seed"}},

@@ -77,7 +77,7 @@ func TestUnmarshalSaysWhereAndWhat(t *testing.T) {
 		{"unknown field in settings", []byte(strings.Replace(s, `"seed": 1,`, `"seed": 1, "colour": "red",`, 1)),
 			[]string{`case.json:`, `unknown field "colour" in settings`, "accepted: stable_keys, policy, contract, key_source, seed, max_attempts, deadline"}},
 		{"unknown field at the top", []byte(strings.Replace(s, `"schema": "replaylab.case/v3",`, `"schema": "replaylab.case/v3", "bonus": 1,`, 1)),
-			[]string{`unknown field "bonus" in the case`, "accepted: schema, mission, settings, events, ledger, outcome"}},
+			[]string{`unknown field "bonus" in the case`, "accepted: schema, mission, settings, provider, events, ledger, outcome"}},
 		{"not UTF-8", append([]byte{0xff, 0xfe}, good...), []string{"case.json:1:1:", "not UTF-8", "0xff"}},
 		{"not UTF-8 inside a string", []byte(strings.Replace(s, "Timeout, then success", "Timeout\xc3", 1)), []string{"case.json:5:", "not UTF-8"}},
 		{"no events", replacePart(t, good, "events", ""), []string{`the case has no "events"`, "schema, mission, settings, events, ledger, outcome"}},

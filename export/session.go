@@ -63,6 +63,9 @@ func (s *Session) Each() iter.Seq[SessionRequest] {
 // SessionSettings are what the provider ran under.
 type SessionSettings struct {
 	Contract ledger.Contract `json:"contract"`
+	// Profile is the provider's profile, carried whole where the name
+	// alone does not give it (any but v1, v2 and none).
+	Profile *ledger.Profile `json:"provider,omitempty"`
 	// Retention is how many ticks a key was kept.
 	Retention int `json:"retention"`
 	// TickMillis is how long one tick lasted, in milliseconds.
@@ -360,7 +363,11 @@ func (s *Session) check() error {
 			return fmt.Errorf("mission %s: %w", s.Mission.ID, err)
 		}
 	}
-	cfg := ledger.Config{Contract: s.Settings.Contract, Retention: s.Settings.Retention}
+	prof, err := missions.ResolveProfile(s.Settings.Contract, s.Settings.Profile)
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	cfg := ledger.Config{Profile: prof, Retention: s.Settings.Retention}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
@@ -462,6 +469,8 @@ func (s *Session) AsCase() *missions.Case {
 	} else {
 		c.Mission = s.madeMission()
 	}
+	c.Settings.Profile = s.Settings.Profile
+	prof := s.ProfileOf()
 	attempt, ci := 0, 0
 	effects, step := 0, 0
 	flush := func(upTo int) {
@@ -494,7 +503,7 @@ func (s *Session) AsCase() *missions.Case {
 				effects++
 			}
 			ev := missions.Event{Tick: r.Tick, Kind: missions.EventAttempt, Intent: r.Intent, Attempt: attempt, Key: r.Key, Fixture: r.Fixture,
-				Provider: r.Provider, Response: r.Response, Observed: r.Observed(), Effects: effects,
+				Provider: r.Provider, Response: r.Response, Observed: r.Observed(prof), Effects: effects,
 				Note: fmt.Sprintf("Request %d met %s; the reply was %s.", r.Seq, r.Fixture, r.Wire)}
 			c.Events = append(c.Events, ev)
 		case RequestRetrieve, RequestList:
@@ -550,8 +559,21 @@ func orNone(s string) string {
 	return s
 }
 
-// Observed is what the client could make of the reply to a create.
-func (r SessionRequest) Observed() missions.Observation {
+// ProfileOf is the profile the session's provider ran under: the one it
+// carries or the built-in it names (stripe-v1 for a session that names
+// one it does not carry, which a read session never is: check refuses
+// it).
+func (s *Session) ProfileOf() *ledger.Profile {
+	p, err := missions.ResolveProfile(s.Settings.Contract, s.Settings.Profile)
+	if err != nil {
+		p, _ = missions.ResolveProfile(ledger.V1, nil)
+	}
+	return p
+}
+
+// Observed is what the client could make of the reply to a create, under
+// the provider's profile p.
+func (r SessionRequest) Observed(p *ledger.Profile) missions.Observation {
 	switch {
 	case r.Wire == WireClosed:
 		return missions.ObservedNothing
@@ -561,11 +583,14 @@ func (r SessionRequest) Observed() missions.Observation {
 	rep := missions.Reply{Heard: true, Code: r.Status}
 	if r.Response != nil {
 		rep.Error = ledger.Result{Action: ledger.Action(r.Provider), Response: *r.Response}.ErrorType()
+		if ref := p.RefusalOf(ledger.Action(r.Provider), *r.Response); ref != nil {
+			rep.ErrorCode = ref.Code
+		}
 	}
 	if len(r.Shown) > 0 {
 		rep.Object = missions.ObjectView{ID: r.Shown[0].Object, Status: r.Shown[0].Status}
 	}
-	return rep.Observation()
+	return rep.Observation(p)
 }
 
 // stableKeys: every intent sent all its creates under one key.

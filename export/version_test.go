@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -54,7 +53,7 @@ func TestCasesUnchangedFromV1(t *testing.T) {
 		}
 		for _, stable := range []bool{true, false} {
 			for _, p := range missions.Policies {
-				for _, c := range ledger.Contracts {
+				for _, c := range missions.ShortContracts {
 					for _, k := range missions.KeySources {
 						o := missions.Overrides{StableKeys: &stable, Policy: &p, Contract: &c, KeySource: &k}
 						name := m.ID + " " + o.String()

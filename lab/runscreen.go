@@ -17,7 +17,6 @@ import (
 
 	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
 )
@@ -483,7 +482,7 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 		}, func(s missions.Settings) string { return s.Words(missions.SettingPolicy) })
 	case key.Matches(k, r.keys.Contract):
 		r.toggle(sb, func(o *missions.Overrides) {
-			c := next(ledger.Contracts, r.settings.Contract)
+			c := next(missions.ShortContracts, r.settings.Contract)
 			o.Contract = &c
 		}, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
 	case key.Matches(k, r.keys.KeySource):

@@ -202,7 +202,7 @@ func TestHeaderNamesTheKeySourceAndFits(t *testing.T) {
 	ph := missions.KeyPayloadHash
 	for _, stable := range []bool{true, false} {
 		for _, p := range missions.Policies {
-			for _, c := range ledger.Contracts {
+			for _, c := range missions.ShortContracts {
 				o := missions.Overrides{StableKeys: &stable, Policy: &p, Contract: &c, KeySource: &ph}
 				for _, id := range []string{tts, tir} {
 					m := press(t, newLab(t, Options{Mission: id, Overrides: o}, 80, 24), "r")

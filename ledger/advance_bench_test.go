@@ -25,7 +25,7 @@ func fillAdvance(n int, submit func(Request, Execution) Result, advance func(int
 }
 
 func BenchmarkAdvance(b *testing.B) {
-	cfg := Config{Contract: V1, Retention: 1 << 40}
+	cfg := Config{Profile: testV1, Retention: 1 << 40}
 	for _, delay := range []int{1, 3, 100} {
 		benchAdvance(b, cfg, delay)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // The attempt benchmarks and their baseline run in one `go test -bench`
@@ -47,7 +48,7 @@ func BenchmarkLedgerAttempt(b *testing.B) {
 
 func benchLedger(b *testing.B, key func(i int) string) {
 	b.ReportAllocs()
-	l, err := ledger.New(ledger.Config{Contract: ledger.V1, Retention: ledger.DefaultRetention})
+	l, err := ledger.New(ledger.Config{Profile: providers.Builtin("stripe-v1"), Retention: ledger.DefaultRetention})
 	if err != nil {
 		b.Fatal(err)
 	}

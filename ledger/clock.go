@@ -56,7 +56,7 @@ func (l *Ledger) requeuePrunes() {
 	// Into the heap, all of them: in near, the many falling due soon
 	// would each be passed over at every tick until theirs.
 	for i, r := range l.records {
-		if r.State == RecordSaved {
+		if r.State.Kept() {
 			l.pushHeap(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
 		}
 	}
@@ -78,7 +78,7 @@ func (l *Ledger) rebuildQueue() {
 		}
 	}
 	for i, r := range l.records {
-		if r.State == RecordSaved {
+		if r.State.Kept() {
 			l.push(due{at: l.soonest(r.ExpiresAt), kind: duePrune, ref: i})
 		}
 	}
@@ -229,7 +229,7 @@ func (l *Ledger) work(dst []Change, d due) []Change {
 		return l.resolve(dst, d.ref)
 	}
 	r := l.records[d.ref]
-	if r.State != RecordSaved || r.ExpiresAt > l.now {
+	if !r.State.Kept() || r.ExpiresAt > l.now {
 		return dst // pruned on access, or its expiry moved
 	}
 	l.prune(d.ref)
@@ -241,7 +241,7 @@ func (l *Ledger) landLate(dst []Change, i int) []Change {
 	lc.done = true
 	l.inFlight--
 	id := l.commit(&lc.req)
-	if l.cfg.Contract != None && lc.req.Key != "" {
+	if !l.cfg.Profile.Keyless() && lc.req.Key != "" {
 		if j, ok := l.lookup(lc.req.Key); ok && l.records[j].State == RecordExecuting {
 			rec := &l.records[j]
 			rec.State = RecordSaved

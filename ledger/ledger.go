@@ -190,13 +190,21 @@ func (l *Ledger) FindInto(dst []Object, intent string) []Object {
 	return dst
 }
 
-// Submit handles one request that reached the provider at the current tick.
+// Submit handles one request that reached the provider at the current
+// tick, by the rules of the profile: whether the key is looked at at all
+// (saves), what a kept key answers (a final key, other parameters, a
+// request still executing, a finished one: replay), and, for a request no
+// kept answer settles, what executing it commits and keeps.
 func (l *Ledger) Submit(req Request, ex Execution) Result {
 	if l.compactDue {
 		l.compact()
 		l.compactDue = false
 	}
-	if l.cfg.Contract == None || req.Key == "" {
+	p := l.cfg.Profile
+	if req.Key == "" && p.Key.Required {
+		return Result{Action: KeyRequired, Response: Response{Code: p.Key.Missing.Status, Refused: KeyRequired}, Refusal: p.Key.Missing}
+	}
+	if p.Saves == SavesNone || req.Key == "" {
 		return l.execute(&req, ex, false)
 	}
 	i, ok := l.lookup(req.Key)
@@ -208,34 +216,59 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		return l.execute(&req, ex, true)
 	}
 	rec := &l.records[i]
-	if rec.Digest != req.Digest {
-		return Result{Action: Mismatch, Response: Response{Code: CodeMismatch}}
+	if rec.State == RecordFailed {
+		return Result{Action: KeyFailed, Response: Response{Code: p.FailedKey.Status, Refused: KeyFailed}, Refusal: p.FailedKey}
+	}
+	if rec.Digest != req.Digest && p.Mismatch != nil {
+		return Result{Action: Mismatch, Response: Response{Code: p.Mismatch.Status}, Refusal: p.Mismatch}
 	}
 	if rec.State == RecordExecuting {
-		return Result{Action: Conflict, Response: Response{Code: CodeConflict}}
+		if p.InFlight == nil {
+			// No guard: the repeat runs as well; the key stays the
+			// first's.
+			return l.execute(&req, ex, false)
+		}
+		return Result{Action: Conflict, Response: Response{Code: p.InFlight.Status}, Refusal: p.InFlight}
 	}
-	if l.cfg.Contract == V2 && rec.Partial {
-		// v2 finishes the partial work instead of replaying the error.
+	if p.Replay == ReplayComplete && rec.Partial {
+		// The partial work is finished instead of the error replayed.
 		o := l.objects[rec.Response.Object-1]
 		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
 		rec.Partial = false
 		return Result{Action: Completed, Response: rec.Response}
 	}
 	resp := rec.Response
-	if l.cfg.Contract == V2 && resp.Object != 0 {
-		// v2 returns the updated response, with the object as it is now.
+	switch {
+	case resp.Object == 0:
+	case p.Replay == ReplayComplete:
+		// The updated response: the object's status as it is now.
 		resp.Status = l.objects[resp.Object-1].Status
+	case p.Replay == ReplayCurrent:
+		// The object as it is now, whatever the first answer said.
+		resp = Response{Code: CodeOK, Object: resp.Object, Status: l.objects[resp.Object-1].Status}
 	}
-	return Result{Action: Replayed, Response: resp}
+	res := Result{Action: Replayed, Response: resp}
+	if resp.Refused == OverLimit {
+		res.Refusal = &p.RefundLimit
+	}
+	return res
 }
 
-// execute runs a request no saved record answers. With save, the key is
-// known to be absent from the index, and the request's record is added.
+// execute runs a request no kept answer settles. With save, the key is
+// known to be absent from the index, and what the profile keeps of the
+// answer is kept under it.
 func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
+	p := l.cfg.Profile
 	switch ex.Kind {
 	case Reject:
+		if save && p.FailedKey != nil {
+			l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordFailed, Response: Response{Code: CodeBadRequest}})
+		}
 		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
 	case CommitLater:
+		if l.overLimit(req) {
+			return l.limited(req, save)
+		}
 		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req})
 		l.inFlight++
 		l.push(due{at: l.soonest(l.now + ex.Delay), kind: dueCommit, ref: len(l.late) - 1})
@@ -243,6 +276,9 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 			l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordExecuting})
 		}
 		return Result{Action: Executing}
+	}
+	if l.overLimit(req) {
+		return l.limited(req, save)
 	}
 	id := l.commit(req)
 	resp := Response{Code: CodeOK, Object: id, Status: Succeeded}
@@ -252,18 +288,59 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		resp = Response{Code: CodeServerError, Object: id}
 		partial = true
 	case CommitPending:
-		p := &l.objects[id-1]
-		p.Status = Pending
-		p.ResolveAt = l.now + ex.Delay
-		p.ResolvesTo = ex.Terminal
+		o := &l.objects[id-1]
+		o.Status = Pending
+		o.ResolveAt = l.now + ex.Delay
+		o.ResolvesTo = ex.Terminal
 		l.pending++
-		l.push(due{at: l.soonest(p.ResolveAt), kind: dueResolve, ref: int(id) - 1})
+		l.push(due{at: l.soonest(o.ResolveAt), kind: dueResolve, ref: int(id) - 1})
 		resp.Status = Pending
 	}
-	if save {
+	if save && p.Saves.keeps(resp.Code) {
 		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp, Partial: partial})
 	}
 	return Result{Action: Committed, Response: resp}
+}
+
+// overLimit reports whether the refund would take its charge past what
+// was captured: the refunds that stand, those still executing and this
+// one. A charge without a known capture has no limit.
+func (l *Ledger) overLimit(req *Request) bool {
+	if req.Charge == "" || len(l.cfg.Captured) == 0 {
+		return false
+	}
+	captured, ok := l.cfg.Captured[req.Charge]
+	if !ok {
+		return false
+	}
+	taken := req.Amount
+	for i := range l.objects {
+		if o := &l.objects[i]; o.Charge == req.Charge && o.Status.Stands() {
+			taken += o.Amount
+		}
+	}
+	for _, lc := range l.late {
+		if !lc.done && lc.req.Charge == req.Charge {
+			taken += lc.req.Amount
+		}
+	}
+	return taken > captured
+}
+
+// limited is the refund limit's refusal: an answer of the executing
+// endpoint (its balance check), kept as any other 4xx is, and, where
+// failed keys are final, a failed attempt.
+func (l *Ledger) limited(req *Request, save bool) Result {
+	p := l.cfg.Profile
+	resp := Response{Code: p.RefundLimit.Status, Refused: OverLimit}
+	switch {
+	case !save:
+	case p.FailedKey != nil:
+		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordFailed, Response: resp})
+	case p.Saves.keeps(resp.Code):
+		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp})
+	}
+	return Result{Action: OverLimit, Response: resp, Refusal: &p.RefundLimit}
 }
 
 // soonest is the tick work due at t happens: never before the next tick.
@@ -278,6 +355,8 @@ func (l *Ledger) commit(req *Request) ObjectID {
 	l.objects = append(l.objects, Object{
 		ID:      id,
 		Intent:  req.Intent,
+		Charge:  req.Charge,
+		Amount:  req.Amount,
 		Key:     req.Key,
 		Digest:  req.Digest,
 		Payload: req.Payload,
@@ -316,7 +395,7 @@ func (l *Ledger) insert(rec Record) {
 	case len(l.records) > smallIndex:
 		l.reindex()
 	}
-	if rec.State == RecordSaved {
+	if rec.State.Kept() {
 		l.push(due{at: l.soonest(rec.ExpiresAt), kind: duePrune, ref: pos})
 	}
 }

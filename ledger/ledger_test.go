@@ -2,10 +2,10 @@ package ledger_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // op is one line of a ledger script: either the clock moves (advance > 0)
@@ -22,6 +22,36 @@ type op struct {
 	status              ledger.Status
 
 	effects int // the ledger's effect count afterwards
+	// amount, when set, is what the refund takes from charge ch_1, whose
+	// capture is 100.
+	amount int64
+}
+
+// The built-in profiles the rules are played under, and one field of
+// stripe-v1 changed at a time: each row of TestLedgerRules below is one
+// value of one field.
+var (
+	pV1, pV2, pNone = providers.Builtin("stripe-v1"), providers.Builtin("stripe-v2"), providers.Builtin("none")
+	captured        = map[string]int64{"ch_1": 100}
+	limitStatus     = pV1.RefundLimit.Status
+	final           = &ledger.Refusal{Status: 400, Code: "IDEMPOTENCY_PREVIOUS_ATTEMPT_FAILED"}
+	inFlight500     = &ledger.Refusal{Status: 500, Code: "idempotency_key_in_use"}
+	mismatch422     = &ledger.Refusal{Status: 422, Code: "idempotency_conflict"}
+	missingKey      = &ledger.Refusal{Status: 400, Code: "idempotency_key_required"}
+)
+
+// v1With is stripe-v1 with one field changed.
+func v1With(change func(p *ledger.Profile)) *ledger.Profile {
+	p := *pV1
+	change(&p)
+	return &p
+}
+
+// refund is a send of a refund of amount from charge ch_1.
+func refund(key, digest string, amount int64, want ledger.Action, code int, obj ledger.ObjectID, effects int) op {
+	o := send(key, digest, commit, want, code, obj, effects)
+	o.amount = amount
+	return o
 }
 
 var (
@@ -49,40 +79,40 @@ func TestLedgerRules(t *testing.T) {
 	const ok, bad, conflict, mismatch, s500 = ledger.CodeOK, ledger.CodeBadRequest, ledger.CodeConflict, ledger.CodeMismatch, ledger.CodeServerError
 	tests := []struct {
 		name      string
-		contract  ledger.Contract
+		profile   *ledger.Profile
 		retention int
 		ops       []op
 	}{
-		{"none: a repeated key is a new effect", ledger.None, 100, []op{
+		{"none: a repeated key is a new effect", pNone, 100, []op{
 			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
 			send("k1", "d1", commit, ledger.Committed, ok, 2, 2),
 			send("k1", "d1", serverError, ledger.Committed, s500, 3, 3),
 		}},
-		{"v1: no key means no deduplication", ledger.V1, 100, []op{
+		{"v1: no key means no deduplication", pV1, 100, []op{
 			send("", "d1", commit, ledger.Committed, ok, 1, 1),
 			send("", "d1", commit, ledger.Committed, ok, 2, 2),
 		}},
-		{"v1: a repeat gets the saved response, no new effect", ledger.V1, 100, []op{
+		{"v1: a repeat gets the saved response, no new effect", pV1, 100, []op{
 			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
 			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
 			send("k1", "d1", reject, ledger.Replayed, ok, 1, 1),
 		}},
-		{"v1: fresh keys are separate operations", ledger.V1, 100, []op{
+		{"v1: fresh keys are separate operations", pV1, 100, []op{
 			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
 			send("k2", "d1", commit, ledger.Committed, ok, 2, 2),
 		}},
-		{"v1: a rejection saves nothing, so a corrected retry runs", ledger.V1, 100, []op{
+		{"v1: a rejection saves nothing, so a corrected retry runs", pV1, 100, []op{
 			send("k1", "d1", reject, ledger.Rejected, bad, 0, 0),
 			send("k1", "d1", reject, ledger.Rejected, bad, 0, 0),
 			send("k1", "d2", commit, ledger.Committed, ok, 1, 1),
 			send("k1", "d2", commit, ledger.Replayed, ok, 1, 1),
 		}},
-		{"v1: a saved 500 is replayed as a 500", ledger.V1, 100, []op{
+		{"v1: a saved 500 is replayed as a 500", pV1, 100, []op{
 			send("k1", "d1", serverError, ledger.Committed, s500, 1, 1),
 			send("k1", "d1", commit, ledger.Replayed, s500, 1, 1),
 			send("k1", "d1", commit, ledger.Replayed, s500, 1, 1),
 		}},
-		{"v1: same key while executing is a conflict, not saved", ledger.V1, 100, []op{
+		{"v1: same key while executing is a conflict, not saved", pV1, 100, []op{
 			send("k1", "d1", later(3), ledger.Executing, 0, 0, 0),
 			send("k1", "d1", commit, ledger.Conflict, conflict, 0, 0),
 			advance(2, 0),
@@ -90,17 +120,17 @@ func TestLedgerRules(t *testing.T) {
 			advance(1, 1, ledger.LateCommit),
 			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
 		}},
-		{"v1: a saved key with another payload is rejected", ledger.V1, 100, []op{
+		{"v1: a saved key with another payload is rejected", pV1, 100, []op{
 			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
 			send("k1", "d2", commit, ledger.Mismatch, mismatch, 0, 1),
 			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
 		}},
-		{"v1: a mismatch while executing is still a mismatch", ledger.V1, 100, []op{
+		{"v1: a mismatch while executing is still a mismatch", pV1, 100, []op{
 			send("k1", "d1", later(2), ledger.Executing, 0, 0, 0),
 			send("k1", "d2", commit, ledger.Mismatch, mismatch, 0, 0),
 			advance(2, 1, ledger.LateCommit),
 		}},
-		{"v1: after retention the key is pruned and executes anew", ledger.V1, 5, []op{
+		{"v1: after retention the key is pruned and executes anew", pV1, 5, []op{
 			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
 			advance(4, 1),
 			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
@@ -108,38 +138,137 @@ func TestLedgerRules(t *testing.T) {
 			send("k1", "d1", commit, ledger.Committed, ok, 2, 2),
 			send("k1", "d2", commit, ledger.Mismatch, mismatch, 0, 2),
 		}},
-		{"v1: a pending object resolves failed and stops counting; the replay keeps the saved status", ledger.V1, 100, []op{
+		{"v1: a pending object resolves failed and stops counting; the replay keeps the saved status", pV1, 100, []op{
 			{intent: "refund-1", key: "k1", digest: "d1", ex: pending(2, ledger.Failed), want: ledger.Committed, code: ok, object: 1, status: ledger.Pending, effects: 1},
 			advance(2, 0, ledger.Resolved),
 			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Replayed, code: ok, object: 1, status: ledger.Pending, effects: 0},
 		}},
-		{"v2: a pending object resolves; the replay shows the status now", ledger.V2, 100, []op{
+		{"v2: a pending object resolves; the replay shows the status now", pV2, 100, []op{
 			{intent: "refund-1", key: "k1", digest: "d1", ex: pending(2, ledger.Succeeded), want: ledger.Committed, code: ok, object: 1, status: ledger.Pending, effects: 1},
 			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Replayed, code: ok, object: 1, status: ledger.Pending, effects: 1},
 			advance(2, 1, ledger.Resolved),
 			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Replayed, code: ok, object: 1, status: ledger.Succeeded, effects: 1},
 		}},
-		{"v2: a repeat completes a saved 500 without a second effect", ledger.V2, 100, []op{
+		{"v2: a repeat completes a saved 500 without a second effect", pV2, 100, []op{
 			send("k1", "d1", serverError, ledger.Committed, s500, 1, 1),
 			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Completed, code: ok, object: 1, status: ledger.Succeeded, effects: 1},
 			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
 		}},
-		{"v2: conflicts and mismatches as in v1", ledger.V2, 100, []op{
+		{"v2: conflicts and mismatches as in v1", pV2, 100, []op{
 			send("k1", "d1", later(1), ledger.Executing, 0, 0, 0),
 			send("k1", "d1", commit, ledger.Conflict, conflict, 0, 0),
 			advance(1, 1, ledger.LateCommit),
 			send("k1", "d2", commit, ledger.Mismatch, mismatch, 0, 1),
 		}},
-		{"none: a late commit saves no record", ledger.None, 100, []op{
+		{"none: a late commit saves no record", pNone, 100, []op{
 			send("k1", "d1", later(1), ledger.Executing, 0, 0, 0),
 			send("k1", "d1", later(1), ledger.Executing, 0, 0, 0),
 			advance(1, 2, ledger.LateCommit, ledger.LateCommit),
 			send("k1", "d1", commit, ledger.Committed, ok, 3, 3),
 		}},
+
+		// saves: which first answers are kept.
+		{"saves no_5xx: a 500 frees the key, so the same key executes again", v1With(func(p *ledger.Profile) { p.Saves = ledger.SavesNo5xx }), 100, []op{
+			send("k1", "d1", serverError, ledger.Committed, s500, 1, 1),
+			send("k1", "d1", commit, ledger.Committed, ok, 2, 2),
+			send("k1", "d1", commit, ledger.Replayed, ok, 2, 2),
+		}},
+		{"saves no_5xx: a 4xx answer of the executing endpoint is kept", v1With(func(p *ledger.Profile) { p.Saves = ledger.SavesNo5xx }), 100, []op{
+			refund("k0", "d0", 100, ledger.Committed, ok, 1, 1),
+			refund("k1", "d1", 10, ledger.OverLimit, limitStatus, 0, 1),
+			refund("k1", "d1", 10, ledger.Replayed, limitStatus, 0, 1),
+		}},
+		{"saves success: a 4xx answer is not kept; the next request runs anew", v1With(func(p *ledger.Profile) { p.Saves = ledger.SavesSuccess }), 100, []op{
+			refund("k0", "d0", 100, ledger.Committed, ok, 1, 1),
+			refund("k1", "d1", 10, ledger.OverLimit, limitStatus, 0, 1),
+			refund("k1", "d1", 10, ledger.OverLimit, limitStatus, 0, 1),
+		}},
+		{"saves success: a lost 2xx is kept all the same", v1With(func(p *ledger.Profile) { p.Saves = ledger.SavesSuccess }), 100, []op{
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+			send("k1", "d1", commit, ledger.Replayed, ok, 1, 1),
+			send("k1", "d1", serverError, ledger.Replayed, ok, 1, 1),
+		}},
+		{"saves all: a 4xx answer of the executing endpoint is replayed", pV1, 100, []op{
+			refund("k0", "d0", 100, ledger.Committed, ok, 1, 1),
+			refund("k1", "d1", 10, ledger.OverLimit, limitStatus, 0, 1),
+			refund("k1", "d1", 10, ledger.Replayed, limitStatus, 0, 1),
+		}},
+		// replay: what a repeat returns.
+		{"replay current: a saved 500 comes back as the object now", v1With(func(p *ledger.Profile) { p.Replay = ledger.ReplayCurrent }), 100, []op{
+			send("k1", "d1", serverError, ledger.Committed, s500, 1, 1),
+			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Replayed, code: ok, object: 1, status: ledger.Succeeded, effects: 1},
+		}},
+		{"replay current: a pending refund asked again later shows its end", v1With(func(p *ledger.Profile) { p.Replay = ledger.ReplayCurrent }), 100, []op{
+			{intent: "refund-1", key: "k1", digest: "d1", ex: pending(2, ledger.Failed), want: ledger.Committed, code: ok, object: 1, status: ledger.Pending, effects: 1},
+			advance(2, 0, ledger.Resolved),
+			{intent: "refund-1", key: "k1", digest: "d1", ex: commit, want: ledger.Replayed, code: ok, object: 1, status: ledger.Failed, effects: 0},
+		}},
+		// failed_key: reusable is v1's rejection row above; final here.
+		{"failed_key final: a rejection makes the key refuse every later request", v1With(func(p *ledger.Profile) { p.FailedKey = final }), 100, []op{
+			send("k1", "d1", reject, ledger.Rejected, bad, 0, 0),
+			send("k1", "d1", commit, ledger.KeyFailed, final.Status, 0, 0),
+			send("k1", "d2", commit, ledger.KeyFailed, final.Status, 0, 0),
+			send("k2", "d1", commit, ledger.Committed, ok, 1, 1),
+		}},
+		{"failed_key final: a refund refused by the limit makes its key final", v1With(func(p *ledger.Profile) { p.FailedKey = final }), 100, []op{
+			refund("k0", "d0", 100, ledger.Committed, ok, 1, 1),
+			refund("k1", "d1", 10, ledger.OverLimit, limitStatus, 0, 1),
+			refund("k1", "d1", 10, ledger.KeyFailed, final.Status, 0, 1),
+		}},
+		{"failed_key final: the final key expires with retention", v1With(func(p *ledger.Profile) { p.FailedKey = final }), 3, []op{
+			send("k1", "d1", reject, ledger.Rejected, bad, 0, 0),
+			advance(3, 0, ledger.Pruned),
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+		}},
+		// mismatch: a refusal (v1's rows above, and another status), or ignored.
+		{"mismatch 422: other parameters get the profile's refusal", v1With(func(p *ledger.Profile) { p.Mismatch = mismatch422 }), 100, []op{
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+			send("k1", "d2", commit, ledger.Mismatch, 422, 0, 1),
+		}},
+		{"mismatch ignored: the old answer comes back for other parameters", v1With(func(p *ledger.Profile) { p.Mismatch = nil }), 100, []op{
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+			send("k1", "d2", commit, ledger.Replayed, ok, 1, 1),
+		}},
+		// in_flight: a refusal (409 above; a 500 here), or executes.
+		{"in_flight 500: a repeat in flight gets a 500", v1With(func(p *ledger.Profile) { p.InFlight = inFlight500 }), 100, []op{
+			send("k1", "d1", later(2), ledger.Executing, 0, 0, 0),
+			send("k1", "d1", commit, ledger.Conflict, 500, 0, 0),
+		}},
+		{"in_flight executes: a repeat in flight runs too", v1With(func(p *ledger.Profile) { p.InFlight = nil }), 100, []op{
+			send("k1", "d1", later(2), ledger.Executing, 0, 0, 0),
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+			advance(2, 2, ledger.LateCommit),
+			send("k1", "d1", commit, ledger.Replayed, ok, 2, 2),
+		}},
+		// key: required.
+		{"key required: a create without a key is refused", v1With(func(p *ledger.Profile) { p.Key.Required, p.Key.Missing = true, missingKey }), 100, []op{
+			send("", "d1", commit, ledger.KeyRequired, 400, 0, 0),
+			send("k1", "d1", commit, ledger.Committed, ok, 1, 1),
+		}},
+		// refund_limit: refunds past the capture are refused before they run.
+		{"refund_limit: refunds stop at the captured amount", pV1, 100, []op{
+			refund("k1", "d1", 60, ledger.Committed, ok, 1, 1),
+			refund("k2", "d2", 40, ledger.Committed, ok, 2, 2),
+			refund("k3", "d3", 1, ledger.OverLimit, limitStatus, 0, 2),
+		}},
+		{"refund_limit: a refund still executing counts against the capture", pV1, 100, []op{
+			{intent: "refund-1", key: "k1", digest: "d1", ex: later(3), want: ledger.Executing, amount: 100},
+			refund("k2", "d2", 100, ledger.OverLimit, limitStatus, 0, 0),
+			advance(3, 1, ledger.LateCommit),
+		}},
+		{"refund_limit: a refund that ended failed gives its amount back", pV1, 100, []op{
+			{intent: "refund-1", key: "k1", digest: "d1", ex: pending(1, ledger.Failed), want: ledger.Committed, code: ok, object: 1, effects: 1, amount: 100},
+			advance(1, 0, ledger.Resolved),
+			refund("k2", "d2", 100, ledger.Committed, ok, 2, 1),
+		}},
+		{"none: no key contract, yet the refund limit holds", pNone, 100, []op{
+			refund("k1", "d1", 100, ledger.Committed, ok, 1, 1),
+			refund("k1", "d1", 100, ledger.OverLimit, limitStatus, 0, 1),
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := ledger.New(ledger.Config{Contract: tt.contract, Retention: tt.retention})
+			l, err := ledger.New(ledger.Config{Profile: tt.profile, Retention: tt.retention, Captured: captured})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +283,11 @@ func TestLedgerRules(t *testing.T) {
 						t.Errorf("%s: advance %d: changes %v, want %v", where, o.advance, kinds, o.changes)
 					}
 				} else {
-					res := l.Submit(ledger.Request{Intent: o.intent, Key: o.key, Digest: o.digest, Payload: "amount=1"}, o.ex)
+					req := ledger.Request{Intent: o.intent, Key: o.key, Digest: o.digest, Payload: "amount=1"}
+					if o.amount > 0 {
+						req.Charge, req.Amount = "ch_1", o.amount
+					}
+					res := l.Submit(req, o.ex)
 					if res.Action != o.want || res.Response.Code != o.code || res.Response.Object != o.object {
 						t.Errorf("%s: got %s %d %q, want %s %d %q", where, res.Action, res.Response.Code, res.Response.Object, o.want, o.code, o.object)
 					}
@@ -174,7 +307,7 @@ func TestLedgerRules(t *testing.T) {
 }
 
 func TestRecordsAndSnapshot(t *testing.T) {
-	l, _ := ledger.New(ledger.Config{Contract: ledger.V1, Retention: 10})
+	l, _ := ledger.New(ledger.Config{Profile: pV1, Retention: 10})
 	l.Submit(ledger.Request{Intent: "a", Key: "k1", Digest: "d1"}, reject)
 	l.Submit(ledger.Request{Intent: "a", Key: "k2", Digest: "d1"}, commit)
 	l.Advance(1)
@@ -211,17 +344,14 @@ func TestRecordsAndSnapshot(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	for _, cfg := range []ledger.Config{
-		{Contract: "v3", Retention: 10},
-		{Contract: "", Retention: 10},
-		{Contract: ledger.V1, Retention: 0},
+		{Retention: 10},
+		{Profile: &ledger.Profile{ID: "half"}, Retention: 10},
+		{Profile: pV1, Retention: 0},
+		{Profile: pV1, Retention: 10, Captured: map[string]int64{"ch_1": -1}},
 	} {
 		if _, err := ledger.New(cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}
-	}
-	_, err := ledger.ParseContract("v3")
-	if err == nil || !strings.Contains(err.Error(), "accepted: v1, v2, none") {
-		t.Errorf("ParseContract(v3): %v", err)
 	}
 }
 
@@ -257,7 +387,7 @@ func standing(objs []ledger.Object) int {
 // clock does not resolve it later; only a pending object can be canceled.
 // Amend changes what describes an object, not the effects.
 func TestCancelAndAmend(t *testing.T) {
-	l, err := ledger.New(ledger.Config{Contract: ledger.V1, Retention: 100})
+	l, err := ledger.New(ledger.Config{Profile: pV1, Retention: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +418,7 @@ func TestCancelAndAmend(t *testing.T) {
 		t.Fatalf("after Amend: %+v, %d effects", o, l.Effects())
 	}
 	// A snapshot with a canceled object restores to the same counts.
-	r, _ := ledger.New(ledger.Config{Contract: ledger.V1, Retention: 100})
+	r, _ := ledger.New(ledger.Config{Profile: pV1, Retention: 100})
 	if err := r.Restore(l.Snapshot()); err != nil || r.Effects() != 1 || r.Busy() {
 		t.Fatalf("restored: %v, %d effects", err, r.Effects())
 	}

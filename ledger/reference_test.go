@@ -100,7 +100,7 @@ func (l *refLedger) Find(intent string) []Object {
 
 // Submit handles one request that reached the provider at the current tick.
 func (l *refLedger) Submit(req Request, ex Execution) Result {
-	if l.cfg.Contract == None || req.Key == "" {
+	if l.cfg.Profile.Keyless() || req.Key == "" {
 		return l.execute(&req, ex, false)
 	}
 	i, ok := l.index[req.Key]
@@ -118,7 +118,7 @@ func (l *refLedger) Submit(req Request, ex Execution) Result {
 	if rec.State == RecordExecuting {
 		return Result{Action: Conflict, Response: Response{Code: CodeConflict}}
 	}
-	if l.cfg.Contract == V2 && rec.Partial {
+	if l.cfg.Profile.Replay == ReplayComplete && rec.Partial {
 		// v2 finishes the partial work instead of replaying the error.
 		o := l.objects[rec.Response.Object-1]
 		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
@@ -126,7 +126,7 @@ func (l *refLedger) Submit(req Request, ex Execution) Result {
 		return Result{Action: Completed, Response: rec.Response}
 	}
 	resp := rec.Response
-	if l.cfg.Contract == V2 && resp.Object != 0 {
+	if l.cfg.Profile.Replay == ReplayComplete && resp.Object != 0 {
 		// v2 returns the updated response, with the object as it is now.
 		resp.Status = l.objects[resp.Object-1].Status
 	}
@@ -220,7 +220,7 @@ func (l *refLedger) settle(changes []Change) []Change {
 			continue
 		}
 		id := l.commit(&lc.req)
-		if l.cfg.Contract != None && lc.req.Key != "" {
+		if !l.cfg.Profile.Keyless() && lc.req.Key != "" {
 			if i, ok := l.index[lc.req.Key]; ok && l.records[i].State == RecordExecuting {
 				rec := &l.records[i]
 				rec.State = RecordSaved

@@ -260,13 +260,13 @@ func (s Snapshot) check() error {
 			return fmt.Errorf("snapshot record with no key")
 		case seen[r.Key]:
 			return fmt.Errorf("snapshot record key %q appears twice", r.Key)
-		case r.State != RecordExecuting && r.State != RecordSaved:
-			return fmt.Errorf("snapshot record %q has no state (accepted: executing, saved)", r.Key)
+		case r.State != RecordExecuting && !r.State.Kept():
+			return fmt.Errorf("snapshot record %q has no state (accepted: executing, saved, failed)", r.Key)
 		case r.Response.Object < 0 || int(r.Response.Object) > len(s.Objects):
 			return fmt.Errorf("snapshot record %q names %s, which the snapshot does not hold", r.Key, r.Response.Object)
 		case r.Partial && r.Response.Object == 0:
 			return fmt.Errorf("snapshot record %q is partial but names no object", r.Key)
-		case r.State == RecordSaved && r.ExpiresAt <= s.Tick:
+		case r.State.Kept() && r.ExpiresAt <= s.Tick:
 			return fmt.Errorf("snapshot record %q is still saved at tick %d, past its expiry %d: a ledger prunes it then", r.Key, s.Tick, r.ExpiresAt)
 		}
 		seen[r.Key] = true
@@ -289,6 +289,10 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = append(b, byte(o.Status), byte(o.ResolvesTo))
 		b = appendInt(b, o.Tick)
 		b = appendInt(b, o.ResolveAt)
+		if o.Charge != "" {
+			b = appendStr(b, o.Charge)
+			b = appendInt(b, int(o.Amount))
+		}
 	}
 	b = appendInt(b, len(l.records)-l.dead)
 	for i := range l.records {
@@ -307,6 +311,9 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = appendInt(b, r.Response.Code)
 		b = appendInt(b, int(r.Response.Object))
 		b = appendInt(b, r.ExpiresAt)
+		if r.Response.Refused != "" {
+			b = appendStr(b, string(r.Response.Refused))
+		}
 	}
 	b = appendInt(b, l.inFlight)
 	for i := range l.late {
@@ -318,6 +325,10 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = appendStr(b, lc.req.Intent)
 		b = appendStr(b, lc.req.Key)
 		b = appendStr(b, lc.req.Digest)
+		if lc.req.Charge != "" {
+			b = appendStr(b, lc.req.Charge)
+			b = appendInt(b, int(lc.req.Amount))
+		}
 	}
 	return b
 }

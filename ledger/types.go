@@ -9,40 +9,39 @@ import (
 	"strconv"
 )
 
-// Contract is what the provider promises about repeated requests.
+// Contract is the name a case records for the provider's profile: the
+// profile's id, or for the first three profiles the short name they had
+// before profiles were data, so that every case written then replays
+// byte for byte.
 type Contract string
 
-// The provider contracts.
+// The short names of the first three profiles.
 const (
 	// None ignores idempotency keys: every executed request is a new effect.
 	None Contract = "none"
-	// V1 saves the first response once execution begins and replays it,
-	// errors included, for every repeat with the same key and payload.
+	// V1 is stripe-v1: the first response is saved once execution begins
+	// and replayed, errors included, for every repeat with the same key
+	// and payload.
 	V1 Contract = "v1"
-	// V2 is like V1, but a repeat after a failed or partial execution
-	// completes the work and returns the updated response.
+	// V2 is stripe-v2: like V1, but a repeat after a failed or partial
+	// execution completes the work and returns the updated response.
 	V2 Contract = "v2"
 )
 
-// Contracts lists every contract, in the order they are offered.
-var Contracts = []Contract{V1, V2, None}
-
-// ParseContract reads a contract name.
-func ParseContract(s string) (Contract, error) {
-	for _, c := range Contracts {
-		if string(c) == s {
-			return c, nil
-		}
-	}
-	return "", fmt.Errorf("unknown contract %q (accepted: v1, v2, none)", s)
-}
-
 // Config configures a ledger.
 type Config struct {
-	Contract Contract
+	// Profile is the provider's contract; the ledger keeps the pointer
+	// and never changes what it points to.
+	Profile *Profile
 	// Retention is how many ticks an idempotency record is kept before it is
-	// pruned (assumption D). After that, the key executes anew.
+	// pruned (assumption D). After that, the key executes anew. It stands
+	// in for the profile's wall-time retention.
 	Retention int
+	// Captured holds, per charge, the amount captured in minor units: a
+	// refund that would take the charge's standing refunds past it is
+	// refused with the profile's refund limit. A charge not named has no
+	// limit.
+	Captured map[string]int64
 }
 
 // DefaultRetention is the retention window when a mission names none.
@@ -50,11 +49,19 @@ const DefaultRetention = 100
 
 // Validate rejects a configuration the ledger cannot run.
 func (c Config) Validate() error {
-	if _, err := ParseContract(string(c.Contract)); err != nil {
+	if c.Profile == nil {
+		return fmt.Errorf("no provider profile")
+	}
+	if err := c.Profile.Validate(); err != nil {
 		return err
 	}
 	if c.Retention < 1 {
 		return fmt.Errorf("retention %d ticks: must be at least 1", c.Retention)
+	}
+	for ch, n := range c.Captured {
+		if n < 0 {
+			return fmt.Errorf("charge %s: captured %d: must not be negative", ch, n)
+		}
 	}
 	return nil
 }
@@ -166,6 +173,10 @@ func (s Status) Stands() bool { return s == Pending || s == Succeeded }
 
 // Request is one send that reached the provider.
 type Request struct {
+	// Charge and Amount (minor units) are what a refund takes from, for
+	// the refund limit: set only where the charge's capture is known.
+	Charge string `json:"-"`
+	Amount int64  `json:"-"`
 	// Intent is the caller's metadata linking the request to its logical
 	// operation; read-backs search by it.
 	Intent string `json:"intent"`
@@ -219,6 +230,10 @@ const (
 	Completed Action = "completed" // v2: earlier partial work finished; updated response
 	Conflict  Action = "conflict"  // same key still executing; nothing saved
 	Mismatch  Action = "mismatch"  // saved key, different payload digest; rejected
+	// Profiles other than the first three add these.
+	KeyRequired Action = "key_required" // no key where the profile requires one; nothing ran
+	KeyFailed   Action = "key_failed"   // the key's earlier attempt failed and the key is final
+	OverLimit   Action = "over_limit"   // the refund would pass what was captured; nothing ran
 )
 
 // Response is what the provider answered (whether or not the caller hears it).
@@ -226,6 +241,10 @@ type Response struct {
 	Code   int      `json:"code"`
 	Object ObjectID `json:"object,omitempty"`
 	Status Status   `json:"status,omitempty"`
+	// Refused names, for a refusal a profile documents (over_limit,
+	// key_failed, key_required), which one: a saved one is replayed as it
+	// was.
+	Refused Action `json:"refused,omitempty"`
 }
 
 // The response codes the provider uses, as Stripe documents them: a
@@ -252,6 +271,10 @@ const (
 type Result struct {
 	Action   Action
 	Response Response
+	// Refusal is the profile's documented refusal the answer is, when it
+	// is one (in flight, other parameters, a final key, a missing key, the
+	// refund limit); nil otherwise.
+	Refusal *Refusal
 }
 
 // ErrorType is the error type the response's body names, or "" for a
@@ -269,6 +292,15 @@ func (r Result) ErrorType() string {
 	return ""
 }
 
+// ErrorCode is the error code the response's body names: the profile's
+// refusal's code, or "" where the answer is no documented refusal.
+func (r Result) ErrorCode() string {
+	if r.Refusal == nil {
+		return ""
+	}
+	return r.Refusal.Code
+}
+
 // RecordState is the state of an idempotency record.
 type RecordState uint8
 
@@ -276,6 +308,9 @@ type RecordState uint8
 const (
 	RecordExecuting RecordState = iota + 1
 	RecordSaved
+	// RecordFailed marks a key made final by a failed attempt: every
+	// later request under it is refused.
+	RecordFailed
 )
 
 // String names the state.
@@ -285,9 +320,15 @@ func (s RecordState) String() string {
 		return "executing"
 	case RecordSaved:
 		return "saved"
+	case RecordFailed:
+		return "failed"
 	}
 	return ""
 }
+
+// Kept reports whether the record holds an answer until it expires: a
+// saved answer or a final key.
+func (s RecordState) Kept() bool { return s == RecordSaved || s == RecordFailed }
 
 // MarshalText renders the state for JSON.
 func (s RecordState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
@@ -299,21 +340,26 @@ func (s *RecordState) UnmarshalText(b []byte) error {
 		*s = RecordExecuting
 	case "saved":
 		*s = RecordSaved
+	case "failed":
+		*s = RecordFailed
 	default:
-		return fmt.Errorf("unknown record state %q (accepted: executing, saved)", b)
+		return fmt.Errorf("unknown record state %q (accepted: executing, saved, failed)", b)
 	}
 	return nil
 }
 
 // Object is one effect: a committed mutation, such as one refund.
 type Object struct {
-	ID      ObjectID `json:"id"`
-	Intent  string   `json:"intent"`
-	Key     string   `json:"key,omitempty"`
-	Digest  string   `json:"digest"`
-	Payload string   `json:"payload"`
-	Status  Status   `json:"status"`
-	Tick    int      `json:"tick"`
+	ID     ObjectID `json:"id"`
+	Intent string   `json:"intent"`
+	// Charge and Amount are kept where the charge's capture is known.
+	Charge  string `json:"charge,omitempty"`
+	Amount  int64  `json:"amount,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Digest  string `json:"digest"`
+	Payload string `json:"payload"`
+	Status  Status `json:"status"`
+	Tick    int    `json:"tick"`
 	// ResolveAt is the tick a pending object reaches its terminal state.
 	ResolveAt int `json:"resolve_at,omitempty"`
 	// ResolvesTo is, while the object is pending, the terminal status it

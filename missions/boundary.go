@@ -59,9 +59,9 @@ type Turn struct {
 type Wire interface {
 	// Now is the current tick.
 	Now() int
-	// Contract is what the provider documents about keys: which contract
-	// and how long keys are kept.
-	Contract() (ledger.Contract, int)
+	// Profile is what the provider documents about keys, and how long,
+	// in ticks, it keeps them.
+	Profile() (*ledger.Profile, int)
 	// Send puts one request for intent i on the wire and returns what
 	// came back. The world applies the turn's fixture.
 	Send(i int, key string, t Turn) Reply
@@ -114,6 +114,10 @@ type Reply struct {
 	// Error is the error type the body names (ledger.ErrorIdempotency,
 	// ErrorInvalidRequest, ErrorAPI), or "" for a success.
 	Error string
+	// ErrorCode is the error code the body names, where the provider's
+	// documentation gives the answer one (in flight, other parameters, a
+	// final key, the refund limit).
+	ErrorCode string
 	// Replayed is the Idempotent-Replayed header: the provider answered
 	// from a saved response.
 	Replayed bool
@@ -121,16 +125,19 @@ type Reply struct {
 	Object ObjectView
 }
 
-// Observation is what the caller makes of a reply.
-func (r Reply) Observation() Observation {
+// Observation is what the caller makes of a reply, reading the body's
+// error code as the provider's profile documents it: its in-flight
+// answer is a conflict where it can be told from a server error (below
+// 500), and its answer to other parameters a mismatch.
+func (r Reply) Observation(p *ledger.Profile) Observation {
 	switch {
 	case r.Crashed:
 		return ObservedNothing
 	case !r.Heard:
 		return ObservedTimeout
-	case r.Code == ledger.CodeConflict:
+	case p.InFlight != nil && r.Code == p.InFlight.Status && r.Code < ledger.CodeServerError && r.ErrorCode == p.InFlight.Code:
 		return ObservedConflict
-	case r.Code == ledger.CodeMismatch && r.Error == ledger.ErrorIdempotency:
+	case p.Mismatch != nil && r.Code == p.Mismatch.Status && r.ErrorCode == p.Mismatch.Code:
 		return ObservedMismatch
 	case r.Code != ledger.CodeOK, r.Object.Status == ledger.Failed, r.Object.Status == ledger.Canceled:
 		return ObservedError

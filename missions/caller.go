@@ -25,7 +25,21 @@ type IntentState struct {
 	FirstSent int
 	// ReplayedError: a same-key retry got the saved error back again.
 	ReplayedError bool
-	evidence      evidence
+	// InFlight: the last answer was the provider's documented in-flight
+	// answer, told apart from a server error: wait, then resend under
+	// the same key.
+	InFlight bool
+	// Cleared: after an answer that ended the request (a 5xx), a
+	// read-back found nothing, so the original can no longer commit and
+	// a resend cannot be a second refund.
+	Cleared bool
+	// Ended: the last answer heard was a 5xx, which ends the request at
+	// the provider (it no longer executes).
+	Ended bool
+	// Rekeyed counts the keys minted after the first because the
+	// provider made a failed key final.
+	Rekeyed  int
+	evidence evidence
 }
 
 // evidence is what the caller keeps for a person, in structured form; the
@@ -58,10 +72,22 @@ func (c *callerBase) appendBase(b []byte) []byte {
 		b = append(b, beliefIndex(in.Belief), checkpointIndex(in.Checkpoint), classIndex(in.Class))
 		b = appendU(b, uint64(in.Sent))
 		b = appendU(b, uint64(in.FirstSent+1))
+		var flags byte
 		if in.ReplayedError {
-			b = append(b, 1)
-		} else {
-			b = append(b, 0)
+			flags |= 1
+		}
+		if in.InFlight {
+			flags |= 2
+		}
+		if in.Cleared {
+			flags |= 4
+		}
+		if in.Ended {
+			flags |= 8
+		}
+		b = append(b, flags)
+		if in.Rekeyed > 0 {
+			b = appendU(b, uint64(in.minted))
 		}
 	}
 	return b
@@ -299,7 +325,7 @@ func (c *callerBase) submit(w Wire, i int, key string, minted int32) {
 		return
 	}
 	why := Why{Code: whySubmitted, A: key, minted: minted}
-	if contract, _ := w.Contract(); contract == ledger.None {
+	if prof, _ := w.Profile(); prof.Keyless() {
 		why = Why{Code: whySubmittedNoKey}
 	}
 	w.LogIntent(i, EventCheckpoint, 0, Submitted, in.Class, why)
@@ -312,7 +338,7 @@ func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
 	if in.FirstSent < 0 {
 		in.FirstSent = w.Now()
 	}
-	if contract, _ := w.Contract(); contract == ledger.None {
+	if prof, _ := w.Profile(); prof.Keyless() {
 		key = "" // the provider accepts no key, so none is sent
 	}
 	rep := w.Send(i, key, t)
@@ -323,7 +349,7 @@ func (c *callerBase) send(w Wire, i int, key string, t Turn) Reply {
 		if len(t.Payload) > 0 {
 			payload = NormalizePayload(mergePayload(in.Intent.Payload, t.Payload))
 		}
-		heard := EvidenceAttempt{Attempt: rep.Attempt, Tick: w.Now(), Key: key, Payload: payload, Observed: rep.Observation()}
+		heard := EvidenceAttempt{Attempt: rep.Attempt, Tick: w.Now(), Key: key, Payload: payload, Observed: rep.Observation(c.profile(w))}
 		if rep.Heard && !rep.Crashed {
 			// The evidence holds what the caller heard: a timeout is a
 			// record of not knowing, not of what the provider did.
@@ -368,4 +394,10 @@ func (c *callerBase) deliver(w Wire, i int, obj ledger.ObjectID) {
 	in.Class = KnownTerminal
 	c.setCheckpoint(w, i, Delivered, Why{Code: whyDelivered, Obj: obj})
 	w.Say(i, Said{Code: sayDone, Obj: obj})
+}
+
+// profile is the provider's documented contract, as the wire gives it.
+func (c *callerBase) profile(w Wire) *ledger.Profile {
+	p, _ := w.Profile()
+	return p
 }

@@ -6,8 +6,13 @@ import "github.com/replaylab/replaylab/ledger"
 // the inputs, every event, the final ledger and the verdicts. Running the
 // same mission with the same settings gives an identical Case.
 type Case struct {
-	Mission  Mission         `json:"mission"`
-	Settings Settings        `json:"settings"`
+	Mission  Mission  `json:"mission"`
+	Settings Settings `json:"settings"`
+	// Provider is the profile the run played, carried whole for every
+	// profile but the first three (v1, v2, none), which their names give:
+	// a case run under a user's own file replays anywhere. A reader
+	// takes it as the settings' profile.
+	Provider *ledger.Profile `json:"provider,omitempty"`
 	Events   []Event         `json:"events"`
 	Ledger   ledger.Snapshot `json:"ledger"`
 	Outcome  Outcome         `json:"outcome"`

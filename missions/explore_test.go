@@ -180,7 +180,7 @@ func TestCounterexamplesReplay(t *testing.T) {
 		var all []Settings
 		for _, stable := range []bool{true, false} {
 			for _, p := range Policies {
-				for _, c := range ledger.Contracts {
+				for _, c := range ShortContracts {
 					all = append(all, m.Settings(Overrides{StableKeys: &stable, Policy: &p, Contract: &c}))
 				}
 			}
@@ -313,7 +313,7 @@ func TestCounterIDsStayApart(t *testing.T) {
 	seen := map[string]bool{}
 	for _, stable := range []bool{true, false} {
 		for _, p := range Policies {
-			for _, c := range ledger.Contracts {
+			for _, c := range ShortContracts {
 				for _, v := range BadVerdicts {
 					id := counterID(long, Settings{StableKeys: stable, Policy: p, Contract: c}, v)
 					if !ValidID(id) || seen[id] {

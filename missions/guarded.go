@@ -12,7 +12,7 @@ type guardedCaller struct{ callerBase }
 // provider's documented retention minus a margin of a fifth of it (at
 // least one tick).
 func safeWindow(w Wire) int {
-	_, ret := w.Contract()
+	_, ret := w.Profile()
 	return ret - max(1, ret/5)
 }
 
@@ -39,7 +39,7 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 		c.Read(w, i)
 		return
 	}
-	if in.Class == Unknown {
+	if in.Class == Unknown && !in.Cleared {
 		if why, ok := c.sameKeyRetry(w, in); !ok {
 			if w.Recording() {
 				w.LogIntent(i, EventHold, t.Worker, in.Checkpoint, in.Class, Why{Code: whyNoResend, Sub: why.Code, N: why.N})
@@ -56,7 +56,7 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 		in.Class = Unknown
 		return
 	}
-	c.classify(in, rep)
+	c.classify(w, in, rep)
 	w.Classified(in.Class)
 	c.afterClass(w, i, rep, t)
 }
@@ -64,9 +64,9 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 // sameKeyRetry says whether resending an unknown intent is safe now, and
 // why not when it is not.
 func (c *guardedCaller) sameKeyRetry(w Wire, in *IntentState) (Why, bool) {
-	contract, _ := w.Contract()
+	p := c.profile(w)
 	switch {
-	case contract == ledger.None:
+	case p.Keyless():
 		return Why{Code: whyRetryNoContract}, false
 	case c.settings.KeySource == KeyPayloadHash:
 		return Why{Code: whyRetryPayloadHash}, false
@@ -74,6 +74,10 @@ func (c *guardedCaller) sameKeyRetry(w Wire, in *IntentState) (Why, bool) {
 		return Why{Code: whyRetryFreshKeys}, false
 	case in.ReplayedError:
 		return Why{Code: whyRetryReplayedError}, false
+	case !p.SameKeySafe() && !in.InFlight:
+		// The provider frees the key after some answers, so a resend
+		// under it could execute a second time.
+		return Why{Code: whyRetryNotKept, A: string(p.Saves)}, false
 	case w.Now()-in.FirstSent >= safeWindow(w):
 		return Why{Code: whyRetryPastWindow, N: safeWindow(w)}, false
 	}
@@ -81,9 +85,17 @@ func (c *guardedCaller) sameKeyRetry(w Wire, in *IntentState) (Why, bool) {
 }
 
 // classify sorts an attempt into one of the four classes, from the reply.
-func (c *guardedCaller) classify(in *IntentState, rep Reply) {
+func (c *guardedCaller) classify(w Wire, in *IntentState, rep Reply) {
 	prev := in.Class
-	switch rep.Observation() {
+	p := c.profile(w)
+	obs := rep.Observation(p)
+	// What only a provider that frees keys makes the caller keep (under
+	// one that keeps every answer a same-key resend is safe anyway).
+	tracks := !p.SameKeySafe() && !p.Keyless()
+	in.InFlight = tracks && obs == ObservedConflict
+	in.Ended = tracks && rep.Heard && obs != ObservedConflict && rep.Code >= ledger.CodeServerError
+	in.Cleared = false
+	switch obs {
 	case ObservedSuccess:
 		in.Class = KnownTerminal
 	case ObservedPending:
@@ -93,8 +105,12 @@ func (c *guardedCaller) classify(in *IntentState, rep Reply) {
 		case rep.Object.Status == ledger.Failed:
 			// The object exists and reached the documented state failed.
 			in.Class = KnownTerminal
-		case rep.Code == ledger.CodeBadRequest:
-			// A 400 is a request refused before it ran.
+		case rep.Code == ledger.CodeBadRequest,
+			p.FailedKey != nil && rep.Code == p.FailedKey.Status && rep.ErrorCode == p.FailedKey.Code,
+			rep.Code == p.RefundLimit.Status && rep.ErrorCode == p.RefundLimit.Code:
+			// A 400 is a request refused before it ran; so are the
+			// provider's documented refusals of a final key and of a
+			// refund past the capture.
 			in.Class = KnownFailureBeforeExecution
 		default:
 			in.Class = Unknown
@@ -115,7 +131,8 @@ func (c *guardedCaller) classify(in *IntentState, rep Reply) {
 // afterClass acts on the class: checkpoints, the user's message, escalation.
 func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
 	in := &c.intents[i]
-	obs := rep.Observation()
+	p := c.profile(w)
+	obs := rep.Observation(p)
 	switch {
 	case obs == ObservedMismatch:
 		c.escalate(w, i, Why{Code: whyMismatch})
@@ -138,6 +155,18 @@ func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
 		in.Belief = BelievesPending
 		c.setCheckpoint(w, i, Committed, Why{Code: whyRecordedPending, Obj: rep.Object.ID})
 		w.Say(i, Said{Code: sayPending, Obj: rep.Object.ID})
+	case in.Class == KnownFailureBeforeExecution && p.FailedKey != nil && c.settings.StableKeys && c.settings.KeySource == KeyPerIntent:
+		// The provider made the key final: the corrected request goes
+		// under a new key, since nothing executed under the old one.
+		in.Belief = BelievesFailed
+		in.Key, in.minted = c.mintKey(in.Digest)
+		in.Rekeyed++
+		c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRejectedFinal, A: in.Key, minted: in.minted})
+		if retriesAhead(in, t) {
+			w.Say(i, Said{Code: sayRejectedRetry})
+		} else {
+			w.Say(i, Said{Code: sayRejected})
+		}
 	case in.Class == KnownFailureBeforeExecution:
 		in.Belief = BelievesFailed
 		c.setCheckpoint(w, i, FailedCheckpoint, Why{Code: whyRejected})
@@ -147,7 +176,7 @@ func (c *guardedCaller) afterClass(w Wire, i int, rep Reply, t Turn) {
 			w.Say(i, Said{Code: sayRejected})
 		}
 	default:
-		if contract, _ := w.Contract(); contract == ledger.None {
+		if prof, _ := w.Profile(); prof.Keyless() {
 			in.Belief = BelievesUnknown
 			c.setCheckpoint(w, i, UnknownState, Why{Code: whyUnknown})
 			c.Read(w, i)
@@ -220,7 +249,7 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 	if in.Class == KnownFailureBeforeExecution && len(found) == 0 {
 		return
 	}
-	if contract, _ := w.Contract(); contract == ledger.None && in.Class == Unknown {
+	if prof, _ := w.Profile(); prof.Keyless() && in.Class == Unknown {
 		// Without a key contract retries are barred once the outcome is
 		// unknown: the read-back is evidence for a person, not a verdict.
 		ev.Class = in.Class
@@ -254,6 +283,13 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 		in.Class = RecordedNotTerminal
 		in.Belief = BelievesPending
 		ev.Class = in.Class
+	case c.lastEnded(in) && !c.profile(w).SameKeySafe():
+		// The last answer ended the request (a 5xx came back, so it no
+		// longer executes) and the read shows nothing: the original
+		// can no longer commit, and a resend cannot be a second refund.
+		in.Cleared = true
+		ev.Class = in.Class
+		ev.Why.Tail = whyTailCleared
 	default:
 		// An empty read-back is a snapshot: it shows nothing while the
 		// original could still commit, so the intent stays unknown.
@@ -261,6 +297,12 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 		ev.Why.Tail = whyTailEmptyNotProof
 	}
 }
+
+// lastEnded reports whether the last answer heard for the intent was one
+// that ends the request at the provider: a 5xx that reached the caller
+// (not a timeout, after which the original may still be executing, and
+// not the provider's in-flight answer).
+func (c *guardedCaller) lastEnded(in *IntentState) bool { return in.Ended }
 
 // Restarted is what a restarted caller does before sending anything: read
 // back every intent that is not settled.
@@ -319,7 +361,7 @@ func (c *guardedCaller) escalate(w Wire, i int, reason Why) {
 		if n := len(ev.attempts); n > 0 {
 			ev.key = ev.attempts[n-1].Key
 		}
-		if contract, _ := w.Contract(); contract == ledger.None {
+		if prof, _ := w.Profile(); prof.Keyless() {
 			ev.key = ""
 		}
 		ev.reason = reason

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // These tests pin four rules of the guarded caller that the catalog's
@@ -101,8 +102,8 @@ type scriptedWire struct {
 	said    []Said
 }
 
-func (w *scriptedWire) Now() int                         { return w.now }
-func (w *scriptedWire) Contract() (ledger.Contract, int) { return ledger.V1, 100 }
+func (w *scriptedWire) Now() int                        { return w.now }
+func (w *scriptedWire) Profile() (*ledger.Profile, int) { return providers.Builtin("v1"), 100 }
 func (w *scriptedWire) ReadBack(string, bool) ([]ObjectView, Observation) {
 	return w.found, ObservedSuccess
 }
@@ -191,7 +192,7 @@ func TestCheckpointsCarryTheirBelief(t *testing.T) {
 	for _, m := range BuiltIn().Missions {
 		for _, stable := range []bool{true, false} {
 			for _, p := range Policies {
-				for _, c := range ledger.Contracts {
+				for _, c := range ShortContracts {
 					for _, k := range KeySources {
 						cs, err := Run(m, m.Settings(Overrides{StableKeys: &stable, Policy: &p, Contract: &c, KeySource: &k}))
 						if err != nil {

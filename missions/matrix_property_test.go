@@ -75,7 +75,7 @@ func genSettings(t *rapid.T, m *Mission) Settings {
 	return Settings{
 		StableKeys: rapid.Bool().Draw(t, "stable"),
 		Policy:     rapid.SampledFrom(Policies).Draw(t, "policy"),
-		Contract:   rapid.SampledFrom(ledger.Contracts).Draw(t, "contract"),
+		Contract:   rapid.SampledFrom(ShortContracts).Draw(t, "contract"),
 		KeySource:  rapid.SampledFrom(KeySources).Draw(t, "key_source"),
 		Seed:       rapid.Uint64().Draw(t, "seed"),
 	}

@@ -126,9 +126,15 @@ type Mission struct {
 	Title string `json:"title"`
 	// Goal is the teaching goal: what the mission shows.
 	Goal string `json:"goal"`
-	// Contract is the provider contract the mission runs under unless the
-	// settings override it.
+	// Contract names the provider profile the mission runs under unless
+	// the settings override it: a built-in's case name (v1, v2, none, or
+	// an id such as checkout). A mission file says provider: (or, for the
+	// first three, contract:).
 	Contract ledger.Contract `json:"contract"`
+	// Captured holds, per charge, the amount captured ("45.00"): refunds
+	// of an intent whose payload names the charge (charge: ch_1042) are
+	// capped by it. Without it, refunds have no limit.
+	Captured map[string]string `json:"captured,omitempty"`
 	// Retention is how many ticks the provider keeps idempotency records.
 	Retention int `json:"retention"`
 	// KeySource is where keys come from unless the settings override it.
@@ -303,6 +309,7 @@ const (
 	FlagStableKeys  = "stable-keys"
 	FlagPolicy      = "policy"
 	FlagContract    = "contract"
+	FlagProvider    = "provider"
 	FlagKeySource   = "key-source"
 	FlagSeed        = "seed"
 	FlagMaxAttempts = "max-attempts"
@@ -313,6 +320,10 @@ const (
 // order every output gives them.
 var SettingFlags = []string{FlagStableKeys, FlagPolicy, FlagContract, FlagKeySource}
 
+// ChargeField is the payload field that names the charge a refund takes
+// from, for the captured amounts.
+const ChargeField = "charge"
+
 // Overrides are settings chosen on top of a mission's defaults; nil fields
 // keep the default.
 type Overrides struct {
@@ -320,6 +331,9 @@ type Overrides struct {
 	Policy     *Policy          `json:"policy,omitempty"`
 	Contract   *ledger.Contract `json:"contract,omitempty"`
 	KeySource  *KeySource       `json:"key_source,omitempty"`
+	// Profile is, with Contract, a profile of the user's own (from a
+	// file), which no name gives.
+	Profile *ledger.Profile `json:"-"`
 }
 
 // String renders the overrides as command-line flags, space-separated.
@@ -336,7 +350,7 @@ func (o Overrides) Flags() []string {
 		out = append(out, asFlag(FlagPolicy, string(*o.Policy)))
 	}
 	if o.Contract != nil {
-		out = append(out, asFlag(FlagContract, string(*o.Contract)))
+		out = append(out, providerFlag(*o.Contract))
 	}
 	if o.KeySource != nil {
 		out = append(out, asFlag(FlagKeySource, string(*o.KeySource)))
@@ -380,6 +394,10 @@ type Settings struct {
 	Contract   ledger.Contract `json:"contract"`
 	KeySource  KeySource       `json:"key_source"`
 	Seed       uint64          `json:"seed"`
+	// Profile is the provider's profile when it is not the built-in the
+	// name gives: a user's own file, or one a case carries. A case
+	// writes it beside the settings, never inside them.
+	Profile *ledger.Profile `json:"-"`
 	// MaxAttempts is the caller's budget of sends per intent; 0 means the
 	// number of attempts the schedule offers for that intent.
 	MaxAttempts int `json:"max_attempts"`
@@ -413,7 +431,7 @@ func (m *Mission) Settings(o Overrides) Settings {
 		s.Policy = *o.Policy
 	}
 	if o.Contract != nil {
-		s.Contract = *o.Contract
+		s.Contract, s.Profile = *o.Contract, o.Profile
 	}
 	if o.KeySource != nil {
 		s.KeySource = *o.KeySource
@@ -426,7 +444,7 @@ func (s Settings) Validate() error {
 	if _, err := ParsePolicy(string(s.Policy)); err != nil {
 		return err
 	}
-	if _, err := ledger.ParseContract(string(s.Contract)); err != nil {
+	if _, err := s.ProfileOf(); err != nil {
 		return err
 	}
 	if _, err := ParseKeySource(string(s.KeySource)); err != nil {

@@ -20,7 +20,7 @@ func (c *naiveCaller) Turn(w Wire, i int, t Turn) {
 	if !sent {
 		return
 	}
-	obs := rep.Observation()
+	obs := rep.Observation(c.profile(w))
 	if obs == ObservedNothing {
 		return
 	}

@@ -548,7 +548,7 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 	seen := map[string]bool{}
 	idRefused := false
 	p.missionLine, p.top = n.Line, map[string]int{}
-	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "contract", "retention", "key_source", "intents", "schedule", "reads", "expect"}, func(key string, k, v *yaml.Node) {
+	ok := p.fields(n, "the mission", []string{"id", "title", "goal", "provider", "contract", "retention", "key_source", "captured", "intents", "schedule", "reads", "expect"}, func(key string, k, v *yaml.Node) {
 		seen[key] = true
 		p.top[key] = v.Line
 		switch key {
@@ -562,12 +562,20 @@ func (p *parser) mission(n *yaml.Node) *Mission {
 			m.Title = strings.TrimSpace(p.str(v, "title"))
 		case "goal":
 			m.Goal = strings.TrimSpace(p.str(v, "goal"))
-		case "contract":
-			c, err := ledger.ParseContract(p.word(v, "contract", "v1, v2, none"))
+		case "contract", "provider":
+			if seen["contract"] && seen["provider"] {
+				p.errf(k, "provider and contract both name the provider; keep provider")
+				return
+			}
+			p.top["contract"] = v.Line
+			c, err := parseProviderWord(key, p.word(v, key, providerWords(key)))
 			if err != nil && !p.refused[v] {
 				p.errf(v, "%v", err)
+				p.mark(n.Line, "contract")
 			}
 			m.Contract = c
+		case "captured":
+			m.Captured = p.captured(v)
 		case "retention":
 			m.Retention = p.integer(v, "retention", 1, MaxTicks)
 		case "key_source":
@@ -872,7 +880,7 @@ func (p *parser) expectations(n *yaml.Node, ids map[string]bool) []Expectation {
 
 func (p *parser) overrides(n *yaml.Node) Overrides {
 	var o Overrides
-	p.fields(n, "when", []string{"stable_keys", "policy", "contract", "key_source"}, func(key string, k, v *yaml.Node) {
+	p.fields(n, "when", []string{"stable_keys", "policy", "provider", "contract", "key_source"}, func(key string, k, v *yaml.Node) {
 		var s string
 		errs := len(p.errs)
 		if key == "stable_keys" && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!bool" && p.plain(v, key, "on or off") {
@@ -898,8 +906,12 @@ func (p *parser) overrides(n *yaml.Node) Overrides {
 				p.errf(v, "%v", err)
 			}
 			o.Policy = &pol
-		case "contract":
-			c, err := ledger.ParseContract(s)
+		case "contract", "provider":
+			if o.Contract != nil {
+				p.errf(k, "provider and contract both name the provider; keep provider")
+				return
+			}
+			c, err := parseProviderWord(key, s)
 			if err != nil {
 				p.errf(v, "%v", err)
 			}
@@ -913,6 +925,20 @@ func (p *parser) overrides(n *yaml.Node) Overrides {
 		}
 	})
 	return o
+}
+
+// captured reads what was captured per charge: charge: "45.00".
+func (p *parser) captured(n *yaml.Node) map[string]string {
+	out := p.payload(n, "captured")
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if a, ok := out[k.Value]; ok {
+			if _, err := ParseAmount(a); err != nil {
+				p.errf(v, "captured %s: %v", k.Value, err)
+			}
+		}
+	}
+	return out
 }
 
 func sortedKeys[V any](m map[string]V) string {

@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{name: "expectation without effects", from: "    effects: 1\n", to: "", line: 20, want: []string{`no "effects"`}},
 		{name: "bad stable_keys", from: "stable_keys: on", to: "stable_keys: maybe", line: 20, want: []string{`"maybe"`, "accepted: on, off"}},
 		{name: "bad policy", from: "{stable_keys: on}", to: "{policy: careful}", line: 20, want: []string{`unknown policy "careful"`, "accepted: naive, guarded"}},
-		{name: "unknown when key", from: "{stable_keys: on}", to: "{retries: 3}", line: 20, want: []string{`unknown key "retries" in when`, "accepted: stable_keys, policy, contract, key_source"}},
+		{name: "unknown when key", from: "{stable_keys: on}", to: "{retries: 3}", line: 20, want: []string{`unknown key "retries" in when`, "accepted: stable_keys, policy, provider, contract, key_source"}},
 		{name: "bad verdict", from: "exactly_once", to: "fine", line: 22, want: []string{`unknown verdict "fine"`, "accepted: exactly_once, failed_cleanly, duplicate, hidden_effect, phantom, escalated"}},
 		{name: "verdict for undeclared intent", from: "{refund-1: exactly_once}", to: "{refund-9: exactly_once}", line: 22, want: []string{`intent "refund-9"`, "declared: refund-1"}},
 		{name: "effects negative", from: "effects: 1", to: "effects: -1", line: 21, want: []string{"effects", "whole number from 0"}},

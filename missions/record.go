@@ -70,7 +70,8 @@ var (
 		EventCommit, EventResolve, EventPrune, EventCheckpoint, EventEscalate)
 	providerNames = newNames(string(ledger.Rejected), string(ledger.Committed), string(ledger.Executing),
 		string(ledger.Replayed), string(ledger.Completed), string(ledger.Conflict), string(ledger.Mismatch),
-		"not_reached", string(ledger.LateCommit), string(ledger.Resolved), string(ledger.Pruned))
+		"not_reached", string(ledger.LateCommit), string(ledger.Resolved), string(ledger.Pruned),
+		string(ledger.KeyRequired), string(ledger.KeyFailed), string(ledger.OverLimit))
 	fixtureNames    = newNames(Fixtures...)
 	observedNames   = newNames(ObservedSuccess, ObservedError, ObservedTimeout, ObservedConflict, ObservedMismatch, ObservedPending, ObservedNothing)
 	classNames      = newNames(KnownFailureBeforeExecution, RecordedNotTerminal, KnownTerminal, Unknown)

@@ -82,7 +82,7 @@ func NewRunner(m *Mission, s Settings) (*Runner, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
-	led, err := ledger.New(ledger.Config{Contract: s.Contract, Retention: m.Retention})
+	led, err := m.newLedger(s)
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", m.ID, err)
 	}
@@ -115,7 +115,7 @@ func (r *Runner) Under(s Settings) (*Runner, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
 	}
-	led, err := ledger.New(ledger.Config{Contract: s.Contract, Retention: r.m.Retention})
+	led, err := r.m.newLedger(s)
 	if err != nil {
 		return nil, fmt.Errorf("mission %s: %w", r.m.ID, err)
 	}
@@ -396,8 +396,9 @@ func (r *Runner) restart(why WhyCode) {
 // Now is the current tick (Wire).
 func (r *Runner) Now() int { return r.led.Now() }
 
-// Contract is the provider's documented contract and retention (Wire).
-func (r *Runner) Contract() (ledger.Contract, int) { return r.s.Contract, r.m.Retention }
+// Profile is the provider's documented contract and, in ticks, how long
+// it keeps keys (Wire).
+func (r *Runner) Profile() (*ledger.Profile, int) { return r.led.Config().Profile, r.m.Retention }
 
 // Recording reports whether events and evidence are kept (Wire).
 func (r *Runner) Recording() bool { return !r.quiet }
@@ -424,7 +425,11 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		}
 		return rep
 	}
-	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, w.Execution(*st))
+	req := ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}
+	if len(r.m.Captured) > 0 {
+		req.Charge, req.Amount = r.m.charge(*in.Intent, st.Payload)
+	}
+	res := r.led.Submit(req, w.Execution(*st))
 	resp := res.Response
 	if res.Action == ledger.Committed {
 		r.tally.created(i, r.led.ObjectStatus(resp.Object))
@@ -439,12 +444,13 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		rep.Heard = true
 		rep.Code = resp.Code
 		rep.Error = res.ErrorType()
+		rep.ErrorCode = res.ErrorCode()
 		rep.Replayed = res.Action == ledger.Replayed
 		rep.Object = r.view(resp.Object, resp.Status)
 	}
 	if !r.quiet {
 		// The case records what the provider answered, heard or not.
-		r.putAttempt(i, key, t, record{provider: providerCode(string(res.Action)), observed: observedCode(rep.Observation()),
+		r.putAttempt(i, key, t, record{provider: providerCode(string(res.Action)), observed: observedCode(rep.Observation(r.led.Config().Profile)),
 			// The provider's codes are HTTP's, three digits (see ledger).
 			why: whyProvider, flags: flagResp, respCode: int16(resp.Code), obj: int32(resp.Object), respStatus: resp.Status})
 	}

@@ -34,7 +34,7 @@ func TestSeekIsAFreshRun(t *testing.T) {
 		m := rapid.SampledFrom(append(all, long)).Draw(t, "mission")
 		stable := rapid.Bool().Draw(t, "stable")
 		p := rapid.SampledFrom(Policies).Draw(t, "policy")
-		c := rapid.SampledFrom(ledger.Contracts).Draw(t, "contract")
+		c := rapid.SampledFrom(ShortContracts).Draw(t, "contract")
 		s := m.Settings(Overrides{StableKeys: &stable, Policy: &p, Contract: &c})
 		r, err := NewRunner(m, s)
 		if err != nil {
@@ -160,7 +160,7 @@ func TestUnderIsAFreshRun(t *testing.T) {
 	cat := BuiltIn()
 	for _, m := range cat.Missions {
 		var prev *Runner
-		for _, c := range ledger.Contracts {
+		for _, c := range ShortContracts {
 			for _, p := range Policies {
 				for _, stable := range []bool{true, false} {
 					s := m.Settings(Overrides{Contract: &c, Policy: &p, StableKeys: &stable})

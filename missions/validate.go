@@ -3,10 +3,10 @@ package missions
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 )
 
 // Problem is one thing that keeps a mission from running, with the line of
@@ -86,6 +86,7 @@ func (v *validator) bad(line int, where place, fields []string, format string, a
 var (
 	onID        = []string{"id"}
 	onContract  = []string{"contract"}
+	onCaptured  = []string{"captured"}
 	onRetention = []string{"retention"}
 	onKeySource = []string{"key_source"}
 	onIntents   = []string{"intents"}
@@ -114,9 +115,12 @@ func (v *validator) mission() {
 	if !ValidID(m.ID) {
 		v.bad(0, place{}, onID, "mission id %q: use lowercase letters, digits and dashes, starting with a letter or digit, at most 64 characters", m.ID)
 	}
-	if _, err := ledger.ParseContract(string(m.Contract)); err != nil {
-		v.bad(0, place{}, onContract, "contract: %v", err)
+	if _, err := ProviderName(string(m.Contract)); err != nil {
+		v.bad(0, place{}, onContract, "provider: %v", err)
+	} else if name, _ := ProviderName(string(m.Contract)); name != m.Contract {
+		v.bad(0, place{}, onContract, "provider %s: a case names it %s", m.Contract, name)
 	}
+	v.captured()
 	if m.Retention < 1 || m.Retention > MaxTicks {
 		v.bad(0, place{}, onRetention, "retention %d: must be from 1 to %d ticks", m.Retention, MaxTicks)
 	}
@@ -329,4 +333,43 @@ func (v *validator) edited(e *Edited) {
 		}
 		last = max(last, s.Step)
 	}
+}
+
+// captured checks what the mission says was captured: amounts that read
+// as amounts, each charge refunded by some intent, and the amount of
+// every refund from a captured charge readable.
+func (v *validator) captured() {
+	m := v.m
+	if len(m.Captured) == 0 {
+		return
+	}
+	used := map[string]bool{}
+	for i := range m.Intents {
+		in := &m.Intents[i]
+		ch := in.Payload[ChargeField]
+		if _, ok := m.Captured[ch]; !ok {
+			continue
+		}
+		used[ch] = true
+		if _, err := ParseAmount(in.Payload["amount"]); err != nil {
+			v.bad(in.Line, place{}, onPayload, "intent %s refunds captured charge %s, so its amount must be %v", in.ID, ch, err)
+		}
+	}
+	for _, ch := range sortedNames(m.Captured) {
+		if _, err := ParseAmount(m.Captured[ch]); err != nil {
+			v.bad(0, place{}, onCaptured, "captured %s: %v", ch, err)
+		}
+		if !used[ch] {
+			v.bad(0, place{}, onCaptured, "captured names charge %s, which no intent's payload names (charge: %s)", ch, ch)
+		}
+	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

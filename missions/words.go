@@ -54,11 +54,14 @@ const (
 	whyRetryFreshKeys
 	whyRetryReplayedError
 	whyRetryPastWindow
+	whyRetryNotKept
 	// read-backs
 	whyRead
 	whyReadForPerson
 	whyTailEvidenceOnly
 	whyTailEmptyNotProof
+	whyTailCleared
+	whyRejectedFinal
 	// escalations
 	whyMismatch
 	whyForeignIntent
@@ -174,6 +177,8 @@ func (w Words) note(ev *Event) string {
 			s += "; with no key contract this is evidence for a person, not a settlement"
 		case whyTailEmptyNotProof:
 			s += "; an empty read-back does not prove failure"
+		case whyTailCleared:
+			s += "; the last answer ended the request, so nothing can commit later: a resend is safe"
 		}
 		return s
 	case EventAttempt:
@@ -273,6 +278,10 @@ func (w Words) reason(y Why) string {
 		return "each attempt carries a fresh key, so a resend could be a second operation"
 	case whyRetryReplayedError:
 		return "a same-key retry only replays the saved error"
+	case whyRetryNotKept:
+		return "the provider keeps only some answers under a key (saves: " + y.A + "), so a resend under it could execute again"
+	case whyRejectedFinal:
+		return "rejected before execution, and the provider makes a failed key final: the corrected request goes under a new key, " + y.A
 	case whyRetryPastWindow:
 		return "past the safe retry window (" + strconv.Itoa(y.N) + " ticks after the first send)"
 	case whyMismatch:

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/compare"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
@@ -23,7 +22,7 @@ func TestSequenceDiagramStructure(t *testing.T) {
 	for _, m := range missions.BuiltIn().Missions {
 		for _, stable := range []bool{true, false} {
 			for _, p := range missions.Policies {
-				for _, ct := range ledger.Contracts {
+				for _, ct := range missions.ShortContracts {
 					o := missions.Overrides{StableKeys: &stable, Policy: &p, Contract: &ct}
 					c, err := missions.Run(m, m.Settings(o))
 					if err != nil {

@@ -98,7 +98,7 @@ func Run(s *export.Session) (*SessionRun, error) {
 		v.Ledger, v.Outcome = st.Ledger, st.Outcome
 		// The client means every intent from the start.
 		v.Outcome.Intended = whole.Outcome.Intended
-		v.Outcome.Evidence = records(s.Requests[:upTo+1], &v)
+		v.Outcome.Evidence = records(s.Requests[:upTo+1], &v, s.ProfileOf())
 		return &v
 	}
 	run.Views = append(run.Views, at(0, -1, serve.Stand{Outcome: missions.Outcome{Verdicts: []missions.IntentVerdict{}}}))
@@ -107,7 +107,7 @@ func Run(s *export.Session) (*SessionRun, error) {
 		run.Views = append(run.Views, at(k+1, i, stands[i]))
 	}
 	last := *whole
-	last.Outcome.Evidence = records(s.Requests, whole)
+	last.Outcome.Evidence = records(s.Requests, whole, s.ProfileOf())
 	run.Views = append(run.Views, &last)
 	return run, nil
 }
@@ -117,7 +117,7 @@ func Run(s *export.Session) (*SessionRun, error) {
 // effect, a phantom): the requests it sent, the reads that showed its
 // refunds and its refunds in the ledger, as the evidence screen shows a
 // person's bundle.
-func records(reqs []export.SessionRequest, c *missions.Case) []missions.EvidenceBundle {
+func records(reqs []export.SessionRequest, c *missions.Case, prof *ledger.Profile) []missions.EvidenceBundle {
 	var out []missions.EvidenceBundle
 	for _, v := range c.Outcome.Verdicts {
 		switch v.Verdict {
@@ -144,7 +144,7 @@ func records(reqs []export.SessionRequest, c *missions.Case) []missions.Evidence
 				if b.Key == "" {
 					b.Key = r.Key
 				}
-				a := missions.EvidenceAttempt{Attempt: n, Tick: r.Tick, Key: r.Key, Payload: r.Payload, Observed: r.Observed()}
+				a := missions.EvidenceAttempt{Attempt: n, Tick: r.Tick, Key: r.Key, Payload: r.Payload, Observed: r.Observed(prof)}
 				if r.Wire == export.WireDelivered {
 					a.Response = r.Response
 				}

@@ -192,7 +192,7 @@ func newCore(o Options) (*core, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	led, err := ledger.New(ledger.Config{Contract: o.Contract, Retention: o.retentionTicks()})
+	led, err := ledger.New(ledger.Config{Profile: o.Profile, Retention: o.retentionTicks()})
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func newCore(o Options) (*core, error) {
 		Started: o.Now().UTC().Format(time.RFC3339Nano),
 		Mission: o.Mission,
 		Settings: export.SessionSettings{
-			Contract: o.Contract, Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
+			Contract: o.Contract, Profile: carried(o.Profile), Retention: o.retentionTicks(), TickMillis: o.Tick.Milliseconds(),
 			Faults: o.Faults, ReadFaults: o.ReadFaults, IntentField: o.IntentField, MetadataInDigest: !o.MetadataOutsideDigest,
 			PayloadUTF8: true,
 		},
@@ -314,7 +314,7 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 		req.Provider = string(res.Action)
 		resp := res.Response
 		req.Response = &resp
-		if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Executing) && c.opts.Contract != ledger.None {
+		if key != "" && (res.Action == ledger.Committed || res.Action == ledger.Executing) && !c.opts.Profile.Keyless() {
 			c.origin[key] = req.Seq
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // Defaults.
@@ -40,7 +41,11 @@ const (
 
 // Options configure a provider.
 type Options struct {
+	// Contract names the provider's profile as a session records it;
+	// Profile is the profile itself, given for a user's own file (else
+	// the built-in the name gives).
 	Contract ledger.Contract
+	Profile  *ledger.Profile
 	// Tick is how long one ledger tick lasts.
 	Tick time.Duration
 	// Retention is how long a key is kept; 0 takes the mission's
@@ -119,11 +124,17 @@ type Hooks struct {
 
 // withDefaults fills what was left out.
 func (o Options) withDefaults() Options {
+	if o.Profile != nil && o.Contract == "" {
+		o.Contract = providers.CaseName(o.Profile)
+	}
 	if o.Contract == "" {
 		o.Contract = ledger.V1
 		if o.Mission != nil && o.Mission.Contract != "" {
 			o.Contract = o.Mission.Contract
 		}
+	}
+	if o.Profile == nil {
+		o.Profile, _ = missions.ResolveProfile(o.Contract, nil)
 	}
 	if o.Tick == 0 {
 		o.Tick = DefaultTick
@@ -162,6 +173,9 @@ func (o Options) retentionTicks() int {
 		return int((o.Retention + o.Tick - 1) / o.Tick)
 	case o.Mission != nil && o.Mission.Retention > 0:
 		return o.Mission.Retention
+	case o.Profile != nil && o.Profile.Retention > 0:
+		r := time.Duration(o.Profile.Retention) * time.Second
+		return int((r + o.Tick - 1) / o.Tick)
 	}
 	return int((DefaultRetention + o.Tick - 1) / o.Tick)
 }
@@ -293,7 +307,7 @@ func (o Options) Check(name string) error {
 // Validate rejects options the provider cannot run, saying what would do.
 func (o Options) Validate() error {
 	o = o.withDefaults()
-	if _, err := ledger.ParseContract(string(o.Contract)); err != nil {
+	if _, err := missions.ResolveProfile(o.Contract, carried(o.Profile)); err != nil {
 		return err
 	}
 	for _, name := range boundedOptions {
@@ -342,4 +356,16 @@ func checkIntentField(f string) error {
 		return nil
 	}
 	return fmt.Errorf("intent field %q: give metadata[NAME] with NAME 1 to 40 characters (e.g. metadata[intent], the default), charge or payment_intent", f)
+}
+
+// carried is the profile a session must carry: nil for a built-in, which
+// its name gives.
+func carried(p *ledger.Profile) *ledger.Profile {
+	if p == nil {
+		return nil
+	}
+	if b := providers.Builtin(p.ID); b != nil && providers.Same(b, p) {
+		return nil
+	}
+	return p
 }

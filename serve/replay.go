@@ -63,6 +63,7 @@ func ReplaySteps(s *export.Session, after func(i int, at Stand)) (*export.Sessio
 func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 	o := Options{
 		Contract:    set.Contract,
+		Profile:     set.Profile,
 		Tick:        time.Duration(set.TickMillis) * time.Millisecond,
 		Mission:     m,
 		Faults:      set.Faults,
@@ -82,7 +83,7 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
 	// The recorded retention, whatever mapping of time made it.
-	if c.led, err = ledger.New(ledger.Config{Contract: set.Contract, Retention: set.Retention}); err != nil {
+	if c.led, err = ledger.New(ledger.Config{Profile: c.opts.Profile, Retention: set.Retention}); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
 	c.session.Settings = set

@@ -317,7 +317,7 @@ func TestFaultsOnTheWire(t *testing.T) {
 		if s.Requests[1].Provider != string(ledger.Mismatch) || s.Ledger.Effects != 1 {
 			t.Errorf("request %+v, %d effects", s.Requests[1], s.Ledger.Effects)
 		}
-		if got := s.Requests[1].Observed(); got != missions.ObservedMismatch {
+		if got := s.Requests[1].Observed(s.ProfileOf()); got != missions.ObservedMismatch {
 			t.Errorf("observed %s, want mismatch", got)
 		}
 	})

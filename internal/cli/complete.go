@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -62,7 +62,8 @@ var flagWords = sync.OnceValue(func() map[string]cobra.CompletionFunc {
 	return map[string]cobra.CompletionFunc{
 		missions.FlagStableKeys: words([]string{"on", "off"}),
 		missions.FlagPolicy:     words(missions.Policies),
-		missions.FlagContract:   words(ledger.Contracts),
+		missions.FlagContract:   words(missions.ShortContracts),
+		missions.FlagProvider:   words(providers.Names()),
 		missions.FlagKeySource:  words(missions.KeySources),
 		"format":                words([]render.Format{render.Text, render.Markdown, render.JSON}),
 		"fail-on":               words(missions.Verdicts),

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,6 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
-	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/render"
 )
@@ -30,6 +30,7 @@ func newExploreCmd() *cobra.Command {
 		stable       []string
 		policies     []string
 		contracts    []string
+		provs        []string
 		asJSON       bool
 		out          string
 		force        bool
@@ -62,7 +63,7 @@ func newExploreCmd() *cobra.Command {
 			if o.Alphabet, err = parseFaults(m, faults, cmd.Flags().Changed("faults")); err != nil {
 				return err
 			}
-			if o.Settings, err = exploreSettings(cmd, m, stable, policies, contracts); err != nil {
+			if o.Settings, err = exploreSettings(cmd, m, stable, policies, contracts, provs); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -124,7 +125,8 @@ func newExploreCmd() *cobra.Command {
 	cmd.Flags().StringSliceVar(&faults, "faults", nil, "the fixtures an attempt may meet, comma-separated (default: the mission's own fixtures and the core four)")
 	cmd.Flags().StringSliceVar(&stable, missions.FlagStableKeys, nil, "stable keys to explore: on, off or on,off (default both)")
 	cmd.Flags().StringSliceVar(&policies, missions.FlagPolicy, nil, "caller policies to explore: naive, guarded (default both)")
-	cmd.Flags().StringSliceVar(&contracts, missions.FlagContract, nil, "provider contracts to explore: v1, v2, none (default all three)")
+	cmd.Flags().StringSliceVar(&contracts, missions.FlagContract, nil, "provider contracts to explore by their old names: v1, v2, none (default all three)")
+	cmd.Flags().StringSliceVar(&provs, missions.FlagProvider, nil, "built-in providers to explore, comma-separated (replaylab providers lists them; default stripe-v1, stripe-v2, none)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for scripts")
 	cmd.Flags().StringVar(&out, "out", "", "write each shortest counterexample as a mission file into `DIR` (created if missing)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite mission files that exist in --out")
@@ -149,7 +151,7 @@ func parseFaults(m *missions.Mission, names []string, changed bool) ([]missions.
 	return out, nil
 }
 
-func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, contracts []string) ([]missions.Settings, error) {
+func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, contracts, provs []string) ([]missions.Settings, error) {
 	keys, err := parseList(cmd, missions.FlagStableKeys, stable, []bool{true, false}, missions.ParseOnOff)
 	if err != nil {
 		return nil, err
@@ -158,9 +160,17 @@ func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, 
 	if err != nil {
 		return nil, err
 	}
-	cons, err := parseList(cmd, missions.FlagContract, contracts, ledger.Contracts, ledger.ParseContract)
+	if cmd.Flags().Changed(missions.FlagProvider) && cmd.Flags().Changed(missions.FlagContract) {
+		return nil, badInput(errors.New("--provider and --contract both choose the providers; give one (--contract v1 is --provider stripe-v1)"))
+	}
+	cons, err := parseList(cmd, missions.FlagContract, contracts, missions.ShortContracts, missions.ContractName)
 	if err != nil {
 		return nil, err
+	}
+	if cmd.Flags().Changed(missions.FlagProvider) {
+		if cons, err = parseList(cmd, missions.FlagProvider, provs, missions.ShortContracts, missions.ProviderName); err != nil {
+			return nil, err
+		}
 	}
 	return m.SettingsProduct(keys, pols, cons), nil
 }

@@ -18,18 +18,20 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/render"
 )
 
 // settingFlags are the caller and provider settings a command accepts.
 type settingFlags struct {
-	stableKeys, policy, contract, keySource string
+	stableKeys, policy, contract, provider, keySource string
 }
 
 func (f *settingFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.stableKeys, missions.FlagStableKeys, "", "reuse one idempotency key per intent: on or off (default on)")
 	cmd.Flags().StringVar(&f.policy, missions.FlagPolicy, "", "caller policy: naive or guarded (default naive)")
-	cmd.Flags().StringVar(&f.contract, missions.FlagContract, "", "provider contract: v1, v2 or none (default: the mission's)")
+	cmd.Flags().StringVar(&f.provider, missions.FlagProvider, "", "the provider's profile: a built-in (replaylab providers lists them) or a profile `FILE` (default: the mission's)")
+	cmd.Flags().StringVar(&f.contract, missions.FlagContract, "", "the provider's contract by its old name: v1, v2 or none (the same as --provider stripe-v1, stripe-v2, none)")
 	cmd.Flags().StringVar(&f.keySource, missions.FlagKeySource, "", "where keys come from: intent or payload_hash (default: the mission's)")
 }
 
@@ -42,11 +44,54 @@ func (f *settingFlags) overrides(cmd *cobra.Command) (o missions.Overrides, err 
 	if o.Policy, err = changedFlag(cmd, missions.FlagPolicy, f.policy, missions.ParsePolicy); err != nil {
 		return o, err
 	}
-	if o.Contract, err = changedFlag(cmd, missions.FlagContract, f.contract, ledger.ParseContract); err != nil {
+	if o.Contract, o.Profile, err = providerFlags(cmd, f.provider, f.contract); err != nil {
 		return o, err
 	}
 	o.KeySource, err = changedFlag(cmd, missions.FlagKeySource, f.keySource, missions.ParseKeySource)
 	return o, err
+}
+
+// providerFlags reads --provider (a built-in's name or a profile file)
+// and --contract (the old names), which say one thing two ways: at most
+// one is given. The profile is returned where the name alone does not
+// give it.
+func providerFlags(cmd *cobra.Command, provider, contract string) (*ledger.Contract, *ledger.Profile, error) {
+	pSet, cSet := cmd.Flags().Changed(missions.FlagProvider), cmd.Flags().Changed(missions.FlagContract)
+	switch {
+	case pSet && cSet:
+		return nil, nil, badInput(errors.New("--provider and --contract both choose the provider; give one (--contract v1 is --provider stripe-v1)"))
+	case cSet:
+		c, err := changedFlag(cmd, missions.FlagContract, contract, missions.ContractName)
+		return c, nil, err
+	case !pSet:
+		return nil, nil, nil
+	case !providers.IsFile(provider):
+		c, err := changedFlag(cmd, missions.FlagProvider, provider, missions.ProviderName)
+		return c, nil, err
+	}
+	p, err := readProfile(provider)
+	if err != nil {
+		return nil, nil, err
+	}
+	var s missions.Settings
+	s.UseProfile(p)
+	return &s.Contract, s.Profile, nil
+}
+
+// readProfile reads a profile file given with --provider.
+func readProfile(path string) (*ledger.Profile, error) {
+	data, err := readLimited(path, providers.MaxFileBytes, "profile file")
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--provider: %w", err))
+	}
+	p, err := providers.Parse(path, data)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if b := providers.Builtin(p.ID); b != nil && !providers.Same(b, p) {
+		return nil, badInput(fmt.Errorf("%s: id %s is the built-in profile's; a profile of your own needs an id of its own (the built-in is shown by replaylab providers %s)", path, p.ID, p.ID))
+	}
+	return p, nil
 }
 
 // changedFlag parses the value of flag name when the user set it, and is

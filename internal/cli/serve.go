@@ -25,12 +25,12 @@ import (
 
 // serveFlags are serve's settings as given.
 type serveFlags struct {
-	addr, contract, mission, intentField, record, resolve, db string
-	shouldRetry, toolErrors, mcpRevision                      string
-	faults, failOn                                            []string
-	tick, retention, hold                                     time.Duration
-	delay, until, lag                                         int
-	force, compareMetadata, mcp, stdio                        bool
+	addr, contract, provider, mission, intentField, record, resolve, db string
+	shouldRetry, toolErrors, mcpRevision                                string
+	faults, failOn                                                      []string
+	tick, retention, hold                                               time.Duration
+	delay, until, lag                                                   int
+	force, compareMetadata, mcp, stdio                                  bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -104,7 +104,8 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.addr, "addr", serve.DefaultAddr, "listen on `HOST:PORT` (loopback unless you name another host; port 0 picks a free one)")
-	fl.StringVar(&f.contract, "contract", "", "provider contract: v1, v2 or none (default: the mission's, else v1)")
+	fl.StringVar(&f.provider, missions.FlagProvider, "", "the provider's profile: a built-in (replaylab providers lists them) or a profile `FILE` (default: the mission's, else stripe-v1)")
+	fl.StringVar(&f.contract, missions.FlagContract, "", "the provider's contract by its old name: v1, v2 or none")
 	fl.StringSliceVar(&f.faults, "faults", nil, "faults successive creates meet, comma-separated; then success")
 	fl.StringVar(&f.mission, "mission", "", "play mission `ID`'s schedule: each intent's creates meet its fixtures in order")
 	fl.StringVar(&f.intentField, "intent-field", serve.DefaultIntentField, "the form field that links a create to its intent: metadata[NAME], charge or payment_intent")
@@ -151,12 +152,12 @@ func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
 			}
 		}
 	}
-	if cmd.Flags().Changed("contract") {
-		c, err := ledger.ParseContract(f.contract)
-		if err != nil {
-			return o, badInput(fmt.Errorf("--contract: %w", err))
-		}
-		o.Contract = c
+	c, prof, err := providerFlags(cmd, f.provider, f.contract)
+	if err != nil {
+		return o, err
+	}
+	if c != nil {
+		o.Contract, o.Profile = *c, prof
 	}
 	st, err := ledger.ParseStatus(f.resolve)
 	if err != nil || !st.Terminal() {

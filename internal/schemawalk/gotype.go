@@ -2,6 +2,7 @@ package schemawalk
 
 import (
 	"encoding"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -25,7 +26,10 @@ func (s *Schema) MatchType(typ reflect.Type, name string) (problems []string, ch
 		for typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
 		}
-		if n == nil || seen[pair{n, typ}] || reflect.PointerTo(typ).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		// A type that reads itself (from text, or from JSON, strictly)
+		// is held to its own reader, not to its fields.
+		if n == nil || seen[pair{n, typ}] || reflect.PointerTo(typ).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) ||
+			reflect.PointerTo(typ).Implements(reflect.TypeFor[json.Unmarshaler]()) {
 			return
 		}
 		seen[pair{n, typ}] = true
