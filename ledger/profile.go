@@ -319,6 +319,18 @@ func (p *Profile) Problems() []Problem {
 		out = append(out, p.InFlight.problems("in_flight", true)...)
 	}
 	out = append(out, p.RefundLimit.problems("refund_limit", false)...)
+	// A client tells the refusals apart by status and code only.
+	named := []struct {
+		field string
+		r     *Refusal
+	}{{"key.missing", p.Key.Missing}, {"failed_key.final", p.FailedKey}, {"mismatch", p.Mismatch}, {"in_flight", p.InFlight}, {"refund_limit", &p.RefundLimit}}
+	for i, a := range named {
+		for _, b := range named[:i] {
+			if a.r != nil && b.r != nil && a.r.Code != "" && a.r.Status == b.r.Status && a.r.Code == b.r.Code {
+				bad(a.field+".code", "%d %s is also %s's refusal: a client could not tell the two apart; give each its own code", a.r.Status, a.r.Code, b.field)
+			}
+		}
+	}
 	for i, a := range p.Assumed {
 		if !slicesContains(ProfileFields, a.Field) {
 			bad(fmt.Sprintf("assumed[%d].field", i), "%q: accepted: %s", a.Field, strings.Join(ProfileFields, ", "))

@@ -256,6 +256,10 @@ func (p *parser) profile(n *yaml.Node) *ledger.Profile {
 				}
 			})
 		case "retention":
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!int" {
+				p.errf(v, "retention %s has no unit: write a whole number and a unit, s, m, h or d, such as %sh or %sd", v.Value, v.Value, v.Value)
+				return
+			}
 			if s := p.str(v, "retention"); s != "" {
 				r, err := ledger.ParseSpan(s)
 				if err != nil {

@@ -62,7 +62,7 @@ With no command it opens the interactive lab on the mission picker.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return badInput(fmt.Errorf("%w (see: %s --help)", err, cmd.CommandPath()))
 	})
-	root.AddCommand(newMissionsCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd(), newExploreCmd(), newServeCmd(), newCheckCmd(), newLearnCmd(), newConformCmd(), newVersionCmd())
+	root.AddCommand(newMissionsCmd(), newProvidersCmd(), newRunCmd(), newLabCmd(), newExportCmd(), newValidateCmd(), newReplayCmd(), newCompareCmd(), newExploreCmd(), newServeCmd(), newCheckCmd(), newLearnCmd(), newConformCmd(), newVersionCmd())
 	registerCompletions(root)
 	// Every command names what its arguments should be when they are wrong.
 	for _, c := range root.Commands() {
