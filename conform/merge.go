@@ -64,15 +64,20 @@ func (r *Report) check() error {
 	if r.Rows == nil {
 		return errors.New("the report has no rows")
 	}
-	passed := 0
+	passed, na := 0, 0
 	seen := map[string]bool{}
 	for i, row := range r.Rows {
 		switch row.Grade {
 		case GradePass:
 			passed++
+		case GradeNA:
+			na++
+			if r.Provider == "" {
+				return fmt.Errorf("row %d (%s): graded n/a, which only a run under --provider grades", i+1, row.Scenario)
+			}
 		case GradeUnsafe, GradeUnsettled, GradeNotRun:
 		default:
-			return fmt.Errorf("row %d (%s): unknown grade %q (accepted: pass, unsafe, unsettled, not_run)", i+1, row.Scenario, row.Grade)
+			return fmt.Errorf("row %d (%s): unknown grade %q (accepted: pass, unsafe, unsettled, not_run, n/a)", i+1, row.Scenario, row.Grade)
 		}
 		if row.Scenario == "" || seen[row.Scenario] {
 			return fmt.Errorf("row %d: scenario %q is empty or named twice", i+1, row.Scenario)
@@ -81,6 +86,9 @@ func (r *Report) check() error {
 	}
 	if passed != r.Passed {
 		return fmt.Errorf("passed is %d, but %d of its rows pass", r.Passed, passed)
+	}
+	if na != r.NA {
+		return fmt.Errorf("n_a is %d, but %d of its rows are graded n/a", r.NA, na)
 	}
 	if r.Shard != "" {
 		if _, err := ParseShard(r.Shard); err != nil {
@@ -157,6 +165,8 @@ func Merge(names []string, reps []*Report) (*Report, error) {
 			return nil, differs("transport", r.Transport, first.Transport)
 		case r.MCPRevision != first.MCPRevision:
 			return nil, differs("MCP revision", orBoth(r.MCPRevision), orBoth(first.MCPRevision))
+		case r.Provider != first.Provider:
+			return nil, differs("provider", r.Provider, first.Provider)
 		case r.TickMillis != first.TickMillis:
 			return nil, differs("tick (ms)", r.TickMillis, first.TickMillis)
 		case r.TimeoutMillis != first.TimeoutMillis:
@@ -203,6 +213,7 @@ func Merge(names []string, reps []*Report) (*Report, error) {
 	for _, r := range reps {
 		out.Rows = append(out.Rows, r.Rows...)
 		out.Passed += r.Passed
+		out.NA += r.NA
 		out.Millis = max(out.Millis, r.Millis)
 		out.Interrupted = out.Interrupted || r.Interrupted
 		x := r.Explore

@@ -133,8 +133,8 @@ func (r *Report) Ending(merged bool) (Ending, error) {
 			why += "; no schedule passed"
 		}
 		return Failed, errors.New(why)
-	case r.Passed < len(r.Rows):
-		return Failed, fmt.Errorf("%d of %s did not pass", len(r.Rows)-r.Passed, termtext.Plural(len(r.Rows), "scenario"))
+	case r.Passed < len(r.Rows)-r.NA:
+		return Failed, fmt.Errorf("%d of %s did not pass", len(r.Rows)-r.NA-r.Passed, termtext.Plural(len(r.Rows)-r.NA, "scenario"))
 	}
 	return Passed, nil
 }

@@ -45,6 +45,9 @@ const (
 	// GradeNotRun: the row did not run to its end (interrupted, or its
 	// provider could not start).
 	GradeNotRun Grade = "not_run"
+	// GradeNA: the row cannot happen under the provider's profile
+	// (conform --provider); it is neither a pass nor a failure.
+	GradeNA Grade = "n/a"
 )
 
 // Beliefs a client can print.
@@ -73,8 +76,12 @@ type Report struct {
 	TimeoutMillis        int64 `json:"timeout_ms"`
 	// Rows are the scenarios, in the order they were asked for.
 	Rows []Row `json:"rows"`
-	// Passed counts the rows graded pass.
+	// Passed counts the rows graded pass; NA those graded n/a.
 	Passed int `json:"passed"`
+	NA     int `json:"n_a,omitempty"`
+	// Provider is the profile every row's provider played (conform
+	// --provider); "" when each row played its own.
+	Provider string `json:"provider,omitempty"`
 	// Millis is how long the whole run took, wall time.
 	Millis int64 `json:"duration_ms"`
 	// Interrupted: the run was stopped (Ctrl-C) before every row ended;
@@ -149,7 +156,7 @@ type ClientRun struct {
 }
 
 // Graded reports whether the row ran to its end.
-func (r *Row) Graded() bool { return r.Grade != GradeNotRun }
+func (r *Row) Graded() bool { return r.Grade != GradeNotRun && r.Grade != GradeNA }
 
 // MarshalReport renders a report as indented JSON with its schema id
 // first and a trailing newline.
@@ -176,6 +183,8 @@ func gradeMark(g Grade) string {
 		return "UNSAFE"
 	case GradeUnsettled:
 		return "UNSETTLED"
+	case GradeNA:
+		return "N/A"
 	}
 	return "NOT RUN"
 }
@@ -235,6 +244,9 @@ func Text(r *Report, width int) string {
 	transport := r.transportWords()
 	head := fmt.Sprintf("replaylab conform: %s against %s (%s, tick %dms, request timeout %dms)",
 		termtext.Plural(len(r.Rows), "scenario"), termtext.CleanLine(commandWords(r.Command)), transport, r.TickMillis, r.RequestTimeoutMillis)
+	if r.Provider != "" {
+		head += ", every provider playing " + termtext.CleanLine(r.Provider)
+	}
 	for _, line := range termtext.WrapWords(head, width) {
 		b.WriteString(line + "\n")
 	}
@@ -249,6 +261,9 @@ func Text(r *Report, width int) string {
 		row := &r.Rows[i]
 		head := fmt.Sprintf("%-10s %-*s", gradeMark(row.Grade), name, termtext.CleanLine(row.Scenario))
 		what := fmt.Sprintf("provider: %s · client: %s", Verdicts(row), Beliefs(row))
+		if row.Grade == GradeNA {
+			what = "cannot happen under this provider; not played"
+		}
 		if len(head)+2+len([]rune(what)) <= width {
 			b.WriteString(head + "  " + what + "\n")
 		} else {
@@ -271,11 +286,12 @@ func Text(r *Report, width int) string {
 // Tally is the last line: "9 of 14 scenarios pass", with the rows
 // that did not, by grade.
 func Tally(r *Report) string {
-	s := fmt.Sprintf("%d of %s pass", r.Passed, termtext.Plural(len(r.Rows), "scenario"))
-	if len(r.Rows) == 1 {
+	played := len(r.Rows) - r.NA
+	s := fmt.Sprintf("%d of %s pass", r.Passed, termtext.Plural(played, "scenario"))
+	if played == 1 {
 		s = fmt.Sprintf("%d of 1 scenario passes", r.Passed)
 	}
-	for _, g := range []Grade{GradeUnsafe, GradeUnsettled, GradeNotRun} {
+	for _, g := range []Grade{GradeUnsafe, GradeUnsettled, GradeNotRun, GradeNA} {
 		var ids []string
 		for _, row := range r.Rows {
 			if row.Grade == g {
@@ -366,7 +382,7 @@ func JUnit(r *Report) ([]byte, error) {
 		}
 		switch {
 		case !failed:
-		case row.Grade == GradeNotRun:
+		case row.Grade == GradeNotRun, row.Grade == GradeNA:
 			set.Skipped++
 			c.Skipped = &junitFailure{Message: row.Why}
 		default:

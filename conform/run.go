@@ -21,6 +21,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -73,6 +74,11 @@ type Config struct {
 	// serve.MCPRevisionPerRequest), and tells the client which
 	// (REPLAYLAB_MCP_REVISION); "" serves both.
 	MCPRevision string
+	// Provider, when set, is the profile every row's provider plays: its
+	// retention (wall time), the answers it keeps, its in-flight and
+	// mismatch answers. A row that cannot happen under it is graded n/a.
+	// Nil plays each row's own provider, as the matrix is written.
+	Provider *ledger.Profile
 }
 
 // transport is how the client reaches the provider, as the report says it.
@@ -180,7 +186,7 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 	atomicfile.Sweep(tmp, stateDirPrefix)
 	began := time.Now()
 	rep := &Report{
-		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision,
+		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision, Provider: providerID(cfg.Provider),
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 		Rows: make([]Row, len(scenarios)),
 	}
@@ -193,6 +199,9 @@ func Run(ctx context.Context, cfg Config, scenarios []*Scenario) (*Report, error
 	for _, row := range rep.Rows {
 		if row.Grade == GradePass {
 			rep.Passed++
+		}
+		if row.Grade == GradeNA {
+			rep.NA++
 		}
 		if row.Grade == GradeNotRun {
 			rep.Interrupted = ctx.Err() != nil
@@ -247,11 +256,22 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	if sc.Expires {
 		retention = (RequestTimeoutTicks / 2) * cfg.Tick
 	}
+	opts := serve.Options{Mission: sc.Mission}
+	if p := cfg.Provider; p != nil {
+		if why := notApplicable(cfg, sc); why != "" {
+			row.Grade, row.Why = GradeNA, why
+			return row
+		}
+		opts.Contract, opts.Profile = providers.CaseName(p), p
+		if !p.Keyless() {
+			retention = time.Duration(p.Retention) * time.Second
+		}
+	}
 	// The provider counts a key's life in whole ticks from the tick its
 	// first request arrived in; the client is told a tick less, so that a
 	// window it counts from before its send never outlives the key.
 	retentionMs := (retention - cfg.Tick).Milliseconds()
-	if sc.NoContract() {
+	if sc.NoContract() && cfg.Provider == nil || cfg.Provider != nil && cfg.Provider.Keyless() {
 		retentionMs = 0
 	}
 	var (
@@ -293,8 +313,9 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 			budget.Reset(cfg.Timeout)
 		}
 	}
-	srv, err := serve.New(serve.Options{Mission: sc.Mission, Tick: cfg.Tick, Retention: retention, Hold: cfg.Timeout + time.Minute, MCP: cfg.MCP, MCPRevision: cfg.MCPRevision,
-		Hooks: serve.Hooks{OnCrash: onCrash, OnRequest: onRequest}})
+	opts.Tick, opts.Retention, opts.Hold, opts.MCP, opts.MCPRevision = cfg.Tick, retention, cfg.Timeout+time.Minute, cfg.MCP, cfg.MCPRevision
+	opts.Hooks = serve.Hooks{OnCrash: onCrash, OnRequest: onRequest}
+	srv, err := serve.New(opts)
 	if err != nil {
 		return notRun("the provider could not start: " + err.Error())
 	}
@@ -553,4 +574,29 @@ func heldWords(open []export.SessionRequest, cfg Config) string {
 	}
 	return fmt.Sprintf("It was still waiting on %s (request %d, held since tick %d, %v in): its own request timeout is longer than REPLAYLAB_REQUEST_TIMEOUT_MS (%dms), which a lost reply is held for; docs/agents.md says where each agent framework sets it.",
 		what, r.Seq, r.Tick, time.Duration(r.Tick)*cfg.Tick, cfg.RequestTimeout().Milliseconds())
+}
+
+// notApplicable says why a row cannot happen under the provider's
+// profile, or "" when it can: a row written for a provider without a
+// contract, under one that has one; a row whose retry comes after the
+// key expired, under a profile that keeps keys longer than any run.
+func notApplicable(cfg Config, sc *Scenario) string {
+	p := cfg.Provider
+	switch {
+	case sc.NoContract() && !p.Keyless():
+		return fmt.Sprintf("%s has an idempotency contract; this row plays a provider without one (the profile none)", p.ID)
+	case sc.Expires && p.Keyless():
+		return fmt.Sprintf("%s keeps no keys, so no key can expire before the retry", p.ID)
+	case sc.Expires && time.Duration(p.Retention)*time.Second > cfg.Timeout:
+		return fmt.Sprintf("%s keeps keys %s; no retry inside a run (at most %v) outlives them", p.ID, p.Retention.Words(), cfg.Timeout)
+	}
+	return ""
+}
+
+// providerID is the id a report names the profile by, "" for none.
+func providerID(p *ledger.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return p.ID
 }

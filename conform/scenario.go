@@ -22,6 +22,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -66,6 +67,15 @@ func (s *Scenario) NoContract() bool { return s.Mission.Contract == ledger.None 
 // says why a live client cannot meet it.
 func FromMission(m *missions.Mission) (*Scenario, error) {
 	s := &Scenario{Mission: m, Workers: 1}
+	switch {
+	case !providers.Short(m.Contract):
+		// The matrix is played as its rows are written, or under one
+		// profile for every row (--provider); a mission written to
+		// contrast a provider is for the lab.
+		return nil, fmt.Errorf("mission %s plays provider %s; conform plays a provider's contract with --provider %s", m.ID, missions.ProfileTitle(m.Contract), missions.ProfileTitle(m.Contract))
+	case len(m.Captured) > 0:
+		return nil, fmt.Errorf("mission %s caps refunds by captured amounts, which conform's provider does not serve yet", m.ID)
+	}
 	byID := map[string]int{}
 	for _, in := range m.Intents {
 		if in.Op != "refund" {

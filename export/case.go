@@ -112,7 +112,7 @@ func Marshal(c *missions.Case) ([]byte, error) {
 func SchemaFor(c *missions.Case) string {
 	m := &c.Mission
 	switch {
-	case c.Provider != nil || len(m.Captured) > 0:
+	case c.Provider != nil || !providers.Short(c.Settings.Contract) || len(m.Captured) > 0:
 		return SchemaProvider
 	case m.Edited != nil:
 		return SchemaEdited

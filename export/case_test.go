@@ -175,7 +175,7 @@ func TestMarshalIsDeterministic(t *testing.T) {
 			if !bytes.Equal(ab, bb) {
 				t.Errorf("%s %s: two runs give different bytes", m.ID, e.When)
 			}
-			if !bytes.HasPrefix(ab, []byte("{\n  \"schema\": \"replaylab.case/v3\",\n")) {
+			if !bytes.HasPrefix(ab, []byte("{\n  \"schema\": \""+export.SchemaFor(a)+"\",\n")) {
 				t.Errorf("%s: the export does not start with the schema id:\n%.80s", m.ID, ab)
 			}
 		}

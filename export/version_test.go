@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/replaylab/replaylab/export"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -137,6 +138,9 @@ func TestV1FieldsOfV2Refused(t *testing.T) {
 // the same mismatch as Stripe's 400.
 func TestV2FilesStillReplay(t *testing.T) {
 	for _, m := range missions.BuiltIn().Missions {
+		if m.Contract != ledger.V1 || len(m.Captured) > 0 {
+			continue // a profile or a capture came with version 6: no version 2 file holds them
+		}
 		for _, p := range missions.Policies {
 			o := missions.Overrides{Policy: &p}
 			c, err := missions.Run(m, m.Settings(o))

@@ -68,6 +68,13 @@ var catalogOrder = []string{
 	"crash-after-send",
 	"no-idempotency-contract",
 	"saved-server-error",
+	// the moves a provider's profile flips
+	"saved-500-not-kept",
+	"failed-key-is-final",
+	"replay-shows-today",
+	"in-flight-500",
+	"old-answer-new-amount",
+	"full-refund-twice",
 }
 
 func order(id string) int {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // Format writes m as a mission file in the catalog's format: what Parse
@@ -22,13 +23,16 @@ func Format(m *Mission) ([]byte, error) {
 	goal.Style = yaml.LiteralStyle
 	add(doc, "goal", goal)
 	if m.Contract != "" && m.Contract != ledger.V1 {
-		add(doc, "contract", str(string(m.Contract)))
+		add(doc, providerKey(m.Contract), str(providerValue(m.Contract)))
 	}
 	if m.Retention != 0 && m.Retention != ledger.DefaultRetention {
 		add(doc, "retention", num(m.Retention))
 	}
 	if m.KeySource != "" && m.KeySource != KeyPerIntent {
 		add(doc, "key_source", str(string(m.KeySource)))
+	}
+	if len(m.Captured) > 0 {
+		add(doc, "captured", payloadNode(m.Captured, false))
 	}
 	intents := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, in := range m.Intents {
@@ -79,7 +83,7 @@ func Format(m *Mission) ([]byte, error) {
 			add(when, "policy", str(string(*o.Policy)))
 		}
 		if o.Contract != nil {
-			add(when, "contract", str(string(*o.Contract)))
+			add(when, providerKey(*o.Contract), str(providerValue(*o.Contract)))
 		}
 		if o.KeySource != nil {
 			add(when, "key_source", str(string(*o.KeySource)))
@@ -190,4 +194,21 @@ func wrapWords(text string, width int) string {
 		out = append(out, lines...)
 	}
 	return strings.Join(out, "\n") + "\n"
+}
+
+// providerKey and providerValue write a provider as a mission file names
+// it: contract: for the three short names, as before; provider: and the
+// profile's id for every other.
+func providerKey(c ledger.Contract) string {
+	if providers.Short(c) {
+		return "contract"
+	}
+	return "provider"
+}
+
+func providerValue(c ledger.Contract) string {
+	if providers.Short(c) {
+		return string(c)
+	}
+	return ProfileTitle(c)
 }

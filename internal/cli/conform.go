@@ -15,6 +15,7 @@ import (
 	"github.com/replaylab/replaylab/conform"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -25,6 +26,7 @@ type conformFlags struct {
 	parallel         int
 	junit, record    string
 	mcpRevision      string
+	provider         string
 	asJSON, markdown bool
 	list, force, mcp bool
 	// conform --explore
@@ -89,6 +91,7 @@ stopped by Ctrl-C, SIGTERM or a hang-up (after the partial report).`,
 	fl.BoolVar(&f.markdown, "markdown", false, "print a Markdown write-up instead of the scorecard: each row that did not pass with a sequence diagram of what the client did")
 	fl.StringVar(&f.record, "record", "", "keep each scenario's session in `DIR` (created if missing) as SCENARIO.json, for replay, compare and check")
 	fl.BoolVar(&f.force, "force", false, "overwrite the --junit file and session files in --record that exist")
+	fl.StringVar(&f.provider, missions.FlagProvider, "", "play every row as this provider behaves: a built-in (replaylab providers lists them) or a profile `FILE`; a row that cannot happen under it is graded n/a (default: each row's own provider)")
 	fl.StringVar(&f.mcpRevision, "mcp-revision", "", "with --mcp, serve one MCP revision only: 2025-11-25 (initialize and sessions) or 2026-07-28 (no sessions); the client is told it in REPLAYLAB_MCP_REVISION (default: both)")
 	fl.BoolVar(&f.mcp, "mcp", false, "grade an agent: serve the provider as MCP tools too and give the client REPLAYLAB_MCP_URL (its /mcp endpoint)")
 	fl.BoolVar(&f.list, "list", false, "list the scenarios, each with what it plays and what passes, and exit")
@@ -151,6 +154,11 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 	// conform.Run validates the Config, once, before the first row: that
 	// --mcp-revision comes with --mcp among the rest.
 	cfg := conform.Config{Command: args, Tick: f.tick, Timeout: f.timeout, Parallel: f.parallel, MCP: f.mcp, MCPRevision: f.mcpRevision}
+	if cmd.Flags().Changed(missions.FlagProvider) {
+		if cfg.Provider, err = profileArg(f.provider); err != nil {
+			return err
+		}
+	}
 	exploring := cmd.Flags().Changed("explore") || cmd.Flags().Changed("for")
 	ex, err := f.exploreConfig(cmd, exploring)
 	if err != nil {

@@ -78,6 +78,18 @@ func providerFlags(cmd *cobra.Command, provider, contract string) (*ledger.Contr
 	return &s.Contract, s.Profile, nil
 }
 
+// profileArg is the profile --provider names: a built-in or a file.
+func profileArg(arg string) (*ledger.Profile, error) {
+	if providers.IsFile(arg) {
+		return readProfile(arg)
+	}
+	p, err := providers.Lookup(arg)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("--provider: %w", err))
+	}
+	return p, nil
+}
+
 // readProfile reads a profile file given with --provider.
 func readProfile(path string) (*ledger.Profile, error) {
 	data, err := readLimited(path, providers.MaxFileBytes, "profile file")
