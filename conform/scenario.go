@@ -68,7 +68,7 @@ func (s *Scenario) NoContract() bool { return s.Mission.Contract == ledger.None 
 func FromMission(m *missions.Mission) (*Scenario, error) {
 	s := &Scenario{Mission: m, Workers: 1}
 	switch {
-	case !providers.Short(m.Contract):
+	case m.Contract != "" && !providers.Short(m.Contract):
 		// The matrix is played as its rows are written, or under one
 		// profile for every row (--provider); a mission written to
 		// contrast a provider is for the lab.

@@ -202,7 +202,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	}
 	p := l.cfg.Profile
 	if req.Key == "" && p.Key.Required {
-		return Result{Action: KeyRequired, Response: Response{Code: p.Key.Missing.Status, Refused: KeyRequired}, Refusal: p.Key.Missing}
+		return Result{Action: KeyRequired, Response: Response{Code: p.Key.Missing.Status, Refused: RefusedKeyRequired}, Refusal: p.Key.Missing}
 	}
 	if p.Saves == SavesNone || req.Key == "" {
 		return l.execute(&req, ex, false)
@@ -217,7 +217,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	}
 	rec := &l.records[i]
 	if rec.State == RecordFailed {
-		return Result{Action: KeyFailed, Response: Response{Code: p.FailedKey.Status, Refused: KeyFailed}, Refusal: p.FailedKey}
+		return Result{Action: KeyFailed, Response: Response{Code: p.FailedKey.Status, Refused: RefusedKeyFailed}, Refusal: p.FailedKey}
 	}
 	if rec.Digest != req.Digest && p.Mismatch != nil {
 		return Result{Action: Mismatch, Response: Response{Code: p.Mismatch.Status}, Refusal: p.Mismatch}
@@ -248,7 +248,7 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		resp = Response{Code: CodeOK, Object: resp.Object, Status: l.objects[resp.Object-1].Status}
 	}
 	res := Result{Action: Replayed, Response: resp}
-	if resp.Refused == OverLimit {
+	if resp.Refused == RefusedOverLimit {
 		res.Refusal = &p.RefundLimit
 	}
 	return res
@@ -266,7 +266,7 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		}
 		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
 	case CommitLater:
-		if l.overLimit(req) {
+		if req.Charge != "" && l.overLimit(req) {
 			return l.limited(req, save)
 		}
 		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req})
@@ -277,7 +277,7 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		}
 		return Result{Action: Executing}
 	}
-	if l.overLimit(req) {
+	if req.Charge != "" && l.overLimit(req) {
 		return l.limited(req, save)
 	}
 	id := l.commit(req)
@@ -332,7 +332,7 @@ func (l *Ledger) overLimit(req *Request) bool {
 // failed keys are final, a failed attempt.
 func (l *Ledger) limited(req *Request, save bool) Result {
 	p := l.cfg.Profile
-	resp := Response{Code: p.RefundLimit.Status, Refused: OverLimit}
+	resp := Response{Code: p.RefundLimit.Status, Refused: RefusedOverLimit}
 	switch {
 	case !save:
 	case p.FailedKey != nil:

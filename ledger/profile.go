@@ -229,7 +229,7 @@ func (p *Profile) RefusalOf(a Action, resp Response) *Refusal {
 		return p.FailedKey
 	case a == KeyRequired:
 		return p.Key.Missing
-	case a == OverLimit, resp.Refused == OverLimit:
+	case a == OverLimit, resp.Refused == RefusedOverLimit:
 		return &p.RefundLimit
 	}
 	return nil

@@ -311,8 +311,8 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = appendInt(b, r.Response.Code)
 		b = appendInt(b, int(r.Response.Object))
 		b = appendInt(b, r.ExpiresAt)
-		if r.Response.Refused != "" {
-			b = appendStr(b, string(r.Response.Refused))
+		if r.Response.Refused != NotRefused {
+			b = append(b, byte(r.Response.Refused))
 		}
 	}
 	b = appendInt(b, l.inFlight)

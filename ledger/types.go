@@ -244,7 +244,43 @@ type Response struct {
 	// Refused names, for a refusal a profile documents (over_limit,
 	// key_failed, key_required), which one: a saved one is replayed as it
 	// was.
-	Refused Action `json:"refused,omitempty"`
+	Refused Refused `json:"refused,omitempty"`
+}
+
+// Refused names a documented refusal an answer is, in a byte: a response
+// is copied with every record, and stays small.
+type Refused uint8
+
+// The refusals a response can name.
+const (
+	NotRefused Refused = iota
+	RefusedKeyRequired
+	RefusedKeyFailed
+	RefusedOverLimit
+)
+
+var refusedActions = [...]Action{"", KeyRequired, KeyFailed, OverLimit}
+
+// Action is the action the refusal came from.
+func (r Refused) Action() Action {
+	if int(r) < len(refusedActions) {
+		return refusedActions[r]
+	}
+	return ""
+}
+
+// MarshalText writes the refusal as its action's name.
+func (r Refused) MarshalText() ([]byte, error) { return []byte(r.Action()), nil }
+
+// UnmarshalText reads a refusal written by MarshalText.
+func (r *Refused) UnmarshalText(b []byte) error {
+	for i, a := range refusedActions {
+		if i > 0 && string(a) == string(b) {
+			*r = Refused(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown refusal %q (accepted: key_required, key_failed, over_limit)", b)
 }
 
 // The response codes the provider uses, as Stripe documents them: a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // WhyCode names what an event's note says.
@@ -460,6 +461,9 @@ func (s Settings) Word(f Setting) (label, value string) {
 		}
 		return "policy ", string(s.Policy)
 	case SettingContract:
+		if !providers.Short(s.Contract) {
+			return "provider ", ProfileTitle(s.Contract)
+		}
 		return "contract ", string(s.Contract)
 	case SettingKeySource:
 		return "keys from ", string(s.KeySource)

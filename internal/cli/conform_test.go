@@ -55,10 +55,15 @@ func exampleClient(t *testing.T, name string) string {
 
 func TestConformList(t *testing.T) {
 	out := mustCLI(t, "conform", "--list")
-	for _, m := range missions.BuiltIn().Missions {
-		if !strings.Contains(out, "\n"+m.ID+": ") {
-			t.Errorf("--list lacks %s", m.ID)
+	for _, sc := range conform.Scenarios(missions.BuiltIn()) {
+		if !strings.Contains(out, "\n"+sc.ID()+": ") {
+			t.Errorf("--list lacks %s", sc.ID())
 		}
+	}
+	// The missions written to contrast a provider are the lab's: the
+	// matrix plays a provider with --provider.
+	if strings.Contains(out, "saved-500-not-kept") || len(conform.Scenarios(missions.BuiltIn())) != 15 {
+		t.Errorf("--list plays the profile missions too:\n%s", out)
 	}
 	words := strings.Join(strings.Fields(out), " ")
 	for _, want := range []string{"A row passes when", "killed when the refund commits", "2 runs of the client at once", "docs/conform.md"} {
@@ -153,7 +158,7 @@ func TestConformGradesTheExamples(t *testing.T) {
 	dir := t.TempDir()
 	inExamples(t)
 	code, out, stderr := cli("conform", "--junit", filepath.Join(dir, "g.xml"), "--", "./guarded-refund")
-	n := len(missions.BuiltIn().Missions)
+	n := len(conform.Scenarios(missions.BuiltIn()))
 	readmeScorecard(t, "guarded-refund", out)
 	if code != exitOK || !strings.Contains(out, fmt.Sprintf("%d of %d scenarios pass", n, n)) || strings.Count(out, "\nPASS ") != n {
 		t.Fatalf("guarded: exit %d\n%s\n%s", code, out, stderr)
@@ -239,7 +244,7 @@ func readmeScorecard(t *testing.T, name, out string) {
 // TestConformGradesTheAgents: the example agents, graded over MCP, get
 // the grades their REST counterparts get, and the README shows them.
 func TestConformGradesTheAgents(t *testing.T) {
-	n := len(missions.BuiltIn().Missions)
+	n := len(conform.Scenarios(missions.BuiltIn()))
 	inExamples(t)
 	code, out, stderr := cli("conform", "--mcp", "--", "./guarded-agent")
 	readmeScorecard(t, "guarded-agent", out)

@@ -62,7 +62,7 @@ func TestRootArgumentsSayWhatWasMeant(t *testing.T) {
 	tests := []struct{ arg, want string }{
 		{"timeout-then-success", `"timeout-then-success" is a mission, not a command: open it in the lab with "replaylab lab timeout-then-success", or run it headless with "replaylab run timeout-then-success"`},
 		{"exprot", `unknown command "exprot"; did you mean export?`},
-		{"zzz", `unknown command "zzz" (commands: check, compare, completion, conform, explore, export, lab, learn, missions, replay, run, serve, validate, version; see: replaylab --help)`},
+		{"zzz", `unknown command "zzz" (commands: check, compare, completion, conform, explore, export, lab, learn, missions, providers, replay, run, serve, validate, version; see: replaylab --help)`},
 	}
 	for _, tt := range tests {
 		code, out, errOut := cli(tt.arg)
