@@ -23,6 +23,10 @@ type ledgerPanel struct {
 	w, h  int
 	snap  ledger.Snapshot
 	many  bool // several intents: name the intent on each object
+	// standIn says, where the mission keeps keys for its own number of
+	// ticks, what that stands in for: "8 ticks here; stripe-v1 keeps
+	// keys 24 h".
+	standIn string
 	scroller
 	focused bool
 }
@@ -44,6 +48,7 @@ func (p *ledgerPanel) FullHelp() [][]key.Binding {
 // SetCase shows the ledger of c.
 func (p *ledgerPanel) SetCase(c *missions.Case) {
 	p.snap, p.many = c.Ledger, len(c.Mission.Intents) > 1
+	p.standIn = missions.RetentionStandIn(&c.Mission, c.Settings)
 	p.clampOffset()
 }
 
@@ -90,7 +95,13 @@ func (p *ledgerPanel) line(i int) string {
 		}
 		return p.st.Text.Render(p.objectLine(objs[i-1]))
 	case i == objLines+1:
-		return p.st.Title.Render(cut(fmt.Sprintf("idempotency records: %d", len(recs)), p.w))
+		head := fmt.Sprintf("idempotency records: %d", len(recs))
+		if p.standIn != "" {
+			// The mission's ticks stand in for the profile's wall time:
+			// said where it fits, left out where it does not.
+			head = firstFit(head+" · kept "+p.standIn, []string{head}, p.w)
+		}
+		return p.st.Title.Render(cut(head, p.w))
 	}
 	j := i - objLines - 2
 	if len(recs) == 0 {

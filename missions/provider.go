@@ -193,3 +193,15 @@ func Providers() []ledger.Contract {
 	}
 	return out
 }
+
+// RetentionStandIn says what a mission's own retention stands in for:
+// "8 ticks here; stripe-v1 keeps keys 24 h", or "" for a mission that
+// names none (its keys outlive the run, as the profile's outlive any
+// retry) or a provider that keeps no keys.
+func RetentionStandIn(m *Mission, s Settings) string {
+	p, err := s.ProfileOf()
+	if err != nil || p.Keyless() || m.Retention == 0 || m.Retention == ledger.DefaultRetention {
+		return ""
+	}
+	return fmt.Sprintf("%d ticks here; %s keeps keys %s", m.Retention, p.ID, p.Retention.Words())
+}
