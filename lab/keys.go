@@ -49,7 +49,10 @@ type runKeys struct {
 	StableKeys key.Binding
 	Policy     key.Binding
 	Contract   key.Binding
-	KeySource  key.Binding
+	// Provider opens the chooser of every provider's profile; Contract
+	// cycles the first three (v1, v2, none).
+	Provider  key.Binding
+	KeySource key.Binding
 	// Fixture cycles the selected step's fixture through the world
 	// table; AllFixtures gives every attempt one fixture, the next in
 	// turn (the source article's "replace both outcomes").
@@ -85,6 +88,7 @@ func newRunKeys() runKeys {
 		StableKeys:  key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "stable keys")),
 		Policy:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "policy")),
 		Contract:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "contract")),
+		Provider:    key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "provider")),
 		KeySource:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "key source")),
 		Fixture:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "this step's fixture")),
 		AllFixtures: key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "every attempt's fixture")),

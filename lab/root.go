@@ -108,6 +108,8 @@ type Model struct {
 
 	glossary     glossary
 	glossaryFrom screen
+
+	chooser providerChooser
 }
 
 // New builds a lab. It fails when Options.Mission names no mission in the
@@ -126,6 +128,7 @@ func New(o Options) (Model, error) {
 	m.compare = newCompareScreen(m.st)
 	m.evidence = newEvidenceScreen(m.st)
 	m.glossary = newGlossary(m.st)
+	m.chooser = newProviderChooser(m.st)
 	if o.FirstTime {
 		m.timeline.ToggleCheckpoints()
 	}
@@ -401,6 +404,18 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 	case screenEvidence:
 		m.evidence, n = m.evidence.Update(k, &m.statusBar, m.runScreen.keys)
+	case screenProviders:
+		var ch chosen
+		m.chooser, ch = m.chooser.Update(k)
+		n = nav{to: screenProviders}
+		switch {
+		case ch.pick:
+			m.runScreen.chooseProvider(&m.statusBar, ch.contract)
+			n.to = screenLab
+		case ch.back:
+			m.statusBar.leftScreen()
+			n.to = screenLab
+		}
 	case screenCourse:
 		return m.courseKey(k)
 	case screenGlossary:
@@ -457,6 +472,8 @@ func (m *Model) follow(n nav) {
 	case screenEvidence:
 		m.evidence.recorded = m.rec != nil
 		m.evidence.SetCase(m.cas)
+	case screenProviders:
+		m.chooser.Open(m.settings)
 	}
 	m.screen = n.to
 	m.layout()
@@ -580,6 +597,8 @@ func (m Model) top() help.KeyMap {
 		return m.course
 	case screenGlossary:
 		return m.glossary
+	case screenProviders:
+		return m.chooser
 	}
 	return m.runScreen
 }
@@ -611,6 +630,7 @@ func (m *Model) layout() {
 	m.picker.SetSize(w, body)
 	m.course.SetSize(w, body)
 	m.glossary.SetSize(w, body)
+	m.chooser.SetSize(w, body)
 	m.compare.SetSize(w, body)
 	// The evidence keeps the header above it: which run, which settings,
 	// and the counter.
@@ -644,6 +664,8 @@ func (m Model) View() string {
 		top = m.course.View()
 	case m.screen == screenGlossary:
 		top = m.glossary.View()
+	case m.screen == screenProviders:
+		top = m.chooser.View()
 	case m.screen == screenCompare:
 		top = m.compare.View()
 	case m.screen == screenEvidence:
@@ -684,6 +706,9 @@ func (m Model) statusLine() string {
 		}
 	case screenGlossary:
 		hint = []string{"every word the lab shows, with what it means · esc goes back"}
+	case screenProviders:
+		hint = []string{"↑/↓ chooses a provider · enter runs the mission under its contract · esc goes back unchanged",
+			"↑/↓ chooses · enter runs under it · esc goes back"}
 	}
 	return m.statusBar.view(m.st, m.width, hint)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/replaylab/replaylab/compare"
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 	"github.com/replaylab/replaylab/reproduce"
 )
@@ -485,6 +486,13 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 			c := next(missions.ShortContracts, r.settings.Contract)
 			o.Contract = &c
 		}, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
+	case key.Matches(k, r.keys.Provider):
+		if r.rec != nil {
+			sb.setError(errRecorded)
+			break
+		}
+		sb.setStatus("")
+		return r, nil, nav{to: screenProviders}
 	case key.Matches(k, r.keys.KeySource):
 		r.toggle(sb, func(o *missions.Overrides) {
 			ks := next(missions.KeySources, r.settings.KeySource)
@@ -708,7 +716,7 @@ func (r runScreen) FullHelp() [][]key.Binding {
 	k := r.keys
 	return [][]key.Binding{
 		{k.Step, k.StepBack, k.RunAll, k.Restart, k.Evidence},
-		{k.StableKeys, k.Policy, k.Contract, k.KeySource, k.Fixture, k.AllFixtures},
+		{k.StableKeys, k.Policy, k.Contract, k.Provider, k.KeySource, k.Fixture, k.AllFixtures},
 		{k.Pin, k.Compare, k.Export},
 		{k.Checkpoints, k.Focus, k.Up, k.PageUp},
 		{k.Leave},
@@ -930,4 +938,10 @@ func (r *runScreen) View() string {
 		parts = append(parts, r.st.Rule.Render(strings.Repeat("─", r.w)))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, parts...)
+}
+
+// chooseProvider runs the mission under the profile chosen in the
+// chooser, keeping the position, as c does for the first three.
+func (r *runScreen) chooseProvider(sb *statusBar, c ledger.Contract) {
+	r.toggle(sb, func(o *missions.Overrides) { o.Contract = &c }, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
 }

@@ -20,6 +20,7 @@ const (
 	screenEvidence
 	screenCourse
 	screenGlossary
+	screenProviders
 )
 
 // Every screen meets the component contract: its own keys, a box from
@@ -31,6 +32,7 @@ var (
 	_ component = (*evidenceScreen)(nil)
 	_ component = (*courseView)(nil)
 	_ component = (*glossary)(nil)
+	_ component = (*providerChooser)(nil)
 )
 
 // compareScreen is the pinned cases side by side, with its own keys.

@@ -224,3 +224,33 @@ func TestHeaderNamesTheKeySourceAndFits(t *testing.T) {
 		t.Fatalf("per-intent keys: settings line %q", line)
 	}
 }
+
+// C opens the chooser of every provider's profile on the one the run
+// plays; enter runs the mission under the one chosen, keeping the
+// position, and the run is the engine's own under it; esc goes back with
+// nothing changed.
+func TestProviderChooser(t *testing.T) {
+	m := press(t, newLab(t, Options{Mission: "saved-500-not-kept", Dir: t.TempDir()}, 100, 30), "n", "C")
+	if m.screen != screenProviders || m.chooser.ps[m.chooser.sel].ID != "checkout" {
+		t.Fatalf("C: screen %v, on %s; want the chooser on checkout", m.screen, m.chooser.ps[m.chooser.sel].ID)
+	}
+	if v := m.View(); !strings.Contains(v, "saves success: only 2xx answers are kept") || !strings.Contains(v, "stripe-v1") || !strings.Contains(v, "powertools") {
+		t.Fatalf("the chooser does not list the profiles with the selected one's rules:\n%s", v)
+	}
+	m = press(t, m, "esc")
+	if m.screen != screenLab || m.settings.Contract != "checkout" {
+		t.Fatalf("esc: screen %v, provider %s", m.screen, m.settings.Contract)
+	}
+	// Up five times from checkout is stripe-v1: the 500 is kept, and
+	// the same-key retry only replays it.
+	m = press(t, m, "C", "up", "up", "up", "up", "up", "enter")
+	if m.screen != screenLab || m.settings.Contract != ledger.V1 || m.pos != 1 {
+		t.Fatalf("enter: screen %v, provider %s, position %d", m.screen, m.settings.Contract, m.pos)
+	}
+	m = press(t, m, "r")
+	v1 := ledger.V1
+	want := wantCase(t, "saved-500-not-kept", missions.Overrides{Contract: &v1}, 3)
+	if m.cas.Outcome.Effects != want.Outcome.Effects || m.cas.Outcome.Verdicts[0].Verdict != missions.HiddenEffect {
+		t.Fatalf("under stripe-v1: %d effects, %s; want %d, hidden_effect", m.cas.Outcome.Effects, m.cas.Outcome.Verdicts[0].Verdict, want.Outcome.Effects)
+	}
+}

@@ -240,7 +240,7 @@ func (l *Ledger) landLate(dst []Change, i int) []Change {
 	lc := &l.late[i]
 	lc.done = true
 	l.inFlight--
-	id := l.commit(&lc.req)
+	id := l.commit(&lc.req, lc.refund)
 	if !l.cfg.Profile.Keyless() && lc.req.Key != "" {
 		if j, ok := l.lookup(lc.req.Key); ok && l.records[j].State == RecordExecuting {
 			rec := &l.records[j]

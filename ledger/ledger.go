@@ -62,9 +62,10 @@ type Ledger struct {
 }
 
 type lateCommit struct {
-	at   int
-	req  Request
-	done bool
+	at     int
+	req    Request
+	refund *Refund
+	done   bool
 }
 
 // New returns an empty ledger at tick 0.
@@ -72,6 +73,7 @@ func New(cfg Config) (*Ledger, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.rules = rulesOf(cfg.Profile)
 	// Room for a typical mission's handful of attempts, so the first ones
 	// do not pay for growing.
 	const room = 8
@@ -200,11 +202,12 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		l.compact()
 		l.compactDue = false
 	}
-	p := l.cfg.Profile
-	if req.Key == "" && p.Key.Required {
-		return Result{Action: KeyRequired, Response: Response{Code: p.Key.Missing.Status, Refused: RefusedKeyRequired}, Refusal: p.Key.Missing}
-	}
-	if p.Saves == SavesNone || req.Key == "" {
+	r := &l.cfg.rules
+	if req.Key == "" || !r.keyed {
+		if req.Key == "" && r.required {
+			p := l.cfg.Profile
+			return Result{Action: KeyRequired, Response: Response{Code: p.Key.Missing.Status, Refused: RefusedKeyRequired}}
+		}
 		return l.execute(&req, ex, false)
 	}
 	i, ok := l.lookup(req.Key)
@@ -216,21 +219,15 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 		return l.execute(&req, ex, true)
 	}
 	rec := &l.records[i]
-	if rec.State == RecordFailed {
-		return Result{Action: KeyFailed, Response: Response{Code: p.FailedKey.Status, Refused: RefusedKeyFailed}, Refusal: p.FailedKey}
+	if rec.State != RecordSaved {
+		return l.unsaved(&req, ex, rec)
 	}
-	if rec.Digest != req.Digest && p.Mismatch != nil {
-		return Result{Action: Mismatch, Response: Response{Code: p.Mismatch.Status}, Refusal: p.Mismatch}
-	}
-	if rec.State == RecordExecuting {
-		if p.InFlight == nil {
-			// No guard: the repeat runs as well; the key stays the
-			// first's.
-			return l.execute(&req, ex, false)
+	if rec.Digest != req.Digest {
+		if p := l.cfg.Profile; p.Mismatch != nil {
+			return Result{Action: Mismatch, Response: Response{Code: p.Mismatch.Status}}
 		}
-		return Result{Action: Conflict, Response: Response{Code: p.InFlight.Status}, Refusal: p.InFlight}
 	}
-	if p.Replay == ReplayComplete && rec.Partial {
+	if r.complete && rec.Partial {
 		// The partial work is finished instead of the error replayed.
 		o := l.objects[rec.Response.Object-1]
 		rec.Response = Response{Code: CodeOK, Object: o.ID, Status: o.Status}
@@ -240,36 +237,49 @@ func (l *Ledger) Submit(req Request, ex Execution) Result {
 	resp := rec.Response
 	switch {
 	case resp.Object == 0:
-	case p.Replay == ReplayComplete:
+	case r.complete:
 		// The updated response: the object's status as it is now.
 		resp.Status = l.objects[resp.Object-1].Status
-	case p.Replay == ReplayCurrent:
+	case r.current:
 		// The object as it is now, whatever the first answer said.
 		resp = Response{Code: CodeOK, Object: resp.Object, Status: l.objects[resp.Object-1].Status}
 	}
-	res := Result{Action: Replayed, Response: resp}
-	if resp.Refused == RefusedOverLimit {
-		res.Refusal = &p.RefundLimit
+	return Result{Action: Replayed, Response: resp}
+}
+
+// unsaved answers a request whose key holds no saved answer: a final key
+// refuses it; a key still executing refuses other parameters, then the
+// repeat itself (the in-flight answer), or lets it run too.
+func (l *Ledger) unsaved(req *Request, ex Execution, rec *Record) Result {
+	p := l.cfg.Profile
+	if rec.State == RecordFailed {
+		return Result{Action: KeyFailed, Response: Response{Code: p.FailedKey.Status, Refused: RefusedKeyFailed}}
 	}
-	return res
+	if rec.Digest != req.Digest && p.Mismatch != nil {
+		return Result{Action: Mismatch, Response: Response{Code: p.Mismatch.Status}}
+	}
+	if p.InFlight == nil {
+		// No guard: the repeat runs as well; the key stays the first's.
+		return l.execute(req, ex, false)
+	}
+	return Result{Action: Conflict, Response: Response{Code: p.InFlight.Status}}
 }
 
 // execute runs a request no kept answer settles. With save, the key is
 // known to be absent from the index, and what the profile keeps of the
 // answer is kept under it.
 func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
-	p := l.cfg.Profile
 	switch ex.Kind {
 	case Reject:
-		if save && p.FailedKey != nil {
+		if save && l.cfg.rules.final {
 			l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordFailed, Response: Response{Code: CodeBadRequest}})
 		}
 		return Result{Action: Rejected, Response: Response{Code: CodeBadRequest}}
 	case CommitLater:
-		if req.Charge != "" && l.overLimit(req) {
+		if ex.Refund != nil && l.overLimit(ex.Refund) {
 			return l.limited(req, save)
 		}
-		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req})
+		l.late = append(l.late, lateCommit{at: l.now + ex.Delay, req: *req, refund: ex.Refund})
 		l.inFlight++
 		l.push(due{at: l.soonest(l.now + ex.Delay), kind: dueCommit, ref: len(l.late) - 1})
 		if save {
@@ -277,10 +287,10 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		}
 		return Result{Action: Executing}
 	}
-	if req.Charge != "" && l.overLimit(req) {
+	if ex.Refund != nil && l.overLimit(ex.Refund) {
 		return l.limited(req, save)
 	}
-	id := l.commit(req)
+	id := l.commit(req, ex.Refund)
 	resp := Response{Code: CodeOK, Object: id, Status: Succeeded}
 	partial := false
 	switch ex.Kind {
@@ -296,7 +306,7 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 		l.push(due{at: l.soonest(o.ResolveAt), kind: dueResolve, ref: int(id) - 1})
 		resp.Status = Pending
 	}
-	if save && p.Saves.keeps(resp.Code) {
+	if save && l.cfg.rules.keeps(resp.Code) {
 		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp, Partial: partial})
 	}
 	return Result{Action: Committed, Response: resp}
@@ -305,23 +315,23 @@ func (l *Ledger) execute(req *Request, ex Execution, save bool) Result {
 // overLimit reports whether the refund would take its charge past what
 // was captured: the refunds that stand, those still executing and this
 // one. A charge without a known capture has no limit.
-func (l *Ledger) overLimit(req *Request) bool {
-	if req.Charge == "" || len(l.cfg.Captured) == 0 {
+func (l *Ledger) overLimit(ref *Refund) bool {
+	if len(l.cfg.Captured) == 0 {
 		return false
 	}
-	captured, ok := l.cfg.Captured[req.Charge]
+	captured, ok := l.cfg.Captured[ref.Charge]
 	if !ok {
 		return false
 	}
-	taken := req.Amount
+	taken := ref.Amount
 	for i := range l.objects {
-		if o := &l.objects[i]; o.Charge == req.Charge && o.Status.Stands() {
+		if o := &l.objects[i]; o.Refund != nil && o.Charge == ref.Charge && o.Status.Stands() {
 			taken += o.Amount
 		}
 	}
 	for _, lc := range l.late {
-		if !lc.done && lc.req.Charge == req.Charge {
-			taken += lc.req.Amount
+		if !lc.done && lc.refund != nil && lc.refund.Charge == ref.Charge {
+			taken += lc.refund.Amount
 		}
 	}
 	return taken > captured
@@ -337,17 +347,17 @@ func (l *Ledger) limited(req *Request, save bool) Result {
 	case !save:
 	case p.FailedKey != nil:
 		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordFailed, Response: resp})
-	case p.Saves.keeps(resp.Code):
+	case l.cfg.rules.keeps(resp.Code):
 		l.insert(Record{Key: req.Key, Digest: req.Digest, State: RecordSaved, Response: resp})
 	}
-	return Result{Action: OverLimit, Response: resp, Refusal: &p.RefundLimit}
+	return Result{Action: OverLimit, Response: resp}
 }
 
 // soonest is the tick work due at t happens: never before the next tick.
 func (l *Ledger) soonest(t int) int { return max(t, l.now+1) }
 
 // commit records a new effect and returns its id.
-func (l *Ledger) commit(req *Request) ObjectID {
+func (l *Ledger) commit(req *Request, ref *Refund) ObjectID {
 	id := ObjectID(len(l.objects) + 1)
 	if len(l.objects) == cap(l.objects) {
 		l.objects = doubled(l.objects)
@@ -355,8 +365,7 @@ func (l *Ledger) commit(req *Request) ObjectID {
 	l.objects = append(l.objects, Object{
 		ID:      id,
 		Intent:  req.Intent,
-		Charge:  req.Charge,
-		Amount:  req.Amount,
+		Refund:  ref,
 		Key:     req.Key,
 		Digest:  req.Digest,
 		Payload: req.Payload,

@@ -283,11 +283,11 @@ func TestLedgerRules(t *testing.T) {
 						t.Errorf("%s: advance %d: changes %v, want %v", where, o.advance, kinds, o.changes)
 					}
 				} else {
-					req := ledger.Request{Intent: o.intent, Key: o.key, Digest: o.digest, Payload: "amount=1"}
+					ex := o.ex
 					if o.amount > 0 {
-						req.Charge, req.Amount = "ch_1", o.amount
+						ex.Refund = &ledger.Refund{Charge: "ch_1", Amount: o.amount}
 					}
-					res := l.Submit(req, o.ex)
+					res := l.Submit(ledger.Request{Intent: o.intent, Key: o.key, Digest: o.digest, Payload: "amount=1"}, ex)
 					if res.Action != o.want || res.Response.Code != o.code || res.Response.Object != o.object {
 						t.Errorf("%s: got %s %d %q, want %s %d %q", where, res.Action, res.Response.Code, res.Response.Object, o.want, o.code, o.object)
 					}

@@ -148,6 +148,10 @@ var spanUnits = []struct {
 	seconds int64
 }{{'d', 86400}, {'h', 3600}, {'m', 60}, {'s', 1}}
 
+// MaxSpan is the longest span, a hundred years: longer than any provider
+// keeps a key, and short enough for nanoseconds in an int64.
+const MaxSpan = 36500 * 86400
+
 // ParseSpan reads a span: a whole number above 0 and one of s, m, h, d.
 func ParseSpan(s string) (Span, error) {
 	const accepted = "a whole number and a unit: s, m, h or d, such as 24h or 31d"
@@ -160,8 +164,8 @@ func ParseSpan(s string) (Span, error) {
 	}
 	for _, u := range spanUnits {
 		if s[len(s)-1] == u.unit {
-			if n > (1<<53)/u.seconds {
-				return 0, fmt.Errorf("retention %q: too long", s)
+			if n > MaxSpan/u.seconds {
+				return 0, fmt.Errorf("retention %q: at most 36500d (a hundred years)", s)
 			}
 			return Span(n * u.seconds), nil
 		}
@@ -241,10 +245,12 @@ func (p *Profile) Keyless() bool { return p.Saves == SavesNone }
 
 // SameKeySafe reports whether a resend under the same key cannot execute
 // twice, whatever the first attempt ended in: the provider keeps every
-// answer under the key, or finishes failed work under it. Inside the
-// retention window, that is; a guarded caller checks the window itself.
+// answer under the key (a 5xx included, which replay complete finishes
+// rather than runs again), and refuses a repeat while the first still
+// runs rather than running it too. Inside the retention window, that is;
+// a guarded caller checks the window itself.
 func (p *Profile) SameKeySafe() bool {
-	return p.Saves == SavesAll || p.Saves != SavesNone && p.Replay == ReplayComplete
+	return p.Saves == SavesAll && p.InFlight != nil
 }
 
 // Problem is one thing wrong with a profile: the field, and what is
@@ -306,8 +312,11 @@ func (p *Profile) Problems() []Problem {
 	case p.Saves != SavesNone && p.Retention <= 0:
 		bad("retention", "missing: how long keys are kept, such as 24h or 31d")
 	}
-	if !isOneOf(p.Replay, ReplayValues) {
+	switch {
+	case !isOneOf(p.Replay, ReplayValues):
 		bad("replay", "%q: accepted: saved, current, complete", p.Replay)
+	case p.Replay == ReplayComplete && p.Saves != SavesAll:
+		bad("replay", "complete finishes failed work kept under the key, so it needs saves: all (saves is %s)", p.Saves)
 	}
 	if p.FailedKey != nil {
 		out = append(out, p.FailedKey.problems("failed_key.final", false)...)
@@ -435,7 +444,13 @@ func (p *Profile) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytesReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
-		return err
+		// The decoder counts from the start of the profile, not of the
+		// file it sits in: say what and where by field, not by offset.
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("provider.%s: %s where %s is expected", te.Field, te.Value, te.Type)
+		}
+		return fmt.Errorf("provider: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	*p = Profile{ID: j.ID, Title: j.Title, Summary: j.Summary, Docs: j.Docs, Assumed: j.Assumed, Key: j.Key,
 		Retention: j.Retention, Saves: j.Saves, Replay: j.Replay, RefundLimit: j.RefundLimit}

@@ -188,7 +188,7 @@ func (l *Ledger) inFlightRequests() []InFlight {
 	var out []InFlight
 	for _, lc := range l.late {
 		if !lc.done {
-			out = append(out, InFlight{At: lc.at, Request: lc.req})
+			out = append(out, InFlight{At: lc.at, Request: lc.req, Refund: lc.refund})
 		}
 	}
 	return out
@@ -222,7 +222,7 @@ func (l *Ledger) Restore(s Snapshot) error {
 		}
 	}
 	for _, f := range s.InFlight {
-		n.late = append(n.late, lateCommit{at: f.At, req: f.Request})
+		n.late = append(n.late, lateCommit{at: f.At, req: f.Request, refund: f.Refund})
 	}
 	n.inFlight = len(n.late)
 	n.rebuildQueue()
@@ -289,7 +289,7 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = append(b, byte(o.Status), byte(o.ResolvesTo))
 		b = appendInt(b, o.Tick)
 		b = appendInt(b, o.ResolveAt)
-		if o.Charge != "" {
+		if o.Refund != nil {
 			b = appendStr(b, o.Charge)
 			b = appendInt(b, int(o.Amount))
 		}
@@ -325,9 +325,9 @@ func (l *Ledger) AppendState(b []byte) []byte {
 		b = appendStr(b, lc.req.Intent)
 		b = appendStr(b, lc.req.Key)
 		b = appendStr(b, lc.req.Digest)
-		if lc.req.Charge != "" {
-			b = appendStr(b, lc.req.Charge)
-			b = appendInt(b, int(lc.req.Amount))
+		if lc.refund != nil {
+			b = appendStr(b, lc.refund.Charge)
+			b = appendInt(b, int(lc.refund.Amount))
 		}
 	}
 	return b

@@ -42,6 +42,34 @@ type Config struct {
 	// refused with the profile's refund limit. A charge not named has no
 	// limit.
 	Captured map[string]int64
+	// rules is the profile as the ledger reads it on every request, made
+	// once by New: flags in place of words.
+	rules rules
+}
+
+// rules are a profile's fields as Submit tests them: no word compared,
+// no pointer followed on the way of an ordinary attempt.
+type rules struct {
+	keyed, required, final, complete, current, keep4xx, keep5xx bool
+}
+
+func rulesOf(p *Profile) rules {
+	return rules{
+		keyed: p.Saves != SavesNone, required: p.Key.Required, final: p.FailedKey != nil,
+		complete: p.Replay == ReplayComplete, current: p.Replay == ReplayCurrent,
+		keep4xx: p.Saves == SavesAll || p.Saves == SavesNo5xx, keep5xx: p.Saves == SavesAll,
+	}
+}
+
+// keeps reports whether an answer with this status is kept under its key.
+func (r rules) keeps(code int) bool {
+	switch {
+	case code >= CodeServerError:
+		return r.keep5xx
+	case code >= CodeBadRequest:
+		return r.keep4xx
+	}
+	return r.keyed
 }
 
 // DefaultRetention is the retention window when a mission names none.
@@ -173,10 +201,6 @@ func (s Status) Stands() bool { return s == Pending || s == Succeeded }
 
 // Request is one send that reached the provider.
 type Request struct {
-	// Charge and Amount (minor units) are what a refund takes from, for
-	// the refund limit: set only where the charge's capture is known.
-	Charge string `json:"-"`
-	Amount int64  `json:"-"`
 	// Intent is the caller's metadata linking the request to its logical
 	// operation; read-backs search by it.
 	Intent string `json:"intent"`
@@ -188,10 +212,22 @@ type Request struct {
 	Payload string `json:"payload"`
 }
 
+// Refund is what a refund takes: from which charge, and how much, in
+// minor units. Never changed once made: requests and objects share it.
+type Refund struct {
+	Charge string `json:"charge"`
+	Amount int64  `json:"amount"`
+}
+
 // Execution is what the provider does with a request it decides to run.
 // It comes from the fixture; deduplication is the ledger's job.
 type Execution struct {
 	Kind ExecKind
+	// Refund is, where the charge's capture is known, the charge the
+	// refund takes from and its amount, for the refund limit; nil
+	// otherwise. It rides with the execution, not the request, which
+	// travels in registers on every attempt and has no room left.
+	Refund *Refund
 	// Delay is, for CommitLater, the ticks until the commit, and for
 	// CommitPending, the ticks until the object reaches Terminal.
 	Delay int
@@ -307,10 +343,6 @@ const (
 type Result struct {
 	Action   Action
 	Response Response
-	// Refusal is the profile's documented refusal the answer is, when it
-	// is one (in flight, other parameters, a final key, a missing key, the
-	// refund limit); nil otherwise.
-	Refusal *Refusal
 }
 
 // ErrorType is the error type the response's body names, or "" for a
@@ -328,13 +360,14 @@ func (r Result) ErrorType() string {
 	return ""
 }
 
-// ErrorCode is the error code the response's body names: the profile's
-// refusal's code, or "" where the answer is no documented refusal.
-func (r Result) ErrorCode() string {
-	if r.Refusal == nil {
-		return ""
+// ErrorCode is the error code the response's body names under profile
+// p: its documented refusal's code (in flight, other parameters, a final
+// key, a missing key, the refund limit), or "" for any other answer.
+func (r Result) ErrorCode(p *Profile) string {
+	if ref := p.RefusalOf(r.Action, r.Response); ref != nil {
+		return ref.Code
 	}
-	return r.Refusal.Code
+	return ""
 }
 
 // RecordState is the state of an idempotency record.
@@ -388,9 +421,9 @@ func (s *RecordState) UnmarshalText(b []byte) error {
 type Object struct {
 	ID     ObjectID `json:"id"`
 	Intent string   `json:"intent"`
-	// Charge and Amount are kept where the charge's capture is known.
-	Charge  string `json:"charge,omitempty"`
-	Amount  int64  `json:"amount,omitempty"`
+	// Refund is kept where the charge's capture is known: its charge
+	// and amount, written beside the other fields.
+	*Refund
 	Key     string `json:"key,omitempty"`
 	Digest  string `json:"digest"`
 	Payload string `json:"payload"`
@@ -421,6 +454,9 @@ type Record struct {
 type InFlight struct {
 	At      int     `json:"at"`
 	Request Request `json:"request"`
+	// Refund is the refund's charge and amount, where its capture is
+	// known.
+	Refund *Refund `json:"refund,omitempty"`
 }
 
 // Change is something the ledger did on its own while the clock moved.

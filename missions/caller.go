@@ -29,13 +29,6 @@ type IntentState struct {
 	// answer, told apart from a server error: wait, then resend under
 	// the same key.
 	InFlight bool
-	// Cleared: after an answer that ended the request (a 5xx), a
-	// read-back found nothing, so the original can no longer commit and
-	// a resend cannot be a second refund.
-	Cleared bool
-	// Ended: the last answer heard was a 5xx, which ends the request at
-	// the provider (it no longer executes).
-	Ended bool
 	// Rekeyed counts the keys minted after the first because the
 	// provider made a failed key final.
 	Rekeyed  int
@@ -78,12 +71,6 @@ func (c *callerBase) appendBase(b []byte) []byte {
 		}
 		if in.InFlight {
 			flags |= 2
-		}
-		if in.Cleared {
-			flags |= 4
-		}
-		if in.Ended {
-			flags |= 8
 		}
 		b = append(b, flags)
 		if in.Rekeyed > 0 {

@@ -39,7 +39,7 @@ func (c *guardedCaller) Turn(w Wire, i int, t Turn) {
 		c.Read(w, i)
 		return
 	}
-	if in.Class == Unknown && !in.Cleared {
+	if in.Class == Unknown {
 		if why, ok := c.sameKeyRetry(w, in); !ok {
 			if w.Recording() {
 				w.LogIntent(i, EventHold, t.Worker, in.Checkpoint, in.Class, Why{Code: whyNoResend, Sub: why.Code, N: why.N})
@@ -77,7 +77,7 @@ func (c *guardedCaller) sameKeyRetry(w Wire, in *IntentState) (Why, bool) {
 	case !p.SameKeySafe() && !in.InFlight:
 		// The provider frees the key after some answers, so a resend
 		// under it could execute a second time.
-		return Why{Code: whyRetryNotKept, A: string(p.Saves)}, false
+		return Why{Code: whyRetryNotKept}, false
 	case w.Now()-in.FirstSent >= safeWindow(w):
 		return Why{Code: whyRetryPastWindow, N: safeWindow(w)}, false
 	}
@@ -91,10 +91,7 @@ func (c *guardedCaller) classify(w Wire, in *IntentState, rep Reply) {
 	obs := rep.Observation(p)
 	// What only a provider that frees keys makes the caller keep (under
 	// one that keeps every answer a same-key resend is safe anyway).
-	tracks := !p.SameKeySafe() && !p.Keyless()
-	in.InFlight = tracks && obs == ObservedConflict
-	in.Ended = tracks && rep.Heard && obs != ObservedConflict && rep.Code >= ledger.CodeServerError
-	in.Cleared = false
+	in.InFlight = !p.SameKeySafe() && !p.Keyless() && obs == ObservedConflict
 	switch obs {
 	case ObservedSuccess:
 		in.Class = KnownTerminal
@@ -283,13 +280,6 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 		in.Class = RecordedNotTerminal
 		in.Belief = BelievesPending
 		ev.Class = in.Class
-	case c.lastEnded(in) && !c.profile(w).SameKeySafe():
-		// The last answer ended the request (a 5xx came back, so it no
-		// longer executes) and the read shows nothing: the original
-		// can no longer commit, and a resend cannot be a second refund.
-		in.Cleared = true
-		ev.Class = in.Class
-		ev.Why.Tail = whyTailCleared
 	default:
 		// An empty read-back is a snapshot: it shows nothing while the
 		// original could still commit, so the intent stays unknown.
@@ -297,12 +287,6 @@ func (c *guardedCaller) judgeRead(w Wire, i int, found []ObjectView, ev *Event) 
 		ev.Why.Tail = whyTailEmptyNotProof
 	}
 }
-
-// lastEnded reports whether the last answer heard for the intent was one
-// that ends the request at the provider: a 5xx that reached the caller
-// (not a timeout, after which the original may still be executing, and
-// not the provider's in-flight answer).
-func (c *guardedCaller) lastEnded(in *IntentState) bool { return in.Ended }
 
 // Restarted is what a restarted caller does before sending anything: read
 // back every intent that is not settled.

@@ -163,9 +163,9 @@ func (m *Mission) newLedger(s Settings) (*ledger.Ledger, error) {
 }
 
 // charge is the charge a send for intent in takes from and its amount in
-// minor units, the step's payload override applied: "" where the payload
-// names no charge whose capture the mission states.
-func (m *Mission) charge(in Intent, override map[string]string) (string, int64) {
+// minor units, the step's payload override applied: nil where the
+// payload names no charge whose capture the mission states.
+func (m *Mission) charge(in Intent, override map[string]string) *ledger.Refund {
 	field := func(k string) string {
 		if v, ok := override[k]; ok {
 			return v
@@ -174,10 +174,10 @@ func (m *Mission) charge(in Intent, override map[string]string) (string, int64) 
 	}
 	ch := field(ChargeField)
 	if _, ok := m.Captured[ch]; !ok {
-		return "", 0
+		return nil
 	}
 	n, _ := ParseAmount(field("amount"))
-	return ch, n
+	return &ledger.Refund{Charge: ch, Amount: n}
 }
 
 // ShortContracts are the first three profiles by their short names, in

@@ -425,11 +425,11 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		}
 		return rep
 	}
-	req := ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}
+	ex := w.Execution(*st)
 	if len(r.m.Captured) > 0 {
-		req.Charge, req.Amount = r.m.charge(*in.Intent, st.Payload)
+		ex.Refund = r.m.charge(*in.Intent, st.Payload)
 	}
-	res := r.led.Submit(req, w.Execution(*st))
+	res := r.led.Submit(ledger.Request{Intent: in.Intent.ID, Key: key, Digest: digest, Payload: payload}, ex)
 	resp := res.Response
 	if res.Action == ledger.Committed {
 		r.tally.created(i, r.led.ObjectStatus(resp.Object))
@@ -444,7 +444,7 @@ func (r *Runner) Send(i int, key string, t Turn) Reply {
 		rep.Heard = true
 		rep.Code = resp.Code
 		rep.Error = res.ErrorType()
-		rep.ErrorCode = res.ErrorCode()
+		rep.ErrorCode = res.ErrorCode(r.led.Config().Profile)
 		rep.Replayed = res.Action == ledger.Replayed
 		rep.Object = r.view(resp.Object, resp.Status)
 	}

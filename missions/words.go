@@ -61,7 +61,6 @@ const (
 	whyReadForPerson
 	whyTailEvidenceOnly
 	whyTailEmptyNotProof
-	whyTailCleared
 	whyRejectedFinal
 	// escalations
 	whyMismatch
@@ -178,8 +177,6 @@ func (w Words) note(ev *Event) string {
 			s += "; with no key contract this is evidence for a person, not a settlement"
 		case whyTailEmptyNotProof:
 			s += "; an empty read-back does not prove failure"
-		case whyTailCleared:
-			s += "; the last answer ended the request, so nothing can commit later: a resend is safe"
 		}
 		return s
 	case EventAttempt:
@@ -280,7 +277,7 @@ func (w Words) reason(y Why) string {
 	case whyRetryReplayedError:
 		return "a same-key retry only replays the saved error"
 	case whyRetryNotKept:
-		return "the provider keeps only some answers under a key (saves: " + y.A + "), so a resend under it could execute again"
+		return w.profileWords() + ", so a same-key resend could run again"
 	case whyRejectedFinal:
 		return "rejected before execution, and the provider makes a failed key final: the corrected request goes under a new key, " + y.A
 	case whyRetryPastWindow:
@@ -309,11 +306,19 @@ func (w Words) reason(y Why) string {
 	return ""
 }
 
-// providerNote says what the provider did with a send that reached it.
+// providerNote says what the provider did with a send that reached it:
+// in the words the first three profiles always had, and under any other
+// in the words of its own profile (its statuses, what it keeps, what a
+// repeat returns).
 func (w Words) providerNote(ev *Event) string {
 	var resp ledger.Response
 	if ev.Response != nil {
 		resp = *ev.Response
+	}
+	if !providers.Short(w.Settings.Contract) {
+		if p, err := w.Settings.ProfileOf(); err == nil {
+			return profileNote(p, ledger.Action(ev.Provider), resp, ev.Provider)
+		}
 	}
 	obj := resp.Object
 	switch ledger.Action(ev.Provider) {
@@ -345,6 +350,59 @@ func (w Words) providerNote(ev *Event) string {
 		return "the key was saved with a different payload: the provider rejects the request"
 	}
 	return ev.Provider
+}
+
+// profileNote is what the provider did, under a profile other than the
+// first three.
+func profileNote(p *ledger.Profile, a ledger.Action, resp ledger.Response, raw string) string {
+	obj := resp.Object
+	doc := func() string { return p.RefusalOf(a, resp).String() }
+	switch a {
+	case ledger.Rejected:
+		if p.FailedKey != nil {
+			return "the provider rejects the request before executing it, and makes its key final: a later request under that key is refused"
+		}
+		return "the provider rejects the request before executing it; nothing is saved"
+	case ledger.Committed:
+		switch {
+		case resp.Code == ledger.CodeServerError && p.Saves == ledger.SavesAll:
+			return "the provider commits " + obj.String() + " but saves a 500 as the response"
+		case resp.Code == ledger.CodeServerError && p.Saves != ledger.SavesNone:
+			return "the provider commits " + obj.String() + " but answers 500, which it does not keep: the key is free again"
+		case resp.Code == ledger.CodeServerError:
+			return "the provider commits " + obj.String() + " but answers 500"
+		case resp.Status == ledger.Pending:
+			return "the provider creates " + obj.String() + " in pending"
+		}
+		return "the provider commits " + obj.String()
+	case ledger.Executing:
+		return "the provider is still executing when the caller stops waiting"
+	case ledger.Replayed:
+		switch {
+		case resp.Refused == ledger.RefusedOverLimit:
+			return "the key is known: the provider replays its saved refusal, " + doc() + "; no new effect"
+		case obj != 0 && p.Replay == ledger.ReplayCurrent:
+			return "the key is known: the provider answers with " + obj.String() + " as it is now, " + resp.Status.String() + "; no new effect"
+		case obj != 0 && p.Replay == ledger.ReplayComplete:
+			return "the key is known: the provider returns the updated response, " + obj.String() + " " + resp.Status.String() + "; no new effect"
+		case obj != 0:
+			return "the key is known: the provider replays the saved " + strconv.Itoa(resp.Code) + " for " + obj.String() + "; no new effect"
+		}
+		return "the key is known: the provider replays the saved " + strconv.Itoa(resp.Code) + "; no new effect"
+	case ledger.Completed:
+		return "the key is known: the provider finishes what the earlier attempt left open and returns the updated response for " + obj.String() + "; no new effect"
+	case ledger.Conflict:
+		return "the same key is still executing: the provider answers " + doc() + " and saves nothing; this send was not executed"
+	case ledger.Mismatch:
+		return "the key was saved with a different payload: the provider refuses the request, " + doc()
+	case ledger.KeyFailed:
+		return "the key's earlier attempt failed and the provider made the key final: it refuses the request, " + doc() + "; nothing runs"
+	case ledger.KeyRequired:
+		return "the request carries no key, which the provider requires: it refuses it, " + doc() + "; nothing runs"
+	case ledger.OverLimit:
+		return "the refund would take more than was captured on the charge: the provider refuses it before it runs, " + doc()
+	}
+	return raw
 }
 
 func (w Words) say(intent string, s Said) string {
@@ -661,4 +719,17 @@ func StepWords(m *Mission, st Step) string {
 		return "the caller restarts from what it recorded"
 	}
 	return st.String()
+}
+
+// profileWords says what in the run's profile makes a same-key resend
+// unsafe: which answers it keeps, and whether a repeat in flight runs.
+func (w Words) profileWords() string {
+	p, err := w.Settings.ProfileOf()
+	if err != nil {
+		return string(w.Settings.Contract)
+	}
+	if p.Saves != ledger.SavesAll {
+		return p.ID + " keeps " + map[ledger.Saves]string{ledger.SavesNo5xx: "no 5xx answer", ledger.SavesSuccess: "only 2xx answers"}[p.Saves] + " under a key"
+	}
+	return p.ID + " runs a repeat that comes while the first still runs"
 }

@@ -68,6 +68,10 @@ func Parse(name string, data []byte) (*ledger.Profile, error) {
 		return nil, &FileError{File: name, Msg: "the file is empty (a profile needs " + strings.Join(required, ", ") + ")"}
 	}
 	p := &parser{file: name}
+	p.aliases(&doc)
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
+	}
 	prof := p.profile(doc.Content[0])
 	if len(p.errs) > 0 {
 		return nil, errors.Join(p.errs...)
@@ -117,6 +121,18 @@ func (p *parser) lineOf(field string) int {
 		f = f[:i]
 	}
 	return p.top
+}
+
+// aliases refuses anchors' aliases and << merges: a profile is read where
+// it is written, so each value is written out in full.
+func (p *parser) aliases(n *yaml.Node) {
+	if n.Kind == yaml.AliasNode {
+		p.errf(n, "the alias *%s: profile files do not expand anchors, aliases or << merges; write the value out in full", n.Value)
+		return
+	}
+	for _, c := range n.Content {
+		p.aliases(c)
+	}
 }
 
 func (p *parser) errf(n *yaml.Node, format string, args ...any) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // Banner says where serve listens and what it will do; addr is nil over
@@ -30,7 +31,7 @@ func Banner(addr net.Addr, srv *Server, until int) string {
 	if o.MCP && o.ToolErrors == ToolErrorsOpaque {
 		fmt.Fprintf(&b, "  tool errors are opaque: a refused or failed create says only %q\n", OpaqueError)
 	}
-	fmt.Fprintf(&b, "  contract %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", o.Contract, o.Tick, o.Hold)
+	fmt.Fprintf(&b, "  %s · one tick is %v · a lost reply is held until the client gives up (at most %v)\n", providerWords(o), o.Tick, o.Hold)
 	words := func(fs []missions.Fixture) string {
 		w := make([]string, len(fs))
 		for i, f := range fs {
@@ -91,4 +92,14 @@ func DBWords(path string, rec *Recovered) string {
 		w += fmt.Sprintf("; %s still executing, to commit at its due tick", termtext.Plural(rec.InFlight, "late commit"))
 	}
 	return w
+}
+
+// providerWords names the provider's profile as the banner says it:
+// "contract v1" for the first three, as always, "provider checkout (key in
+// the Cko-Idempotency-Key header)" for any other.
+func providerWords(o Options) string {
+	if providers.Short(o.Contract) || o.Profile == nil {
+		return "contract " + string(o.Contract)
+	}
+	return "provider " + o.Profile.ID + " (key in the " + o.Profile.Key.Where() + "; replaylab providers " + o.Profile.ID + " says its contract)"
 }

@@ -1,37 +1,63 @@
 package serve
 
 import (
+	"strconv"
+
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // replyTo is what a delivered create gets: the HTTP status, the error (nil
 // for a refund), and the refund it shows, with the status it shows.
-func replyTo(res ledger.Result) (int, *refusal, []missions.EvidenceObject) {
+func replyTo(res ledger.Result, p *ledger.Profile) (int, *refusal, []missions.EvidenceObject) {
 	if res.Response.Code == ledger.CodeOK {
 		return 200, nil, []missions.EvidenceObject{{Object: res.Response.Object, Status: res.Response.Status}}
 	}
-	e := providerError(res)
+	e := providerError(res, p)
 	return e.status(), e, nil
 }
 
 // providerError is the error reply for a ledger response that is not a
-// success.
-func providerError(res ledger.Result) *refusal {
+// success, under profile p: Stripe's own words for the first three
+// profiles, as before; for every other, the profile's documented refusal
+// (its status, its code, its message), and never a Stripe promise the
+// profile does not make.
+func providerError(res ledger.Result, p *ledger.Profile) *refusal {
+	if doc := p.RefusalOf(res.Action, res.Response); doc != nil && !providers.Short(providers.CaseName(p)) {
+		why := doc.Message
+		if why == "" {
+			why = "The provider refused the request (" + doc.String() + ")."
+		}
+		return &refusal{kind: refusalOf(res.Action), why: why, doc: doc}
+	}
 	switch res.Action {
 	case ledger.Conflict:
 		return errInUse
 	case ledger.Mismatch:
 		return errMismatch
 	}
-	switch res.Response.Code {
-	case ledger.CodeBadRequest:
+	switch {
+	case res.Response.Code == ledger.CodeBadRequest && p.FailedKey != nil:
+		return errRejectedFinal
+	case res.Response.Code == ledger.CodeBadRequest:
 		return errRejected
-	case ledger.CodeServerError:
+	case res.Response.Code == ledger.CodeServerError:
 		return errServer
 	}
-	return nil
+	return &refusal{kind: refusedProviderError, why: "The provider answered " + strconv.Itoa(res.Response.Code) + ".", doc: &ledger.Refusal{Status: res.Response.Code, Code: "provider_error"}}
+}
+
+// refusalOf is the kind of refusal a ledger action is.
+func refusalOf(a ledger.Action) refusalKind {
+	switch a {
+	case ledger.Conflict:
+		return refusedKeyInUse
+	case ledger.Mismatch:
+		return refusedOtherParameters
+	}
+	return refusedRejected
 }
 
 // refundJSON is a refund object as Stripe renders one, made from the

@@ -19,6 +19,9 @@ type refusal struct {
 	kind  refusalKind
 	param string
 	why   string
+	// doc, when set, is the provider profile's documented refusal this
+	// is: its status and code are the answer's.
+	doc *ledger.Refusal
 }
 
 // refusalKind is what a refusal says went wrong.
@@ -68,6 +71,9 @@ const (
 // status is the HTTP status of a refusal, the same on every wire that
 // speaks HTTP.
 func (e *refusal) status() int {
+	if e.doc != nil {
+		return e.doc.Status
+	}
 	switch e.kind {
 	case refusedTooLarge:
 		return http.StatusRequestEntityTooLarge
@@ -107,6 +113,8 @@ var (
 		"The refund was refused before it was executed (fault failure_before_commit). Nothing was saved under the idempotency key, so a corrected retry with the same key is allowed.")
 	errInUse = refuse(refusedKeyInUse, "",
 		"There is currently another in-progress request using this idempotency key. Nothing was saved for this request: wait, then retry with the same key. A new key could start a second refund.")
+	errRejectedFinal = refuse(refusedRejected, "",
+		"The refund was refused before it was executed (fault failure_before_commit). This provider makes a key final once an attempt under it failed: retry with a new idempotency key.")
 	errMismatch = refuse(refusedOtherParameters, "",
 		"Keys for idempotent requests can only be used with the same parameters they were first used with. This request's parameters differ from the first one's; it was refused and nothing was executed.")
 	errServer = refuse(refusedProviderError, "",

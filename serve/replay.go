@@ -126,7 +126,7 @@ func (c *core) applyKind(r export.SessionRequest) error {
 			c.replied(i, r.Wire, 0, nil, nil)
 			break
 		}
-		status, e, shown := replyTo(res)
+		status, e, shown := replyTo(res, c.opts.Profile)
 		c.replied(i, r.Wire, status, e, shown)
 	case export.RequestFaults:
 		q, err := url.ParseQuery(r.Payload)

@@ -67,15 +67,28 @@ func principalOf(r *http.Request) (string, *refusal) {
 // keyOf is the request's Idempotency-Key, checked. A header sent empty
 // or blank is refused: it is not the absence of a key, and taking it as
 // none would turn a client's bug into a request with no protection.
-func keyOf(r *http.Request) (string, *refusal) {
-	vs := r.Header.Values("Idempotency-Key")
+//
+// The header is the one the provider's profile names (Cko-Idempotency-Key,
+// PayPal-Request-Id, …), Idempotency-Key where it names none (a key
+// carried in the body, which the Stripe wire does not read), and a key is
+// at most as long as the profile says.
+func keyOf(r *http.Request, p *ledger.Profile) (string, *refusal) {
+	name := "Idempotency-Key"
+	if p != nil && p.Key.Header != "" {
+		name = p.Key.Header
+	}
+	vs := r.Header.Values(name)
 	switch {
 	case len(vs) == 0:
 		return "", nil
 	case len(vs) > 1:
-		return "", refuse(refusedInvalid, "Idempotency-Key", "The request carries "+strconv.Itoa(len(vs))+" Idempotency-Key headers; send one.")
+		return "", refuse(refusedInvalid, name, "The request carries "+strconv.Itoa(len(vs))+" "+name+" headers; send one.")
 	}
-	return checkKey(vs[0], "Idempotency-Key", "The Idempotency-Key header", "header")
+	k, e := checkKey(vs[0], name, "The "+name+" header", "header")
+	if e == nil && p != nil && utf8.RuneCountInString(k) > p.Key.MaxLength {
+		return "", refuse(refusedInvalid, name, "The "+name+" header is "+strconv.Itoa(utf8.RuneCountInString(k))+" characters long; "+p.ID+" takes keys of at most "+strconv.Itoa(p.Key.MaxLength)+".")
+	}
+	return k, e
 }
 
 // checkKey checks an idempotency key as sent (vs a header, or a tool's
@@ -232,7 +245,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	key, e := keyOf(r)
+	key, e := keyOf(r, s.opts.Profile)
 	if e != nil {
 		s.refuse(w, r, "", "", e)
 		return
@@ -481,7 +494,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request) {
 	}
 	// A key is checked as on a create, but not applied: setting
 	// metadata again gives the same refund, so an update needs none.
-	if _, e := keyOf(r); e != nil {
+	if _, e := keyOf(r, s.opts.Profile); e != nil {
 		s.refuse(w, r, "", "", e)
 		return
 	}
@@ -510,7 +523,7 @@ func (s *Server) cancelRefund(w http.ResponseWriter, r *http.Request) {
 	}
 	form, e := readForm(w, r)
 	if e == nil {
-		_, e = keyOf(r) // checked as on a create, not applied
+		_, e = keyOf(r, s.opts.Profile) // checked as on a create, not applied
 	}
 	if e == nil {
 		e = onlyExpand(form, "Canceling a refund takes no parameters.")

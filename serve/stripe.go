@@ -18,6 +18,9 @@ type apiError struct {
 // stripe is e as Stripe's error object.
 func (e *refusal) stripe() *apiError {
 	typ, code := stripeWords(e.kind)
+	if e.doc != nil {
+		code = e.doc.Code
+	}
 	return &apiError{Status: e.status(), Type: typ, Code: code, Message: e.why, Param: e.param}
 }
 
@@ -62,6 +65,9 @@ func (e *refusal) words() string {
 		return ""
 	}
 	typ, code := stripeWords(e.kind)
+	if e.doc != nil {
+		code = e.doc.Code
+	}
 	if code == "" {
 		return typ
 	}

@@ -123,7 +123,7 @@ func (c *core) takeCreate(req createRequest, closes bool) createTurn {
 	}
 	t.deliver = world.Delivers(res)
 	if t.deliver {
-		t.status, t.aerr, t.shown = replyTo(res)
+		t.status, t.aerr, t.shown = replyTo(res, c.opts.Profile)
 		if t.aerr == nil {
 			t.obj, _ = c.led.Object(res.Response.Object)
 			t.created = c.created(t.obj)

@@ -18,7 +18,9 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/render"
 )
 
@@ -168,7 +170,7 @@ func exploreSettings(cmd *cobra.Command, m *missions.Mission, stable, policies, 
 		return nil, err
 	}
 	if cmd.Flags().Changed(missions.FlagProvider) {
-		if cons, err = parseList(cmd, missions.FlagProvider, provs, missions.ShortContracts, missions.ProviderName); err != nil {
+		if cons, err = parseList(cmd, missions.FlagProvider, provs, missions.ShortContracts, builtinProvider); err != nil {
 			return nil, err
 		}
 	}
@@ -255,4 +257,14 @@ func writeCounterexamples(w io.Writer, jobs []counterJob, dir string, force bool
 			termtext.ShellWord(termtext.CleanLine(j.ID)), termtext.ShellWord(termtext.CleanLine(dir)), strings.Join(j.Flags, " "))
 	}
 	return nil
+}
+
+// builtinProvider reads one of explore's --provider values: a built-in,
+// by name. The explorer writes the schedules it finds as mission files,
+// which name their provider; a profile file has no name they could carry.
+func builtinProvider(s string) (ledger.Contract, error) {
+	if providers.IsFile(s) {
+		return "", fmt.Errorf("%q is a profile file; explore takes built-in providers by name (replaylab providers lists them), since the schedules it writes name their provider. A profile file is played by run, export, lab, serve and conform", s)
+	}
+	return missions.ProviderName(s)
 }
