@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/replaylab/replaylab/internal/termtext"
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 )
 
 // Shard is part I of N of the work, numbered from 1: the schedules (and
@@ -166,7 +168,7 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 	cfg = cfg.withDefaults()
 	began := time.Now()
 	rep := &Report{
-		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision, Rows: []Row{},
+		Command: cfg.Command, Transport: cfg.transport(), MCPRevision: cfg.MCPRevision, Provider: providerID(cfg.Provider), Rows: []Row{},
 		TickMillis: cfg.Tick.Milliseconds(), RequestTimeoutMillis: cfg.RequestTimeout().Milliseconds(), TimeoutMillis: cfg.Timeout.Milliseconds(),
 	}
 	x := &Exploration{Seed: ex.Seed, Asked: ex.Count, Shard: ex.Shard.String(), Unsettled: []string{}, Failures: []Failure{}, Flaky: []Flaky{}, FailOnUnsettled: ex.FailOnUnsettled, Out: ex.Missions}
@@ -207,7 +209,7 @@ func Explore(ctx context.Context, cfg Config, ex ExploreConfig) (*Report, error)
 			if !ex.Shard.Has(next) {
 				continue
 			}
-			sc, err := FromMission(Generate(ex.Seed, next))
+			sc, err := FromMission(generateUnder(cfg.Provider, ex.Seed, next))
 			if err != nil {
 				return nil, fmt.Errorf("schedule %d of seed %d: %w", next, ex.Seed, err)
 			}
@@ -461,4 +463,16 @@ func renumbered(m *missions.Mission) (*missions.Mission, *strings.Replacer) {
 		}
 	}
 	return c, strings.NewReplacer(pairs...)
+}
+
+// generateUnder is schedule i of the seed, played under p where one is
+// given: the mission names the profile, so the shrunk failure written out
+// is opened under it again. A profile file has no name a mission could
+// carry: conform refuses it with --explore.
+func generateUnder(p *ledger.Profile, seed uint64, i int) *missions.Mission {
+	m := Generate(seed, i)
+	if p != nil && providers.Builtin(p.ID) != nil {
+		m.Contract = providers.CaseName(p)
+	}
+	return m
 }

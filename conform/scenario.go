@@ -67,13 +67,7 @@ func (s *Scenario) NoContract() bool { return s.Mission.Contract == ledger.None 
 // says why a live client cannot meet it.
 func FromMission(m *missions.Mission) (*Scenario, error) {
 	s := &Scenario{Mission: m, Workers: 1}
-	switch {
-	case m.Contract != "" && !providers.Short(m.Contract):
-		// The matrix is played as its rows are written, or under one
-		// profile for every row (--provider); a mission written to
-		// contrast a provider is for the lab.
-		return nil, fmt.Errorf("mission %s plays provider %s; conform plays a provider's contract with --provider %s", m.ID, missions.ProfileTitle(m.Contract), missions.ProfileTitle(m.Contract))
-	case len(m.Captured) > 0:
+	if len(m.Captured) > 0 {
 		return nil, fmt.Errorf("mission %s caps refunds by captured amounts, which conform's provider does not serve yet", m.ID)
 	}
 	byID := map[string]int{}
@@ -143,9 +137,17 @@ func FromMission(m *missions.Mission) (*Scenario, error) {
 
 // Scenarios are the scenarios of every mission in c a live client can
 // meet, in the catalog's order.
+//
+// The built-in missions written to contrast a provider (their own is not
+// one of v1, v2 and none) are the lab's: the matrix plays every row as it
+// is written, or every row under one profile (--provider). A mission
+// file of the user's own that names a provider is played under it.
 func Scenarios(c *missions.Catalog) []*Scenario {
 	var out []*Scenario
 	for _, m := range c.Missions {
+		if missions.IsBuiltIn(m) && m.Contract != "" && !providers.Short(m.Contract) {
+			continue
+		}
 		if s, err := FromMission(m); err == nil {
 			out = append(out, s)
 		}

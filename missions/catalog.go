@@ -232,3 +232,12 @@ func (c *Catalog) closest(id string, n int) []string {
 	}
 	return out
 }
+
+// IsBuiltIn reports whether m was read from the embedded catalog.
+func IsBuiltIn(m *Mission) bool {
+	if !strings.HasPrefix(m.Source, "catalog/") {
+		return false
+	}
+	_, err := fs.Stat(catalogFS, m.Source)
+	return err == nil
+}

@@ -358,13 +358,11 @@ func checkIntentField(f string) error {
 	return fmt.Errorf("intent field %q: give metadata[NAME] with NAME 1 to 40 characters (e.g. metadata[intent], the default), charge or payment_intent", f)
 }
 
-// carried is the profile a session must carry: nil for a built-in, which
-// its name gives.
+// carried is the profile a session carries: every one but the first
+// three (v1, v2, none), which their names give, as a case carries it, so
+// that the session replays wherever it is read.
 func carried(p *ledger.Profile) *ledger.Profile {
-	if p == nil {
-		return nil
-	}
-	if b := providers.Builtin(p.ID); b != nil && providers.Same(b, p) {
+	if p == nil || providers.Short(providers.CaseName(p)) {
 		return nil
 	}
 	return p

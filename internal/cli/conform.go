@@ -16,6 +16,7 @@ import (
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/serve"
 )
 
@@ -160,6 +161,9 @@ func runConform(cmd *cobra.Command, f *conformFlags, args []string) error {
 		}
 	}
 	exploring := cmd.Flags().Changed("explore") || cmd.Flags().Changed("for")
+	if exploring && cfg.Provider != nil && providers.IsFile(f.provider) {
+		return badInput(fmt.Errorf("--provider %s: --explore writes each failure as a mission file, which names its provider; a profile file has no name it could carry. Explore under a built-in provider (replaylab providers lists them), or play the matrix under the file without --explore", f.provider))
+	}
 	ex, err := f.exploreConfig(cmd, exploring)
 	if err != nil {
 		return err
