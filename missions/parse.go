@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/replaylab/replaylab/internal/fileerr"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
@@ -36,19 +37,9 @@ const (
 	MaxClock = 20000
 )
 
-// FileError is one problem in a mission file, at a line.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+// FileError is one problem in a mission file, at a line: the one shape
+// of a mistake in a file people write (a profile's too).
+type FileError = fileerr.Error
 
 // badControl finds the first character YAML does not allow in a file: a
 // C0 control other than tab, line feed and carriage return, DEL, or a C1
@@ -68,20 +59,8 @@ func badControl(data []byte) (line, col int, r rune, bad bool) {
 	return 0, 0, 0, false
 }
 
-// ValidID says whether s is an id: ^[a-z0-9][a-z0-9-]{0,63}$, checked
-// without the regexp machinery, which every run would pay for and which,
-// compiled at start-up, was much of the time the program took to start.
-func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > 64 || s[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+// ValidID says whether s is an id: ^[a-z0-9][a-z0-9-]{0,63}$.
+func ValidID(s string) bool { return fileerr.ValidID(s) }
 
 // Parse reads a mission file. name is used in error messages. Every problem
 // found is reported, each as a *FileError, joined.

@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/replaylab/replaylab/internal/fileerr"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -25,18 +26,7 @@ import (
 const MaxFileBytes = 64 << 10
 
 // FileError is one problem in a profile file, at a line.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+type FileError = fileerr.Error
 
 // The keys of a profile and of its parts, in the order of the format.
 var (
@@ -406,14 +396,4 @@ func (p *parser) refusal(n *yaml.Node, what string, retry bool) *ledger.Refusal 
 }
 
 // ValidID says whether s is a profile id: ^[a-z0-9][a-z0-9-]{0,63}$.
-func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > 64 || s[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
+func ValidID(s string) bool { return fileerr.ValidID(s) }

@@ -56,8 +56,8 @@ func SessionText(s *export.Session) string {
 		}
 		parts = append(parts, mcp)
 	}
-	fmt.Fprintf(&b, "served %s (%s) · contract %s · ledger: %s, %d succeeded\n",
-		termtext.Plural(api, "request"), strings.Join(parts, ", "), s.Settings.Contract, termtext.Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
+	fmt.Fprintf(&b, "served %s (%s) · %s · ledger: %s, %d succeeded\n",
+		termtext.Plural(api, "request"), strings.Join(parts, ", "), missions.Settings{Contract: s.Settings.Contract}.Words(missions.SettingContract), termtext.Plural(s.Ledger.Effects, "effect"), s.Outcome.Succeeded)
 	if len(s.Outcome.Verdicts) == 0 {
 		b.WriteString("no intent sent a refund, so there is no verdict\n")
 	}

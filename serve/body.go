@@ -43,6 +43,8 @@ func providerError(res ledger.Result, p *ledger.Profile) *refusal {
 		return errRejectedFinal
 	case res.Response.Code == ledger.CodeBadRequest:
 		return errRejected
+	case res.Response.Code == ledger.CodeServerError && p.Saves != ledger.SavesAll:
+		return errServerNotKept
 	case res.Response.Code == ledger.CodeServerError:
 		return errServer
 	}

@@ -117,6 +117,8 @@ var (
 		"The refund was refused before it was executed (fault failure_before_commit). This provider makes a key final once an attempt under it failed: retry with a new idempotency key.")
 	errMismatch = refuse(refusedOtherParameters, "",
 		"Keys for idempotent requests can only be used with the same parameters they were first used with. This request's parameters differ from the first one's; it was refused and nothing was executed.")
+	errServerNotKept = refuse(refusedProviderError, "",
+		"An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this provider does not keep a 5xx under the idempotency key, so a retry under the same key runs again.")
 	errServer = refuse(refusedProviderError, "",
 		"An error occurred on the provider while it processed the refund (fault server_error_after_commit). The refund may have been created; this response is saved under the idempotency key.")
 )
