@@ -281,13 +281,7 @@ func (p *parser) validate(m *Mission) {
 	sort.SliceStable(p.errs, func(i, j int) bool { return lineOf(p.errs[i]) < lineOf(p.errs[j]) })
 }
 
-func lineOf(err error) int {
-	var fe *FileError
-	if errors.As(err, &fe) {
-		return fe.Line
-	}
-	return 0
-}
+func lineOf(err error) int { return fileerr.LineOf(err) }
 
 type parser struct {
 	file string

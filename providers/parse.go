@@ -82,13 +82,7 @@ func Parse(name string, data []byte) (*ledger.Profile, error) {
 // kept.
 var required = []string{"id", "title", "summary", "docs", "key", "saves", "replay", "failed_key", "mismatch", "in_flight", "refund_limit"}
 
-func lineOf(err error) int {
-	var fe *FileError
-	if errors.As(err, &fe) {
-		return fe.Line
-	}
-	return 0
-}
+func lineOf(err error) int { return fileerr.LineOf(err) }
 
 type parser struct {
 	file  string

@@ -4,7 +4,10 @@
 // nothing else of the repository.
 package fileerr
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Error is one problem in a file, at a line.
 type Error struct {
@@ -33,4 +36,14 @@ func ValidID(s string) bool {
 		}
 	}
 	return true
+}
+
+// LineOf is the line of err where it is an *Error, 0 otherwise: for
+// sorting a file's problems in the order of its lines.
+func LineOf(err error) int {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe.Line
+	}
+	return 0
 }
