@@ -68,16 +68,26 @@ func principalOf(r *http.Request) (string, *refusal) {
 // or blank is refused: it is not the absence of a key, and taking it as
 // none would turn a client's bug into a request with no protection.
 //
-// The header is the one the provider's profile names (Cko-Idempotency-Key,
-// PayPal-Request-Id, …), Idempotency-Key where it names none (a key
-// carried in the body, which the Stripe wire does not read), and a key is
-// at most as long as the profile says.
+// The wire is Stripe's, whatever the profile: Idempotency-Key is read
+// always, so a Stripe client keeps its key under any provider's contract.
+// The header the profile names (Cko-Idempotency-Key, PayPal-Request-Id,
+// …) is read too, for a client written for that provider; one request
+// carries one key. A key is at most as long as the profile says.
 func keyOf(r *http.Request, p *ledger.Profile) (string, *refusal) {
-	name := "Idempotency-Key"
-	if p != nil && p.Key.Header != "" {
-		name = p.Key.Header
+	names := []string{"Idempotency-Key"}
+	if p != nil && p.Key.Header != "" && !strings.EqualFold(p.Key.Header, names[0]) {
+		names = append(names, p.Key.Header)
 	}
-	vs := r.Header.Values(name)
+	var name string
+	var vs []string
+	for _, n := range names {
+		if got := r.Header.Values(n); len(got) > 0 {
+			if len(vs) > 0 {
+				return "", refuse(refusedInvalid, n, "The request carries both "+name+" and "+n+"; send the key in one of them.")
+			}
+			name, vs = n, got
+		}
+	}
 	switch {
 	case len(vs) == 0:
 		return "", nil
