@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -38,6 +39,8 @@ type providerChooser struct {
 	keys chooserKeys
 	ps   []*ledger.Profile
 	sel  int
+	// own is the mission's own provider, marked in the list.
+	own  ledger.Contract
 	w, h int
 }
 
@@ -45,9 +48,13 @@ func newProviderChooser(st *Styles) providerChooser {
 	return providerChooser{st: st, keys: newChooserKeys(), ps: providers.Builtins()}
 }
 
-// Open selects the profile the run plays now.
-func (c *providerChooser) Open(s missions.Settings) {
-	c.sel = 0
+// Open selects the profile the run plays now, and marks the mission's
+// own.
+func (c *providerChooser) Open(s missions.Settings, own ledger.Contract) {
+	c.sel, c.own = 0, own
+	if c.own == "" {
+		c.own = ledger.V1
+	}
 	for i, p := range c.ps {
 		if providers.CaseName(p) == s.Contract {
 			c.sel = i
@@ -91,27 +98,45 @@ func (c *providerChooser) View() string {
 	for _, p := range c.ps {
 		idW = max(idW, len(p.ID))
 	}
-	lines := []string{panelTitle(*c.st, "the provider's contract", fmt.Sprintf("%d of %d", c.sel+1, len(c.ps)), true, c.w)}
+	lines := []string{panelTitle(*c.st, "the provider's contract", fmt.Sprintf("* the mission's own · %d of %d", c.sel+1, len(c.ps)), true, c.w)}
 	for i, p := range c.ps {
 		mark, style := "  ", c.st.Text
 		if i == c.sel {
 			mark, style = "▸ ", c.st.Selected
 		}
-		line := fmt.Sprintf("%s%-*s  %s", mark, idW, p.ID, termtext.CleanLine(p.Summary))
+		id := p.ID
+		if providers.CaseName(p) == c.own {
+			id += "*"
+		}
+		line := fmt.Sprintf("%s%-*s  %s", mark, idW+1, id, termtext.CleanLine(p.Summary))
 		lines = append(lines, style.Render(cut(line, c.w)))
 	}
 	p := c.ps[c.sel]
 	detail := []string{"", c.st.Title.Render(cut(p.ID+": "+termtext.CleanLine(p.Title), c.w))}
-	for _, r := range render.ProfileRules(p) {
-		text := wrap(r.Field+" "+r.Value+": "+r.Words, c.w-2)
-		for j, l := range text {
-			if j > 0 {
-				l = "  " + l
-			}
-			detail = append(detail, c.st.Text.Render(cut(l, c.w)))
+	// The rules that tell providers apart first, each label in a column
+	// of its own, as replaylab providers prints them.
+	rules := render.ProfileRules(p)
+	first := map[string]int{"saves": 0, "replay": 1, "in_flight": 2, "failed_key": 3, "mismatch": 4, "retention": 5, "key": 6, "refund_limit": 7}
+	slices.SortStableFunc(rules, func(a, b render.Rule) int { return first[a.Field] - first[b.Field] })
+	room := c.h - len(lines) - len(detail)
+	const label = 14
+	for i, r := range rules {
+		text := wrap(r.Value+": "+r.Words, max(20, c.w-label))
+		if need := len(text) + 1; (i == len(rules)-1 && room < len(text)) || (i < len(rules)-1 && room < need) {
+			detail = append(detail, c.st.Subtle.Render(cut(fmt.Sprintf("… %d more: replaylab providers %s prints them all", len(rules)-i, p.ID), c.w)))
+			room = 0
+			break
 		}
+		for j, l := range text {
+			head := fmt.Sprintf("%-*s", label, r.Field)
+			if j > 0 {
+				head = strings.Repeat(" ", label)
+			}
+			detail = append(detail, c.st.Text.Render(cut(head+l, c.w)))
+		}
+		room -= len(text)
 	}
-	if len(p.Assumed) > 0 {
+	if len(p.Assumed) > 0 && room > 0 {
 		fields := make([]string, len(p.Assumed))
 		for i, a := range p.Assumed {
 			fields[i] = a.Field

@@ -473,7 +473,7 @@ func (m *Model) follow(n nav) {
 		m.evidence.recorded = m.rec != nil
 		m.evidence.SetCase(m.cas)
 	case screenProviders:
-		m.chooser.Open(m.settings)
+		m.chooser.Open(m.settings, m.base.Contract)
 	}
 	m.screen = n.to
 	m.layout()

@@ -19,6 +19,7 @@ import (
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
+	"github.com/replaylab/replaylab/providers"
 	"github.com/replaylab/replaylab/reproduce"
 )
 
@@ -483,7 +484,7 @@ func (r runScreen) Update(k tea.KeyMsg, sb *statusBar, dir string) (runScreen, t
 		}, func(s missions.Settings) string { return s.Words(missions.SettingPolicy) })
 	case key.Matches(k, r.keys.Contract):
 		r.toggle(sb, func(o *missions.Overrides) {
-			c := next(missions.ShortContracts, r.settings.Contract)
+			c := next(r.contracts(), r.settings.Contract)
 			o.Contract = &c
 		}, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
 	case key.Matches(k, r.keys.Provider):
@@ -645,7 +646,7 @@ func (r *runScreen) updateKeys(onTop bool) {
 	}
 	// A recorded client's run cannot be changed: these are off, and the
 	// header says why.
-	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.KeySource, &k.Fixture, &k.AllFixtures, &k.Export} {
+	for _, b := range []*key.Binding{&k.StableKeys, &k.Policy, &k.Contract, &k.Provider, &k.KeySource, &k.Fixture, &k.AllFixtures, &k.Export} {
 		b.SetEnabled(lab && r.rec == nil)
 	}
 	if r.rec != nil {
@@ -694,11 +695,11 @@ func (r runScreen) ShortHelp() []key.Binding {
 	case r.settings.KeySource == missions.KeyPayloadHash:
 		// Stable keys change nothing while keys are the payload's hash;
 		// s is the way back to keys of their own.
-		out = append(out, k.KeySource, k.Policy, k.Contract)
+		out = append(out, k.KeySource, k.Policy, k.Provider)
 	case r.keySourceMatters():
-		out = append(out, k.KeySource, k.StableKeys, k.Policy, k.Contract)
+		out = append(out, k.KeySource, k.StableKeys, k.Policy, k.Provider)
 	default:
-		out = append(out, k.StableKeys, k.Policy, k.Contract)
+		out = append(out, k.StableKeys, k.Policy, k.Provider)
 	}
 	out = append(out, k.Checkpoints)
 	if r.pos < r.steps {
@@ -944,4 +945,15 @@ func (r *runScreen) View() string {
 // chooser, keeping the position, as c does for the first three.
 func (r *runScreen) chooseProvider(sb *statusBar, c ledger.Contract) {
 	r.toggle(sb, func(o *missions.Overrides) { o.Contract = &c }, func(s missions.Settings) string { return s.Words(missions.SettingContract) })
+}
+
+// contracts are what c cycles through: the mission's own provider where
+// it is not one of the first three, then v1, v2 and none (C chooses among
+// every profile).
+func (r *runScreen) contracts() []ledger.Contract {
+	own := r.base.Contract
+	if own == "" || providers.Short(own) {
+		return missions.ShortContracts
+	}
+	return append([]ledger.Contract{own}, missions.ShortContracts...)
 }

@@ -234,7 +234,7 @@ func TestProviderChooser(t *testing.T) {
 	if m.screen != screenProviders || m.chooser.ps[m.chooser.sel].ID != "checkout" {
 		t.Fatalf("C: screen %v, on %s; want the chooser on checkout", m.screen, m.chooser.ps[m.chooser.sel].ID)
 	}
-	if v := m.View(); !strings.Contains(v, "saves success: only 2xx answers are kept") || !strings.Contains(v, "stripe-v1") || !strings.Contains(v, "powertools") {
+	if v := m.View(); !strings.Contains(v, "success: only 2xx answers are kept") || !strings.Contains(v, "stripe-v1") || !strings.Contains(v, "powertools") {
 		t.Fatalf("the chooser does not list the profiles with the selected one's rules:\n%s", v)
 	}
 	m = press(t, m, "esc")

@@ -19,7 +19,7 @@ var Glossary = []Term{
 	{"timeout_after_commit", "The provider commits, but its reply is lost: the caller sees a timeout."},
 	{"timeout_before_commit", "The request is lost on the way: the provider never sees it. The caller sees the same timeout as after a commit."},
 	{"success", "The request reaches the provider, which runs it and answers."},
-	{"server_error_after_commit", "The provider commits, then saves a 500 as the answer under the key."},
+	{"server_error_after_commit", "The provider commits, then answers 500. Whether it keeps that 500 under the key is its contract (saves: stripe-v1 keeps it, checkout does not)."},
 	{"late_commit +N", "The provider is still running the request when the caller stops waiting; it commits N ticks later."},
 	{"pending +N→status", "The provider creates the refund as pending; N ticks later it ends succeeded or failed."},
 	{"crash_after_send", "The provider commits and answers, but the caller's process dies before it records the answer."},

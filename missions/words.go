@@ -315,9 +315,12 @@ func (w Words) providerNote(ev *Event) string {
 	if ev.Response != nil {
 		resp = *ev.Response
 	}
-	if !providers.Short(w.Settings.Contract) {
+	switch a := ledger.Action(ev.Provider); {
+	case !providers.Short(w.Settings.Contract), a == ledger.OverLimit, a == ledger.KeyFailed, a == ledger.KeyRequired, resp.Refused != ledger.NotRefused:
+		// Any other profile, and what only profiles brought (a refund
+		// past its capture, under v1 too), in the profile's words.
 		if p, err := w.Settings.ProfileOf(); err == nil {
-			return profileNote(p, ledger.Action(ev.Provider), resp, ev.Provider)
+			return profileNote(p, a, resp, ev.Provider)
 		}
 	}
 	obj := resp.Object
@@ -592,7 +595,7 @@ func FixtureWords(st Step) string {
 	case TimeoutBeforeCommit:
 		return "the request is lost on the way to the provider"
 	case ServerErrorAfterCommit:
-		return "the provider commits it, unless it replays a known key, and saves a 500 as its answer"
+		return "the provider commits it, unless it replays a known key, and answers 500"
 	case LateCommit:
 		return fmt.Sprintf("the provider is slow: it is still running when the caller stops waiting, and commits %s later", termtext.Plural(st.Delay, "tick"))
 	case PendingFixture:

@@ -111,8 +111,8 @@ func ProfileRules(p *ledger.Profile) []Rule {
 
 var savesWords = map[ledger.Saves]string{
 	ledger.SavesAll:     "every answer is kept once execution began, 5xx included: a same-key resend cannot run twice",
-	ledger.SavesNo5xx:   "answers are kept but a 5xx: after a 5xx the key is free, and a same-key resend executes anew",
-	ledger.SavesSuccess: "only 2xx answers are kept (a lost one too): after any error the key is free, and a same-key resend executes anew",
+	ledger.SavesNo5xx:   "every answer but a 5xx is kept; after a 5xx the key is free, and a same-key resend executes anew",
+	ledger.SavesSuccess: "only 2xx answers are kept (even one whose reply was lost); after any error the key is free, and a same-key resend executes anew",
 	ledger.SavesNone:    "no idempotency contract: keys are ignored and every executed request is a new effect",
 }
 
