@@ -107,20 +107,6 @@ const (
 // SavesValues lists what saves accepts.
 var SavesValues = []Saves{SavesAll, SavesNo5xx, SavesSuccess, SavesNone}
 
-// keeps reports whether an answer with this status is saved under its
-// key.
-func (s Saves) keeps(code int) bool {
-	switch s {
-	case SavesAll:
-		return true
-	case SavesNo5xx:
-		return code < CodeServerError
-	case SavesSuccess:
-		return code < CodeBadRequest
-	}
-	return false
-}
-
 // Replay names what a repeat of a finished request returns.
 type Replay string
 
@@ -441,7 +427,7 @@ func refusalOr(r *Refusal, word string) (json.RawMessage, error) {
 // validate: a reader calls Validate.
 func (p *Profile) UnmarshalJSON(b []byte) error {
 	var j profileJSON
-	dec := json.NewDecoder(bytesReader(b))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
 		// The decoder counts from the start of the profile, not of the
@@ -490,5 +476,3 @@ func readRule(raw json.RawMessage, field, word string, final bool) (*Refusal, er
 	}
 	return &r, nil
 }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

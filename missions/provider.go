@@ -184,16 +184,6 @@ func (m *Mission) charge(in Intent, override map[string]string) *ledger.Refund {
 // the order they were always offered.
 var ShortContracts = []ledger.Contract{ledger.V1, ledger.V2, ledger.None}
 
-// Providers lists every built-in profile by the name a case records, in
-// the order they are offered.
-func Providers() []ledger.Contract {
-	out := make([]ledger.Contract, 0, len(providers.Order))
-	for _, p := range providers.Builtins() {
-		out = append(out, providers.CaseName(p))
-	}
-	return out
-}
-
 // RetentionStandIn says what a mission's own retention stands in for:
 // "8 ticks here; stripe-v1 keeps keys 24 h", or "" for a mission that
 // names none (its keys outlive the run, as the profile's outlive any
