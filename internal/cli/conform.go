@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaylab/replaylab/conform"
+	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/atomicfile"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/missions"
@@ -313,13 +314,25 @@ func finishConform(cmd *cobra.Command, f *conformFlags, rep *conform.Report) err
 		if err := writeAll(files, f.force); err != nil {
 			return err
 		}
-		sessions := len(files)
 		if f.junit != "" {
-			sessions--
 			fmt.Fprintf(cmd.ErrOrStderr(), "wrote the JUnit XML to %s\n", f.junit)
 		}
 		if f.record != "" {
-			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), f.record)
+			// Each recorded row writes its session and the session's
+			// spans: counted apart, as what they are.
+			sessions, spans := 0, 0
+			for _, file := range files {
+				if f.junit != "" && file.Path == f.junit {
+					continue
+				}
+				switch export.RecordFormatOf(file.Path) {
+				case export.RecordSession:
+					sessions++
+				case export.RecordTraces:
+					spans++
+				}
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "wrote %s and %s to %s (replay, compare or check each)\n", termtext.Plural(sessions, "session"), termtext.Plural(spans, "trace file"), f.record)
 			// Each row that did not pass, as the command that steps
 			// through the client's own requests in the lab.
 			if hints := outs.LabHints(rep); len(hints) > 0 {

@@ -201,6 +201,11 @@ func TestConformGradesTheExamples(t *testing.T) {
 	if len(files) != 2*n {
 		t.Fatalf("--record wrote %d files, want %d: a session and its spans per row", len(files), 2*n)
 	}
+	// What it says it wrote is what it wrote: a session and a trace file
+	// per row, counted apart.
+	if want := fmt.Sprintf("wrote %d sessions and %d trace files to %s", n, n, rec); !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, stderr)
+	}
 	// Beside each session, the provider's spans of it, for a trace viewer:
 	// server spans, which check says are the provider's side.
 	if code, _, errOut := cli("check", filepath.Join(rec, "timeout-then-success.otlp.jsonl")); code != exitBadInput || !strings.Contains(errOut, "server spans: a provider's side of the calls") {
