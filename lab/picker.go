@@ -233,7 +233,7 @@ func (p *picker) detail(w int) []string {
 	for _, l := range wrap(paragraph(m.Goal), w) {
 		out = append(out, p.st.Text.Render(l))
 	}
-	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s", termtext.Plural(len(m.Schedule), "step"))))
+	out = append(out, "", p.st.PanelTitle.Render(fmt.Sprintf("schedule: %s, then the clock runs out", termtext.Plural(len(m.Schedule), "step"))))
 	lines := stepLines(m)
 	lines = lines[:len(lines)-1] // the settle step is not the mission's
 	for i, l := range lines {

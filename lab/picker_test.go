@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -270,5 +271,19 @@ func TestPickerWhileFilteringFitsTheWidth(t *testing.T) {
 		if trimmed == "…" || strings.HasPrefix(trimmed, "Filter:") && strings.HasSuffix(trimmed, "…") {
 			t.Fatalf("line %d was cut at the edge: %q", i, l)
 		}
+	}
+}
+
+// The picker counts a mission's steps as the lab does: the schedule's,
+// then the clock running out, which the lab steps through as one more.
+func TestPickerCountsStepsAsTheLab(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 120, 40)
+	sel := m.picker.Selected()
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("schedule: %d steps, then the clock runs out", len(sel.Schedule))) {
+		t.Fatalf("the picker's detail does not count the steps as the lab does:\n%s", v)
+	}
+	m = press(t, m, "enter")
+	if v := m.View(); !strings.Contains(v, fmt.Sprintf("ready · %d steps", len(sel.Schedule)+1)) {
+		t.Fatalf("the lab does not count the clock running out as a step:\n%s", v)
 	}
 }
