@@ -5,6 +5,7 @@ package reproduce
 // shown it.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,8 +42,18 @@ func OpenSession(path string, wait time.Duration) (*SessionRun, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: no such file; the lab opens a mission by its id (replaylab missions lists them) or a session file that serve --record or conform --record wrote", path)
 	}
-	d, err := ReadDocument(path, wait)
+	data, err := infile.Read(path, export.MaxCaseBytes, "a session .json file", wait)
 	if err != nil {
+		return nil, infile.Error(path, err)
+	}
+	d, err := export.ReadDocument(path, data)
+	if err != nil {
+		var head map[string]json.RawMessage
+		if json.Unmarshal(data, &head) == nil && head["schema"] == nil {
+			// JSON, but no document of ours: say what the lab wants, not
+			// what a case reader expected.
+			return nil, fmt.Errorf("%s: not a replaylab session: no \"schema\" field (expected %q); the lab opens a mission by its id (replaylab missions lists them) or a session file that serve --record or conform --record wrote", path, export.SessionSchemaID)
+		}
 		return nil, infile.Error(path, err)
 	}
 	if d.Session == nil {

@@ -108,6 +108,9 @@ func (s *Server) controlLocked(out http.ResponseWriter, what, method string, for
 			unrecorded(out, err)
 			return
 		}
+		if faults == nil {
+			faults = []missions.Fixture{} // cleared: an empty list, not null
+		}
 		reply(out, http.StatusOK, marshal(map[string]any{"faults": faults}))
 	case "advance":
 		if e := onlyFields(form, "ticks"); e != nil {
@@ -253,7 +256,7 @@ func parseFaultList(values []string) ([]missions.Fixture, *refusal) {
 			}
 			f, err := missions.ParseFixture(word)
 			if err != nil {
-				return nil, invalidParam("faults", err.Error())
+				return nil, invalidParam("faults", err.Error()+"; these are the next creates' faults (read faults are set when serve starts, with --faults or a mission's reads)")
 			}
 			out = append(out, f)
 		}

@@ -671,6 +671,16 @@ func TestHostileRequests(t *testing.T) {
 		if a := g.create("k"); a.status != 400 {
 			t.Fatalf("a refused control changed the faults: %d", a.status)
 		}
+		// An unknown fixture is refused with the create faults accepted,
+		// and where the read faults are set.
+		if a := g.do(g.quick, http.MethodPost, ControlPrefix+"faults", "", url.Values{"faults": {"bogus"}}); a.status != 400 ||
+			!strings.Contains(a.apiError(t).Message, "server_error_after_commit") || !strings.Contains(a.apiError(t).Message, "read faults are set when serve starts") {
+			t.Errorf("an unknown fixture: %d %s", a.status, a.body)
+		}
+		// Clearing answers an empty list, not null.
+		if a := g.do(g.quick, http.MethodPost, ControlPrefix+"faults", "", url.Values{"faults": {""}}); a.status != 200 || !strings.Contains(string(a.body), `"faults": []`) {
+			t.Errorf("clearing the faults: %d %s", a.status, a.body)
+		}
 	})
 	t.Run("list cursors and ids are exact", func(t *testing.T) {
 		g := newRig(t, Options{})

@@ -197,6 +197,7 @@ func TestLabRefusesBadSessions(t *testing.T) {
 		write("notjson.json", []byte("hello, lab\n")): "invalid JSON",
 		filepath.Join(dir, "missing.json"):            "no such file; the lab opens a mission by its id",
 		write("m.yaml", []byte("id: x\n")):            "is a mission file: open it with replaylab lab --missions",
+		write("other.json", []byte(`{"x": 1}`)):       `not a replaylab session: no "schema" field (expected "replaylab.session/v1"); the lab opens a mission`,
 	} {
 		_, err := reproduce.OpenSession(path, pipeWait)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Base(path)) {
