@@ -272,7 +272,7 @@ func (s *Scenario) Escalation() string {
 	if s.Escalates {
 		return "passes: the matrix hands this row to a person"
 	}
-	return "unsettled: this row can be settled without a person"
+	return "graded unsettled: this row can be settled without a person"
 }
 
 // Select is the scenarios of the catalog that ids name, in the order
@@ -324,17 +324,17 @@ func ListText(scenarios []*Scenario, width int) string {
 		b.WriteString(line + "\n")
 	}
 	item := func(label, text string) {
-		for i, line := range termtext.Wrap(text, max(width-14, 30)) {
+		for i, line := range termtext.Wrap(text, max(width-16, 30)) {
 			if i > 0 {
 				label = ""
 			}
-			fmt.Fprintf(&b, "  %-11s %s\n", label, line)
+			fmt.Fprintf(&b, "  %-13s %s\n", label, line)
 		}
 	}
 	for _, sc := range scenarios {
 		fmt.Fprintf(&b, "\n%s: %s\n", termtext.CleanLine(sc.ID()), termtext.CleanLine(sc.Mission.Title))
 		item("plays", termtext.CleanLine(sc.Plays()))
-		item("escalating", sc.Escalation())
+		item("if escalated", sc.Escalation())
 	}
 	fmt.Fprintf(&b, "\n%s. The contract a client follows: docs/conform.md\n", termtext.Plural(len(scenarios), "scenario"))
 	return b.String()
