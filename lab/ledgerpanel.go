@@ -91,7 +91,7 @@ func (p *ledgerPanel) line(i int) string {
 		return p.st.Title.Render(cut(firstFit("objects: "+count, []string{count}, p.w), p.w))
 	case i <= objLines:
 		if len(objs) == 0 {
-			return p.st.Subtle.Render(cut(firstFit(" none: nothing committed", []string{" none yet"}, p.w), p.w))
+			return p.st.Subtle.Render(cut(firstFit(" none: nothing committed", []string{" nothing committed", " none"}, p.w), p.w))
 		}
 		return p.st.Text.Render(p.objectLine(objs[i-1]))
 	case i == objLines+1:
@@ -106,7 +106,7 @@ func (p *ledgerPanel) line(i int) string {
 	j := i - objLines - 2
 	if len(recs) == 0 {
 		if j == 0 {
-			return p.st.Subtle.Render(cut(firstFit(" none: no key saved", []string{" none yet"}, p.w), p.w))
+			return p.st.Subtle.Render(cut(firstFit(" none: no key saved", []string{" no key saved", " none"}, p.w), p.w))
 		}
 		return ""
 	}

@@ -100,7 +100,9 @@ func TestLedgerScrollPositionShowsWhenNarrow(t *testing.T) {
 func TestEmptyLedgerFitsANarrowPanel(t *testing.T) {
 	m := newLab(t, Options{Mission: tts}, 72, 20)
 	v := m.holds.View()
-	if strings.Contains(v, "…") || !strings.Contains(v, " none yet") {
+	// Narrow, the words give way, never to "none yet", which a finished
+	// run that committed nothing would contradict.
+	if strings.Contains(v, "…") || strings.Contains(v, "yet") || !strings.Contains(v, " none") {
 		t.Fatalf("empty ledger at 72 columns:\n%s", v)
 	}
 	wide := resize(m, 100, 30)
