@@ -290,6 +290,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		}
 	case tea.KeyMsg:
+		if m.sized && (m.width < MinWidth || m.height < MinHeight) {
+			// The screen says only how big the terminal must be, and that
+			// q quits: no other key acts behind it.
+			if key.Matches(msg, m.global.Quit) {
+				if m.inLesson() {
+					cmd = tea.Sequence(m.keepPlace(), m.quit())
+				} else {
+					cmd = m.quit()
+				}
+			}
+			break
+		}
 		cmd = m.handleKey(msg)
 	default:
 		if m.screen == screenPicker {

@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/replaylab/replaylab/ledger"
 	"github.com/replaylab/replaylab/missions"
 )
 
@@ -160,4 +161,26 @@ func verdictsOf(c *missions.Case) []missions.Verdict {
 		out = append(out, v.Verdict)
 	}
 	return out
+}
+
+// While the terminal is too small the screen says only how big it must
+// be and that q quits: no other key acts behind it. Enlarged, the lab is
+// where it was.
+func TestTooSmallTakesNoKeyButQuit(t *testing.T) {
+	m := newLab(t, Options{Dir: t.TempDir()}, 100, 30)
+	m = resize(m, 30, 10)
+	m = press(t, m, "enter", "k", "r", "n", "p")
+	m = resize(m, 100, 30)
+	if m.screen != screenPicker || m.cas != nil && m.pos != 0 {
+		t.Fatalf("keys acted behind the too-small screen: screen %v", m.screen)
+	}
+	lab := press(t, newLab(t, Options{Mission: tts, Dir: t.TempDir()}, 100, 30), "n")
+	lab = press(t, resize(lab, 30, 10), "r", "k", "c")
+	lab = resize(lab, 100, 30)
+	if lab.pos != 1 || !lab.settings.StableKeys || lab.settings.Contract != ledger.V1 {
+		t.Fatalf("keys acted behind the too-small screen: position %d, stable %v, %s", lab.pos, lab.settings.StableKeys, lab.settings.Contract)
+	}
+	if _, cmd := resize(lab, 30, 10).Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")}); cmd == nil {
+		t.Fatal("q does not quit from the too-small screen")
+	}
 }
