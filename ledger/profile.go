@@ -378,29 +378,23 @@ func isOneOf[T comparable](v T, vs []T) bool {
 
 func slicesContains(vs []string, v string) bool { return isOneOf(v, vs) }
 
+// profileFields is Profile without its methods: the fields written as
+// they are.
+type profileFields Profile
+
 // profileJSON is a profile as a case carries it: the rules without a
 // refusal are written as their words (reusable, ignored, executes), so
 // the file says what it means.
 type profileJSON struct {
-	ID          string          `json:"id"`
-	Title       string          `json:"title"`
-	Summary     string          `json:"summary"`
-	Docs        []string        `json:"docs"`
-	Assumed     []Assumption    `json:"assumed,omitempty"`
-	Key         KeyRule         `json:"key"`
-	Retention   Span            `json:"retention,omitempty"`
-	Saves       Saves           `json:"saves"`
-	Replay      Replay          `json:"replay"`
-	FailedKey   json.RawMessage `json:"failed_key"`
-	Mismatch    json.RawMessage `json:"mismatch"`
-	InFlight    json.RawMessage `json:"in_flight"`
-	RefundLimit Refusal         `json:"refund_limit"`
+	profileFields
+	FailedKey json.RawMessage `json:"failed_key"`
+	Mismatch  json.RawMessage `json:"mismatch"`
+	InFlight  json.RawMessage `json:"in_flight"`
 }
 
 // MarshalJSON writes the profile with its rules' words.
 func (p Profile) MarshalJSON() ([]byte, error) {
-	j := profileJSON{ID: p.ID, Title: p.Title, Summary: p.Summary, Docs: p.Docs, Assumed: p.Assumed, Key: p.Key,
-		Retention: p.Retention, Saves: p.Saves, Replay: p.Replay, RefundLimit: p.RefundLimit}
+	j := profileJSON{profileFields: profileFields(p)}
 	var err error
 	if p.FailedKey == nil {
 		j.FailedKey = json.RawMessage(`"reusable"`)
@@ -438,8 +432,7 @@ func (p *Profile) UnmarshalJSON(b []byte) error {
 		}
 		return fmt.Errorf("provider: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	*p = Profile{ID: j.ID, Title: j.Title, Summary: j.Summary, Docs: j.Docs, Assumed: j.Assumed, Key: j.Key,
-		Retention: j.Retention, Saves: j.Saves, Replay: j.Replay, RefundLimit: j.RefundLimit}
+	*p = Profile(j.profileFields)
 	var err error
 	if p.FailedKey, err = readRule(j.FailedKey, "failed_key", "reusable", true); err != nil {
 		return err
