@@ -66,7 +66,17 @@ type Options struct {
 	// does.
 	Delay   int
 	Resolve ledger.Status
-	// IntentField is the form field that links a create to its intent.
+	// Wire is the provider's API served: one of Wires(); "" is the
+	// profile's own (WireOf).
+	Wire string
+	// Webhook is where Adyen's wire posts its REFUND notifications (""
+	// for none), signed with WebhookHMAC (hex; "" is DefaultWebhookHMAC);
+	// WebhookFaults are what successive deliveries meet (then delivered).
+	Webhook       string
+	WebhookHMAC   string
+	WebhookFaults []string
+	// IntentField is the request field that links a create to its
+	// intent; "" is the wire's default (metadata[intent] on Stripe's).
 	IntentField string
 	// MetadataOutsideDigest leaves metadata out of the payload digest, so
 	// that a key reused with other metadata replays instead of being
@@ -151,8 +161,14 @@ func (o Options) withDefaults() Options {
 	if o.Resolve == 0 {
 		o.Resolve = ledger.Succeeded
 	}
+	if o.Wire == "" {
+		o.Wire = WireOf(o.Profile)
+	}
 	if o.IntentField == "" {
 		o.IntentField = DefaultIntentField
+		if CheckWire(o.Wire) == nil {
+			o.IntentField = newWire(o).intentFields()[0]
+		}
 	}
 	if o.ShouldRetry == "" {
 		o.ShouldRetry = ShouldRetryAuto
@@ -329,11 +345,23 @@ func (o Options) Validate() error {
 			return fmt.Errorf("read fault %s: %w", r.Fault, err)
 		}
 	}
-	if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {
-		return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)
-	}
-	if err := checkIntentField(o.IntentField); err != nil {
+	if err := CheckWire(o.Wire); err != nil {
 		return err
+	}
+	if err := o.checkWebhook(); err != nil {
+		return err
+	}
+	if o.Wire != WireStripe {
+		if fs := newWire(o).intentFields(); !slices.Contains(fs, o.IntentField) {
+			return fmt.Errorf("intent field %q: on %s's wire give %s (or leave --intent-field out for %s)", o.IntentField, o.Wire, strings.Join(fs, " or "), fs[0])
+		}
+	} else {
+		if _, meta := metadataField(o.IntentField); o.MCP && (!meta || checkIntentField(o.IntentField) != nil) {
+			return fmt.Errorf("intent field %q: with the MCP tools the intent is create_refund's intent argument, which goes in a metadata field; give metadata[NAME] with NAME 1 to 40 characters (or leave --intent-field out)", o.IntentField)
+		}
+		if err := checkIntentField(o.IntentField); err != nil {
+			return err
+		}
 	}
 	if err := CheckMCPRevision(o.MCPRevision); err != nil {
 		return err
@@ -366,4 +394,31 @@ func carried(p *ledger.Profile) *ledger.Profile {
 		return nil
 	}
 	return p
+}
+
+// checkWebhook holds the webhook options to what Adyen's wire sends.
+func (o Options) checkWebhook() error {
+	if o.Webhook == "" {
+		if o.WebhookHMAC != "" || len(o.WebhookFaults) > 0 {
+			return errors.New("webhook-hmac and webhook-faults shape the notifications sent to --webhook; give --webhook URL with them")
+		}
+		return nil
+	}
+	if o.Wire != WireAdyen {
+		return fmt.Errorf("webhook: only Adyen's wire tells a refund's outcome by webhook; serve speaks %s's (give --provider adyen, or --wire adyen)", o.Wire)
+	}
+	if err := CheckWebhook(o.Webhook); err != nil {
+		return err
+	}
+	if o.WebhookHMAC != "" {
+		if err := CheckWebhookHMAC(o.WebhookHMAC); err != nil {
+			return err
+		}
+	}
+	for _, f := range o.WebhookFaults {
+		if err := CheckWebhookFault(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

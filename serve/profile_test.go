@@ -38,7 +38,7 @@ func (g *rig) createWith(header, key string) answer {
 // same key after a saved-and-lost 500 runs again.
 func TestServeReadsTheProfilesKeyAndKeepsWhatItKeeps(t *testing.T) {
 	p := providers.Builtin("checkout")
-	g := newRig(t, Options{Profile: p, Faults: []missions.Fixture{missions.ServerErrorAfterCommit}})
+	g := newRig(t, Options{Profile: p, Wire: WireStripe, Faults: []missions.Fixture{missions.ServerErrorAfterCommit}})
 	if a := g.createWith("Cko-Idempotency-Key", "k-1"); a.status != 500 {
 		t.Fatalf("first: %d %s", a.status, a.body)
 	}

@@ -69,6 +69,7 @@ func coreFor(set export.SessionSettings, m *missions.Mission) (*core, error) {
 		Faults:      set.Faults,
 		ReadFaults:  set.ReadFaults,
 		IntentField: set.IntentField,
+		Wire:        wireOfSession(set),
 		// The recorded digests are taken as they are; this only keeps
 		// the setting as recorded.
 		MetadataOutsideDigest: !set.MetadataInDigest,
@@ -319,3 +320,13 @@ func (c *core) recovered() (requests, refunds, inFlight int) {
 // keepPayloadForm keeps payloads in the form a reopened storage recorded
 // them in, whatever a new one would use.
 func (c *core) keepPayloadForm(utf8 bool) { c.session.Settings.PayloadUTF8 = utf8 }
+
+// wireOfSession is the wire a session's settings were served on, as far
+// as replaying its core needs: Stripe's when its intent field is one
+// Stripe's wire takes, else its profile's own.
+func wireOfSession(set export.SessionSettings) string {
+	if checkIntentField(set.IntentField) == nil {
+		return WireStripe
+	}
+	return WireOf(set.Profile)
+}

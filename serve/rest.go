@@ -195,7 +195,11 @@ func (s *Server) badMethod(w http.ResponseWriter, r *http.Request, allow string)
 
 func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
 	defer s.busy()()
-	s.refuse(w, r, "", "", refuse(refusedNoRoute, "", "Unrecognized request URL ("+r.Method+": "+termtext.Shorten(r.URL.Path, 200)+"). The stub serves POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel, and its control endpoint under "+ControlPrefix+"."))
+	if s.wire.name() != WireStripe {
+		s.refuse(w, r, "", "", routeWords(r, s.wire))
+		return
+	}
+	s.refuse(w, r, "", "", refuse(refusedNoRoute, "", "Unrecognized request URL ("+r.Method+": "+termtext.Shorten(r.URL.Path, 200)+"). The stub serves "+s.wire.serves()+", and its control endpoint under "+ControlPrefix+"."))
 }
 
 // refuse answers a request refused before it reached the ledger, and
@@ -206,8 +210,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, intent, key stri
 		s.unrecorded(w, r, i+1, err)
 		return
 	}
-	s.stampID(w, r, id, e.status(), e)
-	replyError(w, e)
+	s.replyErr(w, r, id, e)
 	s.finish(c, i, export.WireDelivered, e.status(), e, nil)
 }
 
@@ -275,47 +278,20 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	t, seq, err := s.takeCreate(createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}, true)
-	if err != nil {
-		s.unrecorded(w, r, seq, err)
-		return
-	}
-	switch t.fate {
-	case fateClose:
-		s.crashed(t, intent)
-		closeConn(w)
-		return
-	case fateHold:
-		wire, how := s.hold(r.Context(), nil, nil)
-		s.heldEnded(t.c, t.i, how)
-		s.finish(t.c, t.i, wire, 0, nil, nil)
-		closeConn(w)
-		return
-	}
-	if r.Context().Err() != nil {
-		s.finish(t.c, t.i, export.WireGone, 0, nil, nil)
-		return
-	}
-	var body []byte
-	if t.aerr != nil {
-		body = t.aerr.body()
-	} else {
-		body = refundBody(refundOf(t.obj, t.res.Response.Status, t.created))
-	}
-	s.stamp(w, r, seq, t.status, t.aerr)
-	h := w.Header()
-	if key != "" {
-		h.Set("Idempotency-Key", key)
-	}
-	if t.origin > 0 {
-		h.Set("Original-Request", requestID(t.origin))
-	}
-	if t.res.Action == ledger.Replayed {
-		h.Set("Idempotent-Replayed", "true")
-	}
-	reply(w, t.status, body)
-	s.failpoint("after-reply")
-	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
+	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
+	s.createOn(w, r, req, func(t createTurn) []byte {
+		return refundBody(refundOf(t.obj, t.res.Response.Status, t.created))
+	}, func(h http.Header, t createTurn) {
+		if key != "" {
+			h.Set("Idempotency-Key", key)
+		}
+		if t.origin > 0 {
+			h.Set("Original-Request", requestID(t.origin))
+		}
+		if t.res.Action == ledger.Replayed {
+			h.Set("Idempotent-Replayed", "true")
+		}
+	})
 }
 
 // hold keeps a reply back until the client gives up (ctx ends; or, for a

@@ -60,6 +60,11 @@ type Server struct {
 	// made happen where nothing was written (a GET state, a refused read).
 	persisted mark
 
+	// wire is the provider's API the server speaks (Options.Wire);
+	// hooks sends Adyen's webhooks (Options.Webhook), or is nil.
+	wire  wire
+	hooks *webhooks
+
 	// tools is the MCP side (Options.MCP), made once.
 	tools     *tools
 	toolsOnce sync.Once
@@ -178,9 +183,7 @@ func errUnrecorded(err error) *refusal {
 // unrecorded answers API request seq (0: not in the session), which the
 // provider could not record durably.
 func (s *Server) unrecorded(w http.ResponseWriter, r *http.Request, seq int, err error) {
-	e := errUnrecorded(err)
-	s.stamp(w, r, seq, e.status(), e)
-	replyError(w, e)
+	s.replyErr(w, r, requestID(seq), errUnrecorded(err))
 }
 
 // unrecorded answers a control request the provider could not record.
@@ -193,19 +196,20 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: o, c: c, stop: make(chan struct{})}
+	s := &Server{opts: o, c: c, stop: make(chan struct{}), wire: newWire(o), hooks: newWebhooks(o)}
 	s.restart(o.Now())
 	s.idle = sync.NewCond(&s.mu)
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/refunds", s.getPost(s.list, s.create))
-	mux.HandleFunc("/v1/refunds/{id}", s.getPost(s.retrieve, s.update))
-	mux.HandleFunc("/v1/refunds/{id}/cancel", s.cancel)
+	s.wire.routes(s, mux)
 	mux.HandleFunc(ControlPrefix, s.control)
 	if o.MCP {
 		mux.Handle(MCPPath, s.mcpTools())
 	}
 	mux.HandleFunc("/", s.unknown)
 	s.mux = mux
+	if s.hooks != nil {
+		go s.watchOutcomes()
+	}
 	return s, nil
 }
 
@@ -395,6 +399,7 @@ func (s *Server) finish(c *core, i int, wire string, status int, e *refusal, sho
 		return
 	}
 	s.c.replied(i, wire, status, e, shown)
+	s.notify()
 	if wire == export.WireDelivered {
 		s.confirmed = append(s.confirmed, i+1)
 	}

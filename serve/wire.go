@@ -100,14 +100,42 @@ func againID(seq, again int) string {
 
 // stampID is stamp with the Request-Id given.
 func (s *Server) stampID(w http.ResponseWriter, r *http.Request, id string, status int, e *refusal) {
-	h := w.Header()
+	s.wire.stamp(w.Header(), r, id, status, e)
+}
+
+// stripeWire is Stripe's v1 refunds API: the wire serve spoke first.
+type stripeWire struct{ shouldRetry string }
+
+func (stripeWire) name() string { return WireStripe }
+
+func (stripeWire) routes(s *Server, mux *http.ServeMux) {
+	mux.HandleFunc("/v1/refunds", s.getPost(s.list, s.create))
+	mux.HandleFunc("/v1/refunds/{id}", s.getPost(s.retrieve, s.update))
+	mux.HandleFunc("/v1/refunds/{id}/cancel", s.cancel)
+}
+
+func (stripeWire) serves() string {
+	return "POST /v1/refunds, GET /v1/refunds, GET and POST /v1/refunds/{id}, POST /v1/refunds/{id}/cancel"
+}
+
+func (stripeWire) intentFields() []string { return []string{DefaultIntentField} }
+
+func (stripeWire) errorBody(e *refusal, _ string) []byte { return e.body() }
+
+func (stripeWire) status(e *refusal) int { return e.status() }
+
+func (stripeWire) created(bool) int { return http.StatusOK }
+
+// stamp sets the headers every Stripe reply carries: its Request-Id, the
+// Stripe-Version it answers in, and Stripe-Should-Retry for status and e.
+func (sw stripeWire) stamp(h http.Header, r *http.Request, id string, status int, e *refusal) {
 	h.Set("Request-Id", id)
 	if v := versionOf(r); v == StripeVersion {
 		h["Stripe-Version"] = stripeVersion
 	} else {
 		h.Set("Stripe-Version", v)
 	}
-	if v := shouldRetry(s.opts.ShouldRetry, r.Method, status, e); v != "" {
+	if v := shouldRetry(sw.shouldRetry, r.Method, status, e); v != "" {
 		h.Set("Stripe-Should-Retry", v)
 	}
 }

@@ -26,7 +26,8 @@ import (
 // serveFlags are serve's settings as given.
 type serveFlags struct {
 	addr, contract, provider, mission, intentField, record, resolve, db string
-	shouldRetry, toolErrors, mcpRevision                                string
+	shouldRetry, toolErrors, mcpRevision, wire, webhook, webhookHMAC    string
+	webhookFaults                                                       []string
 	faults, failOn                                                      []string
 	tick, retention, hold                                               time.Duration
 	delay, until, lag                                                   int
@@ -62,7 +63,20 @@ read faults in --faults, or a mission's reads, in order (then none):
   read_lagging               shows the ledger as it was --lag ticks ago, as
                              a search index that is not read-after-write does
 
-A create is linked to its intent by --intent-field (default metadata[intent]).
+The API spoken is the provider profile's own where serve speaks it (--provider
+adyen, paypal, square or checkout), else Stripe's; --wire chooses another:
+  stripe    POST /v1/refunds, GET /v1/refunds[/{id}]
+  adyen     POST /checkout/v71/payments/{pspReference}/refunds (Idempotency-Key),
+            the outcome as signed REFUND webhooks to --webhook
+  paypal    POST /v1/oauth2/token, POST /v2/payments/captures/{id}/refund
+            (PayPal-Request-Id), GET /v2/payments/refunds/{id}
+  square    POST /v2/refunds (idempotency_key in the body), GET /v2/refunds[/{id}]
+  checkout  POST /payments/{id}/refunds (Cko-Idempotency-Key),
+            GET /payments/{id}/actions
+
+A create is linked to its intent by --intent-field (default metadata[intent];
+reference on Adyen's and Checkout.com's wires, custom_id on PayPal's, reason
+on Square's).
 A create without it is refused with a 400 that names the field, before it
 executes: the provider cannot judge a refund it cannot link.
 
@@ -108,7 +122,11 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.contract, missions.FlagContract, "", "the provider's contract by its old name: v1, v2 or none")
 	fl.StringSliceVar(&f.faults, "faults", nil, "faults successive creates meet, comma-separated; then success")
 	fl.StringVar(&f.mission, "mission", "", "play mission `ID`'s schedule: each intent's creates meet its fixtures in order")
-	fl.StringVar(&f.intentField, "intent-field", serve.DefaultIntentField, "the form field that links a create to its intent: metadata[NAME], charge or payment_intent")
+	fl.StringVar(&f.intentField, "intent-field", "", "the request field that links a create to its intent: on Stripe's wire metadata[NAME], charge or payment_intent (default metadata[intent]); on Adyen's and Checkout.com's reference, PayPal's custom_id or invoice_id, Square's reason")
+	fl.StringVar(&f.webhook, "webhook", "", "on Adyen's wire: post each refund's outcome as a signed REFUND notification to `URL` (http or https, loopback)")
+	fl.StringVar(&f.webhookHMAC, "webhook-hmac", "", "the HMAC key (`HEX`) notifications are signed with (default "+serve.DefaultWebhookHMAC+")")
+	fl.StringSliceVar(&f.webhookFaults, "webhook-faults", nil, "what successive notifications meet, comma-separated: lost, late (--delay ticks), twice or delivered; then delivered")
+	fl.StringVar(&f.wire, "wire", "", "the provider API to speak: stripe, adyen, paypal, square or checkout (default: the profile's own, else stripe)")
 	fl.DurationVar(&f.tick, "tick", serve.DefaultTick, "how long one ledger tick lasts")
 	fl.DurationVar(&f.retention, "retention", 0, "how long keys are kept (default: the mission's retention in ticks, else 24h)")
 	fl.DurationVar(&f.hold, "hold", serve.DefaultHold, "safety cap on a lost reply, held until the client gives up (stripe-node and stripe-go wait 80s)")
@@ -132,7 +150,11 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 
 // options turns the flags into the provider's options.
 func (f *serveFlags) options(cmd *cobra.Command) (serve.Options, error) {
-	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField,
+	if err := serve.CheckWire(f.wire); err != nil {
+		return serve.Options{}, badInput(fmt.Errorf("--%w", err))
+	}
+	o := serve.Options{Tick: f.tick, Retention: f.retention, Hold: f.hold, Delay: f.delay, IntentField: f.intentField, Wire: f.wire,
+		Webhook: f.webhook, WebhookHMAC: f.webhookHMAC, WebhookFaults: f.webhookFaults,
 		ShouldRetry: f.shouldRetry, MetadataOutsideDigest: !f.compareMetadata, MCP: f.mcp, ToolErrors: f.toolErrors, MCPRevision: f.mcpRevision}
 	switch {
 	case f.stdio && !f.mcp:
