@@ -139,8 +139,8 @@ func ParseAmount(s string) (int64, error) {
 	return n, nil
 }
 
-// capturedMinor is the mission's captured amounts in minor units.
-func (m *Mission) capturedMinor() map[string]int64 {
+// CapturedMinor is the mission's captured amounts in minor units.
+func (m *Mission) CapturedMinor() map[string]int64 {
 	if len(m.Captured) == 0 {
 		return nil
 	}
@@ -159,7 +159,7 @@ func (m *Mission) newLedger(s Settings) (*ledger.Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ledger.New(ledger.Config{Profile: p, Retention: m.Retention, Captured: m.capturedMinor()})
+	return ledger.New(ledger.Config{Profile: p, Retention: m.Retention, Captured: m.CapturedMinor()})
 }
 
 // charge is the charge a send for intent in takes from and its amount in

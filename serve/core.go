@@ -15,6 +15,7 @@ package serve
 // sides under the server's lock. Nothing here knows a connection.
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"slices"
@@ -192,7 +193,11 @@ func newCore(o Options) (*core, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	led, err := ledger.New(ledger.Config{Profile: o.Profile, Retention: o.retentionTicks()})
+	var captured map[string]int64
+	if o.Mission != nil {
+		captured = o.Mission.CapturedMinor()
+	}
+	led, err := ledger.New(ledger.Config{Profile: o.Profile, Retention: o.retentionTicks(), Captured: captured})
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +315,14 @@ func (c *core) create(intent, key, digest, payload string, s scheduled, call *ex
 	if !w.Reaches {
 		req.Provider = "not_reached"
 	} else {
-		res = c.led.Submit(ledger.Request{Intent: intent, Key: req.Key, Digest: req.Digest, Payload: req.Payload}, s.execution())
+		ex := s.execution()
+		if c.opts.Mission != nil && len(c.opts.Mission.Captured) > 0 {
+			// What the refund takes from its charge's capture, read
+			// back from the payload, as a replay reads it.
+			p := parsePayload(payload)
+			ex.Refund = &ledger.Refund{Charge: cmp.Or(p.Charge, p.PaymentIntent), Amount: p.Amount}
+		}
+		res = c.led.Submit(ledger.Request{Intent: intent, Key: req.Key, Digest: req.Digest, Payload: req.Payload}, ex)
 		req.Provider = string(res.Action)
 		resp := res.Response
 		req.Response = &resp

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -32,8 +33,13 @@ type RunConfig struct {
 	DB string
 	// Until stops the run after that many API requests; 0 runs until the
 	// context ends or a signal (SIGINT, SIGTERM) comes.
-	Until    int
-	In       io.Reader
+	Until int
+	// TLS serves HTTPS with a certificate made at start (selfSigned), as
+	// a client that speaks only HTTPS (Adyen's library) needs; its PEM is
+	// written to TLSCert when that names a file.
+	TLS     bool
+	TLSCert string
+	In      io.Reader
 	Out, Log io.Writer
 }
 
@@ -106,6 +112,17 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 			return nil, &SetupError{listenError(cfg.Addr, err)}
 		}
+		if cfg.TLS {
+			cert, certPEM, err := selfSigned(time.Now())
+			if err == nil && cfg.TLSCert != "" {
+				err = atomicfile.WriteFile(cfg.TLSCert, certPEM, true)
+			}
+			if err != nil {
+				ln.Close()
+				return nil, &SetupError{fmt.Errorf("--tls: %w", err)}
+			}
+			ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		}
 	}
 	errc := make(chan error, 1)
 	var hs *HTTPServer
@@ -119,7 +136,16 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 	} else {
 		hs = NewHTTPServer(srv)
 		go func() { errc <- hs.Serve(ln) }()
-		fmt.Fprint(cfg.Log, Banner(ln.Addr(), srv, cfg.Until))
+		banner := Banner(ln.Addr(), srv, cfg.Until)
+		if cfg.TLS {
+			banner = strings.ReplaceAll(banner, "http://", "https://")
+			if cfg.TLSCert != "" {
+				banner += "  TLS: a certificate made at start, for 127.0.0.1, ::1 and localhost; its PEM is in " + cfg.TLSCert + "\n"
+			} else {
+				banner += "  TLS: a certificate made at start, for 127.0.0.1, ::1 and localhost (not trusted by anything: turn your client's check off for tests, or give --tls-cert FILE to trust it)\n"
+			}
+		}
+		fmt.Fprint(cfg.Log, banner)
 	}
 	if cfg.DB != "" {
 		fmt.Fprintln(cfg.Log, "  "+DBWords(cfg.DB, rec))

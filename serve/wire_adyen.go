@@ -7,11 +7,8 @@ package serve
 
 import (
 	"net/http"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
 )
 
@@ -20,15 +17,22 @@ type adyenWire struct{}
 func (adyenWire) name() string { return WireAdyen }
 
 // adyenVersions are the Checkout API versions the refund is served
-// under: v71, and the versions the SDKs of the last years call.
-var adyenVersions = []string{"v68", "v69", "v70", "v71"}
+// under: v71, and the versions the SDKs of the last years call
+// (@adyen/api-library 32.1.0 calls v72).
+var adyenVersions = []string{"v68", "v69", "v70", "v71", "v72"}
 
 func (adyenWire) routes(s *Server, mux *http.ServeMux) {
-	mux.HandleFunc("/checkout/{version}/payments/{psp}/refunds", s.methods(map[string]http.HandlerFunc{http.MethodPost: s.adyenRefund}))
+	h := s.methods(map[string]http.HandlerFunc{http.MethodPost: s.adyenRefund})
+	for _, v := range adyenVersions {
+		mux.HandleFunc("/checkout/"+v+"/payments/{psp}/refunds", h)
+		// The library calls the host's root, as checkout-test.adyen.com/v72
+		// serves it.
+		mux.HandleFunc("/"+v+"/payments/{psp}/refunds", h)
+	}
 }
 
 func (adyenWire) serves() string {
-	return "POST /checkout/v71/payments/{paymentPspReference}/refunds (v68 to v71), with its outcome as REFUND webhooks"
+	return "POST /checkout/v71/payments/{paymentPspReference}/refunds (v68 to v72), with its outcome as REFUND webhooks"
 }
 
 func (adyenWire) intentFields() []string { return []string{"reference"} }
@@ -54,7 +58,9 @@ type adyenError struct {
 
 func (adyenWire) errorBody(e *refusal, id string) []byte {
 	code, typ := adyenWords(e)
-	return marshal(adyenError{Status: e.status(), ErrorCode: code, Message: e.why, ErrorType: typ, PspReference: id})
+	// The library reads the status from the body, not the status line:
+	// the two are the same.
+	return marshal(adyenError{Status: adyenWire{}.status(e), ErrorCode: code, Message: e.why, ErrorType: typ, PspReference: id})
 }
 
 // adyenWords are Adyen's errorCode and errorType for a refusal.
@@ -139,10 +145,6 @@ func (s *Server) adyenRefund(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	if v := r.PathValue("version"); !slices.Contains(adyenVersions, v) {
-		s.refuse(w, r, "", "", refuse(refusedNoRoute, "", "Unknown Checkout API version "+strconv.Quote(termtext.Shorten(v, 40))+": the refund is served under "+strings.Join(adyenVersions, ", ")+"."))
-		return
-	}
 	key, e := headerKey(r, "Idempotency-Key", s.opts.Profile)
 	if e != nil {
 		s.refuse(w, r, "", "", e)
@@ -215,4 +217,3 @@ func adyenRefundOf(o ledger.Object) adyenRefundJSON {
 		Status:               "received",
 	}
 }
-

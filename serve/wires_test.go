@@ -408,10 +408,17 @@ func adyenCreate(key, reference string) *http.Request {
 // The signature matches what Adyen's own validator computes for the same
 // item (a vector taken from @adyen/api-library's HmacValidator).
 func TestAdyenSignatureVector(t *testing.T) {
-	n := Notification{PspReference: "7914073381342284", OriginalReference: "", MerchantAccountCode: "TestMerchant", MerchantReference: "TestPayment-1407325143704",
-		Amount: adyenAmountJSON{Currency: "EUR", Value: 1130}, EventCode: "AUTHORISATION", Success: "true"}
-	if got := n.Sign(DefaultWebhookHMAC); got != adyenVector {
-		t.Fatalf("signature %q; want %q", got, adyenVector)
+	n := Notification{PspReference: "QFQTPCQ8HXSKGK82", OriginalReference: "NC6HT9CRT65ZGN82", MerchantAccountCode: "TestMerchantECOM", MerchantReference: "refund-ord-42",
+		Amount: adyenAmountJSON{Currency: "EUR", Value: 500}, EventCode: "REFUND", Success: "true"}
+	for _, c := range []struct{ success, original, want string }{
+		{"true", "NC6HT9CRT65ZGN82", "8qggogMJkFS6PZT6PUCGZRd6o+1r/LXmbq5lWWgNJdQ="},
+		{"false", "NC6HT9CRT65ZGN82", "5wiMLnzbzXYW+CUzNzjIkqv8soSBSC7Oo03sQCS4VzI="},
+		{"true", "", "6OuSFfqzotZ3dIsnfEyzE05yc93v/WEgHR63IqRtpGo="},
+	} {
+		n.Success, n.OriginalReference = c.success, c.original
+		if got := n.Sign(DefaultWebhookHMAC); got != c.want {
+			t.Errorf("success %s, original %q: signature %q; want %q", c.success, c.original, got, c.want)
+		}
 	}
 }
 
@@ -434,4 +441,3 @@ func TestWebhookOptionsAreChecked(t *testing.T) {
 	}
 }
 
-const adyenVector = "pending"

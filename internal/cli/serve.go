@@ -31,7 +31,8 @@ type serveFlags struct {
 	faults, failOn                                                      []string
 	tick, retention, hold                                               time.Duration
 	delay, until, lag                                                   int
-	force, compareMetadata, mcp, stdio                                  bool
+	tlsCert                                                             string
+	force, compareMetadata, mcp, stdio, tls                             bool
 }
 
 func newServeCmd() *cobra.Command {
@@ -126,6 +127,8 @@ beside simulated cases, and replay re-submits its requests to a fresh ledger.`,
 	fl.StringVar(&f.webhook, "webhook", "", "on Adyen's wire: post each refund's outcome as a signed REFUND notification to `URL` (http or https, loopback)")
 	fl.StringVar(&f.webhookHMAC, "webhook-hmac", "", "the HMAC key (`HEX`) notifications are signed with (default "+serve.DefaultWebhookHMAC+")")
 	fl.StringSliceVar(&f.webhookFaults, "webhook-faults", nil, "what successive notifications meet, comma-separated: lost, late (--delay ticks), twice or delivered; then delivered")
+	fl.BoolVar(&f.tls, "tls", false, "serve HTTPS, with a certificate made at start for 127.0.0.1, ::1 and localhost (Adyen's library speaks only HTTPS)")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "with --tls: write the certificate's PEM to `FILE`, for a client to trust (NODE_EXTRA_CA_CERTS=FILE)")
 	fl.StringVar(&f.wire, "wire", "", "the provider API to speak: stripe, adyen, paypal, square or checkout (default: the profile's own, else stripe)")
 	fl.DurationVar(&f.tick, "tick", serve.DefaultTick, "how long one ledger tick lasts")
 	fl.DurationVar(&f.retention, "retention", 0, "how long keys are kept (default: the mission's retention in ticks, else 24h)")
@@ -269,7 +272,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if f.db == "" && cmd.Flags().Changed("db") {
 		return badInput(errors.New("--db is empty; give a database file, or leave --db out to keep the ledger in memory"))
 	}
-	cfg := serve.RunConfig{Options: o, Addr: f.addr, Stdio: f.stdio, DB: f.db, Until: f.until,
+	if (f.tls || f.tlsCert != "") && f.stdio {
+		return badInput(errors.New("--tls and --tls-cert are for serving over HTTP; with --stdio serve listens on no port"))
+	}
+	cfg := serve.RunConfig{Options: o, Addr: f.addr, Stdio: f.stdio, DB: f.db, Until: f.until, TLS: f.tls || f.tlsCert != "", TLSCert: f.tlsCert,
 		In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Log: cmd.ErrOrStderr()}
 	if point := os.Getenv("REPLAYLAB_FAILPOINT"); point != "" {
 		cfg.Options.Hooks.Failpoint = serve.KillAt(point)

@@ -6,6 +6,8 @@
 
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -41,7 +43,7 @@ export async function startServe(args = []) {
     const timer = setTimeout(() => reject(new Error(`serve did not listen within 20 s:\n${stderr}`)), 20000);
     lines.on('line', (line) => {
       stderr += line + '\n';
-      const m = /listening on (http:\/\/\S+)/.exec(line);
+      const m = /listening on (https?:\/\/\S+)/.exec(line);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -55,14 +57,11 @@ export async function startServe(args = []) {
     port: Number(port),
     // session is what serve recorded so far: requests, ledger, verdicts.
     async session() {
-      const res = await fetch(`${url}/_replaylab/session`);
-      if (!res.ok) throw new Error(`GET /_replaylab/session: ${res.status}`);
-      return res.json();
+      return JSON.parse(await control(`${url}/_replaylab/session`));
     },
     // advance moves serve's clock on by n ticks.
     async advance(n) {
-      const res = await fetch(`${url}/_replaylab/advance`, { method: 'POST', body: new URLSearchParams({ ticks: String(n) }) });
-      if (!res.ok) throw new Error(`POST /_replaylab/advance: ${res.status}`);
+      await control(`${url}/_replaylab/advance`, new URLSearchParams({ ticks: String(n) }).toString());
     },
     // stop ends serve as Ctrl-C does and resolves with its report.
     async stop() {
@@ -71,6 +70,28 @@ export async function startServe(args = []) {
       return { ...end, stdout, stderr };
     },
   };
+}
+
+// control calls serve's control endpoint (a POST when body is given)
+// and resolves with the reply's text; over --tls the certificate serve
+// made at start is taken unchecked, as it is only this test's.
+function control(target, body) {
+  const u = new URL(target);
+  const mod = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(u, {
+      method: body === undefined ? 'GET' : 'POST',
+      rejectUnauthorized: false,
+      headers: body === undefined ? {} : { 'Content-Type': 'application/x-www-form-urlencoded' },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${u.pathname}: ${res.statusCode} ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 // creates lists the session's creates.
