@@ -37,9 +37,9 @@ type RunConfig struct {
 	// TLS serves HTTPS with a certificate made at start (selfSigned), as
 	// a client that speaks only HTTPS (Adyen's library) needs; its PEM is
 	// written to TLSCert when that names a file.
-	TLS     bool
-	TLSCert string
-	In      io.Reader
+	TLS      bool
+	TLSCert  string
+	In       io.Reader
 	Out, Log io.Writer
 }
 

@@ -30,7 +30,9 @@ func (checkoutWire) serves() string {
 func (checkoutWire) intentFields() []string { return []string{"reference"} }
 
 // status: Checkout.com answers a request it cannot take 422.
-func (checkoutWire) status(e *refusal) int { return validationStatus(e, http.StatusUnprocessableEntity) }
+func (checkoutWire) status(e *refusal) int {
+	return validationStatus(e, http.StatusUnprocessableEntity)
+}
 
 func (checkoutWire) created(bool) int { return http.StatusAccepted }
 

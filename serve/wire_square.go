@@ -318,5 +318,3 @@ func (s *Server) squareList(w http.ResponseWriter, r *http.Request) {
 	}
 	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
 }
-
-

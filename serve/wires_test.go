@@ -440,4 +440,3 @@ func TestWebhookOptionsAreChecked(t *testing.T) {
 		}
 	}
 }
-
