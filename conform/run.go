@@ -345,6 +345,21 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	if err != nil {
 		return notRun("no loopback port: " + err.Error())
 	}
+	// Adyen's library speaks HTTPS alone: on Adyen's wire (REST) the
+	// provider serves TLS, with a certificate the client is given.
+	wire, scheme, certFile := srv.Options().Wire, "http://", ""
+	if wire == serve.WireAdyen && !cfg.MCP {
+		tln, certPEM, err := serve.WrapTLS(ln, time.Now())
+		if err == nil {
+			certFile, err = writeCert(cfg.TempDir, certPEM)
+		}
+		if err != nil {
+			ln.Close()
+			return notRun("no TLS for Adyen's wire: " + err.Error())
+		}
+		defer os.Remove(certFile)
+		ln, scheme = tln, "https://"
+	}
 	hs := serve.NewHTTPServer(srv)
 	served := make(chan struct{})
 	go func() { _ = hs.Serve(ln); close(served) }()
@@ -371,7 +386,10 @@ func runScenario(ctx context.Context, cfg Config, sc *Scenario) Row {
 	base := contractEnv(cfg.Env, map[string]string{
 		"REPLAYLAB_MCP_URL":            mcpURL,
 		"REPLAYLAB_MCP_REVISION":       cfg.MCPRevision,
-		"REPLAYLAB_API_BASE":           "http://" + ln.Addr().String(),
+		"REPLAYLAB_API_BASE":           scheme + ln.Addr().String(),
+		"REPLAYLAB_WIRE":               wire,
+		"REPLAYLAB_INTENT_FIELD":       srv.Options().IntentField,
+		"REPLAYLAB_TLS_CERT":           certFile,
 		"REPLAYLAB_API_KEY":            APIKey,
 		"REPLAYLAB_SCENARIO":           sc.ID(),
 		"REPLAYLAB_STATE_DIR":          state,
@@ -492,6 +510,24 @@ func removeAll(dir string) {
 	_ = os.RemoveAll(dir)
 }
 
+// writeCert writes the provider's certificate (PEM) for the client to
+// trust, in dir.
+func writeCert(dir string, pem []byte) (string, error) {
+	f, err := os.CreateTemp(dir, atomicfile.TempPattern(stateDirPrefix, "cert.pem"))
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(pem)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
 // contractEnv is env without any REPLAYLAB_ variable, then vars (those
 // given empty left out: REPLAYLAB_MCP_URL without --mcp).
 func contractEnv(env []string, vars map[string]string) []string {
@@ -501,7 +537,7 @@ func contractEnv(env []string, vars map[string]string) []string {
 			out = append(out, kv)
 		}
 	}
-	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_MCP_URL", "REPLAYLAB_MCP_REVISION", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
+	for _, k := range []string{"REPLAYLAB_API_BASE", "REPLAYLAB_WIRE", "REPLAYLAB_INTENT_FIELD", "REPLAYLAB_TLS_CERT", "REPLAYLAB_MCP_URL", "REPLAYLAB_MCP_REVISION", "REPLAYLAB_API_KEY", "REPLAYLAB_SCENARIO", "REPLAYLAB_STATE_DIR", "REPLAYLAB_REQUEST_TIMEOUT_MS", "REPLAYLAB_KEY_RETENTION_MS"} {
 		if vars[k] != "" {
 			out = append(out, k+"="+vars[k])
 		}

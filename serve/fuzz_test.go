@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/replaylab/replaylab/providers"
 )
 
 // FuzzDecodeRefund: any form either is refused with a Stripe-shaped
@@ -42,50 +44,89 @@ func FuzzDecodeRefund(f *testing.F) {
 	})
 }
 
-// FuzzCreate: a create with any body and key gets a refund or a
-// Stripe-shaped error, never a panic, and only a success makes an effect.
+// FuzzCreate: a create on any wire, with any body and key, gets a
+// refund or an error in that provider's shape, never a panic, and only a
+// success makes an effect. wire picks the wire (Wires(), modulo).
 func FuzzCreate(f *testing.F) {
-	f.Add("charge=ch_1042&amount=4500&metadata%5Bintent%5D=refund-1042", "k1", "application/x-www-form-urlencoded")
-	f.Add("charge=%zz", "", "application/x-www-form-urlencoded")
-	f.Add(`{"charge":"ch_1"}`, "k", "application/json")
-	f.Add("charge=ch_1&amount=1&metadata%5Bintent%5D=i", strings.Repeat("k", 300), "")
-	f.Fuzz(func(t *testing.T, body, key, ctype string) {
-		srv, err := New(Options{})
+	f.Add(uint8(0), "charge=ch_1042&amount=4500&metadata%5Bintent%5D=refund-1042", "k1", "application/x-www-form-urlencoded")
+	f.Add(uint8(0), "charge=%zz", "", "application/x-www-form-urlencoded")
+	f.Add(uint8(0), `{"charge":"ch_1"}`, "k", "application/json")
+	f.Add(uint8(0), "charge=ch_1&amount=1&metadata%5Bintent%5D=i", strings.Repeat("k", 300), "")
+	f.Add(uint8(1), `{"merchantAccount":"M","reference":"refund-1","amount":{"currency":"EUR","value":4500}}`, "k1", "application/json")
+	f.Add(uint8(1), `{"merchantAccount":"M","amount":{"currency":"EURO","value":1e400}}`, "", "application/json")
+	f.Add(uint8(2), `{"custom_id":"refund-1","amount":{"value":"45.00","currency_code":"USD"}}`, "k1", "application/json")
+	f.Add(uint8(2), `{"custom_id":"r","amount":{"value":"45.001","currency_code":"USD"}}`, "k1", "")
+	f.Add(uint8(3), `{"idempotency_key":"k1","payment_id":"PAY1","reason":"refund-1","amount_money":{"amount":4500,"currency":"USD"}}`, "", "application/json")
+	f.Add(uint8(3), `{"idempotency_key":"","payment_id":"PAY1","amount_money":{"amount":"4500"}}`, "", "application/json")
+	f.Add(uint8(4), `{"reference":"refund-1","amount":4500,"metadata":{"a":"b"}}`, "k1", "application/json")
+	f.Add(uint8(4), `[1,2,3]`, "k1", "text/plain")
+	f.Fuzz(func(t *testing.T, wireN uint8, body, key, ctype string) {
+		wc := Wires()[int(wireN)%len(Wires())]
+		o := Options{}
+		if wc != WireStripe {
+			o.Profile = providers.Builtin(wc)
+		}
+		srv, err := New(o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := httptest.NewRequest(http.MethodPost, "/v1/refunds", strings.NewReader(body))
+		defer srv.Release()
+		path := map[string]string{WireStripe: "/v1/refunds", WireAdyen: "/checkout/v71/payments/PSP1/refunds", WirePayPal: "/v2/payments/captures/CAP1/refund", WireSquare: "/v2/refunds", WireCheckout: "/payments/pay_1/refunds"}[wc]
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer sk_test_fuzz")
+		req.Header.Set("X-API-Key", "AQE_fuzz")
 		if ctype != "" {
 			req.Header["Content-Type"] = []string{ctype}
 		}
 		if key != "" {
-			req.Header["Idempotency-Key"] = []string{key}
+			req.Header[http.CanonicalHeaderKey(map[string]string{WireStripe: "Idempotency-Key", WireAdyen: "Idempotency-Key", WirePayPal: "PayPal-Request-Id", WireSquare: "X-Unused", WireCheckout: "Cko-Idempotency-Key"}[wc])] = []string{key}
 		}
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, req)
 		s := srv.Finish()
-		switch rec.Code {
-		case http.StatusOK:
-			var r refundJSON
-			if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil || r.Object != "refund" {
-				t.Fatalf("200 with %q", rec.Body)
-			}
+		if rec.Code/100 == 2 {
 			if s.Ledger.Effects != 1 {
-				t.Fatalf("a success left %d effects", s.Ledger.Effects)
+				t.Fatalf("%s: a success (%d) left %d effects", wc, rec.Code, s.Ledger.Effects)
 			}
-		default:
-			var e struct {
-				Error *apiError `json:"error"`
+			if wc == WireStripe {
+				var r refundJSON
+				if err := json.Unmarshal(rec.Body.Bytes(), &r); err != nil || r.Object != "refund" {
+					t.Fatalf("200 with %q", rec.Body)
+				}
 			}
-			if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Error == nil || e.Error.Type == "" || e.Error.Message == "" {
-				t.Fatalf("%d with %q: not a Stripe-shaped error", rec.Code, rec.Body)
-			}
-			if s.Ledger.Effects != 0 || len(s.Ledger.Records) != 0 {
-				t.Fatalf("a refusal touched the ledger: %+v", s.Ledger)
-			}
+			return
+		}
+		if s.Ledger.Effects != 0 || len(s.Ledger.Records) != 0 {
+			t.Fatalf("%s: a refusal touched the ledger: %+v", wc, s.Ledger)
+		}
+		if !fuzzErrorShape(wc, rec.Body.Bytes()) {
+			t.Fatalf("%s: %d with %q: not the provider's error shape", wc, rec.Code, rec.Body)
 		}
 	})
+}
+
+// fuzzErrorShape reports whether b is an error in wire's shape.
+func fuzzErrorShape(wire string, b []byte) bool {
+	switch wire {
+	case WireStripe:
+		var e struct {
+			Error *apiError `json:"error"`
+		}
+		return json.Unmarshal(b, &e) == nil && e.Error != nil && e.Error.Type != "" && e.Error.Message != ""
+	case WireAdyen:
+		var e adyenError
+		return json.Unmarshal(b, &e) == nil && e.Status >= 400 && e.ErrorCode != "" && e.Message != ""
+	case WirePayPal:
+		var e paypalError
+		return json.Unmarshal(b, &e) == nil && e.Name != "" && len(e.Details) == 1
+	case WireSquare:
+		var e struct{ Errors []squareErr }
+		return json.Unmarshal(b, &e) == nil && len(e.Errors) == 1 && e.Errors[0].Code != ""
+	}
+	var e struct {
+		ErrorType string `json:"error_type"`
+	}
+	return len(b) == 0 || json.Unmarshal(b, &e) == nil && e.ErrorType != ""
 }
 
 // FuzzDecodeUpdate: any update form is refused with a Stripe-shaped

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -113,7 +112,7 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 			return nil, &SetupError{listenError(cfg.Addr, err)}
 		}
 		if cfg.TLS {
-			cert, certPEM, err := selfSigned(time.Now())
+			tln, certPEM, err := WrapTLS(ln, time.Now())
 			if err == nil && cfg.TLSCert != "" {
 				err = atomicfile.WriteFile(cfg.TLSCert, certPEM, true)
 			}
@@ -121,7 +120,7 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 				ln.Close()
 				return nil, &SetupError{fmt.Errorf("--tls: %w", err)}
 			}
-			ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+			ln = tln
 		}
 	}
 	errc := make(chan error, 1)
