@@ -25,6 +25,12 @@ func Banner(addr net.Addr, srv *Server, until int) string {
 	default:
 		fmt.Fprintf(&b, "replaylab serve: listening on http://%s\n", addr)
 	}
+	if w := srv.wire; w.name() != WireStripe && addr != nil {
+		fmt.Fprintf(&b, "  %s's API: %s\n", w.name(), w.serves())
+		if o.Webhook != "" {
+			fmt.Fprintf(&b, "  webhooks: each refund's outcome as a signed REFUND notification to %s\n", termtext.Escaped(o.Webhook))
+		}
+	}
 	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(&b, "  note: %s is not loopback; other machines can reach this server\n", tcp.IP)
 	}

@@ -137,7 +137,8 @@ func Run(ctx context.Context, cfg RunConfig) (*export.Session, error) {
 		go func() { errc <- hs.Serve(ln) }()
 		banner := Banner(ln.Addr(), srv, cfg.Until)
 		if cfg.TLS {
-			banner = strings.ReplaceAll(banner, "http://", "https://")
+			first, rest, _ := strings.Cut(banner, "\n")
+			banner = strings.ReplaceAll(first, "http://", "https://") + "\n" + rest
 			if cfg.TLSCert != "" {
 				banner += "  TLS: a certificate made at start, for 127.0.0.1, ::1 and localhost; its PEM is in " + cfg.TLSCert + "\n"
 			} else {

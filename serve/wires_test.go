@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -437,6 +438,22 @@ func TestWebhookOptionsAreChecked(t *testing.T) {
 	} {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v was accepted", o)
+		}
+	}
+}
+
+// The banner names the wire's API where it is not Stripe's, and where
+// its webhooks go.
+func TestBannerNamesTheWire(t *testing.T) {
+	srv, err := New(Options{Profile: providers.Builtin("adyen"), Webhook: "http://127.0.0.1:9/hooks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Release()
+	b := Banner(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}, srv, 0)
+	for _, want := range []string{"adyen's API: POST /checkout/v71/payments/{paymentPspReference}/refunds", "REFUND notification to http://127.0.0.1:9/hooks", "link creates with reference"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("the banner lacks %q:\n%s", want, b)
 		}
 	}
 }
