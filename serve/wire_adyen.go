@@ -140,33 +140,12 @@ func adyenPrincipal(r *http.Request) (string, *refusal) {
 
 // adyenRefund serves the refund of a captured payment.
 func (s *Server) adyenRefund(w http.ResponseWriter, r *http.Request) {
-	principal, e := adyenPrincipal(r)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
-	key, e := headerKey(r, "Idempotency-Key", s.opts.Profile)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
 	var in adyenRefundRequest
-	if e := readJSON(w, r, &in); e != nil {
-		s.refuse(w, r, "", key, e)
-		return
-	}
-	psp := r.PathValue("psp")
-	params, e := in.decode(psp)
-	intent := params.Other[s.opts.IntentField]
-	if e == nil {
-		e = s.intentRefused(intent)
-	}
-	if e != nil {
-		s.refuse(w, r, intent, key, e)
-		return
-	}
-	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
-	s.createOn(w, r, req, func(t createTurn) []byte { return marshal(adyenRefundOf(t.obj)) }, nil)
+	s.createJSON(w, r, jsonCreate{
+		principal: adyenPrincipal, keyHeader: "Idempotency-Key", in: &in,
+		decode: func() (refundParams, *refusal) { return in.decode(r.PathValue("psp")) },
+		render: func(t createTurn, _ refundParams) []byte { return marshal(adyenRefundOf(t.obj)) },
+	})
 }
 
 // decode checks the request as Adyen does and makes the core's

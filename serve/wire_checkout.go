@@ -113,41 +113,18 @@ func checkoutPrincipal(r *http.Request) (string, *refusal) {
 }
 
 func (s *Server) checkoutRefund(w http.ResponseWriter, r *http.Request) {
-	principal, e := checkoutPrincipal(r)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
-	key, e := headerKey(r, "Cko-Idempotency-Key", s.opts.Profile)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
 	var in checkoutRefundRequest
-	if r.ContentLength != 0 {
-		if e := readJSON(w, r, &in); e != nil {
-			s.refuse(w, r, "", key, e)
-			return
-		}
-	}
-	params, e := in.decode(r.PathValue("id"))
-	intent := params.Other[s.opts.IntentField]
-	if e == nil {
-		e = s.intentRefused(intent)
-	}
-	if e != nil {
-		s.refuse(w, r, intent, key, e)
-		return
-	}
-	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
-	s.createOn(w, r, req, func(t createTurn) []byte {
-		id := checkoutID(t.obj.ID)
-		return marshal(map[string]any{
-			"action_id": id,
-			"reference": params.Other["reference"],
-			"_links":    map[string]any{"payment": map[string]string{"href": "/payments/" + params.Charge}},
-		})
-	}, nil)
+	s.createJSON(w, r, jsonCreate{
+		principal: checkoutPrincipal, keyHeader: "Cko-Idempotency-Key", in: &in, optional: true,
+		decode: func() (refundParams, *refusal) { return in.decode(r.PathValue("id")) },
+		render: func(t createTurn, p refundParams) []byte {
+			return marshal(map[string]any{
+				"action_id": checkoutID(t.obj.ID),
+				"reference": p.Other["reference"],
+				"_links":    map[string]any{"payment": map[string]string{"href": "/payments/" + p.Charge}},
+			})
+		},
+	})
 }
 
 // decode checks a refund request as Checkout.com does; the payment is

@@ -215,37 +215,15 @@ type paypalStatusWords struct {
 func paypalID(id ledger.ObjectID) string { return wireID("RL", id, 15) }
 
 func (s *Server) paypalRefund(w http.ResponseWriter, r *http.Request) {
-	principal, e := paypalPrincipal(r)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
-	key, e := headerKey(r, "PayPal-Request-Id", s.opts.Profile)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
 	var in paypalRefundRequest
-	if r.ContentLength != 0 {
-		if e := readJSON(w, r, &in); e != nil {
-			s.refuse(w, r, "", key, e)
-			return
-		}
-	}
-	params, e := in.decode(r.PathValue("capture"))
-	intent := params.Other[s.opts.IntentField]
-	if e == nil {
-		e = s.intentRefused(intent)
-	}
-	if e != nil {
-		s.refuse(w, r, intent, key, e)
-		return
-	}
 	minimal := strings.Contains(strings.ToLower(r.Header.Get("Prefer")), "return=minimal")
-	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
-	s.createOn(w, r, req, func(t createTurn) []byte {
-		return marshal(paypalRefundOf(t.obj, t.res.Response.Status, t.created, minimal))
-	}, nil)
+	s.createJSON(w, r, jsonCreate{
+		principal: paypalPrincipal, keyHeader: "PayPal-Request-Id", in: &in, optional: true,
+		decode: func() (refundParams, *refusal) { return in.decode(r.PathValue("capture")) },
+		render: func(t createTurn, _ refundParams) []byte {
+			return marshal(paypalRefundOf(t.obj, t.res.Response.Status, t.created, minimal))
+		},
+	})
 }
 
 // decode checks a refund request as PayPal does; the capture is the

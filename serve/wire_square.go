@@ -156,41 +156,16 @@ func squarePrincipal(r *http.Request) (string, *refusal) {
 }
 
 func (s *Server) squareRefund(w http.ResponseWriter, r *http.Request) {
-	principal, e := squarePrincipal(r)
-	if e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
 	var in squareRefundRequest
-	if e := readJSON(w, r, &in); e != nil {
-		s.refuse(w, r, "", "", e)
-		return
-	}
-	var key string
-	if in.IdempotencyKey != nil {
-		if key, e = bodyKey(*in.IdempotencyKey, "idempotency_key", "The field idempotency_key", "field", s.opts.Profile); e != nil {
-			s.refuse(w, r, "", "", e)
-			return
-		}
-	}
-	params, e := in.decode()
-	intent := params.Other[s.opts.IntentField]
-	if s.opts.IntentField == "reason" {
-		intent = params.Reason
-	}
-	if e == nil {
-		e = s.intentRefused(intent)
-	}
-	if e != nil {
-		s.refuse(w, r, intent, key, e)
-		return
-	}
-	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
-	s.createOn(w, r, req, func(t createTurn) []byte {
-		return marshal(struct {
-			Refund squareRefundJSON `json:"refund"`
-		}{squareRefundOf(t.obj, t.res.Response.Status, t.created)})
-	}, nil)
+	s.createJSON(w, r, jsonCreate{
+		principal: squarePrincipal, in: &in, bodyKey: func() *string { return in.IdempotencyKey },
+		decode: func() (refundParams, *refusal) { return in.decode() },
+		render: func(t createTurn, _ refundParams) []byte {
+			return marshal(struct {
+				Refund squareRefundJSON `json:"refund"`
+			}{squareRefundOf(t.obj, t.res.Response.Status, t.created)})
+		},
+	})
 }
 
 // decode checks a refund request as Square does; the payment is the

@@ -165,6 +165,80 @@ func (s *Server) createOn(w http.ResponseWriter, r *http.Request, req createRequ
 	s.finish(t.c, t.i, export.WireDelivered, t.status, t.aerr, t.shown)
 }
 
+// jsonCreate is a create on a JSON wire, as its handler describes it to
+// createJSON.
+type jsonCreate struct {
+	// principal reads who asks from the request's credentials.
+	principal func(*http.Request) (string, *refusal)
+	// keyHeader names the header that carries the key; "" when the key
+	// is a body field, which bodyKey then reads from the decoded body.
+	keyHeader string
+	bodyKey   func() *string
+	// in is the body, decoded into; optional takes an empty body as one
+	// with no fields (PayPal's and Checkout.com's full refund).
+	in       any
+	optional bool
+	// decode makes the core's parameters of the decoded body.
+	decode func() (refundParams, *refusal)
+	// render is the body of a create answered with a refund.
+	render func(t createTurn, p refundParams) []byte
+}
+
+// createJSON plays a JSON wire's create: its credentials, its key, its
+// body, its intent (the intent field among its parameters), then the
+// turn. Whatever is refused on the way is refused in the wire's shape,
+// with what was known of the request by then.
+func (s *Server) createJSON(w http.ResponseWriter, r *http.Request, c jsonCreate) {
+	principal, e := c.principal(r)
+	if e != nil {
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	var key string
+	if c.keyHeader != "" {
+		if key, e = headerKey(r, c.keyHeader, s.opts.Profile); e != nil {
+			s.refuse(w, r, "", "", e)
+			return
+		}
+	}
+	if !c.optional || r.ContentLength != 0 {
+		if e := readJSON(w, r, c.in); e != nil {
+			s.refuse(w, r, "", key, e)
+			return
+		}
+	}
+	if c.keyHeader == "" {
+		if k := c.bodyKey(); k != nil {
+			field := s.opts.Profile.Key.Body
+			if key, e = bodyKey(*k, field, "The field "+field, "field", s.opts.Profile); e != nil {
+				s.refuse(w, r, "", "", e)
+				return
+			}
+		}
+	}
+	params, e := c.decode()
+	intent := params.intentIn(s.opts.IntentField)
+	if e == nil {
+		e = s.intentRefused(intent)
+	}
+	if e != nil {
+		s.refuse(w, r, intent, key, e)
+		return
+	}
+	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
+	s.createOn(w, r, req, func(t createTurn) []byte { return c.render(t, params) }, nil)
+}
+
+// intentIn is the intent a JSON wire's create carries in field: one of
+// its wire's fields, kept among the parameters (reason is the refund's
+// own).
+func (p refundParams) intentIn(field string) string {
+	if field == "reason" {
+		return p.Reason
+	}
+	return p.Other[field]
+}
+
 // readJSON reads a JSON object body, bounded, into v: what the four
 // JSON wires take. A body that is not JSON, or not the object v is, is
 // refused in words that say where it went wrong.
