@@ -7,11 +7,11 @@ package serve
 import (
 	"math"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/replaylab/replaylab/ledger"
-	"github.com/replaylab/replaylab/missions"
 )
 
 type checkoutWire struct{}
@@ -205,25 +205,12 @@ func (s *Server) checkoutActions(w http.ResponseWriter, r *http.Request) {
 	}
 	payment := r.PathValue("id")
 	lq := listQuery{charge: payment, limit: 100, from: math.MinInt64, to: math.MaxInt64}
-	s.lockFor(traceparent(r.Header.Get("traceparent")))
-	i, page, _, world, e := s.c.listLogged(lq, "charge="+payment)
-	if e != nil {
-		s.mu.Unlock()
-		s.refuse(w, r, "", "", e)
-		return
-	}
-	if s.heldRead(w, r, i, world) {
-		return
-	}
-	if world.Code != http.StatusOK {
-		s.answerErrLocked(w, r, i, readError())
-		return
-	}
-	out := []checkoutAction{}
-	var shown []missions.EvidenceObject
-	for _, o := range page {
-		out = append(out, checkoutActionOf(o, s.c.created(o)))
-		shown = append(shown, shownOf(o)...)
-	}
-	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
+	query := url.Values{"charge": {payment}, "limit": {"100"}}.Encode()
+	s.readList(w, r, lq, query, func(page []ledger.Object, _ bool) []byte {
+		out := []checkoutAction{}
+		for _, o := range page {
+			out = append(out, checkoutActionOf(o, s.c.created(o)))
+		}
+		return marshal(out)
+	})
 }

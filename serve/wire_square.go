@@ -7,12 +7,12 @@ package serve
 import (
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/replaylab/replaylab/ledger"
-	"github.com/replaylab/replaylab/missions"
 )
 
 type squareWire struct{}
@@ -265,31 +265,22 @@ func (s *Server) squareList(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, "", "", e)
 		return
 	}
-	s.lockFor(traceparent(r.Header.Get("traceparent")))
-	i, page, more, world, e := s.c.listLogged(lq, q.Encode())
-	if e != nil {
-		s.mu.Unlock()
-		s.refuse(w, r, "", "", e)
-		return
+	// Logged in Stripe's words, as a replay reads a list back.
+	logged := url.Values{"limit": {strconv.Itoa(lq.limit)}}
+	if lq.after != "" {
+		logged.Set("starting_after", lq.after)
 	}
-	if s.heldRead(w, r, i, world) {
-		return
-	}
-	if world.Code != http.StatusOK {
-		s.answerErrLocked(w, r, i, readError())
-		return
-	}
-	out := struct {
-		Refunds []squareRefundJSON `json:"refunds"`
-		Cursor  string             `json:"cursor,omitempty"`
-	}{Refunds: []squareRefundJSON{}}
-	var shown []missions.EvidenceObject
-	for _, o := range page {
-		out.Refunds = append(out.Refunds, squareRefundOf(o, o.Status, s.c.created(o)))
-		shown = append(shown, shownOf(o)...)
-	}
-	if more && len(out.Refunds) > 0 {
-		out.Cursor = out.Refunds[len(out.Refunds)-1].ID
-	}
-	s.answerLocked(w, r, i, http.StatusOK, marshal(out), nil, shown, 0)
+	s.readList(w, r, lq, logged.Encode(), func(page []ledger.Object, more bool) []byte {
+		out := struct {
+			Refunds []squareRefundJSON `json:"refunds"`
+			Cursor  string             `json:"cursor,omitempty"`
+		}{Refunds: []squareRefundJSON{}}
+		for _, o := range page {
+			out.Refunds = append(out.Refunds, squareRefundOf(o, o.Status, s.c.created(o)))
+		}
+		if more && len(out.Refunds) > 0 {
+			out.Cursor = out.Refunds[len(out.Refunds)-1].ID
+		}
+		return marshal(out)
+	})
 }

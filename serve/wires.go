@@ -21,6 +21,7 @@ import (
 	"github.com/replaylab/replaylab/export"
 	"github.com/replaylab/replaylab/internal/termtext"
 	"github.com/replaylab/replaylab/ledger"
+	"github.com/replaylab/replaylab/missions"
 )
 
 // The wires serve speaks, by the names --wire takes.
@@ -227,6 +228,32 @@ func (s *Server) createJSON(w http.ResponseWriter, r *http.Request, c jsonCreate
 	}
 	req := createRequest{principal: principal, key: key, intent: intent, params: params, trace: traceparent(r.Header.Get("traceparent"))}
 	s.createOn(w, r, req, func(t createTurn) []byte { return c.render(t, params) }, nil)
+}
+
+// readList serves a JSON wire's list: the page lq selects, as the read's
+// fault shows the ledger, logged under query (in Stripe's words, which a
+// replay reads back) and rendered by body. The read meets its fault as
+// a Stripe list does.
+func (s *Server) readList(w http.ResponseWriter, r *http.Request, lq listQuery, query string, body func(page []ledger.Object, more bool) []byte) {
+	s.lockFor(traceparent(r.Header.Get("traceparent")))
+	i, page, more, world, e := s.c.listLogged(lq, query)
+	if e != nil {
+		s.mu.Unlock()
+		s.refuse(w, r, "", "", e)
+		return
+	}
+	if s.heldRead(w, r, i, world) {
+		return
+	}
+	if world.Code != http.StatusOK {
+		s.answerErrLocked(w, r, i, readError())
+		return
+	}
+	var shown []missions.EvidenceObject
+	for _, o := range page {
+		shown = append(shown, shownOf(o)...)
+	}
+	s.answerLocked(w, r, i, http.StatusOK, body(page, more), nil, shown, 0)
 }
 
 // intentIn is the intent a JSON wire's create carries in field: one of

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -456,4 +457,54 @@ func TestBannerNamesTheWire(t *testing.T) {
 			t.Errorf("the banner lacks %q:\n%s", want, b)
 		}
 	}
+}
+
+// A session served on Square's and Checkout.com's wires, paged lists
+// included, replays to the same session: the wires log their reads in
+// the words a replay reads back.
+func TestWireSessionsReplay(t *testing.T) {
+	for _, wire := range []string{WireSquare, WireCheckout} {
+		t.Run(wire, func(t *testing.T) {
+			g := newRig(t, Options{Profile: providers.Builtin(wire), Faults: []missions.Fixture{missions.Success, missions.PendingFixture, missions.Success}})
+			wc := wireCases[slices.IndexFunc(wireCases, func(c wireCase) bool { return c.wire == wire })]
+			for i := range 3 {
+				if a := g.onWire(wc.create("http://wire", "k-"+itoa(int64(i)), 4500)); a.status != wc.created {
+					t.Fatalf("create %d: %d %s", i, a.status, a.body)
+				}
+			}
+			reads := []*http.Request{wc.read("http://wire", "x")}
+			if wire == WireSquare {
+				first := g.onWire(authed(jsonReq("GET", "http://wire/v2/refunds?limit=1", ""), "Bearer EAAA_test"))
+				var page struct {
+					Refunds []squareRefundJSON
+					Cursor  string
+				}
+				decodeInto(t, first.body, &page)
+				if len(page.Refunds) != 1 || page.Cursor == "" {
+					t.Fatalf("the first page: %s", first.body)
+				}
+				reads = append(reads, authed(jsonReq("GET", "http://wire/v2/refunds?limit=2&cursor="+page.Cursor, ""), "Bearer EAAA_test"))
+			}
+			for _, r := range reads {
+				if a := g.onWire(r); a.status != 200 && a.status != 404 {
+					t.Fatalf("a read: %d %s", a.status, a.body)
+				}
+			}
+			s := g.srv.Finish()
+			again, err := Replay(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(s)
+			b, _ := json.Marshal(again)
+			if string(a) != string(b) {
+				t.Fatalf("the replay differs:\n%s\n%s", a, b)
+			}
+		})
+	}
+}
+
+func authed(r *http.Request, auth string) *http.Request {
+	r.Header.Set("Authorization", auth)
+	return r
 }
